@@ -1,0 +1,178 @@
+//! Constructors: from host data, zeros/ones/full, arange, seeded rand/randn, `*_like` and
+//! `new_*`. Every constructor takes `device: impl Into<Option<Device>>`: `None` means the
+//! default device (the CPU unless `set_default_device` changed it), as in PyTorch.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::device::{default_device, Device};
+use crate::dtype::{CpuData, DType, Element};
+use crate::error::{Error, Result};
+use crate::shape::numel;
+use crate::storage::Storage;
+use crate::tensor::Tensor;
+
+fn place(device: impl Into<Option<Device>>) -> Device {
+    device.into().unwrap_or_else(default_device)
+}
+
+impl Tensor {
+    fn from_cpu_data(data: CpuData, shape: &[usize], device: Device, op: &'static str) -> Result<Tensor> {
+        let expected = numel(shape);
+        if data.len() != expected {
+            return Err(Error::DataLength { op, got: data.len(), expected, shape: shape.to_vec() });
+        }
+        let dtype = data.dtype();
+        let storage = Storage::from_cpu(data, device)?;
+        Ok(Tensor::from_parts(storage, shape, dtype, device))
+    }
+
+    /// A tensor holding a copy of `data` with `shape` (their lengths must agree).
+    pub fn from_slice<T: Element>(data: &[T], shape: &[usize], device: impl Into<Option<Device>>) -> Result<Tensor> {
+        Tensor::from_vec(data.to_vec(), shape, device)
+    }
+
+    /// A tensor taking `data` with `shape` (their lengths must agree).
+    pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize], device: impl Into<Option<Device>>) -> Result<Tensor> {
+        Tensor::from_cpu_data(T::into_data(data).0, shape, place(device), "from_vec")
+    }
+
+    /// A 0-d tensor holding `value`.
+    pub fn scalar(value: f64, dtype: DType, device: impl Into<Option<Device>>) -> Result<Tensor> {
+        Tensor::full(&[], value, dtype, device)
+    }
+
+    /// A tensor of `shape` filled with `value`.
+    pub fn full(shape: &[usize], value: f64, dtype: DType, device: impl Into<Option<Device>>) -> Result<Tensor> {
+        Tensor::full_on(shape, value, dtype, place(device))
+    }
+
+    pub(crate) fn full_on(shape: &[usize], value: f64, dtype: DType, device: Device) -> Result<Tensor> {
+        let storage = Storage::fill(numel(shape), value, dtype, device)?;
+        Ok(Tensor::from_parts(storage, shape, dtype, device))
+    }
+
+    /// A tensor of zeros.
+    pub fn zeros(shape: &[usize], dtype: DType, device: impl Into<Option<Device>>) -> Result<Tensor> {
+        Tensor::full(shape, 0.0, dtype, device)
+    }
+
+    /// A tensor of ones.
+    pub fn ones(shape: &[usize], dtype: DType, device: impl Into<Option<Device>>) -> Result<Tensor> {
+        Tensor::full(shape, 1.0, dtype, device)
+    }
+
+    /// `start, start + step, ...` up to (not including) `end`.
+    pub fn arange(start: f64, end: f64, step: f64, dtype: DType, device: impl Into<Option<Device>>) -> Result<Tensor> {
+        if step == 0.0 || !step.is_finite() || !start.is_finite() || !end.is_finite() {
+            return Err(Error::invalid(
+                "arange",
+                format!("need finite start/end and a nonzero finite step, got start={start}, end={end}, step={step}"),
+            ));
+        }
+        let n = ((end - start) / step).ceil().max(0.0);
+        if n > u32::MAX as f64 {
+            return Err(Error::invalid("arange", format!("{n} elements is too many")));
+        }
+        let n = n as usize;
+        let data = CpuData::from_f64(dtype, (0..n).map(|i| start + i as f64 * step));
+        Tensor::from_cpu_data(data, &[n], place(device), "arange")
+    }
+
+    /// Uniform samples in `[0, 1)` (f32). The same seed gives the same values on every device.
+    pub fn rand(shape: &[usize], seed: Option<u64>, device: impl Into<Option<Device>>) -> Result<Tensor> {
+        let mut rng = SplitMix64(seed.unwrap_or_else(next_seed));
+        let data: Vec<f32> = (0..numel(shape)).map(|_| rng.uniform()).collect();
+        Tensor::from_cpu_data(CpuData::F32(data), shape, place(device), "rand")
+    }
+
+    /// Standard normal samples (f32, Box-Muller). The same seed gives the same values on every
+    /// device.
+    pub fn randn(shape: &[usize], seed: Option<u64>, device: impl Into<Option<Device>>) -> Result<Tensor> {
+        let mut rng = SplitMix64(seed.unwrap_or_else(next_seed));
+        let n = numel(shape);
+        let mut data = Vec::with_capacity(n + 1);
+        while data.len() < n {
+            let (u1, u2) = (1.0 - rng.uniform() as f64, rng.uniform() as f64);
+            let r = (-2.0 * u1.ln()).sqrt();
+            let t = std::f64::consts::TAU * u2;
+            data.push((r * t.cos()) as f32);
+            data.push((r * t.sin()) as f32);
+        }
+        data.truncate(n);
+        Tensor::from_cpu_data(CpuData::F32(data), shape, place(device), "randn")
+    }
+
+    /// Zeros with this tensor's shape, dtype and device.
+    pub fn zeros_like(&self) -> Result<Tensor> {
+        Tensor::full_on(self.shape(), 0.0, self.dtype(), self.device())
+    }
+
+    /// Ones with this tensor's shape, dtype and device.
+    pub fn ones_like(&self) -> Result<Tensor> {
+        Tensor::full_on(self.shape(), 1.0, self.dtype(), self.device())
+    }
+
+    /// `value` with this tensor's shape, dtype and device.
+    pub fn full_like(&self, value: f64) -> Result<Tensor> {
+        Tensor::full_on(self.shape(), value, self.dtype(), self.device())
+    }
+
+    /// Zeros of `shape` with this tensor's dtype and device (PyTorch's `new_zeros`).
+    pub fn new_zeros(&self, shape: &[usize]) -> Result<Tensor> {
+        Tensor::full_on(shape, 0.0, self.dtype(), self.device())
+    }
+
+    /// Ones of `shape` with this tensor's dtype and device.
+    pub fn new_ones(&self, shape: &[usize]) -> Result<Tensor> {
+        Tensor::full_on(shape, 1.0, self.dtype(), self.device())
+    }
+
+    /// `value` in `shape` with this tensor's dtype and device.
+    pub fn new_full(&self, shape: &[usize], value: f64) -> Result<Tensor> {
+        Tensor::full_on(shape, value, self.dtype(), self.device())
+    }
+}
+
+/// SplitMix64: tiny, fast, and statistically fine for initialising tensors.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// 24 random bits as an f32 in [0, 1).
+    fn uniform(&mut self) -> f32 {
+        (self.next() >> 40) as f32 * (1.0 / (1u64 << 24) as f32)
+    }
+}
+
+static GLOBAL_SEED: AtomicU64 = AtomicU64::new(0);
+
+/// Seeds the generator used by `rand`/`randn` calls without a seed (PyTorch's `manual_seed`).
+pub fn manual_seed(seed: u64) {
+    GLOBAL_SEED.store(seed | 1, Ordering::Relaxed);
+}
+
+fn entropy() -> u64 {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0x5eed, |d| d.as_nanos() as u64)
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        (js_sys::Math::random() * u64::MAX as f64) as u64
+    }
+}
+
+fn next_seed() -> u64 {
+    if GLOBAL_SEED.load(Ordering::Relaxed) == 0 {
+        let _ = GLOBAL_SEED.compare_exchange(0, entropy() | 1, Ordering::Relaxed, Ordering::Relaxed);
+    }
+    let s = GLOBAL_SEED.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed);
+    SplitMix64(s).next()
+}

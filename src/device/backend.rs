@@ -1,0 +1,72 @@
+//! The backend seam: one method per kernel family. Each backend (CPU, wgpu; CUDA later)
+//! implements `Kernels` over its own storage type; `storage.rs` forwards to it. Ops above this
+//! line have already checked devices, shapes and dtypes.
+
+use crate::dtype::{CpuData, DType};
+use crate::error::Result;
+use crate::layout::Layout;
+use crate::ops::binary::BinaryOp;
+use crate::ops::reduce::ReduceOp;
+use crate::ops::{IndexMode, MapOp, MatmulArgs};
+
+/// The kernel families every backend provides. Outputs are always contiguous.
+pub(crate) trait Kernels {
+    /// The backend's storage of one tensor's elements.
+    type Storage;
+
+    /// Copies host data to the device.
+    fn upload(&self, data: &CpuData) -> Result<Self::Storage>;
+    /// `n` elements of `value`.
+    fn fill(&self, n: usize, value: f64, dtype: DType) -> Result<Self::Storage>;
+    /// Strided read, elementwise op or cast, contiguous write.
+    fn map(&self, src: &Self::Storage, l: &Layout, op: MapOp, dst: DType) -> Result<Self::Storage>;
+    /// Broadcast binary op; `a` and `b` share a dtype.
+    #[allow(clippy::too_many_arguments)]
+    fn binary(
+        &self,
+        op: BinaryOp,
+        a: &Self::Storage,
+        la: &Layout,
+        b: &Self::Storage,
+        lb: &Layout,
+        shape: &[usize],
+    ) -> Result<Self::Storage>;
+    /// `c ? a : b` with broadcasting; `c` is bool.
+    #[allow(clippy::too_many_arguments)]
+    fn where_(
+        &self,
+        c: &Self::Storage,
+        lc: &Layout,
+        a: &Self::Storage,
+        la: &Layout,
+        b: &Self::Storage,
+        lb: &Layout,
+        shape: &[usize],
+    ) -> Result<Self::Storage>;
+    /// Reduces each row of a contiguous `[m, k]` view to one value.
+    fn reduce(&self, op: ReduceOp, src: &Self::Storage, l: &Layout, m: usize, k: usize) -> Result<Self::Storage>;
+    /// Softmax (or log-softmax) of each row of a contiguous `[m, k]` view.
+    fn softmax(&self, src: &Self::Storage, l: &Layout, m: usize, k: usize, log: bool) -> Result<Self::Storage>;
+    /// Batched matmul over strided operands.
+    fn matmul(&self, a: &Self::Storage, b: &Self::Storage, args: &MatmulArgs) -> Result<Self::Storage>;
+    /// `index_select` / `gather` along `dim`; the index is contiguous.
+    #[allow(clippy::too_many_arguments)]
+    fn index(
+        &self,
+        mode: IndexMode,
+        src: &Self::Storage,
+        l: &Layout,
+        idx: &Self::Storage,
+        li: &Layout,
+        dim: usize,
+        shape: &[usize],
+    ) -> Result<Self::Storage>;
+    /// Concatenation along `dim` into a new contiguous tensor of `shape`.
+    fn cat(
+        &self,
+        parts: &[(&Self::Storage, &Layout)],
+        dim: usize,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Self::Storage>;
+}

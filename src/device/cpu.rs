@@ -1,0 +1,550 @@
+//! The CPU backend: the reference semantics for every other backend, and the fallback inside
+//! WebAssembly. Elementwise kernels walk strided layouts directly (views never copy first);
+//! f32 matmul goes through `matrixmultiply`'s cache-blocked SGEMM.
+
+use half::f16;
+
+use crate::device::backend::Kernels;
+use crate::device::memory::MemoryStats;
+use crate::device::{Device, DeviceInfo};
+use crate::dtype::{CpuData, DType};
+use crate::error::{Error, Result};
+use crate::layout::{Layout, StridedOffsets};
+use crate::ops::binary::BinaryOp;
+use crate::ops::reduce::ReduceOp;
+use crate::ops::{IndexMode, MapOp, MatmulArgs};
+use crate::shape::numel;
+
+static CPU_STATS: MemoryStats = MemoryStats::new();
+static META_STATS: MemoryStats = MemoryStats::new();
+
+pub(crate) fn stats() -> &'static MemoryStats {
+    &CPU_STATS
+}
+
+/// The meta device counts the bytes its tensors would take, so a computation run there reports
+/// the memory it needs.
+pub(crate) fn meta_stats() -> &'static MemoryStats {
+    &META_STATS
+}
+
+pub(crate) fn info() -> DeviceInfo {
+    #[cfg(not(target_arch = "wasm32"))]
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    #[cfg(target_arch = "wasm32")]
+    let threads = 1;
+    DeviceInfo {
+        device: Device::CPU,
+        name: format!("cpu ({threads} threads, {})", std::env::consts::ARCH),
+        backend: "cpu".into(),
+        device_type: "cpu".into(),
+        software: false,
+        driver: String::new(),
+        limits: vec![],
+        features: vec![],
+        memory: None,
+    }
+}
+
+/// Host storage with its memory accounted for.
+pub(crate) struct CpuStorage {
+    data: CpuData,
+    bytes: u64,
+}
+
+impl CpuStorage {
+    pub(crate) fn new(data: CpuData) -> Self {
+        let bytes = (data.len() * data.dtype().size_in_bytes()) as u64;
+        CPU_STATS.on_alloc(bytes, true);
+        CpuStorage { data, bytes }
+    }
+
+    pub(crate) fn data(&self) -> &CpuData {
+        &self.data
+    }
+
+    pub(crate) fn into_data(mut self) -> CpuData {
+        std::mem::replace(&mut self.data, CpuData::F32(Vec::new()))
+    }
+}
+
+impl Drop for CpuStorage {
+    fn drop(&mut self) {
+        CPU_STATS.on_free(self.bytes, true);
+    }
+}
+
+/// Meta storage: only a byte count, for memory planning.
+pub(crate) struct MetaStorage {
+    bytes: u64,
+}
+
+impl MetaStorage {
+    pub(crate) fn new(bytes: u64) -> Self {
+        META_STATS.on_alloc(bytes, true);
+        MetaStorage { bytes }
+    }
+}
+
+impl Drop for MetaStorage {
+    fn drop(&mut self) {
+        META_STATS.on_free(self.bytes, true);
+    }
+}
+
+/// Per-element conversions between the CPU storage types, with the cast rules of `ops::cast`.
+pub(crate) trait Scalar: Copy + PartialOrd + Default + Send + Sync + 'static {
+    fn to_f32(self) -> f32;
+    fn to_i32(self) -> i32;
+    fn to_u32(self) -> u32;
+    fn to_bool(self) -> u8;
+    fn to_f16(self) -> f16 {
+        f16::from_f32(self.to_f32())
+    }
+    fn slice(d: &CpuData) -> &[Self];
+    fn wrap(v: Vec<Self>) -> CpuData;
+    const FLOAT: bool = false;
+    fn from_f64(x: f64) -> Self;
+    fn to_i64(self) -> i64 {
+        self.to_i32() as i64
+    }
+    fn from_i64(x: i64) -> Self;
+}
+
+macro_rules! scalar {
+    ($t:ty, $variant:ident, $f:expr, $i:expr, $u:expr, $b:expr, $float:expr, $from_f64:expr, $from_i64:expr) => {
+        impl Scalar for $t {
+            const FLOAT: bool = $float;
+            fn from_f64(x: f64) -> Self {
+                ($from_f64)(x)
+            }
+            fn from_i64(x: i64) -> Self {
+                ($from_i64)(x)
+            }
+            fn to_f32(self) -> f32 {
+                ($f)(self)
+            }
+            fn to_i32(self) -> i32 {
+                ($i)(self)
+            }
+            fn to_u32(self) -> u32 {
+                ($u)(self)
+            }
+            fn to_bool(self) -> u8 {
+                ($b)(self)
+            }
+            fn slice(d: &CpuData) -> &[Self] {
+                match d {
+                    CpuData::$variant(v) => v,
+                    _ => &[],
+                }
+            }
+            fn wrap(v: Vec<Self>) -> CpuData {
+                CpuData::$variant(v)
+            }
+        }
+    };
+}
+scalar!(f32, F32, |x| x, |x: f32| x as i32, |x: f32| x as u32, |x: f32| (x != 0.0) as u8, true, |x| x as f32, |x| x
+    as f32);
+scalar!(
+    f16,
+    F16,
+    f16::to_f32,
+    |x: f16| x.to_f32() as i32,
+    |x: f16| x.to_f32() as u32,
+    |x: f16| (x.to_f32() != 0.0) as u8,
+    true,
+    f16::from_f64,
+    |x| f16::from_f64(x as f64)
+);
+scalar!(i32, I32, |x| x as f32, |x| x, |x| x as u32, |x| (x != 0) as u8, false, |x| x as i32, |x| x as i32);
+scalar!(u32, U32, |x| x as f32, |x| x as i32, |x| x, |x| (x != 0) as u8, false, |x| x as u32, |x| x as u32);
+scalar!(u8, Bool, |x| x as f32, |x| x as i32, |x| x as u32, |x| (x != 0) as u8, false, |x| (x != 0.0) as u8, |x| (x
+    != 0)
+    as u8);
+
+/// Runs `$body` with `$T` bound to the storage type of `$dtype`.
+macro_rules! with_type {
+    ($dtype:expr, $T:ident => $body:expr) => {
+        match $dtype {
+            DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            DType::F16 => {
+                type $T = f16;
+                $body
+            }
+            DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            DType::Bool => {
+                type $T = u8;
+                $body
+            }
+        }
+    };
+}
+
+/// `f` over the elements of `l` in row-major order.
+fn map_strided<T: Copy, U>(v: &[T], l: &Layout, f: impl Fn(T) -> U) -> Vec<U> {
+    if l.is_contiguous() {
+        v[l.offset()..l.offset() + l.numel()].iter().map(|&x| f(x)).collect()
+    } else {
+        StridedOffsets::new(l.shape(), l.strides(), l.offset()).map(|o| f(v[o])).collect()
+    }
+}
+
+/// Storage offsets of `l` read as broadcast to `shape`.
+fn offsets<'a>(l: &Layout, shape: &'a [usize], strides: &'a [usize]) -> StridedOffsets<'a> {
+    StridedOffsets::new(shape, strides, l.offset())
+}
+
+fn cast<T: Scalar>(v: &[T], l: &Layout, dst: DType) -> CpuData {
+    match dst {
+        DType::F32 => CpuData::F32(map_strided(v, l, T::to_f32)),
+        DType::F16 => CpuData::F16(map_strided(v, l, T::to_f16)),
+        DType::I32 => CpuData::I32(map_strided(v, l, T::to_i32)),
+        DType::U32 => CpuData::U32(map_strided(v, l, T::to_u32)),
+        DType::Bool => CpuData::Bool(map_strided(v, l, T::to_bool)),
+    }
+}
+
+fn unary(d: &CpuData, l: &Layout, op: crate::ops::unary::UnaryOp) -> CpuData {
+    match d {
+        CpuData::F32(v) => CpuData::F32(map_strided(v, l, |x| op.f32(x))),
+        CpuData::F16(v) => CpuData::F16(map_strided(v, l, |x| f16::from_f32(op.f32(x.to_f32())))),
+        CpuData::I32(v) => CpuData::I32(map_strided(v, l, |x| op.i32(x))),
+        CpuData::U32(v) => CpuData::U32(map_strided(v, l, |x| op.u32(x))),
+        CpuData::Bool(v) => CpuData::Bool(map_strided(v, l, |x| x)),
+    }
+}
+
+fn zip_broadcast<T: Copy, U>(
+    a: &[T],
+    la: &Layout,
+    b: &[T],
+    lb: &Layout,
+    shape: &[usize],
+    f: impl Fn(T, T) -> U,
+) -> Vec<U> {
+    if la.is_contiguous() && lb.is_contiguous() && la.shape() == shape && lb.shape() == shape {
+        let n = numel(shape);
+        let (a, b) = (&a[la.offset()..la.offset() + n], &b[lb.offset()..lb.offset() + n]);
+        return a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect();
+    }
+    let (sa, sb) = (la.broadcast_strides(shape), lb.broadcast_strides(shape));
+    offsets(la, shape, &sa).zip(offsets(lb, shape, &sb)).map(|(i, j)| f(a[i], b[j])).collect()
+}
+
+fn binary_typed<T: Scalar>(
+    op: BinaryOp,
+    a: &[T],
+    la: &Layout,
+    b: &[T],
+    lb: &Layout,
+    shape: &[usize],
+    dtype: DType,
+) -> CpuData {
+    if op.is_comparison() {
+        return CpuData::Bool(zip_broadcast(a, la, b, lb, shape, |x, y| op.compare(x, y) as u8));
+    }
+    match dtype {
+        DType::F32 => CpuData::F32(zip_broadcast(a, la, b, lb, shape, |x, y| op.f32(x.to_f32(), y.to_f32()))),
+        DType::F16 => {
+            CpuData::F16(zip_broadcast(a, la, b, lb, shape, |x, y| f16::from_f32(op.f32(x.to_f32(), y.to_f32()))))
+        }
+        DType::I32 => CpuData::I32(zip_broadcast(a, la, b, lb, shape, |x, y| op.i32(x.to_i32(), y.to_i32()))),
+        DType::U32 => CpuData::U32(zip_broadcast(a, la, b, lb, shape, |x, y| op.u32(x.to_u32(), y.to_u32()))),
+        DType::Bool => CpuData::Bool(zip_broadcast(a, la, b, lb, shape, |x, y| op.u32(x.to_u32(), y.to_u32()) as u8)),
+    }
+}
+
+/// Reduces one row. Float sums and products accumulate in f64, so the CPU reference is at least
+/// as accurate as any GPU tree reduction; integers accumulate in wrapping i64 and truncate, which
+/// equals wrapping 32-bit arithmetic.
+fn reduce_row<T: Scalar>(op: ReduceOp, row: &[T]) -> (T, usize) {
+    match op {
+        ReduceOp::Sum | ReduceOp::Prod => {
+            let sum = op == ReduceOp::Sum;
+            let v = if T::FLOAT {
+                let acc = row.iter().fold(if sum { 0.0f64 } else { 1.0 }, |acc, x| {
+                    if sum {
+                        acc + x.to_f32() as f64
+                    } else {
+                        acc * x.to_f32() as f64
+                    }
+                });
+                T::from_f64(acc)
+            } else {
+                let acc = row.iter().fold(if sum { 0i64 } else { 1 }, |acc, x| {
+                    if sum {
+                        acc.wrapping_add(x.to_i64())
+                    } else {
+                        acc.wrapping_mul(x.to_i64())
+                    }
+                });
+                T::from_i64(acc)
+            };
+            (v, 0)
+        }
+        _ => {
+            let mut best = 0;
+            for (i, x) in row.iter().enumerate() {
+                if op.better(*x, row[best]) {
+                    best = i;
+                }
+            }
+            (row.get(best).copied().unwrap_or_default(), best)
+        }
+    }
+}
+
+/// The stateless CPU backend.
+pub(crate) struct CpuBackend;
+
+impl Kernels for CpuBackend {
+    type Storage = CpuStorage;
+
+    fn upload(&self, data: &CpuData) -> Result<CpuStorage> {
+        Ok(CpuStorage::new(data.clone()))
+    }
+
+    fn fill(&self, n: usize, value: f64, dtype: DType) -> Result<CpuStorage> {
+        Ok(CpuStorage::new(CpuData::from_f64(dtype, std::iter::repeat_n(value, n))))
+    }
+
+    fn map(&self, src: &CpuStorage, l: &Layout, op: MapOp, dst: DType) -> Result<CpuStorage> {
+        let d = &src.data;
+        let out = match op {
+            MapOp::Cast => with_type!(d.dtype(), T => cast(T::slice(d), l, dst)),
+            MapOp::Unary(u) => unary(d, l, u),
+        };
+        Ok(CpuStorage::new(out))
+    }
+
+    fn binary(
+        &self,
+        op: BinaryOp,
+        a: &CpuStorage,
+        la: &Layout,
+        b: &CpuStorage,
+        lb: &Layout,
+        shape: &[usize],
+    ) -> Result<CpuStorage> {
+        let dtype = a.data.dtype();
+        let out = with_type!(dtype, T => binary_typed(op, T::slice(&a.data), la, T::slice(&b.data), lb, shape, dtype));
+        Ok(CpuStorage::new(out))
+    }
+
+    fn where_(
+        &self,
+        c: &CpuStorage,
+        lc: &Layout,
+        a: &CpuStorage,
+        la: &Layout,
+        b: &CpuStorage,
+        lb: &Layout,
+        shape: &[usize],
+    ) -> Result<CpuStorage> {
+        let cv = u8::slice(&c.data);
+        let (sc, sa, sb) = (lc.broadcast_strides(shape), la.broadcast_strides(shape), lb.broadcast_strides(shape));
+        let out = with_type!(a.data.dtype(), T => {
+            let (av, bv) = (T::slice(&a.data), T::slice(&b.data));
+            let v: Vec<T> = offsets(lc, shape, &sc)
+                .zip(offsets(la, shape, &sa))
+                .zip(offsets(lb, shape, &sb))
+                .map(|((i, j), k)| if cv[i] != 0 { av[j] } else { bv[k] })
+                .collect();
+            T::wrap(v)
+        });
+        Ok(CpuStorage::new(out))
+    }
+
+    fn reduce(&self, op: ReduceOp, src: &CpuStorage, l: &Layout, m: usize, k: usize) -> Result<CpuStorage> {
+        let dtype = src.data.dtype();
+        let out = with_type!(dtype, T => {
+            let v = &T::slice(&src.data)[l.offset()..l.offset() + m * k];
+            let rows = (0..m).map(|r| reduce_row(op, &v[r * k..(r + 1) * k]));
+            if op.is_arg() {
+                CpuData::I32(rows.map(|(_, i)| i as i32).collect())
+            } else {
+                T::wrap(rows.map(|(x, _)| x).collect())
+            }
+        });
+        Ok(CpuStorage::new(out))
+    }
+
+    fn softmax(&self, src: &CpuStorage, l: &Layout, m: usize, k: usize, log: bool) -> Result<CpuStorage> {
+        let dtype = src.data.dtype();
+        let out = with_type!(dtype, T => {
+            let v = &T::slice(&src.data)[l.offset()..l.offset() + m * k];
+            let mut out = Vec::with_capacity(m * k);
+            for row in v.chunks_exact(k.max(1)).take(m) {
+                let max = row.iter().map(|x| x.to_f32()).fold(f32::NEG_INFINITY, f32::max);
+                let sum: f64 = row.iter().map(|x| ((x.to_f32() - max).exp()) as f64).sum();
+                let (sum, lse) = (sum as f32, (sum as f32).ln());
+                out.extend(row.iter().map(|x| {
+                    let y = x.to_f32() - max;
+                    if log { y - lse } else { y.exp() / sum }
+                }));
+            }
+            let l2 = Layout::contiguous(&[out.len()]);
+            cast(&out, &l2, dtype)
+        });
+        Ok(CpuStorage::new(out))
+    }
+
+    fn matmul(&self, a: &CpuStorage, b: &CpuStorage, args: &MatmulArgs) -> Result<CpuStorage> {
+        let out = match (&a.data, &b.data) {
+            (CpuData::F32(av), CpuData::F32(bv)) => CpuData::F32(sgemm_batched(av, bv, args)),
+            (CpuData::F16(av), CpuData::F16(bv)) => {
+                let (af, bf): (Vec<f32>, Vec<f32>) =
+                    (av.iter().map(|x| x.to_f32()).collect(), bv.iter().map(|x| x.to_f32()).collect());
+                CpuData::F16(sgemm_batched(&af, &bf, args).into_iter().map(f16::from_f32).collect())
+            }
+            (CpuData::I32(av), CpuData::I32(bv)) => {
+                CpuData::I32(naive_matmul(av, bv, args, 0, |acc, x, y| acc.wrapping_add(x.wrapping_mul(y))))
+            }
+            (CpuData::U32(av), CpuData::U32(bv)) => {
+                CpuData::U32(naive_matmul(av, bv, args, 0, |acc, x, y| acc.wrapping_add(x.wrapping_mul(y))))
+            }
+            (d, _) => {
+                return Err(Error::UnsupportedDType {
+                    op: "matmul",
+                    dtype: d.dtype(),
+                    reason: "matmul needs f32, f16, i32 or u32".into(),
+                })
+            }
+        };
+        Ok(CpuStorage::new(out))
+    }
+
+    fn index(
+        &self,
+        mode: IndexMode,
+        src: &CpuStorage,
+        l: &Layout,
+        idx: &CpuStorage,
+        li: &Layout,
+        dim: usize,
+        shape: &[usize],
+    ) -> Result<CpuStorage> {
+        let op = match mode {
+            IndexMode::Select => "index_select",
+            IndexMode::Gather => "gather",
+        };
+        let ids: Vec<i64> = match &idx.data {
+            CpuData::I32(v) => v[li.offset()..li.offset() + li.numel()].iter().map(|&x| x as i64).collect(),
+            CpuData::U32(v) => v[li.offset()..li.offset() + li.numel()].iter().map(|&x| x as i64).collect(),
+            d => return Err(Error::DTypeMismatch { op, expected: DType::I32, got: d.dtype() }),
+        };
+        let size = l.shape()[dim];
+        if let Some(&bad) = ids.iter().find(|&&i| i < 0 || i as usize >= size) {
+            return Err(Error::IndexOutOfRange { op, index: bad, dim, size });
+        }
+        let out_strides = crate::shape::contiguous_strides(shape);
+        let n = numel(shape);
+        let src_offsets: Vec<usize> = (0..n)
+            .map(|i| {
+                let mut off = l.offset();
+                for d in 0..shape.len() {
+                    let c = (i / out_strides[d]) % shape[d];
+                    let c = if d != dim {
+                        c
+                    } else if mode == IndexMode::Select {
+                        ids[c] as usize
+                    } else {
+                        ids[i] as usize
+                    };
+                    off += c * l.strides()[d];
+                }
+                off
+            })
+            .collect();
+        let out = with_type!(src.data.dtype(), T => {
+            let v = T::slice(&src.data);
+            T::wrap(src_offsets.iter().map(|&o| v[o]).collect())
+        });
+        Ok(CpuStorage::new(out))
+    }
+
+    fn cat(&self, parts: &[(&CpuStorage, &Layout)], dim: usize, shape: &[usize], dtype: DType) -> Result<CpuStorage> {
+        let out = with_type!(dtype, T => {
+            let mut out = vec![T::default(); numel(shape)];
+            let dst = Layout::contiguous(shape);
+            let mut start = 0;
+            for (s, l) in parts {
+                let len = l.shape()[dim];
+                let region = dst.narrow("cat", dim as isize, start, len)?;
+                let v = T::slice(&s.data);
+                let src = StridedOffsets::new(l.shape(), l.strides(), l.offset());
+                for (o, i) in StridedOffsets::new(region.shape(), region.strides(), region.offset()).zip(src) {
+                    out[o] = v[i];
+                }
+                start += len;
+            }
+            T::wrap(out)
+        });
+        Ok(CpuStorage::new(out))
+    }
+}
+
+fn sgemm_batched(a: &[f32], b: &[f32], g: &MatmulArgs) -> Vec<f32> {
+    let mut c = vec![0.0f32; g.batch * g.m * g.n];
+    if g.m == 0 || g.n == 0 {
+        return c;
+    }
+    for bi in 0..g.batch {
+        let (ao, bo) = (g.a.offset + bi * g.a.batch_stride, g.b.offset + bi * g.b.batch_stride);
+        let co = bi * g.m * g.n;
+        // SAFETY: the layouts come from tensors whose every element (offset + sum of index *
+        // stride) lies inside its storage, which `a` and `b` are; `c` is sized batch*m*n.
+        unsafe {
+            matrixmultiply::sgemm(
+                g.m,
+                g.k,
+                g.n,
+                1.0,
+                a.as_ptr().add(ao),
+                g.a.row_stride as isize,
+                g.a.col_stride as isize,
+                b.as_ptr().add(bo),
+                g.b.row_stride as isize,
+                g.b.col_stride as isize,
+                0.0,
+                c.as_mut_ptr().add(co),
+                g.n as isize,
+                1,
+            );
+        }
+    }
+    c
+}
+
+fn naive_matmul<T: Copy>(a: &[T], b: &[T], g: &MatmulArgs, zero: T, fma: impl Fn(T, T, T) -> T) -> Vec<T> {
+    let mut c = Vec::with_capacity(g.batch * g.m * g.n);
+    for bi in 0..g.batch {
+        let (ao, bo) = (g.a.offset + bi * g.a.batch_stride, g.b.offset + bi * g.b.batch_stride);
+        for i in 0..g.m {
+            for j in 0..g.n {
+                let mut acc = zero;
+                for p in 0..g.k {
+                    acc = fma(
+                        acc,
+                        a[ao + i * g.a.row_stride + p * g.a.col_stride],
+                        b[bo + p * g.b.row_stride + j * g.b.col_stride],
+                    );
+                }
+                c.push(acc);
+            }
+        }
+    }
+    c
+}

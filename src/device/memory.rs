@@ -1,0 +1,134 @@
+//! Caching-allocator accounting shared by every backend, and the public memory API
+//! (`memory_allocated`, `memory_reserved`, `max_memory_allocated`, `empty_cache`, ...).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::device::{Backend, Device};
+use crate::error::Result;
+
+/// Byte counters of one device. `allocated` counts blocks held by live tensors, `reserved` counts
+/// blocks held by the allocator (live + cached), `peak` the highest `allocated` since the last
+/// reset.
+#[derive(Debug)]
+pub(crate) struct MemoryStats {
+    allocated: AtomicU64,
+    reserved: AtomicU64,
+    peak: AtomicU64,
+    allocations: AtomicU64,
+}
+
+impl MemoryStats {
+    pub(crate) const fn new() -> Self {
+        MemoryStats {
+            allocated: AtomicU64::new(0),
+            reserved: AtomicU64::new(0),
+            peak: AtomicU64::new(0),
+            allocations: AtomicU64::new(0),
+        }
+    }
+
+    /// A block of `bytes` went to a tensor; `fresh` when the allocator had to reserve it anew.
+    pub(crate) fn on_alloc(&self, bytes: u64, fresh: bool) {
+        let now = self.allocated.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        self.peak.fetch_max(now, Ordering::Relaxed);
+        self.allocations.fetch_add(1, Ordering::Relaxed);
+        if fresh {
+            self.reserved.fetch_add(bytes, Ordering::Relaxed);
+        }
+    }
+
+    /// A tensor gave its block back; `released` when it also left the reserve (no cache).
+    pub(crate) fn on_free(&self, bytes: u64, released: bool) {
+        self.allocated.fetch_sub(bytes, Ordering::Relaxed);
+        if released {
+            self.reserved.fetch_sub(bytes, Ordering::Relaxed);
+        }
+    }
+
+    /// Cached blocks were returned to the driver.
+    pub(crate) fn on_release(&self, bytes: u64) {
+        self.reserved.fetch_sub(bytes, Ordering::Relaxed);
+    }
+
+    pub(crate) fn snapshot(&self) -> MemorySnapshot {
+        MemorySnapshot {
+            allocated: self.allocated.load(Ordering::Relaxed),
+            reserved: self.reserved.load(Ordering::Relaxed),
+            peak: self.peak.load(Ordering::Relaxed),
+            allocations: self.allocations.load(Ordering::Relaxed),
+        }
+    }
+
+    pub(crate) fn reset_peak(&self) {
+        self.peak.store(self.allocated.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+}
+
+/// A point-in-time copy of a device's memory counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MemorySnapshot {
+    /// Bytes in blocks held by live tensors.
+    pub allocated: u64,
+    /// Bytes held by the allocator: live blocks plus cached ones.
+    pub reserved: u64,
+    /// Highest `allocated` since the last [`reset_peak_memory_stats`].
+    pub peak: u64,
+    /// Number of allocations served since the device opened.
+    pub allocations: u64,
+}
+
+fn with_stats<T>(device: Device, f: impl FnOnce(&MemoryStats) -> T) -> Result<T> {
+    match Backend::of(device)? {
+        Backend::Cpu => Ok(f(crate::device::cpu::stats())),
+        Backend::Wgpu(d) => Ok(f(d.stats())),
+        Backend::Meta => Ok(f(crate::device::cpu::meta_stats())),
+    }
+}
+
+/// Counters of a device, all at once.
+pub fn memory_stats(device: Device) -> Result<MemorySnapshot> {
+    with_stats(device, |s| s.snapshot())
+}
+
+/// Bytes held by live tensors on `device` (PyTorch's `memory_allocated`).
+pub fn memory_allocated(device: Device) -> Result<u64> {
+    Ok(memory_stats(device)?.allocated)
+}
+
+/// Bytes held by the caching allocator on `device`, live and cached.
+pub fn memory_reserved(device: Device) -> Result<u64> {
+    Ok(memory_stats(device)?.reserved)
+}
+
+/// Highest `memory_allocated` since the device opened or the last reset.
+pub fn max_memory_allocated(device: Device) -> Result<u64> {
+    Ok(memory_stats(device)?.peak)
+}
+
+/// Restarts peak tracking from the current allocation.
+pub fn reset_peak_memory_stats(device: Device) -> Result<()> {
+    with_stats(device, |s| s.reset_peak())
+}
+
+/// Returns cached (unused) blocks to the driver; never touches live tensors. The CPU and meta
+/// devices cache nothing, so this is a no-op there.
+pub fn empty_cache(device: Device) -> Result<()> {
+    if let Backend::Wgpu(d) = Backend::of(device)? {
+        d.empty_cache();
+    }
+    Ok(())
+}
+
+/// A human-readable summary of a device's memory, like PyTorch's `memory_summary`.
+pub fn memory_summary(device: Device) -> Result<String> {
+    let s = memory_stats(device)?;
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    Ok(format!(
+        "memory on {device}\n  allocated      {:>12.3} MiB\n  reserved       {:>12.3} MiB\n  cached (free)  {:>12.3} MiB\n  peak allocated {:>12.3} MiB\n  allocations    {:>12}\n",
+        mib(s.allocated),
+        mib(s.reserved),
+        mib(s.reserved.saturating_sub(s.allocated)),
+        mib(s.peak),
+        s.allocations
+    ))
+}

@@ -1,0 +1,297 @@
+//! Devices: the cheap `Device` descriptor (kind + ordinal, like `torch.device`), parsing and
+//! printing, discovery (`devices`, `is_available`, ...), `best_device` and the default device.
+//! Opening the backend behind a descriptor is separate, because on the web it is asynchronous.
+
+pub(crate) mod backend;
+pub(crate) mod cpu;
+pub mod memory;
+pub(crate) mod wgpu;
+
+use std::cell::Cell;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+
+pub use self::wgpu::synchronize;
+
+/// The kind of a device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DeviceKind {
+    /// The CPU backend (native code natively, WebAssembly in browsers and Node).
+    Cpu,
+    /// A wgpu adapter: WebGPU in browsers, Vulkan/Metal/DX12/GL natively.
+    WebGpu,
+    /// An NVIDIA GPU through CUDA (feature `cuda`; not built yet).
+    Cuda,
+    /// Shapes and dtypes only, no storage.
+    Meta,
+}
+
+impl DeviceKind {
+    fn prefix(self) -> &'static str {
+        match self {
+            DeviceKind::Cpu => "cpu",
+            DeviceKind::WebGpu => "webgpu",
+            DeviceKind::Cuda => "cuda",
+            DeviceKind::Meta => "meta",
+        }
+    }
+}
+
+/// Where a tensor lives: a kind and an ordinal. Cheap to copy and compare; says nothing about
+/// whether the device exists (that is checked when it is used), like `torch.device("cuda:5")`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Device {
+    kind: DeviceKind,
+    ordinal: usize,
+}
+
+impl Device {
+    /// The CPU.
+    pub const CPU: Device = Device { kind: DeviceKind::Cpu, ordinal: 0 };
+    /// The meta device.
+    pub const META: Device = Device { kind: DeviceKind::Meta, ordinal: 0 };
+
+    /// The CPU device.
+    pub fn cpu() -> Device {
+        Device::CPU
+    }
+
+    /// The meta device (shapes and dtypes, no data).
+    pub fn meta() -> Device {
+        Device::META
+    }
+
+    /// The `n`-th wgpu adapter, best first.
+    pub fn webgpu(n: usize) -> Device {
+        Device { kind: DeviceKind::WebGpu, ordinal: n }
+    }
+
+    /// The `n`-th CUDA device.
+    pub fn cuda(n: usize) -> Device {
+        Device { kind: DeviceKind::Cuda, ordinal: n }
+    }
+
+    /// The kind of device.
+    pub fn kind(&self) -> DeviceKind {
+        self.kind
+    }
+
+    /// The ordinal (0 for cpu and meta).
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+
+    /// Parses `cpu`, `meta`, `webgpu[:N]`, `cuda[:N]`, and natively `vulkan|metal|dx12|gl[:N]`,
+    /// which name the N-th adapter of that wgpu backend and resolve to its `webgpu:M` device.
+    pub fn parse(s: &str) -> Result<Device> {
+        let bad = |reason: String| Error::ParseDevice { input: s.to_string(), reason };
+        let t = s.trim().to_ascii_lowercase();
+        let (name, ordinal) = match t.split_once(':') {
+            None => (t.as_str(), None),
+            Some((n, o)) => {
+                let o: usize =
+                    o.parse().map_err(|_| bad(format!("'{o}' is not a device index (expected 0, 1, ...)")))?;
+                (n, Some(o))
+            }
+        };
+        let with = |kind: DeviceKind| Device { kind, ordinal: ordinal.unwrap_or(0) };
+        match name {
+            "cpu" | "meta" if ordinal.is_some_and(|o| o != 0) => {
+                Err(bad(format!("there is only one {name} device; write '{name}'")))
+            }
+            "cpu" => Ok(Device::CPU),
+            "meta" => Ok(Device::META),
+            "webgpu" | "wgpu" | "gpu" => Ok(with(DeviceKind::WebGpu)),
+            "cuda" => Ok(with(DeviceKind::Cuda)),
+            "vulkan" | "metal" | "dx12" | "gl" => self::wgpu::resolve_backend_alias(name, ordinal.unwrap_or(0)),
+            "" => Err(bad("the string is empty".into())),
+            other => Err(bad(format!("'{other}' is not a device kind"))),
+        }
+    }
+}
+
+impl fmt::Display for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            DeviceKind::Cpu | DeviceKind::Meta => f.write_str(self.kind.prefix()),
+            k => write!(f, "{}:{}", k.prefix(), self.ordinal),
+        }
+    }
+}
+
+impl FromStr for Device {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Device> {
+        Device::parse(s)
+    }
+}
+
+impl TryFrom<&str> for Device {
+    type Error = Error;
+    fn try_from(s: &str) -> Result<Device> {
+        Device::parse(s)
+    }
+}
+
+/// What is known about a usable device.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceInfo {
+    /// The device this describes.
+    pub device: Device,
+    /// Adapter or CPU name.
+    pub name: String,
+    /// `cpu`, `vulkan`, `metal`, `dx12`, `gl`, `webgpu` (browser), `cuda`.
+    pub backend: String,
+    /// `cpu`, `discrete`, `integrated`, `virtual`, `software`, `other`.
+    pub device_type: String,
+    /// Whether this is a software/fallback adapter (lavapipe, SwiftShader, llvmpipe).
+    pub software: bool,
+    /// Driver name and version, where the adapter reports them.
+    pub driver: String,
+    /// Key limits as (name, value).
+    pub limits: Vec<(String, u64)>,
+    /// Optional features the adapter offers (e.g. `shader-f16`).
+    pub features: Vec<String>,
+    /// Device memory in bytes, where known.
+    pub memory: Option<u64>,
+}
+
+/// Every usable device: the CPU, then each wgpu adapter best first (natively this enumerates
+/// adapters on first call; on wasm it lists those found by `init`).
+pub fn devices() -> Vec<DeviceInfo> {
+    let mut out = vec![cpu::info()];
+    out.extend(self::wgpu::adapter_infos());
+    out
+}
+
+/// Whether at least one device of this kind is usable.
+pub fn is_available(kind: DeviceKind) -> bool {
+    device_count(kind) > 0
+}
+
+/// How many devices of this kind are usable.
+pub fn device_count(kind: DeviceKind) -> usize {
+    match kind {
+        DeviceKind::Cpu | DeviceKind::Meta => 1,
+        DeviceKind::WebGpu => self::wgpu::adapter_infos().len(),
+        DeviceKind::Cuda => 0,
+    }
+}
+
+/// The adapter (or CPU) name of a device, or an error naming what exists.
+pub fn device_name(device: Device) -> Result<String> {
+    match device.kind {
+        DeviceKind::Meta => Ok("meta".into()),
+        _ => devices().into_iter().find(|i| i.device == device).map(|i| i.name).ok_or_else(|| unavailable(device)),
+    }
+}
+
+/// The error for a device that does not exist, listing those that do.
+pub(crate) fn unavailable(device: Device) -> Error {
+    let existing: Vec<String> = devices().iter().map(|i| i.device.to_string()).collect();
+    let reason = match device.kind {
+        DeviceKind::Cuda => format!(
+            "CUDA support is not built into this version of webtensor; available devices: {}",
+            existing.join(", ")
+        ),
+        _ => format!("available devices: {}", existing.join(", ")),
+    };
+    Error::DeviceUnavailable { device: device.to_string(), reason }
+}
+
+/// The best device and why it was chosen: a hardware wgpu adapter if there is one, else the
+/// CPU. Software adapters are never chosen over the CPU (they are slower), but `webgpu` still
+/// reaches them on request.
+pub fn best_device_with_reason() -> (Device, String) {
+    let infos = self::wgpu::adapter_infos();
+    if let Some(i) = infos.iter().find(|i| !i.software) {
+        return (i.device, format!("{} is a {} GPU adapter ({})", i.device, i.device_type, i.name));
+    }
+    let reason = match infos.first() {
+        Some(i) => format!(
+            "no hardware accelerator found; {} ({}) is a software adapter, which the CPU backend outruns",
+            i.device, i.name
+        ),
+        None => "no GPU adapter found (no WebGPU, Vulkan, Metal or DX12 driver)".to_string(),
+    };
+    (Device::CPU, reason)
+}
+
+/// The best device: see [`best_device_with_reason`].
+pub fn best_device() -> Device {
+    best_device_with_reason().0
+}
+
+thread_local! {
+    static DEFAULT_DEVICE: Cell<Device> = const { Cell::new(Device::CPU) };
+}
+
+/// Where tensors created without a device go: `cpu` unless [`set_default_device`] said
+/// otherwise (per thread natively; per module on wasm, which has one thread).
+pub fn default_device() -> Device {
+    DEFAULT_DEVICE.with(|d| d.get())
+}
+
+/// Sets the default device for this thread (PyTorch's `torch.set_default_device`).
+pub fn set_default_device(device: Device) {
+    DEFAULT_DEVICE.with(|d| d.set(device));
+}
+
+/// Discovers adapters and opens the best device. On wasm this is the required first call (it
+/// awaits the browser's `requestAdapter`); natively it is optional, since devices open lazily.
+pub async fn init() -> Result<Device> {
+    self::wgpu::discover().await?;
+    let best = best_device();
+    open(best).await?;
+    Ok(best)
+}
+
+/// Opens a device so that it can be used (required on wasm before first use; natively devices
+/// also open on first use).
+pub async fn open(device: Device) -> Result<()> {
+    match device.kind {
+        DeviceKind::Cpu | DeviceKind::Meta => Ok(()),
+        DeviceKind::WebGpu => self::wgpu::open(device.ordinal).await.map(|_| ()),
+        DeviceKind::Cuda => Err(unavailable(device)),
+    }
+}
+
+/// The backend behind a device, opened (natively, lazily) and ready to allocate.
+#[derive(Clone)]
+pub(crate) enum Backend {
+    Cpu,
+    Wgpu(Arc<self::wgpu::WgpuDevice>),
+    Meta,
+}
+
+impl Backend {
+    pub(crate) fn of(device: Device) -> Result<Backend> {
+        match device.kind {
+            DeviceKind::Cpu => Ok(Backend::Cpu),
+            DeviceKind::Meta => Ok(Backend::Meta),
+            DeviceKind::WebGpu => self::wgpu::get(device.ordinal).map(Backend::Wgpu),
+            DeviceKind::Cuda => Err(unavailable(device)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_print() {
+        assert_eq!(Device::parse("cpu").unwrap(), Device::CPU);
+        assert_eq!(Device::parse("webgpu").unwrap().to_string(), "webgpu:0");
+        assert_eq!(Device::parse("WebGPU:2").unwrap(), Device::webgpu(2));
+        assert_eq!(Device::parse("cuda:1").unwrap().to_string(), "cuda:1");
+        assert_eq!(Device::parse("meta").unwrap().to_string(), "meta");
+        for bad in ["", "tpu", "webgpu:x", "cpu:1", "cuda:-1"] {
+            let e = Device::parse(bad).unwrap_err().to_string();
+            assert!(e.contains("accepted forms"), "{bad}: {e}");
+        }
+    }
+}

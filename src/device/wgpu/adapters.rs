@@ -1,0 +1,205 @@
+//! Adapter discovery, ordering (best first) and the registry of opened devices. Natively,
+//! discovery runs on first use and devices open lazily; on wasm, `init`/`open` do it
+//! asynchronously and using an unopened device is an error that says so.
+
+use std::sync::{Arc, Mutex};
+
+use super::{lock, WgpuDevice};
+use crate::device::{unavailable, Device, DeviceInfo};
+use crate::error::{Error, Result};
+
+struct Entry {
+    adapter: wgpu::Adapter,
+    info: DeviceInfo,
+    opened: Option<Arc<WgpuDevice>>,
+}
+
+static REGISTRY: Mutex<Option<Vec<Entry>>> = Mutex::new(None);
+
+fn backend_name(b: wgpu::Backend) -> &'static str {
+    match b {
+        wgpu::Backend::Vulkan => "vulkan",
+        wgpu::Backend::Metal => "metal",
+        wgpu::Backend::Dx12 => "dx12",
+        wgpu::Backend::Gl => "gl",
+        wgpu::Backend::BrowserWebGpu => "webgpu",
+        _ => "other",
+    }
+}
+
+/// Sort key: discrete > integrated > virtual > other > software; then native APIs before GL.
+fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
+    let t = match info.device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    };
+    (t, (info.backend == wgpu::Backend::Gl) as u8)
+}
+
+fn describe(adapter: &wgpu::Adapter, ordinal: usize) -> DeviceInfo {
+    let i = adapter.get_info();
+    let l = adapter.limits();
+    let software = i.device_type == wgpu::DeviceType::Cpu
+        || ["llvmpipe", "lavapipe", "swiftshader", "warp", "basic render"]
+            .iter()
+            .any(|s| i.name.to_lowercase().contains(s));
+    let device_type = match i.device_type {
+        wgpu::DeviceType::DiscreteGpu => "discrete",
+        wgpu::DeviceType::IntegratedGpu => "integrated",
+        wgpu::DeviceType::VirtualGpu => "virtual",
+        wgpu::DeviceType::Cpu => "software",
+        wgpu::DeviceType::Other => {
+            if software {
+                "software"
+            } else {
+                "other"
+            }
+        }
+    };
+    let features = adapter.features();
+    let mut names = Vec::new();
+    for (f, n) in [
+        (wgpu::Features::SHADER_F16, "shader-f16"),
+        (wgpu::Features::TIMESTAMP_QUERY, "timestamp-query"),
+        (wgpu::Features::SUBGROUP, "subgroups"),
+    ] {
+        if features.contains(f) {
+            names.push(n.to_string());
+        }
+    }
+    DeviceInfo {
+        device: Device::webgpu(ordinal),
+        name: if i.name.is_empty() { "WebGPU adapter".into() } else { i.name.clone() },
+        backend: backend_name(i.backend).into(),
+        device_type: device_type.into(),
+        software,
+        driver: format!("{} {}", i.driver, i.driver_info).trim().to_string(),
+        limits: vec![
+            ("max_buffer_size".into(), l.max_buffer_size),
+            ("max_storage_buffer_binding_size".into(), l.max_storage_buffer_binding_size as u64),
+            ("max_compute_workgroups_per_dimension".into(), l.max_compute_workgroups_per_dimension as u64),
+            ("max_compute_invocations_per_workgroup".into(), l.max_compute_invocations_per_workgroup as u64),
+            ("max_compute_workgroup_storage_size".into(), l.max_compute_workgroup_storage_size as u64),
+        ],
+        features: names,
+        memory: None,
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+async fn find_adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
+    instance.enumerate_adapters(wgpu::Backends::all()).await
+}
+
+#[cfg(target_arch = "wasm32")]
+async fn find_adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
+    let mut out: Vec<wgpu::Adapter> = Vec::new();
+    for power_preference in [wgpu::PowerPreference::HighPerformance, wgpu::PowerPreference::LowPower] {
+        let opts =
+            wgpu::RequestAdapterOptions { power_preference, force_fallback_adapter: false, compatible_surface: None };
+        if let Ok(a) = instance.request_adapter(&opts).await {
+            if !out.iter().any(|b| b.get_info() == a.get_info()) {
+                out.push(a);
+            }
+        }
+    }
+    out
+}
+
+/// Finds the usable adapters (those that run compute shaders), best first. Idempotent.
+pub(crate) async fn discover() -> Result<()> {
+    if lock(&REGISTRY).is_some() {
+        return Ok(());
+    }
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let mut adapters: Vec<wgpu::Adapter> = find_adapters(&instance)
+        .await
+        .into_iter()
+        .filter(|a| a.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS))
+        .collect();
+    adapters.sort_by_key(|a| rank(&a.get_info()));
+    let entries = adapters
+        .into_iter()
+        .enumerate()
+        .map(|(i, adapter)| Entry { info: describe(&adapter, i), adapter, opened: None })
+        .collect();
+    let mut reg = lock(&REGISTRY);
+    if reg.is_none() {
+        *reg = Some(entries);
+    }
+    Ok(())
+}
+
+/// Natively, runs discovery on first use; on wasm, discovery is `init`'s job.
+fn ensure_discovered() {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = futures::executor::block_on(discover());
+    }
+}
+
+/// Infos of every usable adapter, best first.
+pub(crate) fn adapter_infos() -> Vec<DeviceInfo> {
+    ensure_discovered();
+    lock(&REGISTRY).as_ref().map(|r| r.iter().map(|e| e.info.clone()).collect()).unwrap_or_default()
+}
+
+/// Opens the `ordinal`-th adapter (once; later calls return the same device).
+pub(crate) async fn open(ordinal: usize) -> Result<Arc<WgpuDevice>> {
+    discover().await?;
+    let (adapter, info) = {
+        let reg = lock(&REGISTRY);
+        let entry = reg.as_ref().and_then(|r| r.get(ordinal)).ok_or_else(|| unavailable(Device::webgpu(ordinal)))?;
+        if let Some(d) = &entry.opened {
+            return Ok(d.clone());
+        }
+        (entry.adapter.clone(), entry.info.clone())
+    };
+    let dev = Arc::new(WgpuDevice::new(&adapter, info).await?);
+    let mut reg = lock(&REGISTRY);
+    let entry = reg.as_mut().and_then(|r| r.get_mut(ordinal)).ok_or_else(|| unavailable(Device::webgpu(ordinal)))?;
+    Ok(entry.opened.get_or_insert(dev).clone())
+}
+
+/// The opened device behind `webgpu:ordinal` (natively opened on first use).
+pub(crate) fn get(ordinal: usize) -> Result<Arc<WgpuDevice>> {
+    ensure_discovered();
+    {
+        let reg = lock(&REGISTRY);
+        match reg.as_ref().and_then(|r| r.get(ordinal)) {
+            Some(Entry { opened: Some(d), .. }) => return Ok(d.clone()),
+            Some(_) => {}
+            None => return Err(unavailable(Device::webgpu(ordinal))),
+        }
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        futures::executor::block_on(open(ordinal))
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        Err(Error::NotOpened { device: Device::webgpu(ordinal).to_string() })
+    }
+}
+
+/// `vulkan:N` and friends: the N-th adapter of that wgpu backend, as its `webgpu:M` device.
+pub(crate) fn resolve_backend_alias(name: &str, n: usize) -> Result<Device> {
+    if cfg!(target_arch = "wasm32") {
+        return Err(Error::ParseDevice {
+            input: format!("{name}:{n}"),
+            reason: "native backend names do not exist in a browser; use webgpu[:N]".into(),
+        });
+    }
+    let infos = adapter_infos();
+    infos.iter().filter(|i| i.backend == name).nth(n).map(|i| i.device).ok_or_else(|| Error::DeviceUnavailable {
+        device: format!("{name}:{n}"),
+        reason: format!(
+            "found {} {name} adapter(s); adapters: {}",
+            infos.iter().filter(|i| i.backend == name).count(),
+            infos.iter().map(|i| format!("{} = {} {}", i.device, i.backend, i.name)).collect::<Vec<_>>().join(", ")
+        ),
+    })
+}

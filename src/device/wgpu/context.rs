@@ -1,0 +1,261 @@
+//! One opened wgpu device: queue, batched command encoder, pipeline cache keyed by `KernelKey`,
+//! the buffer pool, and the capture of wgpu's uncaptured errors and device loss (whose native
+//! defaults would panic or go unnoticed).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use wgpu::util::DeviceExt;
+
+use super::lock;
+use super::pool::Pool;
+use crate::device::memory::MemoryStats;
+use crate::device::DeviceInfo;
+use crate::error::{Error, Result};
+use crate::shaders::KernelKey;
+
+/// Dispatches recorded before the encoder is submitted without being asked to: keeps the GPU
+/// busy on long op chains while bounding how much work a later readback waits for.
+const SUBMIT_EVERY: usize = 64;
+
+/// Words in a kernel's params uniform (`array<vec4<u32>, 16>`).
+pub(crate) const PARAM_WORDS: usize = 64;
+
+pub(crate) struct Pipeline {
+    pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+}
+
+#[derive(Default)]
+struct Pending {
+    encoder: Option<wgpu::CommandEncoder>,
+    dispatches: usize,
+}
+
+/// An opened wgpu device.
+pub(crate) struct WgpuDevice {
+    pub(crate) info: DeviceInfo,
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) limits: wgpu::Limits,
+    pub(crate) f16: bool,
+    pending: Mutex<Pending>,
+    pipelines: Mutex<HashMap<KernelKey, Arc<Pipeline>>>,
+    pub(crate) pool: Mutex<Pool>,
+    pub(crate) stats: MemoryStats,
+    error: Arc<Mutex<Option<String>>>,
+    lost: Arc<Mutex<Option<String>>>,
+}
+
+impl WgpuDevice {
+    pub(crate) async fn new(adapter: &wgpu::Adapter, info: DeviceInfo) -> Result<WgpuDevice> {
+        // Ask for what the adapter offers, not WebGPU's conservative defaults (e.g. 128 MiB
+        // bindings, where many adapters allow far more).
+        let limits = adapter.limits();
+        let f16 = adapter.features().contains(wgpu::Features::SHADER_F16);
+        let required_features = if f16 { wgpu::Features::SHADER_F16 } else { wgpu::Features::empty() };
+        let desc = wgpu::DeviceDescriptor {
+            label: Some("webtensor"),
+            required_features,
+            required_limits: limits.clone(),
+            ..Default::default()
+        };
+        let (device, queue) = adapter.request_device(&desc).await.map_err(|e| Error::DeviceUnavailable {
+            device: info.device.to_string(),
+            reason: format!("the adapter refused to open a device: {e}"),
+        })?;
+        let error = Arc::new(Mutex::new(None::<String>));
+        let slot = error.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let mut s = lock(&slot);
+            if s.is_none() {
+                *s = Some(e.to_string());
+            }
+        }));
+        let lost = Arc::new(Mutex::new(None::<String>));
+        let slot = lost.clone();
+        device.set_device_lost_callback(move |reason, msg| {
+            *lock(&slot) = Some(format!("{reason:?}: {msg}"));
+        });
+        Ok(WgpuDevice {
+            info,
+            device,
+            queue,
+            limits,
+            f16,
+            pending: Mutex::default(),
+            pipelines: Mutex::default(),
+            pool: Mutex::default(),
+            stats: MemoryStats::new(),
+            error,
+            lost,
+        })
+    }
+
+    pub(crate) fn stats(&self) -> &MemoryStats {
+        &self.stats
+    }
+
+    pub(crate) fn name(&self) -> String {
+        self.info.device.to_string()
+    }
+
+    /// Fails if the device was lost; otherwise reports (and clears) the first GPU error raised
+    /// since the last check.
+    pub(crate) fn check(&self) -> Result<()> {
+        if let Some(reason) = lock(&self.lost).clone() {
+            return Err(Error::DeviceLost { device: self.name(), reason });
+        }
+        match lock(&self.error).take() {
+            Some(msg) => Err(Error::Gpu { device: self.name(), msg }),
+            None => Ok(()),
+        }
+    }
+
+    fn pipeline(&self, key: KernelKey) -> Result<Arc<Pipeline>> {
+        if let Some(p) = lock(&self.pipelines).get(&key) {
+            return Ok(p.clone());
+        }
+        let label = format!("{key:?}");
+        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(&label),
+            source: wgpu::ShaderSource::Wgsl(key.render().into()),
+        });
+        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(&label),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let layout = pipeline.get_bind_group_layout(0);
+        let p = Arc::new(Pipeline { pipeline, layout });
+        lock(&self.pipelines).insert(key, p.clone());
+        Ok(p)
+    }
+
+    /// Records one dispatch of `key` over `buffers` (bound at 0..n) and `params` (a uniform at
+    /// n) into the pending encoder.
+    pub(crate) fn dispatch(
+        &self,
+        key: KernelKey,
+        buffers: &[&wgpu::Buffer],
+        params: &[u32],
+        groups: (u32, u32, u32),
+    ) -> Result<()> {
+        if let Some(reason) = lock(&self.lost).clone() {
+            return Err(Error::DeviceLost { device: self.name(), reason });
+        }
+        if key.needs_f16() && !self.f16 {
+            return Err(Error::UnsupportedDType {
+                op: "kernel",
+                dtype: crate::DType::F16,
+                reason: format!(
+                    "{} ({}) lacks the shader-f16 feature; use f32 or the cpu device",
+                    self.name(),
+                    self.info.name
+                ),
+            });
+        }
+        let pipe = self.pipeline(key)?;
+        let mut words = [0u32; PARAM_WORDS];
+        words[..params.len()].copy_from_slice(params);
+        let uniform = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("params"),
+            contents: bytemuck::cast_slice(&words),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let mut entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+            .collect();
+        entries.push(wgpu::BindGroupEntry { binding: buffers.len() as u32, resource: uniform.as_entire_binding() });
+        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipe.layout,
+            entries: &entries,
+        });
+        let mut pending = lock(&self.pending);
+        let encoder = pending.encoder.get_or_insert_with(|| self.device.create_command_encoder(&Default::default()));
+        {
+            let mut pass =
+                encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
+            pass.set_pipeline(&pipe.pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(groups.0, groups.1, groups.2);
+        }
+        pending.dispatches += 1;
+        if pending.dispatches >= SUBMIT_EVERY {
+            self.submit_locked(&mut pending);
+        }
+        Ok(())
+    }
+
+    /// Workgroup counts for `n` threads in 1-D workgroups of `wg`, folded into 2-D beyond the
+    /// per-dimension limit.
+    pub(crate) fn groups(&self, n: usize, wg: u32) -> Result<(u32, u32, u32)> {
+        self.fold(n.div_ceil(wg as usize))
+    }
+
+    /// `count` workgroups folded into (x, y) under the per-dimension limit.
+    pub(crate) fn fold(&self, count: usize) -> Result<(u32, u32, u32)> {
+        let max = self.limits.max_compute_workgroups_per_dimension.max(1) as usize;
+        let x = count.min(max);
+        let y = count.div_ceil(x.max(1));
+        if y > max {
+            return Err(Error::TooLarge {
+                op: "dispatch",
+                device: self.name(),
+                bytes: count as u64,
+                limit_name: "max_compute_workgroups_per_dimension^2 (workgroups)",
+                limit: (max * max) as u64,
+            });
+        }
+        Ok((x as u32, y as u32, 1))
+    }
+
+    /// Runs `f` with the pending encoder (created if needed), e.g. to record a copy in order.
+    pub(crate) fn with_encoder<R>(&self, f: impl FnOnce(&mut wgpu::CommandEncoder) -> R) -> R {
+        let mut pending = lock(&self.pending);
+        let encoder = pending.encoder.get_or_insert_with(|| self.device.create_command_encoder(&Default::default()));
+        f(encoder)
+    }
+
+    fn submit_locked(&self, pending: &mut Pending) {
+        if let Some(enc) = pending.encoder.take() {
+            self.queue.submit([enc.finish()]);
+        }
+        pending.dispatches = 0;
+    }
+
+    /// Submits everything recorded so far.
+    pub(crate) fn flush(&self) {
+        self.submit_locked(&mut lock(&self.pending));
+    }
+
+    /// Flushes and waits for the GPU to finish, then reports GPU errors.
+    pub(crate) async fn synchronize(&self) -> Result<()> {
+        self.flush();
+        self.wait_idle().await?;
+        self.check()
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) async fn wait_idle(&self) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
+            .map(|_| ())
+            .map_err(|e| Error::Gpu { device: self.name(), msg: format!("waiting for the queue failed: {e}") })
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) async fn wait_idle(&self) -> Result<()> {
+        let (tx, rx) = futures::channel::oneshot::channel();
+        self.queue.on_submitted_work_done(move || {
+            let _ = tx.send(());
+        });
+        rx.await.map_err(|_| Error::Gpu { device: self.name(), msg: "the queue was dropped while waiting".into() })
+    }
+}

@@ -1,0 +1,302 @@
+//! Kernel launches on wgpu: each family packs its params (shapes, strides, offsets) into the
+//! uniform its `.wgsl` file reads, allocates the output from the pool and records a dispatch.
+
+use std::sync::Arc;
+
+use super::{WgpuDevice, WgpuStorage};
+use crate::device::backend::Kernels;
+use crate::dtype::{CpuData, DType};
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::ops::binary::BinaryOp;
+use crate::ops::reduce::ReduceOp;
+use crate::ops::{IndexMode, MapOp, MatmulArgs};
+use crate::shaders::{accumulator, KernelKey, WG};
+use crate::shape::numel;
+
+/// Dims the strided kernels index (the params uniform has room for 8 per array).
+const MAX_RANK: usize = 8;
+/// Elements one reduction workgroup folds per pass.
+const REDUCE_CHUNK: usize = 4096;
+/// Matmul output tile (see matmul.wgsl).
+const TILE: usize = 64;
+
+fn check_rank(op: &'static str, rank: usize) -> Result<()> {
+    if rank > MAX_RANK {
+        return Err(Error::invalid(
+            op,
+            format!("webgpu kernels index at most {MAX_RANK} dims, got {rank}; reshape to fewer dims first"),
+        ));
+    }
+    Ok(())
+}
+
+fn u(x: usize) -> u32 {
+    // Buffer limits (< 4 GiB per binding) keep every element index and count within u32.
+    x as u32
+}
+
+/// Writes `vals` at `at..` of a params array.
+fn put(params: &mut [u32], at: usize, vals: &[usize]) {
+    for (i, &v) in vals.iter().enumerate() {
+        params[at + i] = u(v);
+    }
+}
+
+impl WgpuDevice {
+    /// Records a strided copy/cast/unary from `src` (layout `sl`) into `dst` (layout `dl`).
+    #[allow(clippy::too_many_arguments)]
+    fn launch_map(
+        &self,
+        op: MapOp,
+        src: &wgpu::Buffer,
+        sl: &Layout,
+        sd: DType,
+        dst: &wgpu::Buffer,
+        dl: &Layout,
+        dd: DType,
+    ) -> Result<()> {
+        let n = sl.numel();
+        if n == 0 {
+            return Ok(());
+        }
+        check_rank("map", sl.shape().len())?;
+        let mut p = [0u32; 29];
+        put(&mut p, 0, &[n, sl.shape().len(), sl.offset(), dl.offset()]);
+        put(&mut p, 4, sl.shape());
+        put(&mut p, 12, sl.strides());
+        put(&mut p, 20, dl.strides());
+        p[28] = (sl.is_contiguous() && dl.is_contiguous()) as u32;
+        self.dispatch(KernelKey::Map { op, src: sd, dst: dd }, &[src, dst], &p, self.groups(n, WG)?)
+    }
+}
+
+impl Kernels for Arc<WgpuDevice> {
+    type Storage = WgpuStorage;
+
+    fn upload(&self, data: &CpuData) -> Result<WgpuStorage> {
+        self.upload_data(data)
+    }
+
+    fn fill(&self, n: usize, value: f64, dtype: DType) -> Result<WgpuStorage> {
+        let out = self.alloc(n, dtype)?;
+        if n > 0 {
+            let bits = match dtype {
+                DType::F32 | DType::F16 => (value as f32).to_bits(),
+                DType::I32 => (value as i32) as u32,
+                DType::U32 => value as u32,
+                DType::Bool => (value != 0.0) as u32,
+            };
+            self.dispatch(KernelKey::Fill { dtype }, &[out.buffer()], &[u(n), bits], self.groups(n, WG)?)?;
+        }
+        Ok(out)
+    }
+
+    fn map(&self, src: &WgpuStorage, l: &Layout, op: MapOp, dst: DType) -> Result<WgpuStorage> {
+        let out = self.alloc(l.numel(), dst)?;
+        self.launch_map(op, src.buffer(), l, src.dtype(), out.buffer(), &Layout::contiguous(l.shape()), dst)?;
+        Ok(out)
+    }
+
+    fn binary(
+        &self,
+        op: BinaryOp,
+        a: &WgpuStorage,
+        la: &Layout,
+        b: &WgpuStorage,
+        lb: &Layout,
+        shape: &[usize],
+    ) -> Result<WgpuStorage> {
+        let dtype = a.dtype();
+        let n = numel(shape);
+        let out = self.alloc(n, if op.is_comparison() { DType::Bool } else { dtype })?;
+        if n == 0 {
+            return Ok(out);
+        }
+        check_rank(op.name(), shape.len())?;
+        let mut p = [0u32; 29];
+        put(&mut p, 0, &[n, shape.len(), la.offset(), lb.offset()]);
+        put(&mut p, 4, shape);
+        put(&mut p, 12, &la.broadcast_strides(shape));
+        put(&mut p, 20, &lb.broadcast_strides(shape));
+        p[28] = (la.is_contiguous() && lb.is_contiguous() && la.shape() == shape && lb.shape() == shape) as u32;
+        self.dispatch(
+            KernelKey::Binary { op, dtype },
+            &[a.buffer(), b.buffer(), out.buffer()],
+            &p,
+            self.groups(n, WG)?,
+        )?;
+        Ok(out)
+    }
+
+    fn where_(
+        &self,
+        c: &WgpuStorage,
+        lc: &Layout,
+        a: &WgpuStorage,
+        la: &Layout,
+        b: &WgpuStorage,
+        lb: &Layout,
+        shape: &[usize],
+    ) -> Result<WgpuStorage> {
+        let dtype = a.dtype();
+        let n = numel(shape);
+        let out = self.alloc(n, dtype)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        check_rank("where", shape.len())?;
+        let mut p = [0u32; 37];
+        put(&mut p, 0, &[n, shape.len(), lc.offset(), la.offset()]);
+        put(&mut p, 4, shape);
+        put(&mut p, 12, &lc.broadcast_strides(shape));
+        put(&mut p, 20, &la.broadcast_strides(shape));
+        put(&mut p, 28, &lb.broadcast_strides(shape));
+        p[36] = u(lb.offset());
+        self.dispatch(
+            KernelKey::Where { dtype },
+            &[c.buffer(), a.buffer(), b.buffer(), out.buffer()],
+            &p,
+            self.groups(n, WG)?,
+        )?;
+        Ok(out)
+    }
+
+    fn reduce(&self, op: ReduceOp, src: &WgpuStorage, l: &Layout, m: usize, k: usize) -> Result<WgpuStorage> {
+        let dtype = src.dtype();
+        let out_dtype = op.output_dtype(dtype);
+        let out = self.alloc(m, out_dtype)?;
+        if m == 0 {
+            return Ok(out);
+        }
+        // Long rows fold in passes of REDUCE_CHUNK into an accumulator-typed temporary; an
+        // arg-reduction keeps whole rows in one pass so indices stay global.
+        let mut temp: Option<WgpuStorage> = None;
+        let (mut k, mut off, mut sd) = (k, l.offset(), dtype);
+        loop {
+            let nchunks = if op.is_arg() { 1 } else { k.div_ceil(REDUCE_CHUNK).max(1) };
+            let chunk = if nchunks == 1 { k.max(1) } else { REDUCE_CHUNK };
+            let src_buf = temp.as_ref().map_or(src.buffer(), |t| t.buffer()).clone();
+            let params = [u(m), u(k), u(chunk), u(nchunks), u(off)];
+            let groups = self.fold(m * nchunks)?;
+            if nchunks == 1 {
+                self.dispatch(
+                    KernelKey::Reduce { op, src: sd, dst: out_dtype },
+                    &[&src_buf, out.buffer()],
+                    &params,
+                    groups,
+                )?;
+                return Ok(out);
+            }
+            let acc = accumulator(dtype);
+            let next = self.alloc(m * nchunks, acc)?;
+            self.dispatch(KernelKey::Reduce { op, src: sd, dst: acc }, &[&src_buf, next.buffer()], &params, groups)?;
+            temp = Some(next);
+            (k, off, sd) = (nchunks, 0, acc);
+        }
+    }
+
+    fn softmax(&self, src: &WgpuStorage, l: &Layout, m: usize, k: usize, log: bool) -> Result<WgpuStorage> {
+        let dtype = src.dtype();
+        let out = self.alloc(m * k, dtype)?;
+        if m * k > 0 {
+            self.dispatch(
+                KernelKey::Softmax { log, dtype },
+                &[src.buffer(), out.buffer()],
+                &[u(m), u(k), u(l.offset())],
+                self.fold(m)?,
+            )?;
+        }
+        Ok(out)
+    }
+
+    fn matmul(&self, a: &WgpuStorage, b: &WgpuStorage, g: &MatmulArgs) -> Result<WgpuStorage> {
+        let dtype = a.dtype();
+        let out = self.alloc(g.batch * g.m * g.n, dtype)?;
+        if g.batch * g.m * g.n == 0 {
+            return Ok(out);
+        }
+        if g.k == 0 {
+            // An empty inner dimension sums nothing: the product is all zeros.
+            return self.fill(g.batch * g.m * g.n, 0.0, dtype);
+        }
+        let max = self.limits.max_compute_workgroups_per_dimension as usize;
+        let (gx, gy) = (g.n.div_ceil(TILE), g.m.div_ceil(TILE));
+        if gx > max || gy > max {
+            return Err(Error::TooLarge {
+                op: "matmul",
+                device: self.name(),
+                bytes: (g.m.max(g.n)) as u64,
+                limit_name: "max_compute_workgroups_per_dimension * 64 (rows or columns)",
+                limit: (max * TILE) as u64,
+            });
+        }
+        let mut base = 0;
+        while base < g.batch {
+            let count = (g.batch - base).min(max);
+            let p = [
+                g.m,
+                g.n,
+                g.k,
+                g.a.batch_stride,
+                g.b.batch_stride,
+                g.a.offset,
+                g.b.offset,
+                base,
+                g.a.row_stride,
+                g.a.col_stride,
+                g.b.row_stride,
+                g.b.col_stride,
+            ]
+            .map(u);
+            self.dispatch(
+                KernelKey::Matmul { dtype },
+                &[a.buffer(), b.buffer(), out.buffer()],
+                &p,
+                (u(gx), u(gy), u(count)),
+            )?;
+            base += count;
+        }
+        Ok(out)
+    }
+
+    fn index(
+        &self,
+        mode: IndexMode,
+        src: &WgpuStorage,
+        l: &Layout,
+        idx: &WgpuStorage,
+        li: &Layout,
+        dim: usize,
+        shape: &[usize],
+    ) -> Result<WgpuStorage> {
+        let dtype = src.dtype();
+        let n = numel(shape);
+        let out = self.alloc(n, dtype)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        check_rank("index", shape.len())?;
+        let mut p = [0u32; 23];
+        put(&mut p, 0, &[n, shape.len(), l.offset(), dim]);
+        put(&mut p, 4, shape);
+        put(&mut p, 12, l.strides());
+        put(&mut p, 20, &[l.shape()[dim], (mode == IndexMode::Gather) as usize, li.offset()]);
+        let key = KernelKey::Index { dtype, index: idx.dtype() };
+        self.dispatch(key, &[src.buffer(), idx.buffer(), out.buffer()], &p, self.groups(n, WG)?)?;
+        Ok(out)
+    }
+
+    fn cat(&self, parts: &[(&WgpuStorage, &Layout)], dim: usize, shape: &[usize], dtype: DType) -> Result<WgpuStorage> {
+        let out = self.alloc(numel(shape), dtype)?;
+        let dst = Layout::contiguous(shape);
+        let mut start = 0;
+        for (s, l) in parts {
+            let len = l.shape()[dim];
+            let region = dst.narrow("cat", dim as isize, start, len)?;
+            self.launch_map(MapOp::Cast, s.buffer(), l, s.dtype(), out.buffer(), &region, dtype)?;
+            start += len;
+        }
+        Ok(out)
+    }
+}

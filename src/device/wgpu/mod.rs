@@ -1,0 +1,38 @@
+//! The wgpu backend: adapter discovery and choice (`adapters.rs`), the per-device context with
+//! its batched encoder, pipeline cache and error capture (`context.rs`), the caching buffer pool
+//! (`pool.rs`), the kernel launches (`kernels.rs`) and readback (`readback.rs`).
+
+mod adapters;
+mod context;
+mod kernels;
+mod pool;
+mod readback;
+
+pub(crate) use adapters::{adapter_infos, discover, get, open, resolve_backend_alias};
+pub(crate) use context::WgpuDevice;
+pub(crate) use pool::WgpuStorage;
+
+use crate::device::{Backend, Device};
+use crate::error::Result;
+
+/// Waits until every op queued on `device` has finished on the GPU, and reports any GPU error
+/// raised since the last check (PyTorch's `torch.cuda.synchronize`). Timings of GPU work must
+/// end with this: ops only record commands. A no-op for cpu and meta.
+pub async fn synchronize(device: Device) -> Result<()> {
+    match Backend::of(device)? {
+        Backend::Wgpu(d) => d.synchronize().await,
+        _ => Ok(()),
+    }
+}
+
+/// Blocking [`synchronize`] (native only: a browser cannot block).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn synchronize_blocking(device: Device) -> Result<()> {
+    futures::executor::block_on(synchronize(device))
+}
+
+/// Locks a mutex, recovering the data if another thread panicked while holding it: the state
+/// guarded here (queues, pools, caches) stays consistent between statements.
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,142 @@
+//! The caching allocator: buffers come in size classes and return to a free list when their
+//! tensor drops, so steady-state work allocates nothing from the driver. `empty_cache` hands the
+//! free list back. Also `WgpuStorage`, a tensor's buffer, and uploads.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::{lock, WgpuDevice};
+use crate::dtype::{CpuData, DType};
+use crate::error::{Error, Result};
+
+/// Free buffers by size class.
+#[derive(Default)]
+pub(crate) struct Pool {
+    free: HashMap<u64, Vec<wgpu::Buffer>>,
+}
+
+/// The block size that serves a request: powers of two up to 1 MiB (at most 2x waste on small
+/// tensors, which are many), then whole MiB (at most 1 MiB waste on large ones).
+fn size_class(bytes: u64) -> u64 {
+    const MIB: u64 = 1 << 20;
+    let b = bytes.max(256);
+    if b <= MIB {
+        b.next_power_of_two()
+    } else {
+        b.div_ceil(MIB) * MIB
+    }
+}
+
+/// A tensor's elements in one pooled wgpu buffer; the buffer returns to the pool on drop.
+pub(crate) struct WgpuStorage {
+    buffer: wgpu::Buffer,
+    class: u64,
+    dtype: DType,
+    dev: Arc<WgpuDevice>,
+}
+
+impl WgpuStorage {
+    pub(crate) fn buffer(&self) -> &wgpu::Buffer {
+        &self.buffer
+    }
+
+    pub(crate) fn device(&self) -> &Arc<WgpuDevice> {
+        &self.dev
+    }
+
+    pub(crate) fn dtype(&self) -> DType {
+        self.dtype
+    }
+}
+
+impl Drop for WgpuStorage {
+    fn drop(&mut self) {
+        // wgpu buffers are reference-counted handles: the pool keeps one, this one drops.
+        self.dev.stats.on_free(self.class, false);
+        lock(&self.dev.pool).free.entry(self.class).or_default().push(self.buffer.clone());
+    }
+}
+
+impl WgpuDevice {
+    /// A buffer for `len` elements of `dtype`, from the pool when one is free.
+    pub(crate) fn alloc(self: &Arc<Self>, len: usize, dtype: DType) -> Result<WgpuStorage> {
+        let bytes = (len as u64).saturating_mul(dtype.gpu_size_in_bytes() as u64).next_multiple_of(4);
+        let max_binding = self.limits.max_storage_buffer_binding_size as u64;
+        let limit = max_binding.min(self.limits.max_buffer_size);
+        if bytes > limit {
+            return Err(Error::TooLarge {
+                op: "alloc",
+                device: self.name(),
+                bytes,
+                limit_name: if max_binding <= self.limits.max_buffer_size {
+                    "max_storage_buffer_binding_size"
+                } else {
+                    "max_buffer_size"
+                },
+                limit,
+            });
+        }
+        let mut class = size_class(bytes);
+        if class > limit {
+            class = bytes.max(4);
+        }
+        let reused = lock(&self.pool).free.get_mut(&class).and_then(|v| v.pop());
+        let fresh = reused.is_none();
+        let buffer = match reused {
+            Some(b) => b,
+            None => self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("tensor"),
+                size: class,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+        };
+        self.stats.on_alloc(class, fresh);
+        Ok(WgpuStorage { buffer, class, dtype, dev: self.clone() })
+    }
+
+    /// Copies host data into a new buffer.
+    pub(crate) fn upload_data(self: &Arc<Self>, data: &CpuData) -> Result<WgpuStorage> {
+        if data.dtype() == DType::F16 && !self.f16 {
+            return Err(Error::UnsupportedDType {
+                op: "to",
+                dtype: DType::F16,
+                reason: format!(
+                    "{} ({}) lacks the shader-f16 feature; use f32 or the cpu device",
+                    self.name(),
+                    self.info.name
+                ),
+            });
+        }
+        let s = self.alloc(data.len(), data.dtype())?;
+        let mut bytes = data.to_gpu_bytes();
+        if !bytes.is_empty() {
+            bytes.resize(bytes.len().next_multiple_of(4), 0);
+            // `write_buffer` lands before the *next* submission, so commands already recorded
+            // (which may read a recycled buffer's old contents) must be submitted first.
+            self.flush();
+            self.queue.write_buffer(s.buffer(), 0, &bytes);
+        }
+        Ok(s)
+    }
+
+    /// Returns every cached block to the driver; live tensors keep theirs.
+    pub(crate) fn empty_cache(&self) {
+        let free = std::mem::take(&mut lock(&self.pool).free);
+        let bytes: u64 = free.iter().map(|(class, v)| class * v.len() as u64).sum();
+        self.stats.on_release(bytes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::size_class;
+
+    #[test]
+    fn classes() {
+        assert_eq!(size_class(1), 256);
+        assert_eq!(size_class(1000), 1024);
+        assert_eq!(size_class((1 << 20) + 1), 2 << 20);
+        assert_eq!(size_class(3 << 20), 3 << 20);
+    }
+}

@@ -1,0 +1,62 @@
+//! Readback: copy a tensor's bytes into a mappable staging buffer, submit, and await the map.
+//! Natively the wait polls the device; on the web the browser's event loop resolves it.
+
+use std::sync::Arc;
+
+use super::{WgpuDevice, WgpuStorage};
+use crate::device::backend::Kernels;
+use crate::dtype::CpuData;
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::ops::MapOp;
+
+impl WgpuDevice {
+    /// The elements of `l` over `s`, in row-major order, on the host.
+    pub(crate) async fn read(self: &Arc<Self>, s: &WgpuStorage, l: &Layout) -> Result<CpuData> {
+        let dtype = s.dtype();
+        let n = l.numel();
+        self.check()?;
+        if n == 0 {
+            return Ok(CpuData::from_gpu_bytes(dtype, &[], 0));
+        }
+        let esz = dtype.gpu_size_in_bytes();
+        // Copies need 4-byte alignment: a strided view, or an f16 view at an odd offset, is
+        // first made contiguous on the GPU.
+        let temp;
+        let (buf, offset) = if l.is_contiguous() && (l.offset() * esz) % 4 == 0 {
+            (s.buffer(), (l.offset() * esz) as u64)
+        } else {
+            temp = self.map(s, l, MapOp::Cast, dtype)?;
+            (temp.buffer(), 0)
+        };
+        let size = ((n * esz) as u64).next_multiple_of(4);
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.with_encoder(|e| e.copy_buffer_to_buffer(buf, offset, &staging, 0, size));
+        self.flush();
+        let (tx, rx) = futures::channel::oneshot::channel();
+        staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        #[cfg(not(target_arch = "wasm32"))]
+        self.wait_idle().await?;
+        let mapped = rx.await;
+        self.check()?;
+        let fail = |msg: String| Error::Gpu { device: self.name(), msg };
+        match mapped {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(fail(format!("mapping the readback buffer failed: {e}"))),
+            Err(_) => return Err(fail("the readback was cancelled (device lost?)".into())),
+        }
+        let data = {
+            let view = staging.slice(..).get_mapped_range().map_err(|e| fail(format!("{e:?}")))?;
+            CpuData::from_gpu_bytes(dtype, &view, n)
+        };
+        staging.unmap();
+        Ok(data)
+    }
+}

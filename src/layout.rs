@@ -1,0 +1,213 @@
+//! `Layout`: shape, strides and offset into a storage. Every view (reshape of a contiguous
+//! tensor, permute, narrow, expand, ...) is a new layout over the same storage. Pure.
+
+use crate::error::{Error, Result};
+use crate::shape::{self, contiguous_strides, normalize_dim};
+
+/// How a tensor's elements are found in its storage: element `idx` lives at
+/// `offset + sum(idx[i] * strides[i])`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    shape: Vec<usize>,
+    strides: Vec<usize>,
+    offset: usize,
+}
+
+impl Layout {
+    /// A row-major contiguous layout at offset 0.
+    pub fn contiguous(shape: &[usize]) -> Self {
+        Layout { shape: shape.to_vec(), strides: contiguous_strides(shape), offset: 0 }
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The strides, in elements.
+    pub fn strides(&self) -> &[usize] {
+        &self.strides
+    }
+
+    /// The offset of element 0, in elements.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// Number of elements.
+    pub fn numel(&self) -> usize {
+        shape::numel(&self.shape)
+    }
+
+    /// Whether the elements are stored densely in row-major order (size-1 dims may have any
+    /// stride).
+    pub fn is_contiguous(&self) -> bool {
+        let mut acc = 1;
+        for (&d, &s) in self.shape.iter().zip(&self.strides).rev() {
+            if d != 1 && s != acc {
+                return false;
+            }
+            acc *= d;
+        }
+        true
+    }
+
+    /// Strides that read this layout broadcast to `target` (aligned at the right; 0 where this
+    /// layout has size 1 or lacks the dimension). The caller has checked broadcastability.
+    pub(crate) fn broadcast_strides(&self, target: &[usize]) -> Vec<usize> {
+        let pad = target.len() - self.shape.len();
+        (0..target.len()).map(|i| if i < pad || self.shape[i - pad] == 1 { 0 } else { self.strides[i - pad] }).collect()
+    }
+
+    /// Reorders dimensions.
+    pub fn permute(&self, op: &'static str, dims: &[isize]) -> Result<Layout> {
+        let rank = self.shape.len();
+        if dims.len() != rank {
+            return Err(Error::invalid(
+                op,
+                format!("got {} dims {dims:?} for a tensor of rank {rank}; give each dimension once", dims.len()),
+            ));
+        }
+        let dims = shape::normalize_dims(op, dims, rank)?;
+        Ok(Layout {
+            shape: dims.iter().map(|&d| self.shape[d]).collect(),
+            strides: dims.iter().map(|&d| self.strides[d]).collect(),
+            offset: self.offset,
+        })
+    }
+
+    /// Swaps two dimensions.
+    pub fn transpose(&self, op: &'static str, a: isize, b: isize) -> Result<Layout> {
+        let rank = self.shape.len();
+        let (a, b) = (normalize_dim(op, a, rank)?, normalize_dim(op, b, rank)?);
+        let mut l = self.clone();
+        l.shape.swap(a, b);
+        l.strides.swap(a, b);
+        Ok(l)
+    }
+
+    /// Keeps `len` entries of `dim` starting at `start`.
+    pub fn narrow(&self, op: &'static str, dim: isize, start: usize, len: usize) -> Result<Layout> {
+        let d = normalize_dim(op, dim, self.shape.len())?;
+        let size = self.shape[d];
+        if start.checked_add(len).is_none_or(|end| end > size) {
+            return Err(Error::invalid(
+                op,
+                format!("range {start}..{} is outside dimension {d} of size {size}", start.saturating_add(len)),
+            ));
+        }
+        let mut l = self.clone();
+        if len > 0 {
+            l.offset += start * l.strides[d];
+        }
+        l.shape[d] = len;
+        Ok(l)
+    }
+
+    /// Removes size-1 dims (all of them, or just `dim`, which must then be size 1 or is kept as
+    /// PyTorch does).
+    pub fn squeeze(&self, op: &'static str, dim: Option<isize>) -> Result<Layout> {
+        let keep: Vec<bool> = match dim {
+            None => self.shape.iter().map(|&d| d != 1).collect(),
+            Some(dim) => {
+                let d = normalize_dim(op, dim, self.shape.len())?;
+                (0..self.shape.len()).map(|i| i != d || self.shape[i] != 1).collect()
+            }
+        };
+        Ok(Layout {
+            shape: self.shape.iter().zip(&keep).filter(|p| *p.1).map(|p| *p.0).collect(),
+            strides: self.strides.iter().zip(&keep).filter(|p| *p.1).map(|p| *p.0).collect(),
+            offset: self.offset,
+        })
+    }
+
+    /// Inserts a size-1 dim at `dim` (in `[-rank-1, rank]`).
+    pub fn unsqueeze(&self, op: &'static str, dim: isize) -> Result<Layout> {
+        let d = shape::normalize_insert_dim(op, dim, self.shape.len())?;
+        let mut l = self.clone();
+        let stride = if d < l.shape.len() { l.strides[d] * l.shape[d] } else { 1 };
+        l.shape.insert(d, 1);
+        l.strides.insert(d, stride);
+        Ok(l)
+    }
+
+    /// Broadcasts to `target` without copying (stride 0 on the new and size-1 dims).
+    pub fn expand(&self, op: &'static str, target: &[usize]) -> Result<Layout> {
+        let b = shape::broadcast_shapes(op, &self.shape, target)?;
+        if b != target {
+            return Err(Error::ShapeMismatch {
+                op,
+                lhs: self.shape.clone(),
+                rhs: target.to_vec(),
+                msg: "expand can only grow size-1 dims or add leading dims".into(),
+            });
+        }
+        Ok(Layout { shape: target.to_vec(), strides: self.broadcast_strides(target), offset: self.offset })
+    }
+
+    /// A view with a new shape over the same elements; only possible without a copy when the
+    /// layout is contiguous (the caller copies otherwise).
+    pub(crate) fn reshape_contiguous(&self, shape: Vec<usize>) -> Layout {
+        Layout { strides: contiguous_strides(&shape), shape, offset: self.offset }
+    }
+}
+
+/// Iterates the storage offsets of a layout's elements in row-major order.
+pub(crate) struct StridedOffsets<'a> {
+    shape: &'a [usize],
+    strides: &'a [usize],
+    index: Vec<usize>,
+    next: usize,
+    remaining: usize,
+}
+
+impl<'a> StridedOffsets<'a> {
+    pub(crate) fn new(shape: &'a [usize], strides: &'a [usize], offset: usize) -> Self {
+        StridedOffsets { shape, strides, index: vec![0; shape.len()], next: offset, remaining: shape::numel(shape) }
+    }
+}
+
+impl Iterator for StridedOffsets<'_> {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        let cur = self.next;
+        for d in (0..self.shape.len()).rev() {
+            self.index[d] += 1;
+            self.next += self.strides[d];
+            if self.index[d] < self.shape[d] {
+                break;
+            }
+            self.next -= self.strides[d] * self.shape[d];
+            self.index[d] = 0;
+        }
+        Some(cur)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn views() {
+        let l = Layout::contiguous(&[2, 3]);
+        let t = l.transpose("t", 0, 1).unwrap();
+        assert!(!t.is_contiguous());
+        let offs: Vec<usize> = StridedOffsets::new(t.shape(), t.strides(), t.offset()).collect();
+        assert_eq!(offs, vec![0, 3, 1, 4, 2, 5]);
+        let n = l.narrow("n", 1, 1, 2).unwrap();
+        let offs: Vec<usize> = StridedOffsets::new(n.shape(), n.strides(), n.offset()).collect();
+        assert_eq!(offs, vec![1, 2, 4, 5]);
+        let e = Layout::contiguous(&[3, 1]).expand("e", &[2, 3, 4]).unwrap();
+        assert_eq!(e.strides(), &[0, 1, 0]);
+        assert!(l.narrow("n", 1, 2, 2).is_err());
+    }
+}

@@ -1,0 +1,54 @@
+//! # webtensor
+//!
+//! Tensors with PyTorch's device model — every tensor on one device, explicit `to`, clear
+//! mismatch errors, async readback, memory stats, `synchronize` — on WebGPU (in browsers through
+//! WebAssembly, natively through wgpu on Vulkan, Metal, DX12 and GL) and on the CPU.
+//!
+//! ```no_run
+//! use webtensor::{Device, DType, Tensor};
+//! # fn main() -> webtensor::Result<()> {
+//! let dev = webtensor::best_device();                  // a GPU if there is one, else the CPU
+//! let x = Tensor::randn(&[512, 512], Some(1), dev)?;
+//! let y = x.matmul(&x.t()?)?.relu()?;
+//! let host: Vec<f32> = y.to_vec_blocking()?;           // `y.to_vec().await` on the web
+//! let z = y.to_blocking(Device::CPU)?;                 // a new tensor; `y` is untouched
+//! # Ok(()) }
+//! ```
+
+mod creation;
+pub mod device;
+mod dtype;
+mod error;
+mod layout;
+pub mod ops;
+mod shaders;
+mod shape;
+mod storage;
+mod tensor;
+
+pub use creation::manual_seed;
+pub use device::memory::{
+    empty_cache, max_memory_allocated, memory_allocated, memory_reserved, memory_stats, memory_summary,
+    reset_peak_memory_stats, MemorySnapshot,
+};
+#[cfg(not(target_arch = "wasm32"))]
+pub use device::wgpu::synchronize_blocking;
+pub use device::{
+    best_device, best_device_with_reason, default_device, device_count, device_name, devices, init, is_available, open,
+    set_default_device, synchronize, Device, DeviceInfo, DeviceKind,
+};
+pub use dtype::{DType, Element};
+pub use error::{Error, Result};
+pub use layout::Layout;
+pub use ops::binary::BinaryOp;
+pub use ops::reduce::ReduceOp;
+pub use ops::unary::UnaryOp;
+pub use ops::{IndexMode, MapOp};
+pub use shape::{broadcast_shapes, numel};
+pub use tensor::Tensor;
+
+/// Renders every WGSL kernel variant, for validation without a GPU (used by the test suite).
+#[doc(hidden)]
+pub fn __all_kernel_sources() -> Vec<(String, String)> {
+    shaders::all_variants().into_iter().map(|k| (format!("{k:?}"), k.render())).collect()
+}

@@ -1,0 +1,271 @@
+//! Binary elementwise ops with NumPy broadcasting, their scalar forms, `where` and `clamp`.
+
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+/// A binary elementwise op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// `a + b`
+    Add,
+    /// `a - b`
+    Sub,
+    /// `a * b`
+    Mul,
+    /// `a / b` (true division: integers promote to f32, as in PyTorch)
+    Div,
+    /// `a ^ b` (integers promote to f32)
+    Pow,
+    /// elementwise max
+    Maximum,
+    /// elementwise min
+    Minimum,
+    /// `a == b` (bool result)
+    Eq,
+    /// `a != b` (bool result)
+    Ne,
+    /// `a < b` (bool result)
+    Lt,
+    /// `a <= b` (bool result)
+    Le,
+    /// `a > b` (bool result)
+    Gt,
+    /// `a >= b` (bool result)
+    Ge,
+}
+
+impl BinaryOp {
+    /// Every binary op.
+    pub const ALL: [BinaryOp; 13] = {
+        use BinaryOp::*;
+        [Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge]
+    };
+
+    /// The op's name, as errors print it.
+    pub fn name(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "add",
+            Sub => "sub",
+            Mul => "mul",
+            Div => "div",
+            Pow => "pow",
+            Maximum => "maximum",
+            Minimum => "minimum",
+            Eq => "eq",
+            Ne => "ne",
+            Lt => "lt",
+            Le => "le",
+            Gt => "gt",
+            Ge => "ge",
+        }
+    }
+
+    /// Whether the result is bool.
+    pub(crate) fn is_comparison(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, Eq | Ne | Lt | Le | Gt | Ge)
+    }
+
+    /// The dtype both operands are converted to before the kernel runs.
+    pub(crate) fn compute_dtype(self, promoted: DType) -> DType {
+        use BinaryOp::*;
+        match (self, promoted) {
+            (Div | Pow, d) if !d.is_float() => DType::F32,
+            (Add | Sub | Mul | Maximum | Minimum, DType::Bool) => DType::I32,
+            (_, d) => d,
+        }
+    }
+
+    /// CPU semantics for floats.
+    pub(crate) fn f32(self, a: f32, b: f32) -> f32 {
+        use BinaryOp::*;
+        match self {
+            Add => a + b,
+            Sub => a - b,
+            Mul => a * b,
+            Div => a / b,
+            Pow => a.powf(b),
+            Maximum => a.max(b),
+            Minimum => a.min(b),
+            _ => self.compare(a, b) as u8 as f32,
+        }
+    }
+
+    /// CPU semantics for i32 (wrapping).
+    pub(crate) fn i32(self, a: i32, b: i32) -> i32 {
+        use BinaryOp::*;
+        match self {
+            Add => a.wrapping_add(b),
+            Sub => a.wrapping_sub(b),
+            Mul => a.wrapping_mul(b),
+            Maximum => a.max(b),
+            Minimum => a.min(b),
+            // Div and Pow never reach integers (compute_dtype promotes them).
+            _ => self.compare(a, b) as i32,
+        }
+    }
+
+    /// CPU semantics for u32 (wrapping).
+    pub(crate) fn u32(self, a: u32, b: u32) -> u32 {
+        use BinaryOp::*;
+        match self {
+            Add => a.wrapping_add(b),
+            Sub => a.wrapping_sub(b),
+            Mul => a.wrapping_mul(b),
+            Maximum => a.max(b),
+            Minimum => a.min(b),
+            _ => self.compare(a, b) as u32,
+        }
+    }
+
+    /// Comparison semantics, shared by every dtype.
+    pub(crate) fn compare<T: PartialOrd>(self, a: T, b: T) -> bool {
+        use BinaryOp::*;
+        match self {
+            Eq => a == b,
+            Ne => a != b,
+            Lt => a < b,
+            Le => a <= b,
+            Gt => a > b,
+            Ge => a >= b,
+            _ => false,
+        }
+    }
+
+    /// WGSL expression over `a`, `b` (f32 for float dtypes, else the storage type); comparisons
+    /// give a WGSL `bool`, which the kernel stores as a u32.
+    pub(crate) fn wgsl(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "a + b",
+            Sub => "a - b",
+            Mul => "a * b",
+            Div => "a / b",
+            Pow => "fpow(a, b)",
+            Maximum => "max(a, b)",
+            Minimum => "min(a, b)",
+            Eq => "a == b",
+            Ne => "a != b",
+            Lt => "a < b",
+            Le => "a <= b",
+            Gt => "a > b",
+            Ge => "a >= b",
+        }
+    }
+}
+
+/// pow with C's semantics for negative bases (WGSL's `pow` is undefined there).
+pub(crate) const WGSL_POW: &str = "fn fpow(a: f32, b: f32) -> f32 {
+    if (b == 0.0) { return 1.0; }
+    let m = pow(abs(a), b);
+    if (a >= 0.0) { return select(m, 1.0 / a, a == 0.0 && b < 0.0); }
+    if (fract(b) != 0.0) { return (a - a) / (a - a); }
+    return select(m, -m, fract(b * 0.5) != 0.0);
+}
+";
+
+macro_rules! binary_methods {
+    ($($(#[$doc:meta])* $name:ident, $scalar:ident => $op:ident),* $(,)?) => {
+        impl Tensor {
+            $(
+                $(#[$doc])* pub fn $name(&self, other: &Tensor) -> Result<Tensor> {
+                    self.binary(other, BinaryOp::$op)
+                }
+                /// Scalar form of the op above: the scalar never causes a device mismatch.
+                pub fn $scalar(&self, other: f64) -> Result<Tensor> {
+                    self.binary_scalar(other, BinaryOp::$op)
+                }
+            )*
+        }
+    };
+}
+
+binary_methods! {
+    /// Elementwise `self + other` with broadcasting.
+    add, add_scalar => Add,
+    /// Elementwise `self - other` with broadcasting.
+    sub, sub_scalar => Sub,
+    /// Elementwise `self * other` with broadcasting.
+    mul, mul_scalar => Mul,
+    /// Elementwise true division with broadcasting.
+    div, div_scalar => Div,
+    /// Elementwise power with broadcasting.
+    pow, pow_scalar => Pow,
+    /// Elementwise maximum with broadcasting.
+    maximum, maximum_scalar => Maximum,
+    /// Elementwise minimum with broadcasting.
+    minimum, minimum_scalar => Minimum,
+    /// Elementwise `==` (bool result).
+    eq, eq_scalar => Eq,
+    /// Elementwise `!=` (bool result).
+    ne, ne_scalar => Ne,
+    /// Elementwise `<` (bool result).
+    lt, lt_scalar => Lt,
+    /// Elementwise `<=` (bool result).
+    le, le_scalar => Le,
+    /// Elementwise `>` (bool result).
+    gt, gt_scalar => Gt,
+    /// Elementwise `>=` (bool result).
+    ge, ge_scalar => Ge,
+}
+
+impl Tensor {
+    /// Applies a binary op with NumPy broadcasting and PyTorch-like dtype promotion.
+    pub fn binary(&self, other: &Tensor, op: BinaryOp) -> Result<Tensor> {
+        let device = self.same_device(other, op.name())?;
+        let shape = crate::shape::broadcast_shapes(op.name(), self.shape(), other.shape())?;
+        let dtype = op.compute_dtype(DType::promote(self.dtype(), other.dtype()));
+        let out_dtype = if op.is_comparison() { DType::Bool } else { dtype };
+        let (a, b) = (self.to_dtype(dtype)?, other.to_dtype(dtype)?);
+        let storage = a.storage().binary(op, a.layout(), b.storage(), b.layout(), &shape, dtype)?;
+        Ok(Tensor::from_parts(storage, &shape, out_dtype, device))
+    }
+
+    /// `self op scalar`. An integer tensor with a fractional scalar promotes to f32.
+    pub fn binary_scalar(&self, other: f64, op: BinaryOp) -> Result<Tensor> {
+        let scalar_dtype = if other.fract() != 0.0 || !other.is_finite() {
+            DType::F32
+        } else if other < 0.0 && self.dtype() == DType::U32 {
+            DType::I32
+        } else {
+            self.dtype()
+        };
+        let dtype = if self.dtype().is_float() { self.dtype() } else { DType::promote(self.dtype(), scalar_dtype) };
+        let s = Tensor::full_on(&[], other, dtype, self.device())?;
+        self.binary(&s, op)
+    }
+
+    /// Picks from `a` where `self` (the condition; nonzero means true) holds, else from `b`,
+    /// with broadcasting over all three.
+    pub fn where_(&self, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        let op = "where";
+        let device = self.same_device(a, op)?;
+        a.same_device(b, op)?;
+        let shape = crate::shape::broadcast_shapes(op, self.shape(), a.shape())?;
+        let shape = crate::shape::broadcast_shapes(op, &shape, b.shape())?;
+        let dtype = DType::promote(a.dtype(), b.dtype());
+        let (c, a, b) = (self.to_dtype(DType::Bool)?, a.to_dtype(dtype)?, b.to_dtype(dtype)?);
+        let storage =
+            c.storage().where_(c.layout(), a.storage(), a.layout(), b.storage(), b.layout(), &shape, dtype)?;
+        Ok(Tensor::from_parts(storage, &shape, dtype, device))
+    }
+
+    /// Limits values to `[min, max]`; either bound may be absent.
+    pub fn clamp(&self, min: Option<f64>, max: Option<f64>) -> Result<Tensor> {
+        if let (Some(lo), Some(hi)) = (min, max) {
+            if lo > hi {
+                return Err(crate::Error::invalid("clamp", format!("min ({lo}) is greater than max ({hi})")));
+            }
+        }
+        let mut t = self.clone();
+        if let Some(lo) = min {
+            t = t.maximum_scalar(lo)?;
+        }
+        if let Some(hi) = max {
+            t = t.minimum_scalar(hi)?;
+        }
+        Ok(t)
+    }
+}

@@ -1,0 +1,100 @@
+//! Matrix multiplication with PyTorch's `matmul` rules: vector·vector, matrix·vector, 2-D, and
+//! batched with broadcast batch dims. Transposed operands are read through their strides, without
+//! a copy.
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::ops::{MatOperand, MatmulArgs};
+use crate::shape::broadcast_shapes;
+use crate::tensor::Tensor;
+
+/// The single stride that steps through all batch dims of `l` (its first `nb` dims), if one
+/// exists: 0 when every batch dim is broadcast or size 1.
+fn collapse_batch(l: &Layout, nb: usize) -> Option<usize> {
+    let dims: Vec<(usize, usize)> =
+        (0..nb).filter(|&i| l.shape()[i] != 1).map(|i| (l.shape()[i], l.strides()[i])).collect();
+    if dims.windows(2).any(|w| w[0].1 != w[1].1 * w[1].0) {
+        return None;
+    }
+    Some(dims.last().map_or(0, |d| d.1))
+}
+
+/// Expands `t` to `batch + [rows, cols]` and describes it as a matmul operand, copying only when
+/// its batch dims cannot be walked with one stride.
+fn operand(t: &Tensor, batch: &[usize]) -> Result<(Tensor, MatOperand)> {
+    let r = t.rank();
+    let mut shape = batch.to_vec();
+    shape.extend_from_slice(&t.shape()[r - 2..]);
+    let mut x = t.broadcast_to(&shape)?;
+    let nb = batch.len();
+    let bs = match collapse_batch(x.layout(), nb) {
+        Some(s) => s,
+        None => {
+            x = x.contiguous()?;
+            collapse_batch(x.layout(), nb).unwrap_or(0)
+        }
+    };
+    let l = x.layout();
+    let op = MatOperand {
+        offset: l.offset(),
+        batch_stride: bs,
+        row_stride: l.strides()[nb],
+        col_stride: l.strides()[nb + 1],
+    };
+    Ok((x, op))
+}
+
+impl Tensor {
+    /// Matrix product with PyTorch's rules (1-D operands are promoted and the added dim removed;
+    /// batch dims broadcast).
+    pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
+        let op = "matmul";
+        let device = self.same_device(other, op)?;
+        if self.rank() == 0 || other.rank() == 0 {
+            return Err(Error::ShapeMismatch {
+                op,
+                lhs: self.shape().to_vec(),
+                rhs: other.shape().to_vec(),
+                msg: "both arguments need at least one dimension".into(),
+            });
+        }
+        let dtype = DType::promote(self.dtype(), other.dtype());
+        if dtype == DType::Bool {
+            return Err(Error::UnsupportedDType {
+                op,
+                dtype,
+                reason: "matmul of bool tensors; convert with to_dtype(i32) or to_dtype(f32)".into(),
+            });
+        }
+        let a = if self.rank() == 1 { self.unsqueeze(0)? } else { self.clone() };
+        let b = if other.rank() == 1 { other.unsqueeze(-1)? } else { other.clone() };
+        let (ra, rb) = (a.rank(), b.rank());
+        let (m, k) = (a.shape()[ra - 2], a.shape()[ra - 1]);
+        let (k2, n) = (b.shape()[rb - 2], b.shape()[rb - 1]);
+        if k != k2 {
+            return Err(Error::ShapeMismatch {
+                op,
+                lhs: self.shape().to_vec(),
+                rhs: other.shape().to_vec(),
+                msg: format!("the inner dimensions differ ({k} vs {k2}); expected [.., m, k] @ [.., k, n]"),
+            });
+        }
+        let batch = broadcast_shapes(op, &a.shape()[..ra - 2], &b.shape()[..rb - 2])?;
+        let (a, b) = (a.to_dtype(dtype)?, b.to_dtype(dtype)?);
+        let (a, ao) = operand(&a, &batch)?;
+        let (b, bo) = operand(&b, &batch)?;
+        let args = MatmulArgs { batch: batch.iter().product(), m, n, k, a: ao, b: bo };
+        let storage = a.storage().matmul(b.storage(), &args, dtype)?;
+        let mut shape = batch.clone();
+        shape.extend([m, n]);
+        let mut out = Tensor::from_parts(storage, &shape, dtype, device);
+        if other.rank() == 1 {
+            out = out.squeeze(Some(-1))?;
+        }
+        if self.rank() == 1 {
+            out = out.squeeze(Some(if other.rank() == 1 { -1 } else { -2 }))?;
+        }
+        Ok(out)
+    }
+}

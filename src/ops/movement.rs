@@ -1,0 +1,161 @@
+//! Views and data movement: reshape/view, permute, transpose, t, narrow/slice, squeeze,
+//! unsqueeze, expand/broadcast_to, flatten (all without copies where the layout allows),
+//! contiguous, cat and stack.
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::ops::MapOp;
+use crate::shape::{infer_shape, normalize_dim, normalize_insert_dim};
+use crate::tensor::Tensor;
+
+impl Tensor {
+    /// A tensor with the same elements in a new shape (one dim may be -1). A view when the
+    /// tensor is contiguous, else a copy, like PyTorch's `reshape`.
+    pub fn reshape(&self, shape: &[isize]) -> Result<Tensor> {
+        let shape = infer_shape("reshape", self.shape(), shape)?;
+        let base = self.contiguous()?;
+        Ok(base.with_layout(base.layout().reshape_contiguous(shape)))
+    }
+
+    /// Like [`Tensor::reshape`] but never copies: fails on a non-contiguous tensor, like
+    /// PyTorch's `view`.
+    pub fn view(&self, shape: &[isize]) -> Result<Tensor> {
+        let shape = infer_shape("view", self.shape(), shape)?;
+        if !self.is_contiguous() {
+            return Err(Error::invalid(
+                "view",
+                format!(
+                    "the tensor (shape {:?}, strides {:?}) is not contiguous; use reshape, or call contiguous() first",
+                    self.shape(),
+                    self.layout().strides()
+                ),
+            ));
+        }
+        Ok(self.with_layout(self.layout().reshape_contiguous(shape)))
+    }
+
+    /// Flattens to one dimension.
+    pub fn flatten(&self) -> Result<Tensor> {
+        self.reshape(&[-1])
+    }
+
+    /// Reorders dimensions (a view).
+    pub fn permute(&self, dims: &[isize]) -> Result<Tensor> {
+        Ok(self.with_layout(self.layout().permute("permute", dims)?))
+    }
+
+    /// Swaps two dimensions (a view).
+    pub fn transpose(&self, a: isize, b: isize) -> Result<Tensor> {
+        Ok(self.with_layout(self.layout().transpose("transpose", a, b)?))
+    }
+
+    /// Transpose of a matrix (a 1-D or 0-D tensor is returned as is, as in PyTorch).
+    pub fn t(&self) -> Result<Tensor> {
+        match self.rank() {
+            0 | 1 => Ok(self.clone()),
+            2 => self.transpose(0, 1),
+            r => Err(Error::invalid(
+                "t",
+                format!("t() expects a tensor with at most 2 dims, got {r}; use transpose(a, b)"),
+            )),
+        }
+    }
+
+    /// `len` entries of `dim` from `start` (a view).
+    pub fn narrow(&self, dim: isize, start: usize, len: usize) -> Result<Tensor> {
+        Ok(self.with_layout(self.layout().narrow("narrow", dim, start, len)?))
+    }
+
+    /// Entries `range` of `dim` (a view); `slice(0, 2..5)` is `narrow(0, 2, 3)`.
+    pub fn slice(&self, dim: isize, range: std::ops::Range<usize>) -> Result<Tensor> {
+        if range.end < range.start {
+            return Err(Error::invalid("slice", format!("range {range:?} ends before it starts")));
+        }
+        Ok(self.with_layout(self.layout().narrow("slice", dim, range.start, range.end - range.start)?))
+    }
+
+    /// Removes size-1 dims: all of them, or `dim` if it has size 1 (a view).
+    pub fn squeeze(&self, dim: Option<isize>) -> Result<Tensor> {
+        Ok(self.with_layout(self.layout().squeeze("squeeze", dim)?))
+    }
+
+    /// Inserts a size-1 dim at `dim` (a view).
+    pub fn unsqueeze(&self, dim: isize) -> Result<Tensor> {
+        Ok(self.with_layout(self.layout().unsqueeze("unsqueeze", dim)?))
+    }
+
+    /// Broadcasts to `shape` without copying (a view; `-1` keeps a dim's size, as in PyTorch's
+    /// `expand`).
+    pub fn expand(&self, shape: &[isize]) -> Result<Tensor> {
+        let pad = shape.len().saturating_sub(self.rank());
+        let target: Vec<usize> = shape
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| if s == -1 && i >= pad { self.shape()[i - pad] as isize } else { s })
+            .map(|s| usize::try_from(s).map_err(|_| Error::invalid("expand", format!("invalid size {s} in {shape:?}"))))
+            .collect::<Result<_>>()?;
+        self.broadcast_to(&target)
+    }
+
+    /// Broadcasts to `shape` without copying (a view).
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Tensor> {
+        Ok(self.with_layout(self.layout().expand("broadcast_to", shape)?))
+    }
+
+    /// A contiguous tensor with the same values: `self` when it already is, else a copy.
+    pub fn contiguous(&self) -> Result<Tensor> {
+        if self.is_contiguous() {
+            return Ok(self.clone());
+        }
+        self.map(MapOp::Cast, self.dtype(), "contiguous")
+    }
+
+    /// Concatenates tensors along `dim`. They must share a device and agree in every other dim;
+    /// dtypes are promoted.
+    pub fn cat(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
+        let op = "cat";
+        let first = tensors.first().ok_or_else(|| Error::invalid(op, "expected a non-empty list of tensors"))?;
+        let d = normalize_dim(op, dim, first.rank().max(1))?;
+        let mut dtype = first.dtype();
+        let mut total = 0;
+        for t in tensors {
+            first.same_device(t, op)?;
+            dtype = DType::promote(dtype, t.dtype());
+            let same_rest =
+                t.rank() == first.rank() && (0..t.rank()).all(|i| i == d || t.shape()[i] == first.shape()[i]);
+            if !same_rest || t.rank() == 0 {
+                return Err(Error::ShapeMismatch {
+                    op,
+                    lhs: first.shape().to_vec(),
+                    rhs: t.shape().to_vec(),
+                    msg: format!("tensors must have the same rank (>= 1) and sizes except in dim {d}"),
+                });
+            }
+            total += t.shape()[d];
+        }
+        let mut shape = first.shape().to_vec();
+        shape[d] = total;
+        let parts: Vec<Tensor> = tensors.iter().map(|t| t.to_dtype(dtype)).collect::<Result<_>>()?;
+        let refs: Vec<_> = parts.iter().map(|t| (t.storage(), t.layout())).collect();
+        let storage = crate::storage::Storage::cat(&refs, d, &shape, dtype, first.device())?;
+        Ok(Tensor::from_parts(storage, &shape, dtype, first.device()))
+    }
+
+    /// Stacks equally shaped tensors along a new dim.
+    pub fn stack(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
+        let first = tensors.first().ok_or_else(|| Error::invalid("stack", "expected a non-empty list of tensors"))?;
+        let d = normalize_insert_dim("stack", dim, first.rank())? as isize;
+        for t in tensors {
+            if t.shape() != first.shape() {
+                return Err(Error::ShapeMismatch {
+                    op: "stack",
+                    lhs: first.shape().to_vec(),
+                    rhs: t.shape().to_vec(),
+                    msg: "stack needs tensors of equal shape".into(),
+                });
+            }
+        }
+        let parts: Vec<Tensor> = tensors.iter().map(|t| t.unsqueeze(d)).collect::<Result<_>>()?;
+        Tensor::cat(&parts, d)
+    }
+}

@@ -1,0 +1,288 @@
+//! Unary elementwise ops. Each `UnaryOp` arm carries its name, its CPU semantics and its WGSL
+//! expression, so the CPU backend is the reference for every GPU kernel.
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::ops::MapOp;
+use crate::tensor::Tensor;
+
+/// A unary elementwise op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// `-x`
+    Neg,
+    /// `|x|`
+    Abs,
+    /// `e^x`
+    Exp,
+    /// natural log
+    Log,
+    /// square root
+    Sqrt,
+    /// `1 / sqrt(x)`
+    Rsqrt,
+    /// `1 / x`
+    Reciprocal,
+    /// `x * x`
+    Square,
+    /// sine
+    Sin,
+    /// cosine
+    Cos,
+    /// hyperbolic tangent
+    Tanh,
+    /// `1 / (1 + e^-x)`
+    Sigmoid,
+    /// `max(x, 0)`
+    Relu,
+    /// GELU with the exact (erf) form, as PyTorch's default
+    Gelu,
+    /// `x * sigmoid(x)`
+    Silu,
+    /// round down
+    Floor,
+    /// round up
+    Ceil,
+    /// round half to even, as PyTorch and WGSL do
+    Round,
+    /// -1, 0 or 1
+    Sign,
+}
+
+impl UnaryOp {
+    /// Every unary op.
+    pub const ALL: [UnaryOp; 19] = {
+        use UnaryOp::*;
+        [
+            Neg, Abs, Exp, Log, Sqrt, Rsqrt, Reciprocal, Square, Sin, Cos, Tanh, Sigmoid, Relu, Gelu, Silu, Floor,
+            Ceil, Round, Sign,
+        ]
+    };
+
+    /// The op's name, as errors and logs print it.
+    pub fn name(self) -> &'static str {
+        use UnaryOp::*;
+        match self {
+            Neg => "neg",
+            Abs => "abs",
+            Exp => "exp",
+            Log => "log",
+            Sqrt => "sqrt",
+            Rsqrt => "rsqrt",
+            Reciprocal => "reciprocal",
+            Square => "square",
+            Sin => "sin",
+            Cos => "cos",
+            Tanh => "tanh",
+            Sigmoid => "sigmoid",
+            Relu => "relu",
+            Gelu => "gelu",
+            Silu => "silu",
+            Floor => "floor",
+            Ceil => "ceil",
+            Round => "round",
+            Sign => "sign",
+        }
+    }
+
+    /// Whether integer inputs have integer semantics; the others promote integers to f32, as
+    /// PyTorch does for `exp(int_tensor)`.
+    pub(crate) fn has_int_form(self) -> bool {
+        use UnaryOp::*;
+        matches!(self, Neg | Abs | Square | Relu | Floor | Ceil | Round | Sign)
+    }
+
+    /// Whether the kernel exists for `dtype` after promotion (unsigned negation does not).
+    pub(crate) fn supports(self, dtype: DType) -> bool {
+        dtype.is_float() || (self.has_int_form() && dtype.is_int() && !(self == UnaryOp::Neg && dtype == DType::U32))
+    }
+
+    /// CPU semantics for floats (f16 computes in f32 and rounds, like the GPU kernels).
+    pub(crate) fn f32(self, x: f32) -> f32 {
+        use UnaryOp::*;
+        match self {
+            Neg => -x,
+            Abs => x.abs(),
+            Exp => x.exp(),
+            Log => x.ln(),
+            Sqrt => x.sqrt(),
+            Rsqrt => 1.0 / x.sqrt(),
+            Reciprocal => 1.0 / x,
+            Square => x * x,
+            Sin => x.sin(),
+            Cos => x.cos(),
+            Tanh => x.tanh(),
+            Sigmoid => 1.0 / (1.0 + (-x).exp()),
+            Relu => x.max(0.0),
+            Gelu => 0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2)),
+            Silu => x / (1.0 + (-x).exp()),
+            Floor => x.floor(),
+            Ceil => x.ceil(),
+            Round => x.round_ties_even(),
+            Sign => {
+                if x > 0.0 {
+                    1.0
+                } else if x < 0.0 {
+                    -1.0
+                } else {
+                    x
+                }
+            }
+        }
+    }
+
+    /// CPU semantics for i32 (wrapping, as GPUs and PyTorch do).
+    pub(crate) fn i32(self, x: i32) -> i32 {
+        use UnaryOp::*;
+        match self {
+            Neg => x.wrapping_neg(),
+            Abs => x.wrapping_abs(),
+            Square => x.wrapping_mul(x),
+            Relu => x.max(0),
+            Sign => x.signum(),
+            _ => x,
+        }
+    }
+
+    /// CPU semantics for u32; `None` where the op makes no sense unsigned.
+    pub(crate) fn u32(self, x: u32) -> u32 {
+        use UnaryOp::*;
+        match self {
+            Square => x.wrapping_mul(x),
+            Sign => (x > 0) as u32,
+            _ => x,
+        }
+    }
+
+    /// WGSL expression over `v: f32`.
+    pub(crate) fn wgsl_float(self) -> &'static str {
+        use UnaryOp::*;
+        match self {
+            Neg => "-v",
+            Abs => "abs(v)",
+            Exp => "exp(v)",
+            Log => "log(v)",
+            Sqrt => "sqrt(v)",
+            Rsqrt => "1.0 / sqrt(v)",
+            Reciprocal => "1.0 / v",
+            Square => "v * v",
+            Sin => "sin(v)",
+            Cos => "cos(v)",
+            // Clamped: some drivers compute tanh through exp and overflow to NaN for |v| > 88.
+            Tanh => "tanh(clamp(v, -20.0, 20.0))",
+            Sigmoid => "1.0 / (1.0 + exp(-v))",
+            Relu => "max(v, 0.0)",
+            Gelu => "0.5 * v * (1.0 + erf_approx(v * 0.70710678118654752))",
+            Silu => "v / (1.0 + exp(-v))",
+            Floor => "floor(v)",
+            Ceil => "ceil(v)",
+            Round => "round(v)",
+            Sign => "sign(v)",
+        }
+    }
+
+    /// WGSL expression over `v: i32` or `v: u32`.
+    pub(crate) fn wgsl_int(self, dtype: DType) -> &'static str {
+        use UnaryOp::*;
+        match (self, dtype) {
+            (Neg, _) => "-v",
+            (Abs, DType::I32) => "abs(v)",
+            (Square, _) => "v * v",
+            (Relu, DType::I32) => "max(v, 0)",
+            (Sign, DType::I32) => "sign(v)",
+            (Sign, _) => "select(0u, 1u, v > 0u)",
+            _ => "v",
+        }
+    }
+}
+
+/// erf by Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7), the same formula as the WGSL helper so
+/// that every backend computes GELU alike.
+pub(crate) fn erf(x: f32) -> f32 {
+    let t = 1.0 / (1.0 + 0.3275911 * x.abs());
+    let y = 1.0
+        - (((((1.061_405_4 * t - 1.453_152_1) * t) + 1.421_413_8) * t - 0.284_496_74) * t + 0.254_829_6)
+            * t
+            * (-x * x).exp();
+    y.copysign(x)
+}
+
+/// The WGSL twin of [`erf`].
+pub(crate) const WGSL_ERF: &str = "fn erf_approx(x: f32) -> f32 {
+    let t = 1.0 / (1.0 + 0.3275911 * abs(x));
+    let y = 1.0 - (((((1.0614054 * t - 1.4531521) * t) + 1.4214138) * t - 0.28449674) * t + 0.2548296) * t * exp(-x * x);
+    return select(-y, y, x >= 0.0);
+}
+";
+
+macro_rules! unary_methods {
+    ($($(#[$doc:meta])* $name:ident => $op:ident),* $(,)?) => {
+        impl Tensor {
+            $($(#[$doc])* pub fn $name(&self) -> Result<Tensor> { self.unary(UnaryOp::$op) })*
+        }
+    };
+}
+
+unary_methods! {
+    /// Elementwise `-x`.
+    neg => Neg,
+    /// Elementwise `|x|`.
+    abs => Abs,
+    /// Elementwise `e^x` (integers promote to f32).
+    exp => Exp,
+    /// Elementwise natural log (integers promote to f32).
+    log => Log,
+    /// Elementwise square root (integers promote to f32).
+    sqrt => Sqrt,
+    /// Elementwise `1/sqrt(x)` (integers promote to f32).
+    rsqrt => Rsqrt,
+    /// Elementwise `1/x` (integers promote to f32).
+    reciprocal => Reciprocal,
+    /// Elementwise `x*x`.
+    square => Square,
+    /// Elementwise sine.
+    sin => Sin,
+    /// Elementwise cosine.
+    cos => Cos,
+    /// Elementwise tanh.
+    tanh => Tanh,
+    /// Elementwise logistic sigmoid.
+    sigmoid => Sigmoid,
+    /// Elementwise `max(x, 0)`.
+    relu => Relu,
+    /// Elementwise GELU (erf form).
+    gelu => Gelu,
+    /// Elementwise SiLU (swish).
+    silu => Silu,
+    /// Elementwise floor.
+    floor => Floor,
+    /// Elementwise ceil.
+    ceil => Ceil,
+    /// Elementwise round half to even.
+    round => Round,
+    /// Elementwise sign.
+    sign => Sign,
+}
+
+impl Tensor {
+    /// Applies a unary op. Integer inputs promote to f32 for ops without an integer form; bool
+    /// promotes to i32 (or f32).
+    pub fn unary(&self, op: UnaryOp) -> Result<Tensor> {
+        let dtype = self.dtype();
+        let target = match dtype {
+            DType::F32 | DType::F16 => dtype,
+            DType::I32 | DType::U32 if op.has_int_form() => dtype,
+            DType::Bool if op.has_int_form() => DType::I32,
+            _ => DType::F32,
+        };
+        if !op.supports(target) {
+            return Err(Error::UnsupportedDType {
+                op: op.name(),
+                dtype,
+                reason: "negation of an unsigned tensor; convert with to_dtype(i32) first".into(),
+            });
+        }
+        let x = self.to_dtype(target)?;
+        x.map(MapOp::Unary(op), target, op.name())
+    }
+}

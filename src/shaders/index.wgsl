@@ -1,0 +1,31 @@
+// index_select / gather. An out-of-range index reads as 0 (a kernel cannot raise an error).
+// Params: 0 numel, 1 rank, 2 src offset, 3 dim, 4..12 output shape, 12..20 src strides,
+// 20 src size along dim, 21 mode (0 select, 1 gather), 22 index offset.
+@group(0) @binding(0) var<storage, read> src: array<S>;
+@group(0) @binding(1) var<storage, read> idx: array<I>;
+@group(0) @binding(2) var<storage, read_write> dst: array<S>;
+@group(0) @binding(3) var<uniform> P: Params;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * WG;
+    if (i >= p(0u)) {
+        return;
+    }
+    var rem = i;
+    var off = p(2u);
+    var ok = true;
+    for (var d = i32(p(1u)) - 1; d >= 0; d--) {
+        let du = u32(d);
+        let size = p(4u + du);
+        var c = rem % size;
+        rem = rem / size;
+        if (du == p(3u)) {
+            let id = i32(idx[p(22u) + select(c, i, p(21u) == 1u)]);
+            ok = ok && id >= 0 && u32(id) < p(20u);
+            c = select(0u, u32(id), ok);
+        }
+        off += c * p(12u + du);
+    }
+    dst[i] = select(S(0), src[off], ok);
+}

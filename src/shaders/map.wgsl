@@ -1,0 +1,31 @@
+// Map family: dst[strided] = op(src[strided]) for unary ops, casts and copies.
+// Params: 0 numel, 1 rank, 2 src offset, 3 dst offset, 4..12 shape, 12..20 src strides,
+// 20..28 dst strides, 28 fast path (1 when both sides are contiguous).
+@group(0) @binding(0) var<storage, read> src: array<S>;
+@group(0) @binding(1) var<storage, read_write> dst: array<D>;
+@group(0) @binding(2) var<uniform> P: Params;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * WG;
+    if (i >= p(0u)) {
+        return;
+    }
+    var so = p(2u);
+    var dof = p(3u);
+    if (p(28u) == 1u) {
+        so += i;
+        dof += i;
+    } else {
+        var rem = i;
+        for (var d = i32(p(1u)) - 1; d >= 0; d--) {
+            let du = u32(d);
+            let size = p(4u + du);
+            let c = rem % size;
+            rem = rem / size;
+            so += c * p(12u + du);
+            dof += c * p(20u + du);
+        }
+    }
+    dst[dof] = op(src[so]);
+}

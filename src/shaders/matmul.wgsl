@@ -1,0 +1,82 @@
+// Tiled batched matmul: each 16x16 workgroup computes a 64x64 tile of C, each thread a 4x4
+// block, staging 64x16 of A and 16x64 of B in workgroup memory per step. Operands are read
+// through row/column strides, so transposed views need no copy.
+// Params: 0 m, 1 n, 2 k, 3 a batch stride, 4 b batch stride, 5 a offset, 6 b offset,
+// 7 first batch of this dispatch, 8 a row stride, 9 a col stride, 10 b row stride, 11 b col stride.
+@group(0) @binding(0) var<storage, read> a: array<S>;
+@group(0) @binding(1) var<storage, read> b: array<S>;
+@group(0) @binding(2) var<storage, read_write> c: array<S>;
+@group(0) @binding(3) var<uniform> P: Params;
+
+const BM: u32 = 64u;
+const BN: u32 = 64u;
+const BK: u32 = 16u;
+
+var<workgroup> As: array<A, 1024>;
+var<workgroup> Bs: array<A, 1024>;
+
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let m = p(0u);
+    let n = p(1u);
+    let k = p(2u);
+    let batch = wid.z + p(7u);
+    let abase = p(5u) + batch * p(3u);
+    let bbase = p(6u) + batch * p(4u);
+    let ars = p(8u);
+    let acs = p(9u);
+    let brs = p(10u);
+    let bcs = p(11u);
+    let row0 = wid.y * BM;
+    let col0 = wid.x * BN;
+    let tid = lid.y * 16u + lid.x;
+    var acc: array<A, 16>;
+    for (var k0 = 0u; k0 < k; k0 += BK) {
+        for (var r = 0u; r < 4u; r++) {
+            let e = tid + r * 256u;
+            let i = e / BK;
+            let kk = e % BK;
+            let gi = row0 + i;
+            let gk = k0 + kk;
+            var v = A(0);
+            if (gi < m && gk < k) {
+                v = A(a[abase + gi * ars + gk * acs]);
+            }
+            As[kk * BM + i] = v;
+            let kb = e / BN;
+            let j = e % BN;
+            let gkb = k0 + kb;
+            let gj = col0 + j;
+            var w = A(0);
+            if (gkb < k && gj < n) {
+                w = A(b[bbase + gkb * brs + gj * bcs]);
+            }
+            Bs[kb * BN + j] = w;
+        }
+        workgroupBarrier();
+        for (var kk = 0u; kk < BK; kk++) {
+            let a0 = As[kk * BM + lid.y * 4u];
+            let a1 = As[kk * BM + lid.y * 4u + 1u];
+            let a2 = As[kk * BM + lid.y * 4u + 2u];
+            let a3 = As[kk * BM + lid.y * 4u + 3u];
+            for (var j = 0u; j < 4u; j++) {
+                let bv = Bs[kk * BN + lid.x * 4u + j];
+                acc[j] += a0 * bv;
+                acc[4u + j] += a1 * bv;
+                acc[8u + j] += a2 * bv;
+                acc[12u + j] += a3 * bv;
+            }
+        }
+        workgroupBarrier();
+    }
+    let cbase = batch * m * n;
+    for (var i = 0u; i < 4u; i++) {
+        let gi = row0 + lid.y * 4u + i;
+        for (var j = 0u; j < 4u; j++) {
+            let gj = col0 + lid.x * 4u + j;
+            if (gi < m && gj < n) {
+                c[cbase + gi * n + gj] = S(acc[i * 4u + j]);
+            }
+        }
+    }
+}

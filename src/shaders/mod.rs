@@ -1,0 +1,199 @@
+//! WGSL kernels: one plain `.wgsl` file per kernel family, and a small generated prelude per
+//! variant (`enable f16;`, type aliases, `const WG`, the op function). No template language:
+//! every family body is valid WGSL once a prelude is in front of it.
+
+use crate::dtype::DType;
+use crate::ops::binary::{BinaryOp, WGSL_POW};
+use crate::ops::reduce::ReduceOp;
+use crate::ops::unary::{UnaryOp, WGSL_ERF};
+use crate::ops::MapOp;
+
+/// Threads per workgroup of the 1-D kernels (WebGPU's default limit is 256).
+pub(crate) const WG: u32 = 256;
+
+/// A pipeline's identity. Its `Debug` text is the pipeline label, so GPU errors name the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum KernelKey {
+    Map { op: MapOp, src: DType, dst: DType },
+    Binary { op: BinaryOp, dtype: DType },
+    Where { dtype: DType },
+    Fill { dtype: DType },
+    Reduce { op: ReduceOp, src: DType, dst: DType },
+    Softmax { log: bool, dtype: DType },
+    Matmul { dtype: DType },
+    Index { dtype: DType, index: DType },
+}
+
+/// The WGSL storage type of a dtype (bool is a u32 word).
+pub(crate) fn storage_type(d: DType) -> &'static str {
+    match d {
+        DType::F32 => "f32",
+        DType::F16 => "f16",
+        DType::I32 => "i32",
+        DType::U32 | DType::Bool => "u32",
+    }
+}
+
+/// The dtype a reduction accumulates partial results in.
+pub(crate) fn accumulator(d: DType) -> DType {
+    match d {
+        DType::F16 => DType::F32,
+        d => d,
+    }
+}
+
+impl KernelKey {
+    /// Whether the variant needs the `shader-f16` feature.
+    pub(crate) fn needs_f16(&self) -> bool {
+        match *self {
+            KernelKey::Map { src, dst, .. } | KernelKey::Reduce { src, dst, .. } => {
+                src == DType::F16 || dst == DType::F16
+            }
+            KernelKey::Binary { dtype, .. }
+            | KernelKey::Where { dtype }
+            | KernelKey::Fill { dtype }
+            | KernelKey::Softmax { dtype, .. }
+            | KernelKey::Matmul { dtype }
+            | KernelKey::Index { dtype, .. } => dtype == DType::F16,
+        }
+    }
+
+    fn body(&self) -> &'static str {
+        match self {
+            KernelKey::Map { .. } => include_str!("map.wgsl"),
+            KernelKey::Binary { .. } => include_str!("binary.wgsl"),
+            KernelKey::Where { .. } => include_str!("where.wgsl"),
+            KernelKey::Fill { .. } => include_str!("fill.wgsl"),
+            KernelKey::Reduce { .. } => include_str!("reduce.wgsl"),
+            KernelKey::Softmax { .. } => include_str!("softmax.wgsl"),
+            KernelKey::Matmul { .. } => include_str!("matmul.wgsl"),
+            KernelKey::Index { .. } => include_str!("index.wgsl"),
+        }
+    }
+
+    /// The prelude lines specific to this variant.
+    fn variant_prelude(&self) -> String {
+        match *self {
+            KernelKey::Map { op, src, dst } => {
+                let (s, d) = (storage_type(src), storage_type(dst));
+                let body = match op {
+                    MapOp::Unary(u) if src.is_float() => format!("let v = f32(x); return D({});", u.wgsl_float()),
+                    MapOp::Unary(u) => format!("let v = x; return {};", u.wgsl_int(src)),
+                    MapOp::Cast if dst == DType::Bool => "return select(0u, 1u, x != S(0));".into(),
+                    MapOp::Cast if src == dst || storage_type(src) == storage_type(dst) => "return x;".into(),
+                    MapOp::Cast => "return D(x);".into(),
+                };
+                let helpers = if op == MapOp::Unary(UnaryOp::Gelu) { WGSL_ERF } else { "" };
+                format!("alias S = {s};\nalias D = {d};\n{helpers}fn op(x: S) -> D {{ {body} }}\n")
+            }
+            KernelKey::Binary { op, dtype } => {
+                let s = storage_type(dtype);
+                let (d, body) = match (op.is_comparison(), dtype.is_float()) {
+                    (true, true) => {
+                        ("u32", format!("let a = f32(a0); let b = f32(b0); return select(0u, 1u, {});", op.wgsl()))
+                    }
+                    (true, false) => ("u32", format!("let a = a0; let b = b0; return select(0u, 1u, {});", op.wgsl())),
+                    (false, true) => (s, format!("let a = f32(a0); let b = f32(b0); return D({});", op.wgsl())),
+                    (false, false) => (s, format!("let a = a0; let b = b0; return {};", op.wgsl())),
+                };
+                let helpers = if op == BinaryOp::Pow { WGSL_POW } else { "" };
+                format!("alias S = {s};\nalias D = {d};\n{helpers}fn op(a0: S, b0: S) -> D {{ {body} }}\n")
+            }
+            KernelKey::Where { dtype } => format!("alias S = {};\n", storage_type(dtype)),
+            KernelKey::Fill { dtype } => {
+                let value = match dtype {
+                    DType::F32 => "bitcast<f32>(bits)",
+                    DType::F16 => "f16(bitcast<f32>(bits))",
+                    DType::I32 => "bitcast<i32>(bits)",
+                    DType::U32 | DType::Bool => "bits",
+                };
+                format!("alias D = {};\nfn value(bits: u32) -> D {{ return {value}; }}\n", storage_type(dtype))
+            }
+            KernelKey::Reduce { op, src, dst } => {
+                let acc = storage_type(accumulator(src));
+                let identity = if op == ReduceOp::Prod { "A(1)" } else { "A(0)" };
+                let finish = if op.is_arg() { "return D(i32(idx));" } else { "return D(acc);" };
+                format!(
+                    "alias S = {};\nalias A = {acc};\nalias D = {};\nconst SELECT: bool = {};\n\
+                     fn combine(acc: A, v: A) -> A {{ return {}; }}\n\
+                     fn better(v: A, acc: A) -> bool {{ return {}; }}\n\
+                     fn identity() -> A {{ return {identity}; }}\n\
+                     fn finish(acc: A, idx: u32) -> D {{ {finish} }}\n",
+                    storage_type(src),
+                    storage_type(dst),
+                    !matches!(op, ReduceOp::Sum | ReduceOp::Prod),
+                    op.wgsl_combine(),
+                    op.wgsl_better(),
+                )
+            }
+            KernelKey::Softmax { log, dtype } => {
+                format!("alias S = {};\nconst LOG: bool = {log};\n", storage_type(dtype))
+            }
+            KernelKey::Matmul { dtype } => {
+                format!("alias S = {};\nalias A = {};\n", storage_type(dtype), storage_type(accumulator(dtype)))
+            }
+            KernelKey::Index { dtype, index } => {
+                format!("alias S = {};\nalias I = {};\n", storage_type(dtype), storage_type(index))
+            }
+        }
+    }
+
+    /// The full WGSL source of this variant.
+    pub(crate) fn render(&self) -> String {
+        let enable = if self.needs_f16() { "enable f16;\n" } else { "" };
+        format!(
+            "{enable}const WG: u32 = {WG}u;\nstruct Params {{ v: array<vec4<u32>, 16> }}\n\
+             fn p(i: u32) -> u32 {{ return P.v[i / 4u][i % 4u]; }}\n{}\n{}",
+            self.variant_prelude(),
+            self.body()
+        )
+    }
+}
+
+/// Every variant the backends can ask for, for validation without a GPU.
+pub(crate) fn all_variants() -> Vec<KernelKey> {
+    let mut v = Vec::new();
+    for src in DType::ALL {
+        for dst in DType::ALL {
+            v.push(KernelKey::Map { op: MapOp::Cast, src, dst });
+        }
+        v.push(KernelKey::Where { dtype: src });
+        v.push(KernelKey::Fill { dtype: src });
+        for index in [DType::I32, DType::U32] {
+            v.push(KernelKey::Index { dtype: src, index });
+        }
+    }
+    for d in [DType::F32, DType::F16, DType::I32, DType::U32] {
+        for op in UnaryOp::ALL {
+            if op.supports(d) {
+                v.push(KernelKey::Map { op: MapOp::Unary(op), src: d, dst: d });
+            }
+        }
+        v.push(KernelKey::Matmul { dtype: d });
+    }
+    for d in DType::ALL {
+        for op in BinaryOp::ALL {
+            if op.compute_dtype(d) == d {
+                v.push(KernelKey::Binary { op, dtype: d });
+            }
+        }
+        for op in ReduceOp::ALL {
+            if op.input_dtype(d) == d {
+                let out = op.output_dtype(d);
+                v.push(KernelKey::Reduce { op, src: d, dst: out });
+                if !op.is_arg() {
+                    v.push(KernelKey::Reduce { op, src: d, dst: accumulator(d) });
+                    v.push(KernelKey::Reduce { op, src: accumulator(d), dst: out });
+                }
+            }
+        }
+    }
+    for dtype in [DType::F32, DType::F16] {
+        for log in [false, true] {
+            v.push(KernelKey::Softmax { log, dtype });
+        }
+    }
+    v.sort_by_key(|k| format!("{k:?}"));
+    v.dedup();
+    v
+}

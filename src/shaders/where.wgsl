@@ -1,0 +1,30 @@
+// where(cond, a, b) with broadcasting over all three.
+// Params: 0 numel, 1 rank, 2 cond offset, 3 a offset, 4..12 shape, 12..20 cond strides,
+// 20..28 a strides, 28..36 b strides, 36 b offset.
+@group(0) @binding(0) var<storage, read> cond: array<u32>;
+@group(0) @binding(1) var<storage, read> a: array<S>;
+@group(0) @binding(2) var<storage, read> b: array<S>;
+@group(0) @binding(3) var<storage, read_write> out: array<S>;
+@group(0) @binding(4) var<uniform> P: Params;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * WG;
+    if (i >= p(0u)) {
+        return;
+    }
+    var co = p(2u);
+    var ao = p(3u);
+    var bo = p(36u);
+    var rem = i;
+    for (var d = i32(p(1u)) - 1; d >= 0; d--) {
+        let du = u32(d);
+        let size = p(4u + du);
+        let c = rem % size;
+        rem = rem / size;
+        co += c * p(12u + du);
+        ao += c * p(20u + du);
+        bo += c * p(28u + du);
+    }
+    out[i] = select(b[bo], a[ao], cond[co] != 0u);
+}

@@ -1,0 +1,187 @@
+//! `Storage`: a tensor's elements on one backend. One forwarding match per kernel family; the
+//! meta arm only computes how many bytes the result would take.
+
+use std::sync::Arc;
+
+use crate::device::backend::Kernels;
+use crate::device::cpu::{CpuBackend, CpuStorage, MetaStorage};
+use crate::device::wgpu::WgpuStorage;
+use crate::device::{Backend, Device};
+use crate::dtype::{CpuData, DType};
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::ops::binary::BinaryOp;
+use crate::ops::reduce::ReduceOp;
+use crate::ops::{IndexMode, MapOp, MatmulArgs};
+use crate::shape::numel;
+
+/// A tensor's elements, on one backend.
+pub(crate) enum Storage {
+    Cpu(CpuStorage),
+    Wgpu(WgpuStorage),
+    /// Held for its byte count, which `Drop` returns to the meta device's accounting.
+    Meta(#[allow(dead_code)] MetaStorage),
+}
+
+fn mixed(op: &'static str) -> Error {
+    // Ops check devices before they reach storage; this is a guard, not a user-facing path.
+    Error::invalid(op, "internal: operands on different backends reached the kernel layer")
+}
+
+fn meta(shape: &[usize], dtype: DType) -> Storage {
+    Storage::Meta(MetaStorage::new((numel(shape) * dtype.size_in_bytes()) as u64))
+}
+
+impl Storage {
+    /// Host data placed on `device`.
+    pub(crate) fn from_cpu(data: CpuData, device: Device) -> Result<Storage> {
+        Ok(match Backend::of(device)? {
+            Backend::Cpu => Storage::Cpu(CpuStorage::new(data)),
+            Backend::Wgpu(d) => Storage::Wgpu(d.upload(&data)?),
+            Backend::Meta => meta(&[data.len()], data.dtype()),
+        })
+    }
+
+    /// `n` copies of `value` on `device`.
+    pub(crate) fn fill(n: usize, value: f64, dtype: DType, device: Device) -> Result<Storage> {
+        Ok(match Backend::of(device)? {
+            Backend::Cpu => Storage::Cpu(CpuBackend.fill(n, value, dtype)?),
+            Backend::Wgpu(d) => Storage::Wgpu(d.fill(n, value, dtype)?),
+            Backend::Meta => meta(&[n], dtype),
+        })
+    }
+
+    pub(crate) fn map(&self, l: &Layout, op: MapOp, dst: DType) -> Result<Storage> {
+        Ok(match self {
+            Storage::Cpu(s) => Storage::Cpu(CpuBackend.map(s, l, op, dst)?),
+            Storage::Wgpu(s) => Storage::Wgpu(s.device().map(s, l, op, dst)?),
+            Storage::Meta(_) => meta(l.shape(), dst),
+        })
+    }
+
+    pub(crate) fn binary(
+        &self,
+        op: BinaryOp,
+        la: &Layout,
+        b: &Storage,
+        lb: &Layout,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Storage> {
+        Ok(match (self, b) {
+            (Storage::Cpu(a), Storage::Cpu(b)) => Storage::Cpu(CpuBackend.binary(op, a, la, b, lb, shape)?),
+            (Storage::Wgpu(a), Storage::Wgpu(b)) => Storage::Wgpu(a.device().binary(op, a, la, b, lb, shape)?),
+            (Storage::Meta(_), Storage::Meta(_)) => meta(shape, if op.is_comparison() { DType::Bool } else { dtype }),
+            _ => return Err(mixed(op.name())),
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn where_(
+        &self,
+        lc: &Layout,
+        a: &Storage,
+        la: &Layout,
+        b: &Storage,
+        lb: &Layout,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Storage> {
+        Ok(match (self, a, b) {
+            (Storage::Cpu(c), Storage::Cpu(a), Storage::Cpu(b)) => {
+                Storage::Cpu(CpuBackend.where_(c, lc, a, la, b, lb, shape)?)
+            }
+            (Storage::Wgpu(c), Storage::Wgpu(a), Storage::Wgpu(b)) => {
+                Storage::Wgpu(c.device().where_(c, lc, a, la, b, lb, shape)?)
+            }
+            (Storage::Meta(_), Storage::Meta(_), Storage::Meta(_)) => meta(shape, dtype),
+            _ => return Err(mixed("where")),
+        })
+    }
+
+    pub(crate) fn reduce(
+        &self,
+        op: ReduceOp,
+        l: &Layout,
+        m: usize,
+        k: usize,
+        _dtype: DType,
+        out: DType,
+    ) -> Result<Storage> {
+        Ok(match self {
+            Storage::Cpu(s) => Storage::Cpu(CpuBackend.reduce(op, s, l, m, k)?),
+            Storage::Wgpu(s) => Storage::Wgpu(s.device().reduce(op, s, l, m, k)?),
+            Storage::Meta(_) => meta(&[m], out),
+        })
+    }
+
+    pub(crate) fn softmax(&self, l: &Layout, m: usize, k: usize, log: bool, dtype: DType) -> Result<Storage> {
+        Ok(match self {
+            Storage::Cpu(s) => Storage::Cpu(CpuBackend.softmax(s, l, m, k, log)?),
+            Storage::Wgpu(s) => Storage::Wgpu(s.device().softmax(s, l, m, k, log)?),
+            Storage::Meta(_) => meta(&[m, k], dtype),
+        })
+    }
+
+    pub(crate) fn matmul(&self, b: &Storage, args: &MatmulArgs, dtype: DType) -> Result<Storage> {
+        Ok(match (self, b) {
+            (Storage::Cpu(a), Storage::Cpu(b)) => Storage::Cpu(CpuBackend.matmul(a, b, args)?),
+            (Storage::Wgpu(a), Storage::Wgpu(b)) => Storage::Wgpu(a.device().matmul(a, b, args)?),
+            (Storage::Meta(_), Storage::Meta(_)) => meta(&[args.batch, args.m, args.n], dtype),
+            _ => return Err(mixed("matmul")),
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn index(
+        &self,
+        mode: IndexMode,
+        l: &Layout,
+        idx: &Storage,
+        li: &Layout,
+        dim: usize,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Storage> {
+        Ok(match (self, idx) {
+            (Storage::Cpu(s), Storage::Cpu(i)) => Storage::Cpu(CpuBackend.index(mode, s, l, i, li, dim, shape)?),
+            (Storage::Wgpu(s), Storage::Wgpu(i)) => Storage::Wgpu(s.device().index(mode, s, l, i, li, dim, shape)?),
+            (Storage::Meta(_), Storage::Meta(_)) => meta(shape, dtype),
+            _ => return Err(mixed("index")),
+        })
+    }
+
+    pub(crate) fn cat(
+        parts: &[(&Arc<Storage>, &Layout)],
+        dim: usize,
+        shape: &[usize],
+        dtype: DType,
+        device: Device,
+    ) -> Result<Storage> {
+        macro_rules! collect {
+            ($variant:ident) => {
+                parts
+                    .iter()
+                    .map(|(s, l)| match s.as_ref() {
+                        Storage::$variant(s) => Ok((s, *l)),
+                        _ => Err(mixed("cat")),
+                    })
+                    .collect::<Result<Vec<_>>>()?
+            };
+        }
+        Ok(match Backend::of(device)? {
+            Backend::Cpu => Storage::Cpu(CpuBackend.cat(&collect!(Cpu), dim, shape, dtype)?),
+            Backend::Wgpu(d) => Storage::Wgpu(d.cat(&collect!(Wgpu), dim, shape, dtype)?),
+            Backend::Meta => meta(shape, dtype),
+        })
+    }
+
+    /// The elements of `l`, in row-major order, on the host.
+    pub(crate) async fn read(&self, l: &Layout, op: &'static str) -> Result<CpuData> {
+        match self {
+            Storage::Cpu(s) => Ok(CpuBackend.map(s, l, MapOp::Cast, s.data().dtype())?.into_data()),
+            Storage::Wgpu(s) => s.device().read(s, l).await,
+            Storage::Meta(_) => Err(Error::MetaReadback { op }),
+        }
+    }
+}
