@@ -1,0 +1,67 @@
+//! Shared by the integration tests: which devices to run on, and float comparison.
+#![allow(dead_code)]
+
+use webtensor::{Device, DeviceKind, Tensor};
+
+/// Whether a missing GPU must fail the run (CI sets it: the software adapters are always there).
+pub fn gpu_required() -> bool {
+    std::env::var("WEBTENSOR_REQUIRE_GPU").is_ok_and(|v| v == "1")
+}
+
+/// The GPU device the suite exercises (`webgpu:0`, or `WEBTENSOR_TEST_GPU`), if any. Panics when
+/// none exists and `WEBTENSOR_REQUIRE_GPU=1`.
+pub fn gpu() -> Option<Device> {
+    let want = std::env::var("WEBTENSOR_TEST_GPU").unwrap_or_else(|_| "webgpu:0".into());
+    let dev = Device::parse(&want).expect("WEBTENSOR_TEST_GPU parses");
+    let have = webtensor::devices().iter().any(|i| i.device == dev);
+    if !have {
+        assert!(
+            !gpu_required(),
+            "WEBTENSOR_REQUIRE_GPU=1 but {want} does not exist; devices: {:?}",
+            webtensor::devices()
+        );
+        eprintln!("note: no GPU adapter; GPU cases skipped (set WEBTENSOR_REQUIRE_GPU=1 to fail instead)");
+        return None;
+    }
+    Some(dev)
+}
+
+/// Devices with storage to run every op on: the CPU and the GPU under test.
+pub fn devices() -> Vec<Device> {
+    let mut v = vec![Device::CPU];
+    v.extend(gpu());
+    v
+}
+
+/// Whether `d` supports f16 kernels.
+pub fn has_f16(d: Device) -> bool {
+    d.kind() == DeviceKind::Cpu
+        || webtensor::devices().iter().any(|i| i.device == d && i.features.iter().any(|f| f == "shader-f16"))
+}
+
+pub fn f32s(t: &Tensor) -> Vec<f32> {
+    t.to_dtype(webtensor::DType::F32).unwrap().to_vec_blocking::<f32>().unwrap()
+}
+
+pub fn i32s(t: &Tensor) -> Vec<i32> {
+    t.to_dtype(webtensor::DType::I32).unwrap().to_vec_blocking::<i32>().unwrap()
+}
+
+/// Elementwise closeness with a relative and absolute tolerance; NaNs must match NaNs.
+pub fn assert_close(got: &[f32], want: &[f32], tol: f32, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: length {} vs {}", got.len(), want.len());
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let ok = (g.is_nan() && w.is_nan()) || g == w || (g - w).abs() <= tol * (1.0 + w.abs());
+        assert!(
+            ok,
+            "{what}: element {i}: got {g}, want {w} (tol {tol})\n got {:?}\nwant {:?}",
+            &got[..got.len().min(16)],
+            &want[..want.len().min(16)]
+        );
+    }
+}
+
+/// A tensor from f32 data on `dev`.
+pub fn t(data: &[f32], shape: &[usize], dev: Device) -> Tensor {
+    Tensor::from_slice(data, shape, dev).unwrap()
+}
