@@ -1,0 +1,189 @@
+//! Every op on the GPU under test against the CPU reference backend, on random inputs with sizes
+//! that are not multiples of the workgroup (256) or matmul tile (64), plus size-0 and size-1 dims.
+
+mod common;
+use common::*;
+use webtensor::{BinaryOp, DType, Device, ReduceOp, Tensor, UnaryOp};
+
+/// Runs `f` on the CPU and on the GPU over the same seeded inputs and compares.
+fn check(what: &str, tol: f32, f: impl Fn(Device) -> Tensor) {
+    let Some(g) = gpu() else { return };
+    let want = f(Device::CPU);
+    let got = f(g);
+    assert_eq!(got.device(), g, "{what}: result left the device");
+    assert_eq!(got.shape(), want.shape(), "{what}: shape");
+    assert_eq!(got.dtype(), want.dtype(), "{what}: dtype");
+    assert_close(&f32s(&got), &f32s(&want), tol, what);
+}
+
+fn randn(shape: &[usize], seed: u64, d: Device) -> Tensor {
+    Tensor::randn(shape, Some(seed), d).unwrap()
+}
+
+#[test]
+fn unary_ops_match_cpu() {
+    for op in UnaryOp::ALL {
+        for shape in [&[0usize][..], &[1], &[257], &[3, 1000], &[7, 13, 11]] {
+            // Positive inputs for the ops with restricted domains.
+            let domain = |d| {
+                let x = randn(shape, 1, d);
+                match op {
+                    UnaryOp::Log | UnaryOp::Sqrt | UnaryOp::Rsqrt => x.abs().unwrap().add_scalar(0.1).unwrap(),
+                    UnaryOp::Reciprocal => x.abs().unwrap().add_scalar(0.5).unwrap(),
+                    _ => x.mul_scalar(3.0).unwrap(),
+                }
+            };
+            check(&format!("{} {shape:?}", op.name()), 2e-5, |d| domain(d).unary(op).unwrap());
+        }
+        // Through a transposed view.
+        check(&format!("{} of a transposed view", op.name()), 2e-5, |d| {
+            randn(&[33, 65], 2, d).abs().unwrap().add_scalar(0.5).unwrap().t().unwrap().unary(op).unwrap()
+        });
+    }
+    check("int abs/neg/square/sign", 0.0, |d| {
+        let i = randn(&[1001], 3, d).mul_scalar(100.0).unwrap().to_dtype(DType::I32).unwrap();
+        Tensor::cat(&[i.abs().unwrap(), i.neg().unwrap(), i.square().unwrap(), i.sign().unwrap(), i.relu().unwrap()], 0)
+            .unwrap()
+    });
+}
+
+#[test]
+fn binary_ops_match_cpu() {
+    let shapes: [(&[usize], &[usize]); 5] =
+        [(&[1000], &[1000]), (&[3, 1, 5], &[4, 1]), (&[17, 1], &[1, 300]), (&[0, 3], &[3]), (&[], &[2, 2])];
+    for op in BinaryOp::ALL {
+        for (sa, sb) in shapes {
+            check(&format!("{} {sa:?} {sb:?}", op.name()), 2e-5, |d| {
+                let a = randn(sa, 4, d);
+                let b = randn(sb, 5, d);
+                let (a, b) = if op == BinaryOp::Pow { (a.abs().unwrap().add_scalar(0.1).unwrap(), b) } else { (a, b) };
+                a.binary(&b, op).unwrap()
+            });
+        }
+        for dtype in [DType::I32, DType::U32] {
+            check(&format!("{} {dtype}", op.name()), 2e-5, |d| {
+                let a = randn(&[513], 6, d).abs().unwrap().mul_scalar(50.0).unwrap().to_dtype(dtype).unwrap();
+                let b = randn(&[513], 7, d)
+                    .abs()
+                    .unwrap()
+                    .mul_scalar(50.0)
+                    .unwrap()
+                    .add_scalar(1.0)
+                    .unwrap()
+                    .to_dtype(dtype)
+                    .unwrap();
+                a.binary(&b, op).unwrap()
+            });
+        }
+    }
+    check("where", 0.0, |d| {
+        let c = randn(&[40, 1], 8, d).gt_scalar(0.0).unwrap();
+        c.where_(&randn(&[40, 70], 9, d), &randn(&[70], 10, d)).unwrap()
+    });
+}
+
+#[test]
+fn reductions_match_cpu() {
+    let cases: [(&[usize], &[isize]); 6] = [
+        (&[100_003], &[0]),
+        (&[3, 5000], &[1]),
+        (&[300, 7], &[0]),
+        (&[4, 5, 6], &[0, 2]),
+        (&[2, 3, 70_000], &[2]),
+        (&[1, 1], &[0, 1]),
+    ];
+    for op in ReduceOp::ALL {
+        for (shape, dims) in cases {
+            let tol = if op == ReduceOp::Prod { 1e-4 } else { 1e-4 };
+            check(&format!("{} {shape:?} over {dims:?}", op.name()), tol, |d| {
+                // Prod of many randn values under/overflows: use values near 1.
+                let x = randn(shape, 11, d);
+                let x = if op == ReduceOp::Prod { x.mul_scalar(0.001).unwrap().add_scalar(1.0).unwrap() } else { x };
+                if op == ReduceOp::ArgMax || op == ReduceOp::ArgMin {
+                    x.reduce(op, Some(&dims[..1]), false).unwrap()
+                } else {
+                    x.reduce(op, Some(dims), false).unwrap()
+                }
+            });
+        }
+    }
+    check("mean/var/std", 1e-4, |d| {
+        let x = randn(&[9, 1234], 12, d);
+        Tensor::cat(&[x.mean(&[1], false).unwrap(), x.var(&[1], 1, false).unwrap(), x.std(&[1], 0, false).unwrap()], 0)
+            .unwrap()
+    });
+    check("sum of a large flat tensor", 1e-4, |d| randn(&[1 << 20], 13, d).sum_all().unwrap());
+    check("int sum", 0.0, |d| {
+        randn(&[100_000], 14, d).mul_scalar(10.0).unwrap().to_dtype(DType::I32).unwrap().sum_all().unwrap()
+    });
+}
+
+#[test]
+fn softmax_matches_cpu() {
+    for (shape, dim) in [(&[5, 1000][..], -1isize), (&[300, 3], 0), (&[2, 3, 4], 1), (&[1], 0), (&[4, 5000], 1)] {
+        check(&format!("softmax {shape:?} dim {dim}"), 1e-5, |d| {
+            randn(shape, 15, d).mul_scalar(10.0).unwrap().softmax(dim).unwrap()
+        });
+        check(&format!("log_softmax {shape:?} dim {dim}"), 1e-5, |d| {
+            randn(shape, 16, d).mul_scalar(10.0).unwrap().log_softmax(dim).unwrap()
+        });
+    }
+}
+
+#[test]
+fn matmul_matches_cpu() {
+    let cases: [(&[usize], &[usize]); 9] = [
+        (&[1, 1], &[1, 1]),
+        (&[17, 33], &[33, 65]),
+        (&[130, 70], &[70, 257]),
+        (&[64, 64], &[64, 64]),
+        (&[3, 20, 30], &[30, 10]),
+        (&[2, 1, 9, 8], &[3, 8, 5]),
+        (&[5], &[5, 7]),
+        (&[200], &[200]),
+        (&[0, 4], &[4, 3]),
+    ];
+    for (sa, sb) in cases {
+        check(&format!("matmul {sa:?} @ {sb:?}"), 1e-4, |d| randn(sa, 17, d).matmul(&randn(sb, 18, d)).unwrap());
+    }
+    check("matmul of transposed operands", 1e-4, |d| {
+        let a = randn(&[70, 130], 19, d);
+        let b = randn(&[90, 70], 20, d);
+        a.t().unwrap().matmul(&b.t().unwrap()).unwrap()
+    });
+    check("matmul with k = 0", 0.0, |d| randn(&[3, 0], 21, d).matmul(&randn(&[0, 4], 22, d)).unwrap());
+}
+
+#[test]
+fn movement_and_index_match_cpu() {
+    check("cat of views", 0.0, |d| {
+        let a = randn(&[5, 300], 23, d);
+        Tensor::cat(&[a.t().unwrap(), a.t().unwrap().narrow(1, 1, 3).unwrap(), randn(&[300, 2], 24, d)], 1).unwrap()
+    });
+    check("index_select / gather", 0.0, |d| {
+        let a = randn(&[50, 40], 25, d);
+        let i = Tensor::arange(0.0, 40.0, 3.0, DType::F32, d).unwrap().to_dtype(DType::I32).unwrap();
+        let gi = randn(&[50, 40], 26, d)
+            .abs()
+            .unwrap()
+            .mul_scalar(10.0)
+            .unwrap()
+            .clamp(None, Some(39.0))
+            .unwrap()
+            .to_dtype(DType::U32)
+            .unwrap();
+        Tensor::cat(
+            &[a.index_select(1, &i).unwrap().flatten().unwrap(), a.gather(1, &gi).unwrap().flatten().unwrap()],
+            0,
+        )
+        .unwrap()
+    });
+    check("casts", 0.0, |d| {
+        let x = randn(&[999], 27, d).mul_scalar(1000.0).unwrap();
+        let parts: Vec<Tensor> = [DType::I32, DType::U32, DType::Bool]
+            .iter()
+            .map(|&t| x.to_dtype(t).unwrap().to_dtype(DType::F32).unwrap())
+            .collect();
+        Tensor::cat(&parts, 0).unwrap()
+    });
+}
