@@ -15,6 +15,7 @@
 //! # Ok(()) }
 //! ```
 
+mod block;
 mod creation;
 pub mod device;
 mod dtype;

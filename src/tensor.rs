@@ -147,19 +147,19 @@ impl Tensor {
     /// Blocking [`Tensor::to`] (native only; a browser cannot block).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn to_blocking(&self, device: Device) -> Result<Tensor> {
-        futures::executor::block_on(self.to(device))
+        crate::block::block_on(self.to(device))
     }
 
     /// Blocking [`Tensor::to_vec`] (native only).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn to_vec_blocking<T: Element>(&self) -> Result<Vec<T>> {
-        futures::executor::block_on(self.to_vec())
+        crate::block::block_on(self.to_vec())
     }
 
     /// Blocking [`Tensor::item`] (native only).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn item_blocking<T: Element>(&self) -> Result<T> {
-        futures::executor::block_on(self.item())
+        crate::block::block_on(self.item())
     }
 }
 

@@ -94,7 +94,7 @@ impl Tensor {
             .map(|(i, &s)| if s == -1 && i >= pad { self.shape()[i - pad] as isize } else { s })
             .map(|s| usize::try_from(s).map_err(|_| Error::invalid("expand", format!("invalid size {s} in {shape:?}"))))
             .collect::<Result<_>>()?;
-        self.broadcast_to(&target)
+        Ok(self.with_layout(self.layout().expand("expand", &target)?))
     }
 
     /// Broadcasts to `shape` without copying (a view).

@@ -137,7 +137,7 @@ pub(crate) async fn discover() -> Result<()> {
 fn ensure_discovered() {
     #[cfg(not(target_arch = "wasm32"))]
     {
-        let _ = futures::executor::block_on(discover());
+        let _ = crate::block::block_on(discover());
     }
 }
 
@@ -150,38 +150,39 @@ pub(crate) fn adapter_infos() -> Vec<DeviceInfo> {
 /// Opens the `ordinal`-th adapter (once; later calls return the same device).
 pub(crate) async fn open(ordinal: usize) -> Result<Arc<WgpuDevice>> {
     discover().await?;
-    let (adapter, info) = {
+    // The registry lock is never held while building an error: `unavailable` lists devices,
+    // which takes the lock again.
+    let found = {
         let reg = lock(&REGISTRY);
-        let entry = reg.as_ref().and_then(|r| r.get(ordinal)).ok_or_else(|| unavailable(Device::webgpu(ordinal)))?;
-        if let Some(d) = &entry.opened {
-            return Ok(d.clone());
-        }
-        (entry.adapter.clone(), entry.info.clone())
+        reg.as_ref().and_then(|r| r.get(ordinal)).map(|e| (e.adapter.clone(), e.info.clone(), e.opened.clone()))
+    };
+    let (adapter, info) = match found {
+        None => return Err(unavailable(Device::webgpu(ordinal))),
+        Some((_, _, Some(d))) => return Ok(d),
+        Some((a, i, None)) => (a, i),
     };
     let dev = Arc::new(WgpuDevice::new(&adapter, info).await?);
     let mut reg = lock(&REGISTRY);
-    let entry = reg.as_mut().and_then(|r| r.get_mut(ordinal)).ok_or_else(|| unavailable(Device::webgpu(ordinal)))?;
-    Ok(entry.opened.get_or_insert(dev).clone())
+    match reg.as_mut().and_then(|r| r.get_mut(ordinal)) {
+        Some(entry) => Ok(entry.opened.get_or_insert(dev).clone()),
+        None => Ok(dev),
+    }
 }
 
 /// The opened device behind `webgpu:ordinal` (natively opened on first use).
 pub(crate) fn get(ordinal: usize) -> Result<Arc<WgpuDevice>> {
     ensure_discovered();
-    {
+    let state = {
         let reg = lock(&REGISTRY);
-        match reg.as_ref().and_then(|r| r.get(ordinal)) {
-            Some(Entry { opened: Some(d), .. }) => return Ok(d.clone()),
-            Some(_) => {}
-            None => return Err(unavailable(Device::webgpu(ordinal))),
-        }
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        futures::executor::block_on(open(ordinal))
-    }
-    #[cfg(target_arch = "wasm32")]
-    {
-        Err(Error::NotOpened { device: Device::webgpu(ordinal).to_string() })
+        reg.as_ref().and_then(|r| r.get(ordinal)).map(|e| e.opened.clone())
+    };
+    match state {
+        None => Err(unavailable(Device::webgpu(ordinal))),
+        Some(Some(d)) => Ok(d),
+        #[cfg(not(target_arch = "wasm32"))]
+        Some(None) => crate::block::block_on(open(ordinal)),
+        #[cfg(target_arch = "wasm32")]
+        Some(None) => Err(Error::NotOpened { device: Device::webgpu(ordinal).to_string() }),
     }
 }
 

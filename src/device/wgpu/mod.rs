@@ -28,7 +28,7 @@ pub async fn synchronize(device: Device) -> Result<()> {
 /// Blocking [`synchronize`] (native only: a browser cannot block).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn synchronize_blocking(device: Device) -> Result<()> {
-    futures::executor::block_on(synchronize(device))
+    crate::block::block_on(synchronize(device))
 }
 
 /// Locks a mutex, recovering the data if another thread panicked while holding it: the state

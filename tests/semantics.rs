@@ -1,0 +1,242 @@
+//! PyTorch's device semantics and the error contract: `to` is not in place, mismatches name both
+//! devices, helpers built from `x.device()`/`x.dtype()` work anywhere, `synchronize` waits for
+//! the GPU, meta tensors have shapes but no data, and bad input gets a clear `Error`.
+
+mod common;
+use common::*;
+use webtensor::{DType, Device, Error, Tensor};
+
+#[test]
+fn to_returns_a_new_tensor_and_leaves_the_original() {
+    let Some(g) = gpu() else { return };
+    let x = t(&[1.0, 2.0, 3.0], &[3], Device::CPU);
+    let y = x.to_blocking(g).unwrap();
+    assert_eq!(x.device(), Device::CPU);
+    assert_eq!(y.device(), g);
+    assert!(!y.shares_storage_with(&x));
+    let z = y.mul_scalar(2.0).unwrap().to_blocking(Device::CPU).unwrap();
+    assert_eq!(f32s(&x), vec![1.0, 2.0, 3.0]);
+    assert_eq!(f32s(&z), vec![2.0, 4.0, 6.0]);
+    // Same-device `to` is free: a clone sharing storage.
+    assert!(y.to_blocking(g).unwrap().shares_storage_with(&y));
+    // Views transfer as their logical contents.
+    let v = t(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3], g).t().unwrap();
+    assert_eq!(f32s(&v.to_blocking(Device::CPU).unwrap()), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    // Every dtype crosses in both directions.
+    for dtype in [DType::I32, DType::U32, DType::Bool, DType::F16] {
+        if dtype == DType::F16 && !has_f16(g) {
+            continue;
+        }
+        let c = x.to_dtype(dtype).unwrap();
+        let back = c.to_blocking(g).unwrap().to_blocking(Device::CPU).unwrap();
+        assert_eq!(f32s(&back), f32s(&c), "{dtype} round trip");
+    }
+}
+
+#[test]
+fn device_mismatch_names_both_devices() {
+    let Some(g) = gpu() else { return };
+    let a = t(&[1.0, 2.0], &[2], g);
+    let b = t(&[1.0, 2.0], &[2], Device::CPU);
+    let e = a.add(&b).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "Expected all tensors to be on the same device, but found at least two devices, {g} and cpu! (in op add)"
+        )
+    );
+    assert!(matches!(e, Error::DeviceMismatch { .. }));
+    assert!(a.matmul(&b.unsqueeze(1).unwrap()).unwrap_err().to_string().contains("(in op matmul)"));
+    assert!(Tensor::cat(&[a.clone(), b.clone()], 0).unwrap_err().to_string().contains("(in op cat)"));
+    assert!(a.gt_scalar(0.0).unwrap().where_(&b, &b).unwrap_err().to_string().contains("(in op where)"));
+    // Scalars are never a mismatch.
+    assert_eq!(f32s(&a.add_scalar(1.0).unwrap()), vec![2.0, 3.0]);
+    // Both operands are untouched and the device still works.
+    assert_eq!(f32s(&a), vec![1.0, 2.0]);
+    assert_eq!(f32s(&b), vec![1.0, 2.0]);
+}
+
+/// Device-agnostic code in PyTorch's style: helpers made from `x.device()` and `x.dtype()`.
+fn normalize(x: &Tensor) -> Tensor {
+    let eps = Tensor::full(&[], 1e-6, x.dtype(), x.device()).unwrap();
+    let total = x.abs().unwrap().sum_all().unwrap().add(&eps).unwrap();
+    x.div(&total).unwrap().add(&x.zeros_like().unwrap()).unwrap().add(&x.new_zeros(&[1]).unwrap()).unwrap()
+}
+
+#[test]
+fn helpers_from_device_and_dtype_work_everywhere() {
+    for d in devices().into_iter().chain([Device::META]) {
+        let x = Tensor::randn(&[4, 5], Some(3), d).unwrap();
+        let y = normalize(&x);
+        assert_eq!(y.device(), d);
+        assert_eq!(y.shape(), &[4, 5]);
+        assert_eq!(x.new_full(&[2], 7.0).unwrap().dtype(), DType::F32);
+        if d != Device::META {
+            let s: f32 = f32s(&y.abs().unwrap()).iter().sum();
+            assert!((s - 1.0).abs() < 1e-4, "{d}: {s}");
+        }
+    }
+}
+
+#[test]
+fn meta_tensors_have_shapes_but_no_data() {
+    let m = Device::META;
+    let a = Tensor::zeros(&[8, 16], DType::F32, m).unwrap();
+    let b = Tensor::randn(&[3, 16, 4], None, m).unwrap();
+    let c = a.matmul(&b).unwrap().softmax(-1).unwrap().sum(&[0], false).unwrap();
+    assert_eq!(c.shape(), &[8, 4]);
+    assert_eq!(c.device(), m);
+    assert_eq!(a.gt_scalar(0.0).unwrap().dtype(), DType::Bool);
+    let e = c.to_vec_blocking::<f32>().unwrap_err();
+    assert!(matches!(e, Error::MetaReadback { .. }));
+    assert!(e.to_string().contains("meta tensor has a shape and a dtype but no data"), "{e}");
+    assert!(c.to_blocking(Device::CPU).is_err());
+    // Shape errors are still caught on meta.
+    assert!(a.matmul(&a).is_err());
+    // Anything can be sent to meta.
+    assert_eq!(t(&[1.0], &[1], Device::CPU).to_blocking(m).unwrap().device(), m);
+}
+
+#[test]
+fn devices_parse_and_unknown_devices_name_what_exists() {
+    let e = Device::parse("tpu:0").unwrap_err().to_string();
+    assert!(e.contains("'tpu' is not a device kind") && e.contains("accepted forms"), "{e}");
+    let e = Tensor::zeros(&[2], DType::F32, Device::webgpu(9)).unwrap_err();
+    assert!(matches!(e, Error::DeviceUnavailable { .. }));
+    assert!(e.to_string().contains("webgpu:9") && e.to_string().contains("available devices: cpu"), "{e}");
+    let e = Tensor::zeros(&[2], DType::F32, Device::cuda(0)).unwrap_err().to_string();
+    assert!(e.contains("CUDA support is not built"), "{e}");
+    assert!(webtensor::device_name(Device::CPU).unwrap().starts_with("cpu"));
+    assert!(webtensor::is_available(webtensor::DeviceKind::Cpu));
+    assert!(!webtensor::is_available(webtensor::DeviceKind::Cuda));
+    if let Some(g) = gpu() {
+        assert_eq!(Device::parse("vulkan").unwrap().kind(), webtensor::DeviceKind::WebGpu);
+        assert!(webtensor::device_name(g).is_ok());
+        let e = Device::parse("metal:3").unwrap_err().to_string();
+        assert!(e.contains("metal:3"), "{e}");
+    }
+}
+
+#[test]
+fn best_and_default_devices() {
+    let (best, why) = webtensor::best_device_with_reason();
+    let infos = webtensor::devices();
+    match infos.iter().find(|i| i.device.kind() == webtensor::DeviceKind::WebGpu && !i.software) {
+        Some(i) => assert_eq!(best, i.device, "{why}"),
+        None => assert_eq!(best, Device::CPU, "a software adapter must not beat the CPU: {why}"),
+    }
+    assert!(!why.is_empty());
+    assert_eq!(webtensor::default_device(), Device::CPU);
+    assert_eq!(Tensor::zeros(&[1], DType::F32, None).unwrap().device(), Device::CPU);
+    if let Some(g) = gpu() {
+        webtensor::set_default_device(g);
+        assert_eq!(Tensor::ones(&[2], DType::F32, None).unwrap().device(), g);
+        webtensor::set_default_device(Device::CPU);
+    }
+}
+
+#[test]
+fn bad_input_gives_clear_errors_and_loses_nothing() {
+    for d in devices() {
+        let a = t(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3], d);
+        let msg = |r: webtensor::Result<Tensor>| r.unwrap_err().to_string();
+        let e = msg(a.add(&t(&[1.0, 2.0], &[2], d)));
+        assert!(e.contains("add") && e.contains("[2, 3]") && e.contains("[2]"), "{e}");
+        let e = msg(a.matmul(&a));
+        assert!(e.contains("matmul") && e.contains("inner dimensions differ (3 vs 2)"), "{e}");
+        let e = msg(a.sum(&[2], false));
+        assert!(
+            e.contains("sum")
+                && e.contains("dimension 2 is out of range for a tensor of rank 2")
+                && e.contains("[-2, 1]"),
+            "{e}"
+        );
+        let e = msg(Tensor::from_slice(&[1.0f32, 2.0], &[3], d));
+        assert!(e.contains("got 2 elements") && e.contains("[3] needs 3"), "{e}");
+        let e = a.to_vec_blocking::<i32>().unwrap_err().to_string();
+        assert!(e.contains("expected dtype f32, got i32"), "{e}");
+        let e = msg(a.reshape(&[4, -1]));
+        assert!(e.contains("reshape") && e.contains("-1"), "{e}");
+        let e = msg(a.index_select(1, &t(&[0.0], &[1], d)));
+        assert!(e.contains("index_select") && e.contains("i32"), "{e}");
+        let e = msg(a.to_dtype(DType::U32).unwrap().neg());
+        assert!(e.contains("neg") && e.contains("u32"), "{e}");
+        assert!(msg(a.transpose(0, 5)).contains("transpose"));
+        assert!(msg(a.narrow(1, 2, 5)).contains("outside dimension 1 of size 3"));
+        assert!(msg(a.expand(&[3, 3])).contains("expand"));
+        assert!(msg(Tensor::cat(&[a.clone(), t(&[1.0], &[1, 1], d)], 0)).contains("cat"));
+        assert!(msg(Tensor::arange(0.0, 1.0, 0.0, DType::F32, d)).contains("step"));
+        if d == Device::CPU {
+            let e = msg(a.index_select(1, &Tensor::from_slice(&[5i32], &[1], d).unwrap()));
+            assert!(e.contains("index 5 is out of bounds for dimension 1 with size 3"), "{e}");
+        }
+        // Nothing was lost: the input still holds its values and the device still computes.
+        assert_eq!(f32s(&a.sum_all().unwrap()), vec![21.0]);
+    }
+}
+
+#[test]
+fn random_api_calls_never_panic() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let devs: Vec<String> = ["cpu", "meta", "webgpu", "webgpu:7", "cuda:1", "vulkan:2", "gl", "", "cpu:3", "x"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let dtypes = DType::ALL.to_vec();
+    let mut runner = TestRunner::new(Config { cases: 200, failure_persistence: None, ..Config::default() });
+    let strategy = (
+        prop::sample::select(devs),
+        prop::sample::select(dtypes.clone()),
+        prop::sample::select(dtypes),
+        prop::collection::vec(0usize..5, 0..4),
+        prop::collection::vec(0usize..5, 0..4),
+        prop::collection::vec(-5isize..5, 0..4),
+        -5isize..5,
+        0usize..30,
+    );
+    runner
+        .run(&strategy, |(dev, d1, d2, s1, s2, dims, dim, op)| {
+            let r = std::panic::catch_unwind(|| {
+                let Ok(device) = Device::parse(&dev) else { return };
+                let Ok(a) = Tensor::ones(&s1, d1, device) else { return };
+                let b = Tensor::ones(&s2, d2, device).unwrap_or_else(|_| a.clone());
+                let _ = match op {
+                    0 => a.add(&b),
+                    1 => a.matmul(&b),
+                    2 => a.sum(&dims, true),
+                    3 => a.reshape(&dims),
+                    4 => a.permute(&dims),
+                    5 => a.transpose(dim, -dim),
+                    6 => a.softmax(dim),
+                    7 => a.argmax(Some(dim), false),
+                    8 => a.narrow(dim, dims.len(), s2.len()),
+                    9 => a.expand(&dims),
+                    10 => a.index_select(dim, &b),
+                    11 => a.gather(dim, &b),
+                    12 => Tensor::cat(&[a.clone(), b.clone()], dim),
+                    13 => Tensor::stack(&[a.clone(), b.clone()], dim),
+                    14 => a.where_(&b, &a),
+                    15 => a.to_dtype(d2),
+                    16 => a.squeeze(Some(dim)),
+                    17 => a.unsqueeze(dim),
+                    18 => a.var(&dims, 1, false),
+                    19 => a.max(&dims, false),
+                    20 => a.pow(&b),
+                    21 => a.div(&b),
+                    22 => a.log_softmax(dim),
+                    23 => a.prod(&dims, false),
+                    24 => a.clamp(Some(dim as f64), Some(-dim as f64)),
+                    25 => Tensor::from_slice(&vec![1.0f32; dims.len()], &s1, device),
+                    26 => a.view(&dims),
+                    27 => a.mean(&dims, false),
+                    28 => a.std_all(s2.len()),
+                    _ => a.to_blocking(Device::CPU),
+                };
+                let _ = a.to_vec_blocking::<f32>();
+            });
+            prop_assert!(r.is_ok(), "panicked");
+            Ok(())
+        })
+        .unwrap();
+}
