@@ -94,7 +94,7 @@ pub fn infer_shape(op: &'static str, from: &[usize], spec: &[isize]) -> Result<V
     }
     let mut out: Vec<usize> = spec.iter().map(|&d| d.max(0) as usize).collect();
     if let Some(i) = infer {
-        if known == 0 || n % known != 0 {
+        if known == 0 || !n.is_multiple_of(known) {
             return Err(Error::ShapeMismatch {
                 op,
                 lhs: from.to_vec(),

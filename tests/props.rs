@@ -8,6 +8,9 @@ use common::*;
 use proptest::prelude::*;
 use webtensor::{DType, Device, Tensor};
 
+/// Maps a coordinate of a view to a coordinate of the tensor it was made from.
+type CoordMap = Box<dyn Fn(&[usize]) -> Vec<usize>>;
+
 fn config() -> ProptestConfig {
     ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() }
 }
@@ -81,7 +84,7 @@ proptest! {
         for d in devices() {
             let mut t = iota(&shape, d);
             // `map` turns a coordinate of the current view into a coordinate of the base.
-            let mut map: Vec<Box<dyn Fn(&[usize]) -> Vec<usize>>> = Vec::new();
+            let mut map: Vec<CoordMap> = Vec::new();
             for &(kind, i, j, extra) in &ops {
                 let r = t.rank();
                 match kind {

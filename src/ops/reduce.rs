@@ -250,7 +250,7 @@ impl Tensor {
         let d = normalize_dim(op, dim, self.rank())? as isize;
         let x = self.float_input()?.transpose(d, -1)?.contiguous()?;
         let k = *x.shape().last().unwrap_or(&1);
-        let m = if k == 0 { 0 } else { x.numel() / k };
+        let m = x.numel().checked_div(k).unwrap_or(0);
         let storage = x.storage().softmax(x.layout(), m, k, log, x.dtype())?;
         let y = Tensor::from_parts(storage, x.shape(), x.dtype(), self.device());
         y.transpose(d, -1)

@@ -79,7 +79,7 @@ fn describe(adapter: &wgpu::Adapter, ordinal: usize) -> DeviceInfo {
         driver: format!("{} {}", i.driver, i.driver_info).trim().to_string(),
         limits: vec![
             ("max_buffer_size".into(), l.max_buffer_size),
-            ("max_storage_buffer_binding_size".into(), l.max_storage_buffer_binding_size as u64),
+            ("max_storage_buffer_binding_size".into(), l.max_storage_buffer_binding_size),
             ("max_compute_workgroups_per_dimension".into(), l.max_compute_workgroups_per_dimension as u64),
             ("max_compute_invocations_per_workgroup".into(), l.max_compute_invocations_per_workgroup as u64),
             ("max_compute_workgroup_storage_size".into(), l.max_compute_workgroup_storage_size as u64),
@@ -98,8 +98,7 @@ async fn find_adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
 async fn find_adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
     let mut out: Vec<wgpu::Adapter> = Vec::new();
     for power_preference in [wgpu::PowerPreference::HighPerformance, wgpu::PowerPreference::LowPower] {
-        let opts =
-            wgpu::RequestAdapterOptions { power_preference, force_fallback_adapter: false, compatible_surface: None };
+        let opts = wgpu::RequestAdapterOptions { power_preference, ..Default::default() };
         if let Ok(a) = instance.request_adapter(&opts).await {
             if !out.iter().any(|b| b.get_info() == a.get_info()) {
                 out.push(a);

@@ -23,7 +23,7 @@ impl WgpuDevice {
         // Copies need 4-byte alignment: a strided view, or an f16 view at an odd offset, is
         // first made contiguous on the GPU.
         let temp;
-        let (buf, offset) = if l.is_contiguous() && (l.offset() * esz) % 4 == 0 {
+        let (buf, offset) = if l.is_contiguous() && (l.offset() * esz).is_multiple_of(4) {
             (s.buffer(), (l.offset() * esz) as u64)
         } else {
             temp = self.map(s, l, MapOp::Cast, dtype)?;

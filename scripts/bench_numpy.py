@@ -1,0 +1,29 @@
+"""NumPy peer for `webtensor bench --device cpu`: the same f32 matmul sizes and 16M-element add,
+median of the same number of runs after a warm-up, so the two print side by side."""
+import time
+
+import numpy as np
+
+
+def median_time(f, runs):
+    f()
+    ts = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        f()
+        ts.append(time.perf_counter() - t0)
+    return sorted(ts)[len(ts) // 2]
+
+
+rng = np.random.default_rng(1)
+for n in (256, 512, 1024, 2048):
+    a = rng.standard_normal((n, n), dtype=np.float32)
+    b = rng.standard_normal((n, n), dtype=np.float32)
+    s = median_time(lambda: a @ b, 3 if n >= 2048 else 5)
+    print(f"numpy      matmul f32 {n:>5}^3      {2 * n**3 / s / 1e9:>9.2f} GFLOP/s   ({s * 1e3:.2f} ms)")
+n = 16 << 20
+a = np.ones(n, dtype=np.float32)
+b = np.ones(n, dtype=np.float32)
+s = median_time(lambda: a + b, 5)
+print(f"numpy      add f32 {n >> 20:>6}M elements {12 * n / s / 1e9:>9.2f} GB/s      ({s * 1e3:.2f} ms)")
+print(f"# numpy {np.__version__}")

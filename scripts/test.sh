@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The one command that runs every test (README). Installs what is missing when it runs as root
+# (Mesa 25 lavapipe, the wasm32 target); otherwise prints the exact command to run and stops.
+# GPU tests fail rather than skip: WEBTENSOR_REQUIRE_GPU defaults to 1 here, because lavapipe
+# (a software Vulkan adapter) is always installable.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
+export WEBTENSOR_REQUIRE_GPU="${WEBTENSOR_REQUIRE_GPU:-1}"
+
+step() { printf '\n==> %s\n' "$*"; }
+need_root() {
+  if [ "$(id -u)" != 0 ]; then
+    echo "missing: $1. Install it with:"
+    echo "  sudo $2"
+    exit 1
+  fi
+}
+
+mesa_version=$(dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null || true)
+if [ "${mesa_version%%.*}" != 25 ] && [ "$WEBTENSOR_REQUIRE_GPU" = 1 ]; then
+  need_root "Mesa 25 lavapipe (software Vulkan; found '${mesa_version:-none}')" "bash scripts/install-mesa.sh"
+  step "installing Mesa 25 lavapipe from bookworm-backports"
+  bash scripts/install-mesa.sh
+fi
+
+if ! rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$'; then
+  step "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+step "format and lints"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -q -- -D warnings
+
+step "native tests (cpu, meta, webgpu; WEBTENSOR_REQUIRE_GPU=$WEBTENSOR_REQUIRE_GPU)"
+cargo test --workspace
+
+step "the library builds for wasm32-unknown-unknown"
+cargo build --lib --target wasm32-unknown-unknown -q
+
+step "device tour (the main job): every device must agree with the cpu"
+cargo run -q -p webtensor-native -- demo
+echo
+echo "all tests passed"
