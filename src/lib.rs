@@ -48,6 +48,9 @@ pub use ops::{IndexMode, MapOp};
 pub use shape::{broadcast_shapes, numel};
 pub use tensor::Tensor;
 
+#[doc(hidden)]
+pub use device::wgpu::inject_validation_error as __inject_validation_error;
+
 /// Renders every WGSL kernel variant, for validation without a GPU (used by the test suite).
 #[doc(hidden)]
 pub fn __all_kernel_sources() -> Vec<(String, String)> {

@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 use std::time::Instant;
-use webtensor::{DType, Device, Tensor};
+use webtensor::{DType, Device, Error, Tensor};
 
 #[test]
 fn isolated_device_measurements() {
@@ -14,6 +14,7 @@ fn isolated_device_measurements() {
         memory_stats_follow_tensors(g);
     }
     meta_device_plans_memory();
+    uncaptured_gpu_errors_become_errors_and_the_device_survives();
 }
 
 fn synchronize_waits_for_queued_gpu_work() {
@@ -89,4 +90,17 @@ fn meta_device_plans_memory() {
     drop((a, b));
     assert_eq!(webtensor::memory_allocated(m).unwrap(), before);
     assert_eq!(webtensor::max_memory_allocated(m).unwrap(), before + 8_000_000);
+}
+
+/// The injected error is device-wide, so this runs here, away from parallel tests.
+fn uncaptured_gpu_errors_become_errors_and_the_device_survives() {
+    let Some(g) = gpu() else { return };
+    let keep = t(&[1.0, 2.0, 3.0], &[3], g);
+    webtensor::__inject_validation_error(g).unwrap();
+    let e = webtensor::synchronize_blocking(g).unwrap_err();
+    assert!(matches!(e, Error::Gpu { .. }), "{e:?}");
+    assert!(e.to_string().contains(&g.to_string()), "{e}");
+    // Reported once; the device and its tensors go on working.
+    webtensor::synchronize_blocking(g).unwrap();
+    assert_eq!(f32s(&keep.mul_scalar(2.0).unwrap()), vec![2.0, 4.0, 6.0]);
 }

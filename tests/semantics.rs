@@ -137,7 +137,7 @@ fn best_and_default_devices() {
 
 #[test]
 fn bad_input_gives_clear_errors_and_loses_nothing() {
-    for d in devices() {
+    for d in devices().into_iter().chain([Device::META]) {
         let a = t(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3], d);
         let msg = |r: webtensor::Result<Tensor>| r.unwrap_err().to_string();
         let e = msg(a.add(&t(&[1.0, 2.0], &[2], d)));
@@ -171,7 +171,9 @@ fn bad_input_gives_clear_errors_and_loses_nothing() {
             assert!(e.contains("index 5 is out of bounds for dimension 1 with size 3"), "{e}");
         }
         // Nothing was lost: the input still holds its values and the device still computes.
-        assert_eq!(f32s(&a.sum_all().unwrap()), vec![21.0]);
+        if d != Device::META {
+            assert_eq!(f32s(&a.sum_all().unwrap()), vec![21.0]);
+        }
     }
 }
 

@@ -23,22 +23,20 @@ pub fn print_devices() {
     println!("\nbest device: {best} ({why})");
 }
 
-/// Devices for a tour: every device, except a GL adapter that is the same hardware as a
-/// Vulkan/Metal/DX12 adapter already listed (llvmpipe appears twice on Linux, and its GL path
-/// compiles shaders for a minute and more). Skipped ones are returned with the reason.
+/// Devices for a tour: every device except software OpenGL adapters (llvmpipe through GL, which
+/// duplicates lavapipe and whose shader compiler takes minutes). Skipped ones come back with the
+/// reason; `--device` still reaches them.
 pub fn tour_devices() -> (Vec<Device>, Vec<String>) {
-    let infos = webtensor::devices();
     let mut run = Vec::new();
     let mut skipped = Vec::new();
-    for i in &infos {
-        let twin =
-            infos.iter().find(|o| i.backend == "gl" && o.backend != "gl" && o.backend != "cpu" && o.name == i.name);
-        match twin {
-            Some(o) => skipped.push(format!(
-                "{} skipped: the same adapter as {} through OpenGL (pass --device {} to run it)",
-                i.device, o.device, i.device
-            )),
-            None => run.push(i.device),
+    for i in webtensor::devices() {
+        if i.backend == "gl" && i.software {
+            skipped.push(format!(
+                "{} ({}, OpenGL) skipped: a software GL adapter compiles shaders for minutes; pass --device {} to run it",
+                i.device, i.name, i.device
+            ));
+        } else {
+            run.push(i.device);
         }
     }
     (run, skipped)
@@ -69,7 +67,11 @@ pub fn run(device: Option<Device>) -> Result<(), String> {
     };
     let (best, _) = webtensor::best_device_with_reason();
     if best == Device::CPU && device.is_none() {
-        println!("(no hardware GPU: the CPU is the main device; software adapters run for comparison)");
+        let others = devices.iter().any(|d| *d != Device::CPU);
+        println!(
+            "(no hardware GPU: the CPU is the main device{})",
+            if others { "; software adapters run for comparison" } else { "" }
+        );
     }
     println!("\nworkload: [512x768] @ [768x1024] -> gelu -> @ [1024x10] -> softmax -> mean/max/std\n");
     println!("{:<10} {:>12} {:>12} {:>16}  result", "device", "first (ms)", "warm (ms)", "max |diff| cpu");

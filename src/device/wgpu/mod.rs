@@ -31,6 +31,22 @@ pub fn synchronize_blocking(device: Device) -> Result<()> {
     crate::block::block_on(synchronize(device))
 }
 
+/// Raises a wgpu validation error on `device` outside any op (a buffer whose size breaks the
+/// mapping rules), for tests of error capture: the next `synchronize` or readback must return it
+/// as `Error::Gpu` and the device must keep working.
+#[doc(hidden)]
+pub fn inject_validation_error(device: Device) -> Result<()> {
+    if let Backend::Wgpu(d) = Backend::of(device)? {
+        let _ = d.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("injected-invalid-buffer"),
+            size: 3,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::MAP_WRITE,
+            mapped_at_creation: true,
+        });
+    }
+    Ok(())
+}
+
 /// Locks a mutex, recovering the data if another thread panicked while holding it: the state
 /// guarded here (queues, pools, caches) stays consistent between statements.
 pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {

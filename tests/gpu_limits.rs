@@ -1,0 +1,64 @@
+//! The wgpu execution model at its edges: dispatches beyond 65535 workgroups fold into 2-D,
+//! oversized tensors are refused with the limit (uncaptured-error capture is in `isolated.rs`),
+//! and f16 on an adapter without `shader-f16` is a clear `UnsupportedDType`.
+
+mod common;
+use common::*;
+use webtensor::{DType, Device, Error, Tensor};
+
+#[test]
+fn dispatches_beyond_65535_workgroups_fold_into_2d() {
+    let Some(g) = gpu() else { return };
+    // 17M elements = 66407 workgroups of 256 threads: more than one grid dimension allows.
+    let n = 17 << 20;
+    let x = Tensor::ones(&[n], DType::F32, g).unwrap().add_scalar(1.0).unwrap();
+    let tail = f32s(&x.narrow(0, n - 3, 3).unwrap());
+    assert_eq!(tail, vec![2.0, 2.0, 2.0], "last elements of a folded dispatch");
+    assert_eq!(f32s(&x.sum_all().unwrap()), vec![2.0 * n as f32]);
+    // 70000 rows: one workgroup per row in reduce and softmax, folded too.
+    let rows = Tensor::randn(&[70_000, 3], Some(5), g).unwrap();
+    let cpu = rows.to_blocking(Device::CPU).unwrap();
+    assert_close(&f32s(&rows.sum(&[1], false).unwrap()), &f32s(&cpu.sum(&[1], false).unwrap()), 1e-5, "70000-row sum");
+    assert_close(&f32s(&rows.softmax(1).unwrap()), &f32s(&cpu.softmax(1).unwrap()), 1e-5, "70000-row softmax");
+    assert_eq!(i32s(&rows.argmax(Some(1), false).unwrap()), i32s(&cpu.argmax(Some(1), false).unwrap()));
+}
+
+#[test]
+fn oversized_tensors_are_refused_with_the_limit() {
+    let Some(g) = gpu() else { return };
+    let info = webtensor::devices().into_iter().find(|i| i.device == g).unwrap();
+    let limit = info.limits.iter().find(|(n, _)| n == "max_storage_buffer_binding_size").unwrap().1;
+    let n = (limit / 4 + 1) as usize;
+    let e = Tensor::zeros(&[n], DType::F32, g).unwrap_err();
+    assert!(matches!(e, Error::TooLarge { .. }), "{e:?}");
+    assert!(
+        e.to_string().contains("max_storage_buffer_binding_size") && e.to_string().contains(&limit.to_string()),
+        "{e}"
+    );
+    assert_eq!(f32s(&Tensor::ones(&[4], DType::F32, g).unwrap().sum_all().unwrap()), vec![4.0]);
+}
+
+#[test]
+fn f16_without_shader_f16_is_a_clear_error() {
+    let Some(no_f16) =
+        webtensor::devices().into_iter().find(|i| i.backend != "cpu" && !i.features.iter().any(|f| f == "shader-f16"))
+    else {
+        assert!(
+            !gpu_required() || std::env::var("WEBTENSOR_TEST_GPU").is_ok(),
+            "CI has llvmpipe's GL adapter, which lacks shader-f16; it should be listed: {:?}",
+            webtensor::devices()
+        );
+        return;
+    };
+    let d = no_f16.device;
+    let x = t(&[1.0, 2.0], &[2], d);
+    for r in
+        [x.to_dtype(DType::F16), Tensor::zeros(&[2], DType::F16, d), Tensor::from_slice(&[half::f16::ONE], &[1], d)]
+    {
+        let e = r.unwrap_err();
+        assert!(matches!(e, Error::UnsupportedDType { dtype: DType::F16, .. }), "{e:?}");
+        assert!(e.to_string().contains("shader-f16"), "{e}");
+    }
+    // f32 on the same device still works.
+    assert_eq!(f32s(&x.add_scalar(1.0).unwrap()), vec![2.0, 3.0]);
+}
