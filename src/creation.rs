@@ -22,7 +22,7 @@ impl Tensor {
             return Err(Error::DataLength { op, got: data.len(), expected, shape: shape.to_vec() });
         }
         let dtype = data.dtype();
-        let storage = Storage::from_cpu(data, device)?;
+        let storage = Storage::from_cpu(data, device).map_err(|e| e.in_op(op))?;
         Ok(Tensor::from_parts(storage, shape, dtype, device))
     }
 
@@ -47,7 +47,7 @@ impl Tensor {
     }
 
     pub(crate) fn full_on(shape: &[usize], value: f64, dtype: DType, device: Device) -> Result<Tensor> {
-        let storage = Storage::fill(numel(shape), value, dtype, device)?;
+        let storage = Storage::fill(numel(shape), value, dtype, device).map_err(|e| e.in_op("full"))?;
         Ok(Tensor::from_parts(storage, shape, dtype, device))
     }
 

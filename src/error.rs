@@ -175,7 +175,20 @@ pub enum Error {
 /// `Result` with webtensor's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// Op names the kernel layer uses before it knows which user-facing op called it.
+const KERNEL_OPS: [&str; 4] = ["kernel", "alloc", "dispatch", "to"];
+
 impl Error {
+    /// Names `op` in an error raised below the op layer (allocation, dispatch), so the message
+    /// points at the call the user made.
+    pub(crate) fn in_op(mut self, name: &'static str) -> Self {
+        match &mut self {
+            Error::UnsupportedDType { op, .. } | Error::TooLarge { op, .. } if KERNEL_OPS.contains(op) => *op = name,
+            _ => {}
+        }
+        self
+    }
+
     /// Shorthand for [`Error::InvalidArgument`].
     pub(crate) fn invalid(op: &'static str, msg: impl Into<String>) -> Self {
         Error::InvalidArgument { op, msg: msg.into() }

@@ -99,15 +99,7 @@ impl Storage {
         })
     }
 
-    pub(crate) fn reduce(
-        &self,
-        op: ReduceOp,
-        l: &Layout,
-        m: usize,
-        k: usize,
-        _dtype: DType,
-        out: DType,
-    ) -> Result<Storage> {
+    pub(crate) fn reduce(&self, op: ReduceOp, l: &Layout, m: usize, k: usize, out: DType) -> Result<Storage> {
         Ok(match self {
             Storage::Cpu(s) => Storage::Cpu(CpuBackend.reduce(op, s, l, m, k)?),
             Storage::Wgpu(s) => Storage::Wgpu(s.device().reduce(op, s, l, m, k)?),

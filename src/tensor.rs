@@ -93,8 +93,8 @@ impl Tensor {
     }
 
     /// Runs the map kernel family (unary op, cast or copy) into a new contiguous tensor.
-    pub(crate) fn map(&self, op: MapOp, dtype: DType, _name: &'static str) -> Result<Tensor> {
-        let storage = self.storage().map(self.layout(), op, dtype)?;
+    pub(crate) fn map(&self, op: MapOp, dtype: DType, name: &'static str) -> Result<Tensor> {
+        let storage = self.storage().map(self.layout(), op, dtype).map_err(|e| e.in_op(name))?;
         Ok(Tensor::from_parts(storage, self.shape(), dtype, self.device()))
     }
 

@@ -59,6 +59,10 @@ fn f16_without_shader_f16_is_a_clear_error() {
         assert!(matches!(e, Error::UnsupportedDType { dtype: DType::F16, .. }), "{e:?}");
         assert!(e.to_string().contains("shader-f16"), "{e}");
     }
+    assert!(
+        x.to_dtype(DType::F16).unwrap_err().to_string().starts_with("to_dtype: dtype f16"),
+        "the error names the user's op"
+    );
     // f32 on the same device still works.
     assert_eq!(f32s(&x.add_scalar(1.0).unwrap()), vec![2.0, 3.0]);
 }

@@ -219,7 +219,10 @@ impl Tensor {
         let dtype = op.compute_dtype(DType::promote(self.dtype(), other.dtype()));
         let out_dtype = if op.is_comparison() { DType::Bool } else { dtype };
         let (a, b) = (self.to_dtype(dtype)?, other.to_dtype(dtype)?);
-        let storage = a.storage().binary(op, a.layout(), b.storage(), b.layout(), &shape, dtype)?;
+        let storage = a
+            .storage()
+            .binary(op, a.layout(), b.storage(), b.layout(), &shape, dtype)
+            .map_err(|e| e.in_op(op.name()))?;
         Ok(Tensor::from_parts(storage, &shape, out_dtype, device))
     }
 

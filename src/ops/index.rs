@@ -52,11 +52,13 @@ impl Tensor {
         dim: usize,
         index: &Tensor,
         shape: &[usize],
-        _op: &'static str,
+        op: &'static str,
     ) -> Result<Tensor> {
         let index = index.contiguous()?;
-        let storage =
-            self.storage().index(mode, self.layout(), index.storage(), index.layout(), dim, shape, self.dtype())?;
+        let storage = self
+            .storage()
+            .index(mode, self.layout(), index.storage(), index.layout(), dim, shape, self.dtype())
+            .map_err(|e| e.in_op(op))?;
         Ok(Tensor::from_parts(storage, shape, self.dtype(), self.device()))
     }
 }

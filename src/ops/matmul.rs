@@ -85,7 +85,7 @@ impl Tensor {
         let (a, ao) = operand(&a, &batch)?;
         let (b, bo) = operand(&b, &batch)?;
         let args = MatmulArgs { batch: batch.iter().product(), m, n, k, a: ao, b: bo };
-        let storage = a.storage().matmul(b.storage(), &args, dtype)?;
+        let storage = a.storage().matmul(b.storage(), &args, dtype).map_err(|e| e.in_op(op))?;
         let mut shape = batch.clone();
         shape.extend([m, n]);
         let mut out = Tensor::from_parts(storage, &shape, dtype, device);

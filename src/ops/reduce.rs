@@ -119,7 +119,7 @@ impl Tensor {
         let perm: Vec<isize> = kept.iter().chain(&dims).map(|&d| d as isize).collect();
         let x = x.permute(&perm)?.contiguous()?;
         let out_dtype = op.output_dtype(x.dtype());
-        let storage = x.storage().reduce(op, x.layout(), m, k, x.dtype(), out_dtype)?;
+        let storage = x.storage().reduce(op, x.layout(), m, k, out_dtype).map_err(|e| e.in_op(name))?;
         let shape: Vec<usize> = if keepdim {
             (0..rank).map(|d| if dims.contains(&d) { 1 } else { self.shape()[d] }).collect()
         } else {
