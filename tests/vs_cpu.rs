@@ -186,3 +186,27 @@ fn movement_and_index_match_cpu() {
         Tensor::cat(&parts, 0).unwrap()
     });
 }
+
+#[test]
+fn vec4_and_scalar_elementwise_paths_agree() {
+    // Offsets 0..4 and lengths around multiples of 4 switch between the vec4 kernels (aligned)
+    // and the scalar ones; both must match the CPU.
+    for off in 0..4 {
+        for len in [992, 993, 996] {
+            check(&format!("exp/add/cast at offset {off}, len {len}"), 2e-5, |d| {
+                let x = randn(&[1003], 30, d).narrow(0, off, len).unwrap();
+                let y = randn(&[1003], 31, d).narrow(0, 3 - off, len).unwrap();
+                Tensor::cat(
+                    &[
+                        x.exp().unwrap(),
+                        x.add(&y).unwrap(),
+                        x.gt(&y).unwrap().to_dtype(DType::F32).unwrap(),
+                        x.to_dtype(DType::I32).unwrap().to_dtype(DType::F32).unwrap(),
+                    ],
+                    0,
+                )
+                .unwrap()
+            });
+        }
+    }
+}

@@ -14,14 +14,48 @@ pub(crate) const WG: u32 = 256;
 /// A pipeline's identity. Its `Debug` text is the pipeline label, so GPU errors name the kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum KernelKey {
-    Map { op: MapOp, src: DType, dst: DType },
-    Binary { op: BinaryOp, dtype: DType },
-    Where { dtype: DType },
-    Fill { dtype: DType },
-    Reduce { op: ReduceOp, src: DType, dst: DType },
-    Softmax { log: bool, dtype: DType },
-    Matmul { dtype: DType },
-    Index { dtype: DType, index: DType },
+    Map {
+        op: MapOp,
+        src: DType,
+        dst: DType,
+    },
+    /// `Map` over contiguous data, one vec4 per thread.
+    Map4 {
+        op: MapOp,
+        src: DType,
+        dst: DType,
+    },
+    Binary {
+        op: BinaryOp,
+        dtype: DType,
+    },
+    /// `Binary` over contiguous same-shape operands, one vec4 per thread.
+    Binary4 {
+        op: BinaryOp,
+        dtype: DType,
+    },
+    Where {
+        dtype: DType,
+    },
+    Fill {
+        dtype: DType,
+    },
+    Reduce {
+        op: ReduceOp,
+        src: DType,
+        dst: DType,
+    },
+    Softmax {
+        log: bool,
+        dtype: DType,
+    },
+    Matmul {
+        dtype: DType,
+    },
+    Index {
+        dtype: DType,
+        index: DType,
+    },
 }
 
 /// The WGSL storage type of a dtype (bool is a u32 word).
@@ -46,10 +80,11 @@ impl KernelKey {
     /// Whether the variant needs the `shader-f16` feature.
     pub(crate) fn needs_f16(&self) -> bool {
         match *self {
-            KernelKey::Map { src, dst, .. } | KernelKey::Reduce { src, dst, .. } => {
+            KernelKey::Map { src, dst, .. } | KernelKey::Map4 { src, dst, .. } | KernelKey::Reduce { src, dst, .. } => {
                 src == DType::F16 || dst == DType::F16
             }
             KernelKey::Binary { dtype, .. }
+            | KernelKey::Binary4 { dtype, .. }
             | KernelKey::Where { dtype }
             | KernelKey::Fill { dtype }
             | KernelKey::Softmax { dtype, .. }
@@ -61,7 +96,9 @@ impl KernelKey {
     fn body(&self) -> &'static str {
         match self {
             KernelKey::Map { .. } => include_str!("map.wgsl"),
+            KernelKey::Map4 { .. } => include_str!("map4.wgsl"),
             KernelKey::Binary { .. } => include_str!("binary.wgsl"),
+            KernelKey::Binary4 { .. } => include_str!("binary4.wgsl"),
             KernelKey::Where { .. } => include_str!("where.wgsl"),
             KernelKey::Fill { .. } => include_str!("fill.wgsl"),
             KernelKey::Reduce { .. } => include_str!("reduce.wgsl"),
@@ -74,7 +111,7 @@ impl KernelKey {
     /// The prelude lines specific to this variant.
     fn variant_prelude(&self) -> String {
         match *self {
-            KernelKey::Map { op, src, dst } => {
+            KernelKey::Map { op, src, dst } | KernelKey::Map4 { op, src, dst } => {
                 let (s, d) = (storage_type(src), storage_type(dst));
                 let body = match op {
                     MapOp::Unary(u) if src.is_float() => format!("let v = f32(x); return D({});", u.wgsl_float()),
@@ -86,7 +123,7 @@ impl KernelKey {
                 let helpers = if op == MapOp::Unary(UnaryOp::Gelu) { WGSL_ERF } else { "" };
                 format!("alias S = {s};\nalias D = {d};\n{helpers}fn op(x: S) -> D {{ {body} }}\n")
             }
-            KernelKey::Binary { op, dtype } => {
+            KernelKey::Binary { op, dtype } | KernelKey::Binary4 { op, dtype } => {
                 let s = storage_type(dtype);
                 let (d, body) = match (op.is_comparison(), dtype.is_float()) {
                     (true, true) => {
@@ -156,6 +193,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
     for src in DType::ALL {
         for dst in DType::ALL {
             v.push(KernelKey::Map { op: MapOp::Cast, src, dst });
+            v.push(KernelKey::Map4 { op: MapOp::Cast, src, dst });
         }
         v.push(KernelKey::Where { dtype: src });
         v.push(KernelKey::Fill { dtype: src });
@@ -167,6 +205,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
         for op in UnaryOp::ALL {
             if op.supports(d) {
                 v.push(KernelKey::Map { op: MapOp::Unary(op), src: d, dst: d });
+                v.push(KernelKey::Map4 { op: MapOp::Unary(op), src: d, dst: d });
             }
         }
         v.push(KernelKey::Matmul { dtype: d });
@@ -175,6 +214,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
         for op in BinaryOp::ALL {
             if op.compute_dtype(d) == d {
                 v.push(KernelKey::Binary { op, dtype: d });
+                v.push(KernelKey::Binary4 { op, dtype: d });
             }
         }
         for op in ReduceOp::ALL {

@@ -36,6 +36,11 @@ fn u(x: usize) -> u32 {
     x as u32
 }
 
+/// Whether every count/offset is a multiple of 4, so the vec4 kernels apply.
+fn aligned4(vals: &[usize]) -> bool {
+    vals.iter().all(|v| v % 4 == 0)
+}
+
 /// Writes `vals` at `at..` of a params array.
 fn put(params: &mut [u32], at: usize, vals: &[usize]) {
     for (i, &v) in vals.iter().enumerate() {
@@ -59,6 +64,10 @@ impl WgpuDevice {
         let n = sl.numel();
         if n == 0 {
             return Ok(());
+        }
+        if sl.is_contiguous() && dl.is_contiguous() && aligned4(&[n, sl.offset(), dl.offset()]) {
+            let p = [n / 4, sl.offset() / 4, dl.offset() / 4].map(u);
+            return self.dispatch(KernelKey::Map4 { op, src: sd, dst: dd }, &[src, dst], &p, self.groups(n / 4, WG)?);
         }
         check_rank("map", sl.shape().len())?;
         let mut p = [0u32; 29];
@@ -113,13 +122,20 @@ impl Kernels for Arc<WgpuDevice> {
         if n == 0 {
             return Ok(out);
         }
+        let same = la.is_contiguous() && lb.is_contiguous() && la.shape() == shape && lb.shape() == shape;
+        if same && aligned4(&[n, la.offset(), lb.offset()]) {
+            let p = [n / 4, la.offset() / 4, lb.offset() / 4].map(u);
+            let bufs = [a.buffer(), b.buffer(), out.buffer()];
+            self.dispatch(KernelKey::Binary4 { op, dtype }, &bufs, &p, self.groups(n / 4, WG)?)?;
+            return Ok(out);
+        }
         check_rank(op.name(), shape.len())?;
         let mut p = [0u32; 29];
         put(&mut p, 0, &[n, shape.len(), la.offset(), lb.offset()]);
         put(&mut p, 4, shape);
         put(&mut p, 12, &la.broadcast_strides(shape));
         put(&mut p, 20, &lb.broadcast_strides(shape));
-        p[28] = (la.is_contiguous() && lb.is_contiguous() && la.shape() == shape && lb.shape() == shape) as u32;
+        p[28] = same as u32;
         self.dispatch(
             KernelKey::Binary { op, dtype },
             &[a.buffer(), b.buffer(), out.buffer()],

@@ -1,0 +1,18 @@
+// Binary family, vectorised: both inputs contiguous with the output's shape, offsets and length
+// multiples of 4; one vec4 per thread, the scalar `op` per component.
+// Params: 0 vec4 count, 1 a offset, 2 b offset (both in vec4s).
+@group(0) @binding(0) var<storage, read> a: array<vec4<S>>;
+@group(0) @binding(1) var<storage, read> b: array<vec4<S>>;
+@group(0) @binding(2) var<storage, read_write> out: array<vec4<D>>;
+@group(0) @binding(3) var<uniform> P: Params;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * WG;
+    if (i >= p(0u)) {
+        return;
+    }
+    let x = a[p(1u) + i];
+    let y = b[p(2u) + i];
+    out[i] = vec4<D>(op(x.x, y.x), op(x.y, y.y), op(x.z, y.z), op(x.w, y.w));
+}
