@@ -12,8 +12,11 @@ const BM: u32 = 64u;
 const BN: u32 = 64u;
 const BK: u32 = 16u;
 
-var<workgroup> As: array<A, 1024>;
-var<workgroup> Bs: array<A, 1024>;
+// Tiles stored as vec4: As[kk * 16 + r] holds rows 4r..4r+3 of column kk of the A tile;
+// Bs[kk * 16 + c] holds columns 4c..4c+3 of row kk of the B tile. The inner loop then reads two
+// vec4s per step and accumulates with vector FMAs.
+var<workgroup> As: array<vec4<A>, 256>;
+var<workgroup> Bs: array<vec4<A>, 256>;
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
@@ -30,7 +33,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let row0 = wid.y * BM;
     let col0 = wid.x * BN;
     let tid = lid.y * 16u + lid.x;
-    var acc: array<A, 16>;
+    var acc0 = vec4<A>();
+    var acc1 = vec4<A>();
+    var acc2 = vec4<A>();
+    var acc3 = vec4<A>();
     for (var k0 = 0u; k0 < k; k0 += BK) {
         for (var r = 0u; r < 4u; r++) {
             let e = tid + r * 256u;
@@ -42,7 +48,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
             if (gi < m && gk < k) {
                 v = A(a[abase + gi * ars + gk * acs]);
             }
-            As[kk * BM + i] = v;
+            As[kk * 16u + i / 4u][i % 4u] = v;
             let kb = e / BN;
             let j = e % BN;
             let gkb = k0 + kb;
@@ -51,31 +57,27 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
             if (gkb < k && gj < n) {
                 w = A(b[bbase + gkb * brs + gj * bcs]);
             }
-            Bs[kb * BN + j] = w;
+            Bs[kb * 16u + j / 4u][j % 4u] = w;
         }
         workgroupBarrier();
         for (var kk = 0u; kk < BK; kk++) {
-            let a0 = As[kk * BM + lid.y * 4u];
-            let a1 = As[kk * BM + lid.y * 4u + 1u];
-            let a2 = As[kk * BM + lid.y * 4u + 2u];
-            let a3 = As[kk * BM + lid.y * 4u + 3u];
-            for (var j = 0u; j < 4u; j++) {
-                let bv = Bs[kk * BN + lid.x * 4u + j];
-                acc[j] += a0 * bv;
-                acc[4u + j] += a1 * bv;
-                acc[8u + j] += a2 * bv;
-                acc[12u + j] += a3 * bv;
-            }
+            let av = As[kk * 16u + lid.y];
+            let bv = Bs[kk * 16u + lid.x];
+            acc0 += av.x * bv;
+            acc1 += av.y * bv;
+            acc2 += av.z * bv;
+            acc3 += av.w * bv;
         }
         workgroupBarrier();
     }
     let cbase = batch * m * n;
+    let rows = array<vec4<A>, 4>(acc0, acc1, acc2, acc3);
     for (var i = 0u; i < 4u; i++) {
         let gi = row0 + lid.y * 4u + i;
         for (var j = 0u; j < 4u; j++) {
             let gj = col0 + lid.x * 4u + j;
             if (gi < m && gj < n) {
-                c[cbase + gi * n + gj] = S(acc[i * 4u + j]);
+                c[cbase + gi * n + gj] = S(rows[i][j]);
             }
         }
     }
