@@ -162,6 +162,22 @@ pub enum Error {
         /// wgpu's description.
         msg: String,
     },
+    /// An allocation that the memory limit or the device itself refused.
+    #[error("{device} out of memory: tried to allocate {requested} bytes with {allocated} bytes allocated and {reserved} reserved{}; {cause}; free tensors, call empty_cache, or raise the limit with set_memory_limit", limit.map_or(String::new(), |l| format!(", limit {l} bytes")))]
+    OutOfMemory {
+        /// The device.
+        device: String,
+        /// Bytes asked for.
+        requested: u64,
+        /// Bytes held by live tensors at the time.
+        allocated: u64,
+        /// Bytes held by the allocator at the time.
+        reserved: u64,
+        /// The limit set with `set_memory_limit`, if any.
+        limit: Option<u64>,
+        /// What refused: the limit or the device.
+        cause: String,
+    },
     /// The device was lost (driver reset, `destroy`, browser tab in the background too long).
     #[error("device {device} was lost: {reason}")]
     DeviceLost {

@@ -29,8 +29,8 @@ mod tensor;
 
 pub use creation::manual_seed;
 pub use device::memory::{
-    empty_cache, max_memory_allocated, memory_allocated, memory_reserved, memory_stats, memory_summary,
-    reset_peak_memory_stats, MemorySnapshot,
+    empty_cache, max_memory_allocated, memory_allocated, memory_limit, memory_reserved, memory_stats, memory_summary,
+    reset_peak_memory_stats, set_memory_limit, MemorySnapshot,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use device::wgpu::synchronize_blocking;

@@ -28,17 +28,17 @@ fn mixed(op: &'static str) -> Error {
     Error::invalid(op, "internal: operands on different backends reached the kernel layer")
 }
 
-fn meta(shape: &[usize], dtype: DType) -> Storage {
-    Storage::Meta(MetaStorage::new((numel(shape) * dtype.size_in_bytes()) as u64))
+fn meta(shape: &[usize], dtype: DType) -> Result<Storage> {
+    Ok(Storage::Meta(MetaStorage::new((numel(shape) * dtype.size_in_bytes()) as u64)?))
 }
 
 impl Storage {
     /// Host data placed on `device`.
     pub(crate) fn from_cpu(data: CpuData, device: Device) -> Result<Storage> {
         Ok(match Backend::of(device)? {
-            Backend::Cpu => Storage::Cpu(CpuStorage::new(data)),
+            Backend::Cpu => Storage::Cpu(CpuStorage::new(data)?),
             Backend::Wgpu(d) => Storage::Wgpu(d.upload(&data)?),
-            Backend::Meta => meta(&[data.len()], data.dtype()),
+            Backend::Meta => meta(&[data.len()], data.dtype())?,
         })
     }
 
@@ -47,7 +47,7 @@ impl Storage {
         Ok(match Backend::of(device)? {
             Backend::Cpu => Storage::Cpu(CpuBackend.fill(n, value, dtype)?),
             Backend::Wgpu(d) => Storage::Wgpu(d.fill(n, value, dtype)?),
-            Backend::Meta => meta(&[n], dtype),
+            Backend::Meta => meta(&[n], dtype)?,
         })
     }
 
@@ -55,7 +55,7 @@ impl Storage {
         Ok(match self {
             Storage::Cpu(s) => Storage::Cpu(CpuBackend.map(s, l, op, dst)?),
             Storage::Wgpu(s) => Storage::Wgpu(s.device().map(s, l, op, dst)?),
-            Storage::Meta(_) => meta(l.shape(), dst),
+            Storage::Meta(_) => meta(l.shape(), dst)?,
         })
     }
 
@@ -71,7 +71,7 @@ impl Storage {
         Ok(match (self, b) {
             (Storage::Cpu(a), Storage::Cpu(b)) => Storage::Cpu(CpuBackend.binary(op, a, la, b, lb, shape)?),
             (Storage::Wgpu(a), Storage::Wgpu(b)) => Storage::Wgpu(a.device().binary(op, a, la, b, lb, shape)?),
-            (Storage::Meta(_), Storage::Meta(_)) => meta(shape, if op.is_comparison() { DType::Bool } else { dtype }),
+            (Storage::Meta(_), Storage::Meta(_)) => meta(shape, if op.is_comparison() { DType::Bool } else { dtype })?,
             _ => return Err(mixed(op.name())),
         })
     }
@@ -94,7 +94,7 @@ impl Storage {
             (Storage::Wgpu(c), Storage::Wgpu(a), Storage::Wgpu(b)) => {
                 Storage::Wgpu(c.device().where_(c, lc, a, la, b, lb, shape)?)
             }
-            (Storage::Meta(_), Storage::Meta(_), Storage::Meta(_)) => meta(shape, dtype),
+            (Storage::Meta(_), Storage::Meta(_), Storage::Meta(_)) => meta(shape, dtype)?,
             _ => return Err(mixed("where")),
         })
     }
@@ -103,7 +103,7 @@ impl Storage {
         Ok(match self {
             Storage::Cpu(s) => Storage::Cpu(CpuBackend.reduce(op, s, l, m, k)?),
             Storage::Wgpu(s) => Storage::Wgpu(s.device().reduce(op, s, l, m, k)?),
-            Storage::Meta(_) => meta(&[m], out),
+            Storage::Meta(_) => meta(&[m], out)?,
         })
     }
 
@@ -111,7 +111,7 @@ impl Storage {
         Ok(match self {
             Storage::Cpu(s) => Storage::Cpu(CpuBackend.softmax(s, l, m, k, log)?),
             Storage::Wgpu(s) => Storage::Wgpu(s.device().softmax(s, l, m, k, log)?),
-            Storage::Meta(_) => meta(&[m, k], dtype),
+            Storage::Meta(_) => meta(&[m, k], dtype)?,
         })
     }
 
@@ -119,7 +119,7 @@ impl Storage {
         Ok(match (self, b) {
             (Storage::Cpu(a), Storage::Cpu(b)) => Storage::Cpu(CpuBackend.matmul(a, b, args)?),
             (Storage::Wgpu(a), Storage::Wgpu(b)) => Storage::Wgpu(a.device().matmul(a, b, args)?),
-            (Storage::Meta(_), Storage::Meta(_)) => meta(&[args.batch, args.m, args.n], dtype),
+            (Storage::Meta(_), Storage::Meta(_)) => meta(&[args.batch, args.m, args.n], dtype)?,
             _ => return Err(mixed("matmul")),
         })
     }
@@ -138,7 +138,7 @@ impl Storage {
         Ok(match (self, idx) {
             (Storage::Cpu(s), Storage::Cpu(i)) => Storage::Cpu(CpuBackend.index(mode, s, l, i, li, dim, shape)?),
             (Storage::Wgpu(s), Storage::Wgpu(i)) => Storage::Wgpu(s.device().index(mode, s, l, i, li, dim, shape)?),
-            (Storage::Meta(_), Storage::Meta(_)) => meta(shape, dtype),
+            (Storage::Meta(_), Storage::Meta(_)) => meta(shape, dtype)?,
             _ => return Err(mixed("index")),
         })
     }
@@ -164,7 +164,7 @@ impl Storage {
         Ok(match Backend::of(device)? {
             Backend::Cpu => Storage::Cpu(CpuBackend.cat(&collect!(Cpu), dim, shape, dtype)?),
             Backend::Wgpu(d) => Storage::Wgpu(d.cat(&collect!(Wgpu), dim, shape, dtype)?),
-            Backend::Meta => meta(shape, dtype),
+            Backend::Meta => meta(shape, dtype)?,
         })
     }
 

@@ -15,6 +15,10 @@ fn isolated_device_measurements() {
     }
     meta_device_plans_memory();
     uncaptured_gpu_errors_become_errors_and_the_device_survives();
+    for d in devices().into_iter().chain([Device::META]) {
+        memory_limit_refuses_cleanly(d);
+        soak_allocations_return_to_start(d);
+    }
 }
 
 fn synchronize_waits_for_queued_gpu_work() {
@@ -103,4 +107,67 @@ fn uncaptured_gpu_errors_become_errors_and_the_device_survives() {
     // Reported once; the device and its tensors go on working.
     webtensor::synchronize_blocking(g).unwrap();
     assert_eq!(f32s(&keep.mul_scalar(2.0).unwrap()), vec![2.0, 4.0, 6.0]);
+}
+
+/// TensorFlow's hard memory limit: a refused allocation empties the cache first, then fails with
+/// `OutOfMemory` naming requested/allocated/reserved/limit; other tensors keep their values.
+fn memory_limit_refuses_cleanly(d: Device) {
+    use webtensor::{memory_allocated, memory_reserved, set_memory_limit};
+    let mib = 1u64 << 20;
+    webtensor::empty_cache(d).unwrap();
+    let keep = Tensor::full(&[1000], 2.0, DType::F32, d).unwrap();
+    let base = memory_allocated(d).unwrap();
+    set_memory_limit(d, Some(base + 10 * mib)).unwrap();
+    assert_eq!(webtensor::memory_limit(d).unwrap(), Some(base + 10 * mib));
+    let e = Tensor::zeros(&[4 << 20], DType::F32, d).unwrap_err(); // 16 MiB
+    match &e {
+        Error::OutOfMemory { requested, limit, .. } => {
+            assert_eq!(*requested, 16 * mib, "{e}");
+            assert_eq!(*limit, Some(base + 10 * mib));
+        }
+        other => panic!("{d}: expected OutOfMemory, got {other:?}"),
+    }
+    let msg = e.to_string();
+    assert!(msg.contains("out of memory") && msg.contains("16777216") && msg.contains("limit"), "{msg}");
+    // Ops that would pass the limit fail the same way, and lose nothing.
+    let six = Tensor::zeros(&[3 << 19], DType::F32, d).unwrap(); // 6 MiB fits
+    assert!(matches!(six.add_scalar(1.0), Err(Error::OutOfMemory { .. })), "{d}: a second 6 MiB passes the limit");
+    if d != Device::META {
+        assert_eq!(f32s(&keep.sum_all().unwrap()), vec![2000.0], "{d}: other tensors keep their values");
+    }
+    drop(six);
+    if d.kind() == webtensor::DeviceKind::WebGpu {
+        // The 6 MiB block is cached now; an 8 MiB request passes the limit only with the cache
+        // counted, so the allocator empties the cache and succeeds.
+        assert!(memory_reserved(d).unwrap() >= base + 6 * mib);
+        let eight = Tensor::zeros(&[2 << 20], DType::F32, d).unwrap();
+        assert!(memory_reserved(d).unwrap() <= base + 10 * mib, "{d}: the cache was emptied to make room");
+        drop(eight);
+    }
+    set_memory_limit(d, None).unwrap();
+    assert_eq!(webtensor::memory_limit(d).unwrap(), None);
+    assert!(Tensor::zeros(&[4 << 20], DType::F32, d).is_ok(), "{d}: no limit, no refusal");
+}
+
+/// Thousands of allocations of varied sizes: `memory_allocated` comes back to where it started
+/// and the cache stays bounded by the size classes in use.
+fn soak_allocations_return_to_start(d: Device) {
+    webtensor::empty_cache(d).unwrap();
+    let start = webtensor::memory_allocated(d).unwrap();
+    let reserved_start = webtensor::memory_reserved(d).unwrap();
+    let mut live = Vec::new();
+    for i in 0..3000usize {
+        let n = 1 + (i * 7919) % 5000;
+        live.push(Tensor::zeros(&[n], DType::F32, d).unwrap());
+        if live.len() > 8 {
+            live.remove(i % 8);
+        }
+        if i % 500 == 0 && d != Device::META {
+            assert_eq!(f32s(&live[0].add_scalar(1.0).unwrap().sum_all().unwrap()), vec![live[0].numel() as f32]);
+        }
+    }
+    drop(live);
+    assert_eq!(webtensor::memory_allocated(d).unwrap(), start, "{d}: allocated returns to its start");
+    let reserved = webtensor::memory_reserved(d).unwrap();
+    assert!(reserved <= reserved_start + (4 << 20), "{d}: reserved stays bounded: {reserved_start} -> {reserved}");
 }

@@ -53,10 +53,18 @@ pub(crate) struct CpuStorage {
 }
 
 impl CpuStorage {
-    pub(crate) fn new(data: CpuData) -> Self {
+    /// Accounts for `data`, or refuses it when it would pass the CPU's memory limit.
+    pub(crate) fn new(data: CpuData) -> Result<Self> {
         let bytes = (data.len() * data.dtype().size_in_bytes()) as u64;
+        if !CPU_STATS.fits(bytes) {
+            return Err(CPU_STATS.oom(
+                "cpu".into(),
+                bytes,
+                "the memory limit set with set_memory_limit would be passed",
+            ));
+        }
         CPU_STATS.on_alloc(bytes, true);
-        CpuStorage { data, bytes }
+        Ok(CpuStorage { data, bytes })
     }
 
     pub(crate) fn data(&self) -> &CpuData {
@@ -80,9 +88,17 @@ pub(crate) struct MetaStorage {
 }
 
 impl MetaStorage {
-    pub(crate) fn new(bytes: u64) -> Self {
+    /// Accounts for `bytes`; on meta a memory limit answers "would this computation fit?".
+    pub(crate) fn new(bytes: u64) -> Result<Self> {
+        if !META_STATS.fits(bytes) {
+            return Err(META_STATS.oom(
+                "meta".into(),
+                bytes,
+                "the memory limit set with set_memory_limit would be passed",
+            ));
+        }
         META_STATS.on_alloc(bytes, true);
-        MetaStorage { bytes }
+        Ok(MetaStorage { bytes })
     }
 }
 
@@ -313,11 +329,11 @@ impl Kernels for CpuBackend {
     type Storage = CpuStorage;
 
     fn upload(&self, data: &CpuData) -> Result<CpuStorage> {
-        Ok(CpuStorage::new(data.clone()))
+        CpuStorage::new(data.clone())
     }
 
     fn fill(&self, n: usize, value: f64, dtype: DType) -> Result<CpuStorage> {
-        Ok(CpuStorage::new(CpuData::from_f64(dtype, std::iter::repeat_n(value, n))))
+        CpuStorage::new(CpuData::from_f64(dtype, std::iter::repeat_n(value, n)))
     }
 
     fn map(&self, src: &CpuStorage, l: &Layout, op: MapOp, dst: DType) -> Result<CpuStorage> {
@@ -326,7 +342,7 @@ impl Kernels for CpuBackend {
             MapOp::Cast => with_type!(d.dtype(), T => cast(T::slice(d), l, dst)),
             MapOp::Unary(u) => unary(d, l, u),
         };
-        Ok(CpuStorage::new(out))
+        CpuStorage::new(out)
     }
 
     fn binary(
@@ -340,7 +356,7 @@ impl Kernels for CpuBackend {
     ) -> Result<CpuStorage> {
         let dtype = a.data.dtype();
         let out = with_type!(dtype, T => binary_typed(op, T::slice(&a.data), la, T::slice(&b.data), lb, shape, dtype));
-        Ok(CpuStorage::new(out))
+        CpuStorage::new(out)
     }
 
     fn where_(
@@ -364,7 +380,7 @@ impl Kernels for CpuBackend {
                 .collect();
             T::wrap(v)
         });
-        Ok(CpuStorage::new(out))
+        CpuStorage::new(out)
     }
 
     fn reduce(&self, op: ReduceOp, src: &CpuStorage, l: &Layout, m: usize, k: usize) -> Result<CpuStorage> {
@@ -378,7 +394,7 @@ impl Kernels for CpuBackend {
                 T::wrap(rows.map(|(x, _)| x).collect())
             }
         });
-        Ok(CpuStorage::new(out))
+        CpuStorage::new(out)
     }
 
     fn softmax(&self, src: &CpuStorage, l: &Layout, m: usize, k: usize, log: bool) -> Result<CpuStorage> {
@@ -398,7 +414,7 @@ impl Kernels for CpuBackend {
             let l2 = Layout::contiguous(&[out.len()]);
             cast(&out, &l2, dtype)
         });
-        Ok(CpuStorage::new(out))
+        CpuStorage::new(out)
     }
 
     fn matmul(&self, a: &CpuStorage, b: &CpuStorage, args: &MatmulArgs) -> Result<CpuStorage> {
@@ -423,7 +439,7 @@ impl Kernels for CpuBackend {
                 })
             }
         };
-        Ok(CpuStorage::new(out))
+        CpuStorage::new(out)
     }
 
     fn index(
@@ -472,7 +488,7 @@ impl Kernels for CpuBackend {
             let v = T::slice(&src.data);
             T::wrap(src_offsets.iter().map(|&o| v[o]).collect())
         });
-        Ok(CpuStorage::new(out))
+        CpuStorage::new(out)
     }
 
     fn cat(&self, parts: &[(&CpuStorage, &Layout)], dim: usize, shape: &[usize], dtype: DType) -> Result<CpuStorage> {
@@ -492,7 +508,7 @@ impl Kernels for CpuBackend {
             }
             T::wrap(out)
         });
-        Ok(CpuStorage::new(out))
+        CpuStorage::new(out)
     }
 }
 

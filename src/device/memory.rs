@@ -4,7 +4,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::device::{Backend, Device};
-use crate::error::Result;
+use crate::error::{Error, Result};
+
+/// `limit` value meaning "no limit".
+const NO_LIMIT: u64 = u64::MAX;
 
 /// Byte counters of one device. `allocated` counts blocks held by live tensors, `reserved` counts
 /// blocks held by the allocator (live + cached), `peak` the highest `allocated` since the last
@@ -15,6 +18,7 @@ pub(crate) struct MemoryStats {
     reserved: AtomicU64,
     peak: AtomicU64,
     allocations: AtomicU64,
+    limit: AtomicU64,
 }
 
 impl MemoryStats {
@@ -24,6 +28,30 @@ impl MemoryStats {
             reserved: AtomicU64::new(0),
             peak: AtomicU64::new(0),
             allocations: AtomicU64::new(0),
+            limit: AtomicU64::new(NO_LIMIT),
+        }
+    }
+
+    /// The memory limit, if one is set.
+    pub(crate) fn limit(&self) -> Option<u64> {
+        Some(self.limit.load(Ordering::Relaxed)).filter(|&l| l != NO_LIMIT)
+    }
+
+    /// Whether reserving `bytes` more stays within the limit.
+    pub(crate) fn fits(&self, bytes: u64) -> bool {
+        self.limit().is_none_or(|l| self.reserved.load(Ordering::Relaxed).saturating_add(bytes) <= l)
+    }
+
+    /// The `OutOfMemory` error for a request of `bytes` on `device`.
+    pub(crate) fn oom(&self, device: String, bytes: u64, cause: &str) -> Error {
+        let s = self.snapshot();
+        Error::OutOfMemory {
+            device,
+            requested: bytes,
+            allocated: s.allocated,
+            reserved: s.reserved,
+            limit: self.limit(),
+            cause: cause.to_string(),
         }
     }
 
@@ -83,6 +111,19 @@ fn with_stats<T>(device: Device, f: impl FnOnce(&MemoryStats) -> T) -> Result<T>
         Backend::Wgpu(d) => Ok(f(d.stats())),
         Backend::Meta => Ok(f(crate::device::cpu::meta_stats())),
     }
+}
+
+/// Caps the bytes the allocator may hold on `device` (TensorFlow's hard memory limit; `None`
+/// removes it). An allocation that would pass it first empties the cache, then fails with
+/// [`Error::OutOfMemory`]; other tensors and the device stay usable. A limit below what is
+/// already allocated only affects later allocations.
+pub fn set_memory_limit(device: Device, bytes: Option<u64>) -> Result<()> {
+    with_stats(device, |s| s.limit.store(bytes.unwrap_or(NO_LIMIT), Ordering::Relaxed))
+}
+
+/// The memory limit of `device`, if one is set.
+pub fn memory_limit(device: Device) -> Result<Option<u64>> {
+    with_stats(device, |s| s.limit())
 }
 
 /// Counters of a device, all at once.

@@ -84,15 +84,52 @@ impl WgpuDevice {
         let fresh = reused.is_none();
         let buffer = match reused {
             Some(b) => b,
-            None => self.device.create_buffer(&wgpu::BufferDescriptor {
+            None => self.create_block(class)?,
+        };
+        self.stats.on_alloc(class, fresh);
+        Ok(WgpuStorage { buffer, class, dtype, dev: self.clone() })
+    }
+
+    /// Reserves a new block from the driver, within the memory limit: a request that would pass
+    /// it first returns the cache, then fails. Natively the driver's own out-of-memory is caught
+    /// with an error scope and handled the same way (on the web it arrives through the
+    /// uncaptured-error handler at the next synchronize).
+    fn create_block(&self, class: u64) -> Result<wgpu::Buffer> {
+        const LIMIT: &str = "the memory limit set with set_memory_limit would be passed";
+        if !self.stats.fits(class) {
+            self.empty_cache();
+            if !self.stats.fits(class) {
+                return Err(self.stats.oom(self.name(), class, LIMIT));
+            }
+        }
+        let create = || {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("tensor"),
                 size: class,
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
-            }),
+            })
         };
-        self.stats.on_alloc(class, fresh);
-        Ok(WgpuStorage { buffer, class, dtype, dev: self.clone() })
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+            let buffer = create();
+            if crate::block::block_on(scope.pop()).is_none() {
+                return Ok(buffer);
+            }
+            // The driver is out of memory: return the cache and try once more.
+            self.empty_cache();
+            let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+            let buffer = create();
+            match crate::block::block_on(scope.pop()) {
+                None => Ok(buffer),
+                Some(e) => Err(self.stats.oom(self.name(), class, &format!("the device refused: {e}"))),
+            }
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            Ok(create())
+        }
     }
 
     /// Copies host data into a new buffer.
