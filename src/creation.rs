@@ -22,7 +22,9 @@ impl Tensor {
             return Err(Error::DataLength { op, got: data.len(), expected, shape: shape.to_vec() });
         }
         let dtype = data.dtype();
+        let bytes = (data.len() * dtype.size_in_bytes()) as u64;
         let storage = Storage::from_cpu(data, device).map_err(|e| e.in_op(op))?;
+        crate::device::transfer::record(device, crate::device::transfer::Direction::HostToDevice, bytes);
         Ok(Tensor::from_parts(storage, shape, dtype, device))
     }
 

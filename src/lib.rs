@@ -16,6 +16,7 @@
 //! ```
 
 mod block;
+mod clock;
 mod creation;
 pub mod device;
 mod dtype;
@@ -32,6 +33,7 @@ pub use device::memory::{
     empty_cache, max_memory_allocated, memory_allocated, memory_limit, memory_reserved, memory_stats, memory_summary,
     reset_peak_memory_stats, set_memory_limit, MemorySnapshot,
 };
+pub use device::transfer::{reset_transfer_stats, transfer_stats, TransferSnapshot};
 #[cfg(not(target_arch = "wasm32"))]
 pub use device::wgpu::synchronize_blocking;
 pub use device::{

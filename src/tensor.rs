@@ -5,6 +5,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::device::transfer::{self, Direction};
 use crate::device::{Device, DeviceKind};
 use crate::dtype::{CpuDataHandle, DType, Element};
 use crate::error::{Error, Result};
@@ -74,6 +75,11 @@ impl Tensor {
         self.0.device
     }
 
+    /// Bytes of the tensor's elements (logical size, as transferred).
+    pub fn nbytes(&self) -> u64 {
+        (self.numel() * self.dtype().size_in_bytes()) as u64
+    }
+
     /// Whether the elements are dense and row-major.
     pub fn is_contiguous(&self) -> bool {
         self.0.layout.is_contiguous()
@@ -109,7 +115,8 @@ impl Tensor {
             return Ok(Tensor::from_parts(storage, self.shape(), self.dtype(), device));
         }
         let data = self.storage().read(self.layout(), "to").await?;
-        let storage = Storage::from_cpu(data, device)?;
+        let storage = Storage::from_cpu(data, device).map_err(|e| e.in_op("to"))?;
+        transfer::record_move(self.device(), device, self.nbytes());
         Ok(Tensor::from_parts(storage, self.shape(), self.dtype(), device))
     }
 
@@ -124,6 +131,7 @@ impl Tensor {
             return Err(Error::DTypeMismatch { op: "to_vec", expected: self.dtype(), got: T::DTYPE });
         }
         let data = self.storage().read(self.layout(), "to_vec").await?;
+        transfer::record(self.device(), Direction::DeviceToHost, self.nbytes());
         T::from_data(CpuDataHandle(data))
             .ok_or_else(|| Error::invalid("to_vec", "internal: storage dtype differs from tensor dtype"))
     }

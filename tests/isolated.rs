@@ -15,6 +15,9 @@ fn isolated_device_measurements() {
     }
     meta_device_plans_memory();
     uncaptured_gpu_errors_become_errors_and_the_device_survives();
+    if let Some(g) = gpu() {
+        transfers_are_counted(g);
+    }
     for d in devices().into_iter().chain([Device::META]) {
         memory_limit_refuses_cleanly(d);
         soak_allocations_return_to_start(d);
@@ -170,4 +173,39 @@ fn soak_allocations_return_to_start(d: Device) {
     assert_eq!(webtensor::memory_allocated(d).unwrap(), start, "{d}: allocated returns to its start");
     let reserved = webtensor::memory_reserved(d).unwrap();
     assert!(reserved <= reserved_start + (4 << 20), "{d}: reserved stays bounded: {reserved_start} -> {reserved}");
+}
+
+/// Per-device counters of host-to-device, device-to-host and device-to-device copies.
+fn transfers_are_counted(g: Device) {
+    use webtensor::{reset_transfer_stats, transfer_stats};
+    reset_transfer_stats(g).unwrap();
+    let x = Tensor::from_slice(&[1.5f32; 1000], &[1000], g).unwrap();
+    let c = x.to_blocking(Device::CPU).unwrap();
+    assert_eq!(x.to_vec_blocking::<f32>().unwrap().len(), 1000);
+    let back = c.to_blocking(g).unwrap();
+    let s = transfer_stats(g).unwrap();
+    assert_eq!((s.host_to_device_copies, s.host_to_device_bytes), (2, 8000), "{s:?}");
+    assert_eq!((s.device_to_host_copies, s.device_to_host_bytes), (2, 8000), "{s:?}");
+    assert_eq!(s.device_to_device_copies, 0);
+    assert!(s.readback_wait_ms > 0.0, "{s:?}");
+    assert_eq!(webtensor::transfer_stats(Device::CPU).unwrap(), webtensor::TransferSnapshot::default());
+    // A move between two GPU adapters counts as device-to-device on both, not as host traffic.
+    if let Some(other) = webtensor::devices().iter().map(|i| i.device).find(|&d| d.kind() == g.kind() && d != g) {
+        reset_transfer_stats(g).unwrap();
+        reset_transfer_stats(other).unwrap();
+        let y = back.to_blocking(other).unwrap();
+        assert_eq!(y.device(), other);
+        let (a, b) = (transfer_stats(g).unwrap(), transfer_stats(other).unwrap());
+        assert_eq!(
+            (a.device_to_device_copies, a.device_to_device_bytes, a.device_to_host_copies),
+            (1, 4000, 0),
+            "{a:?}"
+        );
+        assert_eq!(
+            (b.device_to_device_copies, b.device_to_device_bytes, b.host_to_device_copies),
+            (1, 4000, 0),
+            "{b:?}"
+        );
+        assert_eq!(f32s(&y.to_blocking(Device::CPU).unwrap()), vec![1.5; 1000], "values survive {g} -> {other}");
+    }
 }

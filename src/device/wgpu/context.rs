@@ -10,6 +10,7 @@ use wgpu::util::DeviceExt;
 use super::lock;
 use super::pool::Pool;
 use crate::device::memory::MemoryStats;
+use crate::device::transfer::TransferStats;
 use crate::device::DeviceInfo;
 use crate::error::{Error, Result};
 use crate::shaders::KernelKey;
@@ -43,6 +44,7 @@ pub(crate) struct WgpuDevice {
     pipelines: Mutex<HashMap<KernelKey, Arc<Pipeline>>>,
     pub(crate) pool: Mutex<Pool>,
     pub(crate) stats: MemoryStats,
+    pub(crate) transfers: TransferStats,
     error: Arc<Mutex<Option<String>>>,
     lost: Arc<Mutex<Option<String>>>,
 }
@@ -87,6 +89,7 @@ impl WgpuDevice {
             pipelines: Mutex::default(),
             pool: Mutex::default(),
             stats: MemoryStats::new(),
+            transfers: TransferStats::default(),
             error,
             lost,
         })
