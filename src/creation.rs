@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::device::{default_device, Device};
+use crate::device::{default_device, placement, Device};
 use crate::dtype::{CpuData, DType, Element};
 use crate::error::{Error, Result};
 use crate::shape::numel;
@@ -17,6 +17,7 @@ fn place(device: impl Into<Option<Device>>) -> Device {
 
 impl Tensor {
     fn from_cpu_data(data: CpuData, shape: &[usize], device: Device, op: &'static str) -> Result<Tensor> {
+        let device = placement::resolve(op, device)?;
         let expected = numel(shape);
         if data.len() != expected {
             return Err(Error::DataLength { op, got: data.len(), expected, shape: shape.to_vec() });
@@ -25,6 +26,7 @@ impl Tensor {
         let bytes = (data.len() * dtype.size_in_bytes()) as u64;
         let storage = Storage::from_cpu(data, device).map_err(|e| e.in_op(op))?;
         crate::device::transfer::record(device, crate::device::transfer::Direction::HostToDevice, bytes);
+        placement::record(op, &[], device);
         Ok(Tensor::from_parts(storage, shape, dtype, device))
     }
 
@@ -45,7 +47,10 @@ impl Tensor {
 
     /// A tensor of `shape` filled with `value`.
     pub fn full(shape: &[usize], value: f64, dtype: DType, device: impl Into<Option<Device>>) -> Result<Tensor> {
-        Tensor::full_on(shape, value, dtype, place(device))
+        let device = placement::resolve("full", place(device))?;
+        let t = Tensor::full_on(shape, value, dtype, device)?;
+        placement::record("full", &[], device);
+        Ok(t)
     }
 
     pub(crate) fn full_on(shape: &[usize], value: f64, dtype: DType, device: Device) -> Result<Tensor> {

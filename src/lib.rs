@@ -33,6 +33,10 @@ pub use device::memory::{
     empty_cache, max_memory_allocated, memory_allocated, memory_limit, memory_reserved, memory_stats, memory_summary,
     reset_peak_memory_stats, set_memory_limit, MemorySnapshot,
 };
+pub use device::placement::{
+    clear_placement_log, placement_log, set_log_device_placement, set_soft_device_placement, soft_device_placement,
+    Placement,
+};
 pub use device::transfer::{reset_transfer_stats, transfer_stats, TransferSnapshot};
 #[cfg(not(target_arch = "wasm32"))]
 pub use device::wgpu::synchronize_blocking;

@@ -5,6 +5,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::device::placement;
 use crate::device::transfer::{self, Direction};
 use crate::device::{Device, DeviceKind};
 use crate::dtype::{CpuDataHandle, DType, Element};
@@ -101,12 +102,15 @@ impl Tensor {
     /// Runs the map kernel family (unary op, cast or copy) into a new contiguous tensor.
     pub(crate) fn map(&self, op: MapOp, dtype: DType, name: &'static str) -> Result<Tensor> {
         let storage = self.storage().map(self.layout(), op, dtype).map_err(|e| e.in_op(name))?;
+        placement::record(name, &[self.device()], self.device());
         Ok(Tensor::from_parts(storage, self.shape(), dtype, self.device()))
     }
 
     /// A copy of this tensor on `device`; `self` is untouched. Free (a clone) when the tensor
     /// is already there. Asynchronous because leaving a GPU needs a readback.
     pub async fn to(&self, device: Device) -> Result<Tensor> {
+        let device = placement::resolve("to", device)?;
+        placement::record("to", &[self.device()], device);
         if device == self.device() {
             return Ok(self.clone());
         }

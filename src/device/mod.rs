@@ -5,6 +5,7 @@
 pub(crate) mod backend;
 pub(crate) mod cpu;
 pub mod memory;
+pub mod placement;
 pub mod transfer;
 pub(crate) mod wgpu;
 

@@ -219,6 +219,7 @@ impl Tensor {
         let dtype = op.compute_dtype(DType::promote(self.dtype(), other.dtype()));
         let out_dtype = if op.is_comparison() { DType::Bool } else { dtype };
         let (a, b) = (self.to_dtype(dtype)?, other.to_dtype(dtype)?);
+        crate::device::placement::record(op.name(), &[self.device(), other.device()], device);
         let storage = a
             .storage()
             .binary(op, a.layout(), b.storage(), b.layout(), &shape, dtype)
@@ -249,6 +250,7 @@ impl Tensor {
         let shape = crate::shape::broadcast_shapes(op, self.shape(), a.shape())?;
         let shape = crate::shape::broadcast_shapes(op, &shape, b.shape())?;
         let dtype = DType::promote(a.dtype(), b.dtype());
+        crate::device::placement::record(op, &[self.device(), a.device(), b.device()], device);
         let (c, a, b) = (self.to_dtype(DType::Bool)?, a.to_dtype(dtype)?, b.to_dtype(dtype)?);
         let storage =
             c.storage().where_(c.layout(), a.storage(), a.layout(), b.storage(), b.layout(), &shape, dtype)?;

@@ -54,6 +54,7 @@ impl Tensor {
         shape: &[usize],
         op: &'static str,
     ) -> Result<Tensor> {
+        crate::device::placement::record(op, &[self.device(), index.device()], self.device());
         let index = index.contiguous()?;
         let storage = self
             .storage()

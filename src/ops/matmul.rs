@@ -84,6 +84,7 @@ impl Tensor {
         let (a, b) = (a.to_dtype(dtype)?, b.to_dtype(dtype)?);
         let (a, ao) = operand(&a, &batch)?;
         let (b, bo) = operand(&b, &batch)?;
+        crate::device::placement::record(op, &[self.device(), other.device()], device);
         let args = MatmulArgs { batch: batch.iter().product(), m, n, k, a: ao, b: bo };
         let storage = a.storage().matmul(b.storage(), &args, dtype).map_err(|e| e.in_op(op))?;
         let mut shape = batch.clone();

@@ -136,6 +136,8 @@ impl Tensor {
         let mut shape = first.shape().to_vec();
         shape[d] = total;
         let parts: Vec<Tensor> = tensors.iter().map(|t| t.to_dtype(dtype)).collect::<Result<_>>()?;
+        let devices: Vec<_> = tensors.iter().map(|t| t.device()).collect();
+        crate::device::placement::record(op, &devices, first.device());
         let refs: Vec<_> = parts.iter().map(|t| (t.storage(), t.layout())).collect();
         let storage = crate::storage::Storage::cat(&refs, d, &shape, dtype, first.device())?;
         Ok(Tensor::from_parts(storage, &shape, dtype, first.device()))

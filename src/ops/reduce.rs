@@ -119,6 +119,7 @@ impl Tensor {
         let perm: Vec<isize> = kept.iter().chain(&dims).map(|&d| d as isize).collect();
         let x = x.permute(&perm)?.contiguous()?;
         let out_dtype = op.output_dtype(x.dtype());
+        crate::device::placement::record(name, &[self.device()], self.device());
         let storage = x.storage().reduce(op, x.layout(), m, k, out_dtype).map_err(|e| e.in_op(name))?;
         let shape: Vec<usize> = if keepdim {
             (0..rank).map(|d| if dims.contains(&d) { 1 } else { self.shape()[d] }).collect()
@@ -251,7 +252,8 @@ impl Tensor {
         let x = self.float_input()?.transpose(d, -1)?.contiguous()?;
         let k = *x.shape().last().unwrap_or(&1);
         let m = x.numel().checked_div(k).unwrap_or(0);
-        let storage = x.storage().softmax(x.layout(), m, k, log, x.dtype())?;
+        let storage = x.storage().softmax(x.layout(), m, k, log, x.dtype()).map_err(|e| e.in_op(op))?;
+        crate::device::placement::record(op, &[self.device()], self.device());
         let y = Tensor::from_parts(storage, x.shape(), x.dtype(), self.device());
         y.transpose(d, -1)
     }
