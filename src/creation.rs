@@ -2,12 +2,12 @@
 //! `new_*`. Every constructor takes `device: impl Into<Option<Device>>`: `None` means the
 //! default device (the CPU unless `set_default_device` changed it), as in PyTorch.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::device::{default_device, placement, Device};
 use crate::dtype::{CpuData, DType, Element};
 use crate::error::{Error, Result};
-use crate::shape::numel;
+use crate::shape::checked_numel;
 use crate::storage::Storage;
 use crate::tensor::Tensor;
 
@@ -18,7 +18,7 @@ fn place(device: impl Into<Option<Device>>) -> Device {
 impl Tensor {
     fn from_cpu_data(data: CpuData, shape: &[usize], device: Device, op: &'static str) -> Result<Tensor> {
         let device = placement::resolve(op, device)?;
-        let expected = numel(shape);
+        let expected = checked_numel(op, shape)?;
         if data.len() != expected {
             return Err(Error::DataLength { op, got: data.len(), expected, shape: shape.to_vec() });
         }
@@ -54,7 +54,8 @@ impl Tensor {
     }
 
     pub(crate) fn full_on(shape: &[usize], value: f64, dtype: DType, device: Device) -> Result<Tensor> {
-        let storage = Storage::fill(numel(shape), value, dtype, device).map_err(|e| e.in_op("full"))?;
+        let storage =
+            Storage::fill(checked_numel("full", shape)?, value, dtype, device).map_err(|e| e.in_op("full"))?;
         Ok(Tensor::from_parts(storage, shape, dtype, device))
     }
 
@@ -87,16 +88,19 @@ impl Tensor {
 
     /// Uniform samples in `[0, 1)` (f32). The same seed gives the same values on every device.
     pub fn rand(shape: &[usize], seed: Option<u64>, device: impl Into<Option<Device>>) -> Result<Tensor> {
+        let n = checked_numel("rand", shape)?;
+        crate::device::cpu::reserve(n, DType::F32)?;
         let mut rng = SplitMix64(seed.unwrap_or_else(next_seed));
-        let data: Vec<f32> = (0..numel(shape)).map(|_| rng.uniform()).collect();
+        let data: Vec<f32> = (0..n).map(|_| rng.uniform()).collect();
         Tensor::from_cpu_data(CpuData::F32(data), shape, place(device), "rand")
     }
 
     /// Standard normal samples (f32, Box-Muller). The same seed gives the same values on every
     /// device.
     pub fn randn(shape: &[usize], seed: Option<u64>, device: impl Into<Option<Device>>) -> Result<Tensor> {
+        let n = checked_numel("randn", shape)?;
+        crate::device::cpu::reserve(n, DType::F32)?;
         let mut rng = SplitMix64(seed.unwrap_or_else(next_seed));
-        let n = numel(shape);
         let mut data = Vec::with_capacity(n + 1);
         while data.len() < n {
             let (u1, u2) = (1.0 - rng.uniform() as f64, rng.uniform() as f64);
@@ -159,10 +163,12 @@ impl SplitMix64 {
 }
 
 static GLOBAL_SEED: AtomicU64 = AtomicU64::new(0);
+static SEEDED: AtomicBool = AtomicBool::new(false);
 
 /// Seeds the generator used by `rand`/`randn` calls without a seed (PyTorch's `manual_seed`).
 pub fn manual_seed(seed: u64) {
-    GLOBAL_SEED.store(seed | 1, Ordering::Relaxed);
+    GLOBAL_SEED.store(seed, Ordering::Relaxed);
+    SEEDED.store(true, Ordering::Relaxed);
 }
 
 fn entropy() -> u64 {
@@ -177,8 +183,8 @@ fn entropy() -> u64 {
 }
 
 fn next_seed() -> u64 {
-    if GLOBAL_SEED.load(Ordering::Relaxed) == 0 {
-        let _ = GLOBAL_SEED.compare_exchange(0, entropy() | 1, Ordering::Relaxed, Ordering::Relaxed);
+    if SEEDED.compare_exchange(false, true, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+        GLOBAL_SEED.store(entropy(), Ordering::Relaxed);
     }
     let s = GLOBAL_SEED.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed);
     SplitMix64(s).next()

@@ -42,6 +42,9 @@ impl Layout {
     /// Whether the elements are stored densely in row-major order (size-1 dims may have any
     /// stride).
     pub fn is_contiguous(&self) -> bool {
+        if self.numel() == 0 {
+            return true;
+        }
         let mut acc = 1;
         for (&d, &s) in self.shape.iter().zip(&self.strides).rev() {
             if d != 1 && s != acc {
@@ -134,6 +137,7 @@ impl Layout {
     /// Broadcasts to `target` without copying (stride 0 on the new and size-1 dims).
     pub fn expand(&self, op: &'static str, target: &[usize]) -> Result<Layout> {
         let b = shape::broadcast_shapes(op, &self.shape, target)?;
+        shape::checked_numel(op, target)?;
         if b != target {
             return Err(Error::ShapeMismatch {
                 op,

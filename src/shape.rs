@@ -13,6 +13,16 @@ pub fn numel(shape: &[usize]) -> usize {
     shape.iter().product()
 }
 
+/// Number of elements of a shape given by a user, or an error when it cannot be addressed (the
+/// count or its bytes at 8 per element would overflow), so no later size arithmetic can.
+pub fn checked_numel(op: &'static str, shape: &[usize]) -> Result<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .filter(|&n| n <= isize::MAX as usize / 8)
+        .ok_or_else(|| Error::invalid(op, format!("shape {shape:?} has more elements than memory can address")))
+}
+
 /// Row-major strides of a contiguous tensor of this shape.
 pub fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
     let mut strides = vec![0; shape.len()];
@@ -70,6 +80,7 @@ pub fn broadcast_shapes(op: &'static str, a: &[usize], b: &[usize]) -> Result<Ve
             return Err(Error::Broadcast { op, lhs: a.to_vec(), rhs: b.to_vec(), dim: i, a: da, b: db });
         };
     }
+    checked_numel(op, &out)?;
     Ok(out)
 }
 

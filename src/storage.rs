@@ -13,7 +13,6 @@ use crate::layout::Layout;
 use crate::ops::binary::BinaryOp;
 use crate::ops::reduce::ReduceOp;
 use crate::ops::{IndexMode, MapOp, MatmulArgs};
-use crate::shape::numel;
 
 /// A tensor's elements, on one backend.
 pub(crate) enum Storage {
@@ -29,7 +28,8 @@ fn mixed(op: &'static str) -> Error {
 }
 
 fn meta(shape: &[usize], dtype: DType) -> Result<Storage> {
-    Ok(Storage::Meta(MetaStorage::new((numel(shape) * dtype.size_in_bytes()) as u64)?))
+    let bytes = crate::shape::checked_numel("meta", shape)? * dtype.size_in_bytes();
+    Ok(Storage::Meta(MetaStorage::new(bytes as u64)?))
 }
 
 impl Storage {

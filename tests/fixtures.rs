@@ -288,3 +288,36 @@ fn casts_between_all_dtypes() {
         }
     });
 }
+
+#[test]
+fn nan_propagates_and_scalars_keep_their_value() {
+    each(|d| {
+        let x = t(&[1.0, f32::NAN, 3.0], &[3], d);
+        let m = f32s(&x.maximum_scalar(2.0).unwrap());
+        assert!(m[0] == 2.0 && m[1].is_nan() && m[2] == 3.0, "maximum on {d}: {m:?}");
+        let c = f32s(&x.clamp(Some(0.0), Some(2.0)).unwrap());
+        assert!(c[0] == 1.0 && c[1].is_nan() && c[2] == 2.0, "clamp keeps NaN on {d}: {c:?}");
+        assert!(f32s(&x.max_all().unwrap())[0].is_nan(), "max_all on {d}");
+        assert!(f32s(&x.min_all().unwrap())[0].is_nan(), "min_all on {d}");
+        let first = t(&[f32::NAN, 1.0, 5.0], &[3], d);
+        assert!(f32s(&first.max_all().unwrap())[0].is_nan(), "order does not matter on {d}");
+        assert_eq!(i32s(&x.argmax(None, false).unwrap()), vec![1], "argmax finds the NaN on {d}");
+        // Scalars keep their value whatever the tensor's dtype.
+        let b = Tensor::from_slice(&[true, false], &[2], d).unwrap();
+        assert_eq!(i32s(&b.add_scalar(2.0).unwrap()), vec![3, 2], "bool + 2 on {d}");
+        assert_eq!(b.eq_scalar(2.0).unwrap().to_vec_blocking::<bool>().unwrap(), vec![false, false]);
+        let i = Tensor::from_slice(&[i32::MAX, 5], &[2], d).unwrap();
+        assert_eq!(
+            i.eq_scalar(1e10).unwrap().to_vec_blocking::<bool>().unwrap(),
+            vec![false, false],
+            "out-of-range scalar on {d}"
+        );
+        // var with correction > n divides by zero (inf), never goes negative.
+        let v = f32s(&t(&[1.0, 2.0], &[2], d).var_all(3).unwrap())[0];
+        assert!(v.is_infinite() && v > 0.0, "var correction on {d}: {v}");
+        // Empty tensors are contiguous and view freely.
+        let e = Tensor::zeros(&[2, 0], DType::F32, d).unwrap();
+        assert!(e.is_contiguous());
+        assert_eq!(e.view(&[0]).unwrap().shape(), &[0]);
+    });
+}

@@ -178,6 +178,27 @@ fn bad_input_gives_clear_errors_and_loses_nothing() {
 }
 
 #[test]
+fn sizes_that_cannot_be_addressed_are_errors_not_panics() {
+    for d in devices().into_iter().chain([Device::META]) {
+        let huge = [1usize << 32, 1 << 32];
+        assert!(Tensor::zeros(&huge, DType::F32, d).is_err(), "{d}");
+        assert!(Tensor::randn(&[usize::MAX], Some(0), d).is_err(), "{d}");
+        let row = Tensor::zeros(&[1, 4], DType::F32, d).unwrap();
+        assert!(row.expand(&[1 << 40, 1 << 40, 4]).is_err(), "{d}");
+        let a = Tensor::zeros(&[1 << 29, 1], DType::F32, Device::META).unwrap();
+        let b = Tensor::zeros(&[1, 1 << 30], DType::F32, Device::META).unwrap();
+        assert!(a.add(&b).is_ok(), "meta plans a 2^59-element sum without allocating");
+        assert!(
+            a.unsqueeze(0).unwrap().expand(&[8, 1 << 29, 1]).unwrap().add(&b).is_err(),
+            "2^62 elements cannot be addressed"
+        );
+    }
+    // A valid shape too large for this machine is an OutOfMemory error on the CPU, not an abort.
+    let e = Tensor::zeros(&[1 << 45], DType::F32, Device::CPU).unwrap_err();
+    assert!(matches!(e, Error::OutOfMemory { .. }), "{e:?}");
+}
+
+#[test]
 fn random_api_calls_never_panic() {
     use proptest::prelude::*;
     use proptest::test_runner::{Config, TestRunner};

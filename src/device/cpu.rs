@@ -108,6 +108,27 @@ impl Drop for MetaStorage {
     }
 }
 
+/// Checks, before a CPU kernel builds its output, that `n` elements of `dtype` fit the memory
+/// limit and that the system can provide them: large requests are probed with a fallible
+/// reservation, because a failed infallible allocation aborts the process (fatal in WASM).
+pub(crate) fn reserve(n: usize, dtype: DType) -> Result<()> {
+    let bytes = n.checked_mul(dtype.size_in_bytes()).unwrap_or(usize::MAX);
+    if !CPU_STATS.fits(bytes as u64) {
+        return Err(CPU_STATS.oom(
+            "cpu".into(),
+            bytes as u64,
+            "the memory limit set with set_memory_limit would be passed",
+        ));
+    }
+    if bytes >= 1 << 20 {
+        let mut probe: Vec<u8> = Vec::new();
+        probe
+            .try_reserve_exact(bytes)
+            .map_err(|_| CPU_STATS.oom("cpu".into(), bytes as u64, "the system could not provide that much memory"))?;
+    }
+    Ok(())
+}
+
 /// Per-element conversions between the CPU storage types, with the cast rules of `ops::cast`.
 pub(crate) trait Scalar: Copy + PartialOrd + Default + Send + Sync + 'static {
     fn to_f32(self) -> f32;
@@ -333,10 +354,12 @@ impl Kernels for CpuBackend {
     }
 
     fn fill(&self, n: usize, value: f64, dtype: DType) -> Result<CpuStorage> {
+        reserve(n, dtype)?;
         CpuStorage::new(CpuData::from_f64(dtype, std::iter::repeat_n(value, n)))
     }
 
     fn map(&self, src: &CpuStorage, l: &Layout, op: MapOp, dst: DType) -> Result<CpuStorage> {
+        reserve(l.numel(), dst)?;
         let d = &src.data;
         let out = match op {
             MapOp::Cast => with_type!(d.dtype(), T => cast(T::slice(d), l, dst)),
@@ -355,6 +378,7 @@ impl Kernels for CpuBackend {
         shape: &[usize],
     ) -> Result<CpuStorage> {
         let dtype = a.data.dtype();
+        reserve(numel(shape), dtype)?;
         let out = with_type!(dtype, T => binary_typed(op, T::slice(&a.data), la, T::slice(&b.data), lb, shape, dtype));
         CpuStorage::new(out)
     }
@@ -369,6 +393,7 @@ impl Kernels for CpuBackend {
         lb: &Layout,
         shape: &[usize],
     ) -> Result<CpuStorage> {
+        reserve(numel(shape), a.data.dtype())?;
         let cv = u8::slice(&c.data);
         let (sc, sa, sb) = (lc.broadcast_strides(shape), la.broadcast_strides(shape), lb.broadcast_strides(shape));
         let out = with_type!(a.data.dtype(), T => {
@@ -418,6 +443,7 @@ impl Kernels for CpuBackend {
     }
 
     fn matmul(&self, a: &CpuStorage, b: &CpuStorage, args: &MatmulArgs) -> Result<CpuStorage> {
+        reserve(args.batch * args.m * args.n, a.data.dtype())?;
         let out = match (&a.data, &b.data) {
             (CpuData::F32(av), CpuData::F32(bv)) => CpuData::F32(sgemm_batched(av, bv, args)),
             (CpuData::F16(av), CpuData::F16(bv)) => {
@@ -462,6 +488,7 @@ impl Kernels for CpuBackend {
             d => return Err(Error::DTypeMismatch { op, expected: DType::I32, got: d.dtype() }),
         };
         let size = l.shape()[dim];
+        reserve(numel(shape), src.data.dtype())?;
         if let Some(&bad) = ids.iter().find(|&&i| i < 0 || i as usize >= size) {
             return Err(Error::IndexOutOfRange { op, index: bad, dim, size });
         }
@@ -492,6 +519,7 @@ impl Kernels for CpuBackend {
     }
 
     fn cat(&self, parts: &[(&CpuStorage, &Layout)], dim: usize, shape: &[usize], dtype: DType) -> Result<CpuStorage> {
+        reserve(numel(shape), dtype)?;
         let out = with_type!(dtype, T => {
             let mut out = vec![T::default(); numel(shape)];
             let dst = Layout::contiguous(shape);

@@ -87,6 +87,8 @@ impl BinaryOp {
             Mul => a * b,
             Div => a / b,
             Pow => a.powf(b),
+            // NaN propagates, as in PyTorch (f32::max would drop it).
+            Maximum | Minimum if a.is_nan() || b.is_nan() => f32::NAN,
             Maximum => a.max(b),
             Minimum => a.min(b),
             _ => self.compare(a, b) as u8 as f32,
@@ -136,9 +138,12 @@ impl BinaryOp {
 
     /// WGSL expression over `a`, `b` (f32 for float dtypes, else the storage type); comparisons
     /// give a WGSL `bool`, which the kernel stores as a u32.
-    pub(crate) fn wgsl(self) -> &'static str {
+    pub(crate) fn wgsl(self, float: bool) -> &'static str {
         use BinaryOp::*;
         match self {
+            // WGSL leaves max/min of NaN undefined; propagate it explicitly like the CPU does.
+            Maximum if float => "select(max(a, b), a + b, is_nan(a) || is_nan(b))",
+            Minimum if float => "select(min(a, b), a + b, is_nan(a) || is_nan(b))",
             Add => "a + b",
             Sub => "a - b",
             Mul => "a * b",
@@ -155,6 +160,11 @@ impl BinaryOp {
         }
     }
 }
+
+/// NaN test on the bit pattern: WGSL lets compilers assume floats are never NaN, so `x != x`
+/// may be folded away.
+pub(crate) const WGSL_IS_NAN: &str =
+    "fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n";
 
 /// pow with C's semantics for negative bases (WGSL's `pow` is undefined there).
 pub(crate) const WGSL_POW: &str = "fn fpow(a: f32, b: f32) -> f32 {
@@ -229,12 +239,16 @@ impl Tensor {
 
     /// `self op scalar`. An integer tensor with a fractional scalar promotes to f32.
     pub fn binary_scalar(&self, other: f64, op: BinaryOp) -> Result<Tensor> {
-        let scalar_dtype = if other.fract() != 0.0 || !other.is_finite() {
-            DType::F32
-        } else if other < 0.0 && self.dtype() == DType::U32 {
-            DType::I32
-        } else {
-            self.dtype()
+        // The scalar's own dtype: an integer that fits the tensor's integer dtype keeps it (bool
+        // tensors count scalars in i32, as PyTorch's bool + 1 is an integer); anything else
+        // (fractions, non-finite values, integers out of range) is f32.
+        let int_in = |lo: f64, hi: f64| other.fract() == 0.0 && other >= lo && other <= hi;
+        let i32_range = (i32::MIN as f64, i32::MAX as f64);
+        let scalar_dtype = match self.dtype() {
+            d if d.is_float() => d,
+            DType::U32 if int_in(0.0, u32::MAX as f64) => DType::U32,
+            DType::I32 | DType::U32 | DType::Bool if int_in(i32_range.0, i32_range.1) => DType::I32,
+            _ => DType::F32,
         };
         let dtype = if self.dtype().is_float() { self.dtype() } else { DType::promote(self.dtype(), scalar_dtype) };
         let s = Tensor::full_on(&[], other, dtype, self.device())?;

@@ -81,6 +81,9 @@ impl Tensor {
             });
         }
         let batch = broadcast_shapes(op, &a.shape()[..ra - 2], &b.shape()[..rb - 2])?;
+        let mut out_shape = batch.clone();
+        out_shape.extend([m, n]);
+        crate::shape::checked_numel(op, &out_shape)?;
         let (a, b) = (a.to_dtype(dtype)?, b.to_dtype(dtype)?);
         let (a, ao) = operand(&a, &batch)?;
         let (b, bo) = operand(&b, &batch)?;

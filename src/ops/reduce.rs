@@ -67,12 +67,20 @@ impl ReduceOp {
         }
     }
 
-    /// Whether `candidate` replaces `current` (strict, so the first of equals wins).
+    /// Whether `candidate` replaces `current`: strictly better (so the first of equals wins),
+    /// and NaN beats everything and is never replaced, so max/min propagate NaN as in PyTorch.
+    /// (`x != x` is the NaN test that works for every `PartialOrd` element type.)
+    #[allow(clippy::eq_op)]
     pub(crate) fn better<T: PartialOrd>(self, candidate: T, current: T) -> bool {
-        match self {
-            ReduceOp::Max | ReduceOp::ArgMax => candidate > current,
-            _ => candidate < current,
+        let nan = |x: &T| x != x;
+        if nan(&current) {
+            return false;
         }
+        nan(&candidate)
+            || match self {
+                ReduceOp::Max | ReduceOp::ArgMax => candidate > current,
+                _ => candidate < current,
+            }
     }
 
     /// WGSL: how accumulator `acc` absorbs value `v` (sum and prod; the others compare with
@@ -85,11 +93,14 @@ impl ReduceOp {
         }
     }
 
-    /// WGSL comparison `better(v, acc)`.
-    pub(crate) fn wgsl_better(self) -> &'static str {
-        match self {
-            ReduceOp::Max | ReduceOp::ArgMax => "v > acc",
-            _ => "v < acc",
+    /// WGSL comparison `better(v, acc)`, with the same NaN rule as [`ReduceOp::better`] for
+    /// float accumulators.
+    pub(crate) fn wgsl_better(self, float: bool) -> &'static str {
+        match (self, float) {
+            (ReduceOp::Max | ReduceOp::ArgMax, true) => "!is_nan(acc) && (is_nan(v) || v > acc)",
+            (_, true) => "!is_nan(acc) && (is_nan(v) || v < acc)",
+            (ReduceOp::Max | ReduceOp::ArgMax, false) => "v > acc",
+            (_, false) => "v < acc",
         }
     }
 }
@@ -230,8 +241,9 @@ impl Tensor {
         let dims = dims.unwrap_or(&all);
         let mean = x.sum(dims, true)?.div_scalar(n as f64)?;
         let sq = x.sub(&mean)?.square()?.sum(dims, keepdim)?;
-        // Like PyTorch: dividing by n - correction <= 0 gives inf/nan rather than an error.
-        sq.div_scalar(n as f64 - correction as f64)
+        // Like PyTorch: the divisor is max(0, n - correction), so too few elements give inf or
+        // nan rather than an error (or a negative variance).
+        sq.div_scalar((n as f64 - correction as f64).max(0.0))
     }
 
     /// Softmax along `dim`, computed as `exp(x - max) / sum` so large inputs do not overflow.

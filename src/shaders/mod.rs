@@ -3,7 +3,7 @@
 //! every family body is valid WGSL once a prelude is in front of it.
 
 use crate::dtype::DType;
-use crate::ops::binary::{BinaryOp, WGSL_POW};
+use crate::ops::binary::{BinaryOp, WGSL_IS_NAN, WGSL_POW};
 use crate::ops::reduce::ReduceOp;
 use crate::ops::unary::{UnaryOp, WGSL_ERF};
 use crate::ops::MapOp;
@@ -126,14 +126,27 @@ impl KernelKey {
             KernelKey::Binary { op, dtype } | KernelKey::Binary4 { op, dtype } => {
                 let s = storage_type(dtype);
                 let (d, body) = match (op.is_comparison(), dtype.is_float()) {
-                    (true, true) => {
-                        ("u32", format!("let a = f32(a0); let b = f32(b0); return select(0u, 1u, {});", op.wgsl()))
+                    (true, true) => (
+                        "u32",
+                        format!(
+                            "let a = f32(a0); let b = f32(b0); return select(0u, 1u, {});",
+                            op.wgsl(dtype.is_float())
+                        ),
+                    ),
+                    (true, false) => (
+                        "u32",
+                        format!("let a = a0; let b = b0; return select(0u, 1u, {});", op.wgsl(dtype.is_float())),
+                    ),
+                    (false, true) => {
+                        (s, format!("let a = f32(a0); let b = f32(b0); return D({});", op.wgsl(dtype.is_float())))
                     }
-                    (true, false) => ("u32", format!("let a = a0; let b = b0; return select(0u, 1u, {});", op.wgsl())),
-                    (false, true) => (s, format!("let a = f32(a0); let b = f32(b0); return D({});", op.wgsl())),
-                    (false, false) => (s, format!("let a = a0; let b = b0; return {};", op.wgsl())),
+                    (false, false) => (s, format!("let a = a0; let b = b0; return {};", op.wgsl(dtype.is_float()))),
                 };
-                let helpers = if op == BinaryOp::Pow { WGSL_POW } else { "" };
+                let helpers = match op {
+                    BinaryOp::Pow => WGSL_POW,
+                    BinaryOp::Maximum | BinaryOp::Minimum if dtype.is_float() => WGSL_IS_NAN,
+                    _ => "",
+                };
                 format!("alias S = {s};\nalias D = {d};\n{helpers}fn op(a0: S, b0: S) -> D {{ {body} }}\n")
             }
             KernelKey::Where { dtype } => format!("alias S = {};\n", storage_type(dtype)),
@@ -151,16 +164,17 @@ impl KernelKey {
                 let identity = if op == ReduceOp::Prod { "A(1)" } else { "A(0)" };
                 let finish = if op.is_arg() { "return D(i32(idx));" } else { "return D(acc);" };
                 format!(
-                    "alias S = {};\nalias A = {acc};\nalias D = {};\nconst SELECT: bool = {};\n\
+                    "{}alias S = {};\nalias A = {acc};\nalias D = {};\nconst SELECT: bool = {};\n\
                      fn combine(acc: A, v: A) -> A {{ return {}; }}\n\
                      fn better(v: A, acc: A) -> bool {{ return {}; }}\n\
                      fn identity() -> A {{ return {identity}; }}\n\
                      fn finish(acc: A, idx: u32) -> D {{ {finish} }}\n",
+                    if src.is_float() { WGSL_IS_NAN } else { "" },
                     storage_type(src),
                     storage_type(dst),
                     !matches!(op, ReduceOp::Sum | ReduceOp::Prod),
                     op.wgsl_combine(),
-                    op.wgsl_better(),
+                    op.wgsl_better(src.is_float()),
                 )
             }
             KernelKey::Softmax { log, dtype } => {

@@ -117,7 +117,14 @@ pub(crate) async fn discover() -> Result<()> {
     let mut adapters: Vec<wgpu::Adapter> = find_adapters(&instance)
         .await
         .into_iter()
-        .filter(|a| a.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS))
+        .filter(|a| {
+            // The kernels use 256-thread workgroups and up to 8 KiB of workgroup memory.
+            let l = a.limits();
+            a.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+                && l.max_compute_invocations_per_workgroup >= 256
+                && l.max_compute_workgroup_size_x >= 256
+                && l.max_compute_workgroup_storage_size >= 8192
+        })
         .collect();
     adapters.sort_by_key(|a| rank(&a.get_info()));
     let entries = adapters
