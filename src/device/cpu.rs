@@ -112,7 +112,7 @@ impl Drop for MetaStorage {
 /// limit and that the system can provide them: large requests are probed with a fallible
 /// reservation, because a failed infallible allocation aborts the process (fatal in WASM).
 pub(crate) fn reserve(n: usize, dtype: DType) -> Result<()> {
-    let bytes = n.checked_mul(dtype.size_in_bytes()).unwrap_or(usize::MAX);
+    let bytes = n.saturating_mul(dtype.size_in_bytes());
     if !CPU_STATS.fits(bytes as u64) {
         return Err(CPU_STATS.oom(
             "cpu".into(),
