@@ -55,7 +55,10 @@ pub use shape::{broadcast_shapes, numel};
 pub use tensor::Tensor;
 
 #[doc(hidden)]
-pub use device::wgpu::inject_validation_error as __inject_validation_error;
+pub use device::wgpu::{
+    inject_dispatch_error as __inject_dispatch_error, inject_validation_error as __inject_validation_error,
+};
+pub use device::wgpu::{launch_blocking, set_launch_blocking};
 
 /// Renders every WGSL kernel variant, for validation without a GPU (used by the test suite).
 #[doc(hidden)]

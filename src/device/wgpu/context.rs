@@ -3,6 +3,7 @@
 //! defaults would panic or go unnoticed).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use wgpu::util::DeviceExt;
@@ -18,6 +19,30 @@ use crate::shaders::KernelKey;
 /// Dispatches recorded before the encoder is submitted without being asked to: keeps the GPU
 /// busy on long op chains while bounding how much work a later readback waits for.
 const SUBMIT_EVERY: usize = 64;
+
+/// Launch-blocking mode: 0 = not yet read from the environment, 1 = off, 2 = on.
+static LAUNCH_BLOCKING: AtomicU8 = AtomicU8::new(0);
+
+/// Turns launch-blocking mode on or off (CUDA_LAUNCH_BLOCKING's analogue; natively also
+/// `WEBTENSOR_LAUNCH_BLOCKING=1`). With it on, every op is submitted and checked inside an error
+/// scope before the next one, so a GPU error is returned by the op that caused it, naming its
+/// kernel. It serialises the GPU: a debugging aid, not a mode to run in. On the web the check
+/// cannot block, so errors still arrive at the next synchronize there.
+pub fn set_launch_blocking(on: bool) {
+    LAUNCH_BLOCKING.store(if on { 2 } else { 1 }, Ordering::Relaxed);
+}
+
+/// Whether launch-blocking mode is on.
+pub fn launch_blocking() -> bool {
+    if LAUNCH_BLOCKING.load(Ordering::Relaxed) == 0 {
+        #[cfg(not(target_arch = "wasm32"))]
+        let on = std::env::var("WEBTENSOR_LAUNCH_BLOCKING").is_ok_and(|v| v == "1");
+        #[cfg(target_arch = "wasm32")]
+        let on = false;
+        let _ = LAUNCH_BLOCKING.compare_exchange(0, if on { 2 } else { 1 }, Ordering::Relaxed, Ordering::Relaxed);
+    }
+    LAUNCH_BLOCKING.load(Ordering::Relaxed) == 2
+}
 
 /// Words in a kernel's params uniform (`array<vec4<u32>, 16>`).
 pub(crate) const PARAM_WORDS: usize = 64;
@@ -47,6 +72,8 @@ pub(crate) struct WgpuDevice {
     pub(crate) transfers: TransferStats,
     error: Arc<Mutex<Option<String>>>,
     lost: Arc<Mutex<Option<String>>>,
+    /// Test hook: make the next dispatch invalid (see `inject_dispatch_error`).
+    pub(crate) poison_next_dispatch: AtomicBool,
 }
 
 impl WgpuDevice {
@@ -92,6 +119,7 @@ impl WgpuDevice {
             transfers: TransferStats::default(),
             error,
             lost,
+            poison_next_dispatch: AtomicBool::new(false),
         })
     }
 
@@ -161,6 +189,14 @@ impl WgpuDevice {
                 ),
             });
         }
+        let blocking = launch_blocking();
+        #[cfg(not(target_arch = "wasm32"))]
+        let scope = blocking.then(|| self.device.push_error_scope(wgpu::ErrorFilter::Validation));
+        let groups = if self.poison_next_dispatch.swap(false, Ordering::Relaxed) {
+            (self.limits.max_compute_workgroups_per_dimension.saturating_add(1), 1, 1)
+        } else {
+            groups
+        };
         let pipe = self.pipeline(key)?;
         let mut words = [0u32; PARAM_WORDS];
         words[..params.len()].copy_from_slice(params);
@@ -190,8 +226,22 @@ impl WgpuDevice {
             pass.dispatch_workgroups(groups.0, groups.1, groups.2);
         }
         pending.dispatches += 1;
-        if pending.dispatches >= SUBMIT_EVERY {
+        if pending.dispatches >= SUBMIT_EVERY || blocking {
             self.submit_locked(&mut pending);
+        }
+        drop(pending);
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(scope) = scope {
+            // Wait for this op alone and report its error as its own.
+            self.device
+                .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
+                .map_err(|e| Error::Gpu { device: self.name(), msg: format!("{key:?}: waiting failed: {e}") })?;
+            if let Some(e) = crate::block::block_on(scope.pop()) {
+                return Err(Error::Gpu {
+                    device: self.name(),
+                    msg: format!("in kernel {key:?} (launch blocking): {e}"),
+                });
+            }
         }
         Ok(())
     }

@@ -10,6 +10,7 @@ mod readback;
 
 pub(crate) use adapters::{adapter_infos, discover, get, open, resolve_backend_alias};
 pub(crate) use context::WgpuDevice;
+pub use context::{launch_blocking, set_launch_blocking};
 pub(crate) use pool::WgpuStorage;
 
 use crate::device::{Backend, Device};
@@ -43,6 +44,16 @@ pub fn inject_validation_error(device: Device) -> Result<()> {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::MAP_WRITE,
             mapped_at_creation: true,
         });
+    }
+    Ok(())
+}
+
+/// Makes the next kernel dispatched on `device` invalid (a grid one past the device's limit), for
+/// tests of error attribution in launch-blocking mode.
+#[doc(hidden)]
+pub fn inject_dispatch_error(device: Device) -> Result<()> {
+    if let Backend::Wgpu(d) = Backend::of(device)? {
+        d.poison_next_dispatch.store(true, std::sync::atomic::Ordering::Relaxed);
     }
     Ok(())
 }
