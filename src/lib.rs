@@ -54,11 +54,14 @@ pub use ops::{IndexMode, MapOp};
 pub use shape::{broadcast_shapes, numel};
 pub use tensor::Tensor;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub use device::wgpu::recover_blocking;
 #[doc(hidden)]
 pub use device::wgpu::{
-    inject_dispatch_error as __inject_dispatch_error, inject_validation_error as __inject_validation_error,
+    destroy_device as __destroy_device, inject_dispatch_error as __inject_dispatch_error,
+    inject_validation_error as __inject_validation_error,
 };
-pub use device::wgpu::{launch_blocking, set_launch_blocking};
+pub use device::wgpu::{launch_blocking, recover, set_launch_blocking};
 
 /// Renders every WGSL kernel variant, for validation without a GPU (used by the test suite).
 #[doc(hidden)]

@@ -175,6 +175,24 @@ pub(crate) async fn open(ordinal: usize) -> Result<Arc<WgpuDevice>> {
     }
 }
 
+/// Replaces a lost device with a fresh one on the same adapter, so new work can go on; tensors
+/// of the lost device stay unusable. A no-op for a device that is not lost.
+pub(crate) async fn recover(ordinal: usize) -> Result<()> {
+    let found = {
+        let reg = lock(&REGISTRY);
+        reg.as_ref().and_then(|r| r.get(ordinal)).map(|e| (e.adapter.clone(), e.info.clone(), e.opened.clone()))
+    };
+    let (adapter, info, opened) = found.ok_or_else(|| unavailable(Device::webgpu(ordinal)))?;
+    if opened.as_ref().is_none_or(|d| d.ensure_alive().is_ok()) {
+        return Ok(());
+    }
+    let dev = Arc::new(WgpuDevice::new(&adapter, info).await?);
+    if let Some(entry) = lock(&REGISTRY).as_mut().and_then(|r| r.get_mut(ordinal)) {
+        entry.opened = Some(dev);
+    }
+    Ok(())
+}
+
 /// The opened device behind `webgpu:ordinal` (natively opened on first use).
 pub(crate) fn get(ordinal: usize) -> Result<Arc<WgpuDevice>> {
     ensure_discovered();

@@ -71,7 +71,7 @@ pub(crate) struct WgpuDevice {
     pub(crate) stats: MemoryStats,
     pub(crate) transfers: TransferStats,
     error: Arc<Mutex<Option<String>>>,
-    lost: Arc<Mutex<Option<String>>>,
+    pub(crate) lost: Arc<Mutex<Option<String>>>,
     /// Test hook: make the next dispatch invalid (see `inject_dispatch_error`).
     pub(crate) poison_next_dispatch: AtomicBool,
 }
@@ -131,12 +131,27 @@ impl WgpuDevice {
         self.info.device.to_string()
     }
 
+    /// Fails with `DeviceLost` if the device was lost (natively polling first, since wgpu runs
+    /// its device-lost callback during a poll).
+    pub(crate) fn ensure_alive(&self) -> Result<()> {
+        #[cfg(not(target_arch = "wasm32"))]
+        let _ = self.device.poll(wgpu::PollType::Poll);
+        match lock(&self.lost).clone() {
+            Some(reason) => Err(Error::DeviceLost {
+                device: self.name(),
+                reason: format!(
+                    "{reason}; its tensors are gone: call recover(\"{}\") to open a fresh device",
+                    self.name()
+                ),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Fails if the device was lost; otherwise reports (and clears) the first GPU error raised
     /// since the last check.
     pub(crate) fn check(&self) -> Result<()> {
-        if let Some(reason) = lock(&self.lost).clone() {
-            return Err(Error::DeviceLost { device: self.name(), reason });
-        }
+        self.ensure_alive()?;
         match lock(&self.error).take() {
             Some(msg) => Err(Error::Gpu { device: self.name(), msg }),
             None => Ok(()),
@@ -175,8 +190,8 @@ impl WgpuDevice {
         params: &[u32],
         groups: (u32, u32, u32),
     ) -> Result<()> {
-        if let Some(reason) = lock(&self.lost).clone() {
-            return Err(Error::DeviceLost { device: self.name(), reason });
+        if lock(&self.lost).is_some() {
+            return self.ensure_alive();
         }
         if key.needs_f16() && !self.f16 {
             return Err(Error::UnsupportedDType {

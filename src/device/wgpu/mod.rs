@@ -9,6 +9,34 @@ mod pool;
 mod readback;
 
 pub(crate) use adapters::{adapter_infos, discover, get, open, resolve_backend_alias};
+
+/// After `device` was lost (driver reset, `destroy`, a browser reclaiming the GPU), opens a fresh
+/// device on the same adapter so new work can go on. Tensors of the lost device stay lost (their
+/// ops fail with `DeviceLost`); tensors on other devices are untouched. A no-op for a device
+/// that is not lost, and for cpu and meta.
+pub async fn recover(device: Device) -> Result<()> {
+    match device.kind() {
+        crate::device::DeviceKind::WebGpu => adapters::recover(device.ordinal()).await,
+        _ => Ok(()),
+    }
+}
+
+/// Blocking [`recover`] (native only).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn recover_blocking(device: Device) -> Result<()> {
+    crate::block::block_on(recover(device))
+}
+
+/// Destroys `device`'s wgpu device, which reports it lost, to test loss handling.
+#[doc(hidden)]
+pub fn destroy_device(device: Device) -> Result<()> {
+    if let Backend::Wgpu(d) = Backend::of(device)? {
+        d.device.destroy();
+        #[cfg(not(target_arch = "wasm32"))]
+        let _ = d.device.poll(wgpu::PollType::Poll);
+    }
+    Ok(())
+}
 pub(crate) use context::WgpuDevice;
 pub use context::{launch_blocking, set_launch_blocking};
 pub(crate) use pool::WgpuStorage;

@@ -80,6 +80,9 @@ impl WgpuDevice {
         if class > limit {
             class = bytes.max(4);
         }
+        if lock(&self.lost).is_some() {
+            self.ensure_alive()?;
+        }
         let reused = lock(&self.pool).free.get_mut(&class).and_then(|v| v.pop());
         let fresh = reused.is_none();
         let buffer = match reused {
@@ -95,6 +98,7 @@ impl WgpuDevice {
     /// with an error scope and handled the same way (on the web it arrives through the
     /// uncaptured-error handler at the next synchronize).
     fn create_block(&self, class: u64) -> Result<wgpu::Buffer> {
+        self.ensure_alive()?;
         const LIMIT: &str = "the memory limit set with set_memory_limit would be passed";
         if !self.stats.fits(class) {
             self.empty_cache();
