@@ -29,6 +29,7 @@ mod storage;
 mod tensor;
 
 pub use creation::manual_seed;
+pub use device::event::{Event, TimingMethod};
 pub use device::memory::{
     empty_cache, max_memory_allocated, memory_allocated, memory_limit, memory_reserved, memory_stats, memory_summary,
     reset_peak_memory_stats, set_memory_limit, MemorySnapshot,

@@ -17,6 +17,7 @@ fn isolated_device_measurements() {
     uncaptured_gpu_errors_become_errors_and_the_device_survives();
     if let Some(g) = gpu() {
         transfers_are_counted(g);
+        events_time_gpu_work(g);
     }
     for d in devices().into_iter().chain([Device::META]) {
         memory_limit_refuses_cleanly(d);
@@ -208,4 +209,32 @@ fn transfers_are_counted(g: Device) {
         );
         assert_eq!(f32s(&y.to_blocking(Device::CPU).unwrap()), vec![1.5; 1000], "values survive {g} -> {other}");
     }
+}
+
+/// `Event`: GPU timestamps where the adapter has them, synchronized wall-clock elsewhere.
+fn events_time_gpu_work(g: Device) {
+    use webtensor::{Event, TimingMethod};
+    let x = Tensor::randn(&[384, 384], Some(2), g).unwrap();
+    webtensor::synchronize_blocking(g).unwrap();
+    let start = Event::record_blocking(g).unwrap();
+    let mut y = x.clone();
+    for _ in 0..4 {
+        y = y.matmul(&x).unwrap().mul_scalar(0.01).unwrap();
+    }
+    let end = Event::record_blocking(g).unwrap();
+    let busy = start.elapsed_ms_blocking(&end).unwrap();
+    let idle_a = Event::record_blocking(g).unwrap();
+    let idle_b = Event::record_blocking(g).unwrap();
+    let idle = idle_a.elapsed_ms_blocking(&idle_b).unwrap();
+    let has_ts =
+        webtensor::devices().iter().any(|i| i.device == g && i.features.iter().any(|f| f == "timestamp-query"));
+    let want = if has_ts { TimingMethod::TimestampQuery } else { TimingMethod::WallClock };
+    assert_eq!(start.method(), want);
+    assert!(busy > 1.0 && idle >= 0.0 && idle < busy, "4 matmuls took {busy} ms, nothing took {idle} ms");
+    let c0 = Event::record_blocking(Device::CPU).unwrap();
+    let c1 = Event::record_blocking(Device::CPU).unwrap();
+    assert_eq!(c0.method(), TimingMethod::WallClock);
+    assert!(c0.elapsed_ms_blocking(&c1).unwrap() >= 0.0);
+    assert!(matches!(start.elapsed_ms_blocking(&c1), Err(Error::DeviceMismatch { .. })));
+    drop(y);
 }

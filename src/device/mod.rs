@@ -4,6 +4,7 @@
 
 pub(crate) mod backend;
 pub(crate) mod cpu;
+pub mod event;
 pub mod memory;
 pub mod placement;
 pub mod transfer;

@@ -65,6 +65,8 @@ pub(crate) struct WgpuDevice {
     pub(crate) queue: wgpu::Queue,
     pub(crate) limits: wgpu::Limits,
     pub(crate) f16: bool,
+    /// Whether the device writes GPU timestamps (`Event` uses them).
+    pub(crate) timestamps: bool,
     pending: Mutex<Pending>,
     pipelines: Mutex<HashMap<KernelKey, Arc<Pipeline>>>,
     pub(crate) pool: Mutex<Pool>,
@@ -82,7 +84,14 @@ impl WgpuDevice {
         // bindings, where many adapters allow far more).
         let limits = adapter.limits();
         let f16 = adapter.features().contains(wgpu::Features::SHADER_F16);
-        let required_features = if f16 { wgpu::Features::SHADER_F16 } else { wgpu::Features::empty() };
+        let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        let mut required_features = wgpu::Features::empty();
+        if f16 {
+            required_features |= wgpu::Features::SHADER_F16;
+        }
+        if timestamps {
+            required_features |= wgpu::Features::TIMESTAMP_QUERY;
+        }
         let desc = wgpu::DeviceDescriptor {
             label: Some("webtensor"),
             required_features,
@@ -112,6 +121,7 @@ impl WgpuDevice {
             queue,
             limits,
             f16,
+            timestamps,
             pending: Mutex::default(),
             pipelines: Mutex::default(),
             pool: Mutex::default(),

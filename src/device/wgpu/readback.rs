@@ -30,6 +30,13 @@ impl WgpuDevice {
             (temp.buffer(), 0)
         };
         let size = ((n * esz) as u64).next_multiple_of(4);
+        let bytes = self.read_bytes(buf, offset, size).await?;
+        Ok(CpuData::from_gpu_bytes(dtype, &bytes, n))
+    }
+
+    /// `size` bytes of `buf` from `offset` (both multiples of 4), after everything recorded so
+    /// far: one copy into a mappable staging buffer, one submission, one map.
+    pub(crate) async fn read_bytes(&self, buf: &wgpu::Buffer, offset: u64, size: u64) -> Result<Vec<u8>> {
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
             size,
@@ -54,11 +61,8 @@ impl WgpuDevice {
             Ok(Err(e)) => return Err(fail(format!("mapping the readback buffer failed: {e}"))),
             Err(_) => return Err(fail("the readback was cancelled (device lost?)".into())),
         }
-        let data = {
-            let view = staging.slice(..).get_mapped_range().map_err(|e| fail(format!("{e:?}")))?;
-            CpuData::from_gpu_bytes(dtype, &view, n)
-        };
+        let bytes = staging.slice(..).get_mapped_range().map_err(|e| fail(format!("{e:?}")))?.to_vec();
         staging.unmap();
-        Ok(data)
+        Ok(bytes)
     }
 }
