@@ -43,7 +43,8 @@ pub use device::transfer::{reset_transfer_stats, transfer_stats, TransferSnapsho
 pub use device::wgpu::synchronize_blocking;
 pub use device::{
     best_device, best_device_with_reason, default_device, device_count, device_name, devices, init, is_available, open,
-    set_default_device, synchronize, Device, DeviceInfo, DeviceKind,
+    set_default_device, set_logical_device_configuration, synchronize, Device, DeviceInfo, DeviceKind,
+    LogicalDeviceConfig,
 };
 pub use dtype::{DType, Element};
 pub use error::{Error, Result};

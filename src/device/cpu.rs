@@ -43,6 +43,7 @@ pub(crate) fn info() -> DeviceInfo {
         limits: vec![],
         features: vec![],
         memory: None,
+        logical: None,
     }
 }
 

@@ -32,6 +32,10 @@ impl MemoryStats {
         }
     }
 
+    pub(crate) fn set_limit(&self, bytes: Option<u64>) {
+        self.limit.store(bytes.unwrap_or(NO_LIMIT), Ordering::Relaxed);
+    }
+
     /// The memory limit, if one is set.
     pub(crate) fn limit(&self) -> Option<u64> {
         Some(self.limit.load(Ordering::Relaxed)).filter(|&l| l != NO_LIMIT)
@@ -118,7 +122,7 @@ fn with_stats<T>(device: Device, f: impl FnOnce(&MemoryStats) -> T) -> Result<T>
 /// [`Error::OutOfMemory`]; other tensors and the device stay usable. A limit below what is
 /// already allocated only affects later allocations.
 pub fn set_memory_limit(device: Device, bytes: Option<u64>) -> Result<()> {
-    with_stats(device, |s| s.limit.store(bytes.unwrap_or(NO_LIMIT), Ordering::Relaxed))
+    with_stats(device, |s| s.set_limit(bytes))
 }
 
 /// The memory limit of `device`, if one is set.

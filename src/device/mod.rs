@@ -160,6 +160,32 @@ pub struct DeviceInfo {
     pub features: Vec<String>,
     /// Device memory in bytes, where known.
     pub memory: Option<u64>,
+    /// For a logical device (see [`set_logical_device_configuration`]): its index among the
+    /// logical devices of its adapter.
+    pub logical: Option<usize>,
+}
+
+/// One logical device carved out of an adapter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LogicalDeviceConfig {
+    /// Its memory limit in bytes (see [`memory::set_memory_limit`]).
+    pub memory_limit: Option<u64>,
+}
+
+/// Splits the adapter behind `physical` into one logical device per config (TensorFlow's
+/// `set_logical_device_configuration`), so multi-device code can be tested on one GPU. Each
+/// logical device is its own wgpu device with its own memory limit; transfers between them work
+/// and count as device-to-device. Devices are renumbered, best adapter first, logical devices in
+/// order: splitting `webgpu:0` in two makes `webgpu:0` and `webgpu:1` its halves. Must be called
+/// before any GPU device is used. Native only for now (a browser adapter opens one device).
+pub fn set_logical_device_configuration(physical: Device, configs: &[LogicalDeviceConfig]) -> Result<()> {
+    if physical.kind != DeviceKind::WebGpu {
+        return Err(Error::invalid(
+            "set_logical_device_configuration",
+            format!("{physical} cannot be split; logical devices are carved out of webgpu adapters"),
+        ));
+    }
+    self::wgpu::configure_logical(physical.ordinal, configs)
 }
 
 /// Every usable device: the CPU, then each wgpu adapter best first (natively this enumerates

@@ -12,6 +12,8 @@ struct Entry {
     adapter: wgpu::Adapter,
     info: DeviceInfo,
     opened: Option<Arc<WgpuDevice>>,
+    /// Memory limit applied when the device opens (logical devices).
+    memory_limit: Option<u64>,
 }
 
 static REGISTRY: Mutex<Option<Vec<Entry>>> = Mutex::new(None);
@@ -86,6 +88,7 @@ fn describe(adapter: &wgpu::Adapter, ordinal: usize) -> DeviceInfo {
         ],
         features: names,
         memory: None,
+        logical: None,
     }
 }
 
@@ -130,7 +133,7 @@ pub(crate) async fn discover() -> Result<()> {
     let entries = adapters
         .into_iter()
         .enumerate()
-        .map(|(i, adapter)| Entry { info: describe(&adapter, i), adapter, opened: None })
+        .map(|(i, adapter)| Entry { info: describe(&adapter, i), adapter, opened: None, memory_limit: None })
         .collect();
     let mut reg = lock(&REGISTRY);
     if reg.is_none() {
@@ -160,14 +163,17 @@ pub(crate) async fn open(ordinal: usize) -> Result<Arc<WgpuDevice>> {
     // which takes the lock again.
     let found = {
         let reg = lock(&REGISTRY);
-        reg.as_ref().and_then(|r| r.get(ordinal)).map(|e| (e.adapter.clone(), e.info.clone(), e.opened.clone()))
+        reg.as_ref()
+            .and_then(|r| r.get(ordinal))
+            .map(|e| (e.adapter.clone(), e.info.clone(), e.opened.clone(), e.memory_limit))
     };
-    let (adapter, info) = match found {
+    let (adapter, info, limit) = match found {
         None => return Err(unavailable(Device::webgpu(ordinal))),
-        Some((_, _, Some(d))) => return Ok(d),
-        Some((a, i, None)) => (a, i),
+        Some((_, _, Some(d), _)) => return Ok(d),
+        Some((a, i, None, l)) => (a, i, l),
     };
     let dev = Arc::new(WgpuDevice::new(&adapter, info).await?);
+    dev.stats.set_limit(limit);
     let mut reg = lock(&REGISTRY);
     match reg.as_mut().and_then(|r| r.get_mut(ordinal)) {
         Some(entry) => Ok(entry.opened.get_or_insert(dev).clone()),
@@ -180,17 +186,75 @@ pub(crate) async fn open(ordinal: usize) -> Result<Arc<WgpuDevice>> {
 pub(crate) async fn recover(ordinal: usize) -> Result<()> {
     let found = {
         let reg = lock(&REGISTRY);
-        reg.as_ref().and_then(|r| r.get(ordinal)).map(|e| (e.adapter.clone(), e.info.clone(), e.opened.clone()))
+        reg.as_ref()
+            .and_then(|r| r.get(ordinal))
+            .map(|e| (e.adapter.clone(), e.info.clone(), e.opened.clone(), e.memory_limit))
     };
-    let (adapter, info, opened) = found.ok_or_else(|| unavailable(Device::webgpu(ordinal)))?;
+    let (adapter, info, opened, limit) = found.ok_or_else(|| unavailable(Device::webgpu(ordinal)))?;
     if opened.as_ref().is_none_or(|d| d.ensure_alive().is_ok()) {
         return Ok(());
     }
     let dev = Arc::new(WgpuDevice::new(&adapter, info).await?);
+    dev.stats.set_limit(limit);
     if let Some(entry) = lock(&REGISTRY).as_mut().and_then(|r| r.get_mut(ordinal)) {
         entry.opened = Some(dev);
     }
     Ok(())
+}
+
+/// Replaces adapter `ordinal`'s entry with one entry per logical device and renumbers.
+pub(crate) fn configure_logical(ordinal: usize, configs: &[crate::device::LogicalDeviceConfig]) -> Result<()> {
+    const OP: &str = "set_logical_device_configuration";
+    if cfg!(target_arch = "wasm32") {
+        return Err(Error::invalid(OP, "logical devices are native only for now: a browser adapter opens one device"));
+    }
+    if configs.is_empty() {
+        return Err(Error::invalid(OP, "give at least one logical device configuration"));
+    }
+    ensure_discovered();
+    // The outcome is decided under the lock; errors that list devices are built after it.
+    enum Outcome {
+        Done,
+        Missing,
+        InUse(String),
+    }
+    let outcome = {
+        let mut reg = lock(&REGISTRY);
+        match reg.as_mut() {
+            None => Outcome::Missing,
+            Some(entries) if ordinal >= entries.len() => Outcome::Missing,
+            Some(entries) => {
+                if let Some(e) = entries.iter().find(|e| e.opened.is_some()) {
+                    Outcome::InUse(e.info.device.to_string())
+                } else if entries[ordinal].info.logical.is_some() {
+                    Outcome::InUse(format!("{} (already split)", entries[ordinal].info.device))
+                } else {
+                    let base = entries.remove(ordinal);
+                    for (k, c) in configs.iter().enumerate().rev() {
+                        let mut info = base.info.clone();
+                        info.logical = Some(k);
+                        info.name = format!("{} (logical {} of {})", base.info.name, k, configs.len());
+                        entries.insert(
+                            ordinal,
+                            Entry { adapter: base.adapter.clone(), info, opened: None, memory_limit: c.memory_limit },
+                        );
+                    }
+                    for (i, e) in entries.iter_mut().enumerate() {
+                        e.info.device = Device::webgpu(i);
+                    }
+                    Outcome::Done
+                }
+            }
+        }
+    };
+    match outcome {
+        Outcome::Done => Ok(()),
+        Outcome::Missing => Err(unavailable(Device::webgpu(ordinal))),
+        Outcome::InUse(d) => Err(Error::invalid(
+            OP,
+            format!("{d} is already in use; configure logical devices before any GPU device is used"),
+        )),
+    }
 }
 
 /// The opened device behind `webgpu:ordinal` (natively opened on first use).

@@ -8,7 +8,7 @@ mod kernels;
 mod pool;
 mod readback;
 
-pub(crate) use adapters::{adapter_infos, discover, get, open, resolve_backend_alias};
+pub(crate) use adapters::{adapter_infos, configure_logical, discover, get, open, resolve_backend_alias};
 
 /// After `device` was lost (driver reset, `destroy`, a browser reclaiming the GPU), opens a fresh
 /// device on the same adapter so new work can go on. Tensors of the lost device stay lost (their
