@@ -23,18 +23,43 @@ fn dispatches_beyond_65535_workgroups_fold_into_2d() {
     assert_eq!(i32s(&rows.argmax(Some(1), false).unwrap()), i32s(&cpu.argmax(Some(1), false).unwrap()));
 }
 
-#[test]
-fn oversized_tensors_are_refused_with_the_limit() {
-    let Some(g) = gpu() else { return };
+fn limit(g: Device, name: &str) -> u64 {
     let info = webtensor::devices().into_iter().find(|i| i.device == g).unwrap();
-    let limit = info.limits.iter().find(|(n, _)| n == "max_storage_buffer_binding_size").unwrap().1;
-    let n = (limit / 4 + 1) as usize;
-    let e = Tensor::zeros(&[n], DType::F32, g).unwrap_err();
-    assert!(matches!(e, Error::TooLarge { .. }), "{e:?}");
-    assert!(
-        e.to_string().contains("max_storage_buffer_binding_size") && e.to_string().contains(&limit.to_string()),
-        "{e}"
-    );
+    info.limits.iter().find(|(n, _)| n == name).unwrap().1
+}
+
+#[test]
+fn tensors_beyond_one_binding_split_or_fail_clearly() {
+    let Some(g) = gpu() else { return };
+    let binding = limit(g, "max_storage_buffer_binding_size");
+    // 200 MiB of f32 (past lavapipe's and browsers' 128 MiB binding limit).
+    let n = 50 << 20;
+    assert!((n * 4) as u64 > binding, "the test needs a tensor past the binding limit ({binding} bytes)");
+    let host: Vec<f32> = (0..n).map(|i| (i % 1000) as f32).collect();
+    let x = Tensor::from_slice(&host, &[n], g).unwrap();
+    let y = x.add_scalar(1.0).unwrap(); // split: x follows, the scalar is broadcast
+    let z = x.add(&y).unwrap(); // split: both follow
+    let want: f64 = (0..n).map(|i| 2.0 * (i % 1000) as f64 + 1.0).sum();
+    let got = f32s(&z.sum_all().unwrap())[0] as f64;
+    assert!((got - want).abs() / want < 1e-5, "sum of 200 MiB: {got} vs {want}");
+    let back = z.to_blocking(Device::CPU).unwrap();
+    let v = back.to_vec_blocking::<f32>().unwrap();
+    assert_eq!(v.len(), n);
+    for i in [0, 1, 999, 1000, n / 2 + 7, n - 1] {
+        assert_eq!(v[i], 2.0 * (i % 1000) as f32 + 1.0, "element {i} after the round trip");
+    }
+    let e = x.mul_scalar(0.0).unwrap().exp().unwrap(); // split map
+    assert_eq!(f32s(&e.sum_all().unwrap()), vec![n as f32]);
+    assert_eq!(f32s(&Tensor::zeros(&[n], DType::F32, g).unwrap().max_all().unwrap()), vec![0.0]);
+    // An op that cannot split says which limit it hit, and the device goes on.
+    let rows = x.reshape(&[-1, 1024]).unwrap();
+    let err = rows.softmax(-1).unwrap_err();
+    assert!(matches!(err, Error::TooLarge { .. }) && err.to_string().contains("max_storage_buffer_binding_size"), "{err}");
+    assert!(err.to_string().starts_with("softmax"), "the error names the op: {err}");
+    // Past max_buffer_size nothing can be allocated: a clear error, before any allocation.
+    let too_many = (limit(g, "max_buffer_size") / 4 + 1) as usize;
+    let err = Tensor::zeros(&[too_many], DType::F32, g).unwrap_err();
+    assert!(err.to_string().contains("max_buffer_size"), "{err}");
     assert_eq!(f32s(&Tensor::ones(&[4], DType::F32, g).unwrap().sum_all().unwrap()), vec![4.0]);
 }
 

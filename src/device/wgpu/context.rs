@@ -20,6 +20,29 @@ use crate::shaders::KernelKey;
 /// busy on long op chains while bounding how much work a later readback waits for.
 const SUBMIT_EVERY: usize = 64;
 
+/// A storage binding: a whole buffer, or `size` bytes of it from `offset` (a multiple of the
+/// adapter's storage offset alignment, 256 at most).
+#[derive(Clone, Copy)]
+pub(crate) struct Bind<'a> {
+    pub buffer: &'a wgpu::Buffer,
+    pub offset: u64,
+    pub size: Option<u64>,
+}
+
+impl<'a> Bind<'a> {
+    pub(crate) fn whole(buffer: &'a wgpu::Buffer) -> Self {
+        Bind { buffer, offset: 0, size: None }
+    }
+
+    pub(crate) fn range(buffer: &'a wgpu::Buffer, offset: u64, size: u64) -> Self {
+        Bind { buffer, offset, size: Some(size) }
+    }
+
+    fn bytes(&self) -> u64 {
+        self.size.unwrap_or(self.buffer.size() - self.offset)
+    }
+}
+
 /// Launch-blocking mode: 0 = not yet read from the environment, 1 = off, 2 = on.
 static LAUNCH_BLOCKING: AtomicU8 = AtomicU8::new(0);
 
@@ -196,7 +219,7 @@ impl WgpuDevice {
     pub(crate) fn dispatch(
         &self,
         key: KernelKey,
-        buffers: &[&wgpu::Buffer],
+        buffers: &[Bind],
         params: &[u32],
         groups: (u32, u32, u32),
     ) -> Result<()> {
@@ -212,6 +235,18 @@ impl WgpuDevice {
                     self.name(),
                     self.info.name
                 ),
+            });
+        }
+        // A binding past the adapter's limit would be a validation error; refuse it clearly (ops
+        // that can split large tensors bind ranges instead).
+        let max = self.limits.max_storage_buffer_binding_size;
+        if let Some(b) = buffers.iter().find(|b| b.bytes() > max) {
+            return Err(Error::TooLarge {
+                op: "kernel",
+                device: self.name(),
+                bytes: b.bytes(),
+                limit_name: "max_storage_buffer_binding_size (this op cannot split its operands)",
+                limit: max,
             });
         }
         let blocking = launch_blocking();
@@ -233,7 +268,14 @@ impl WgpuDevice {
         let mut entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
             .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+            .map(|(i, b)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: b.buffer,
+                    offset: b.offset,
+                    size: b.size.and_then(wgpu::BufferSize::new),
+                }),
+            })
             .collect();
         entries.push(wgpu::BindGroupEntry { binding: buffers.len() as u32, resource: uniform.as_entire_binding() });
         let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::context::Bind;
 use super::{WgpuDevice, WgpuStorage};
 use crate::device::backend::Kernels;
 use crate::dtype::{CpuData, DType};
@@ -17,7 +18,7 @@ use crate::shape::numel;
 /// Dims the strided kernels index (the params uniform has room for 8 per array).
 const MAX_RANK: usize = 8;
 /// Elements one reduction workgroup folds per pass.
-const REDUCE_CHUNK: usize = 4096;
+pub(super) const REDUCE_CHUNK: usize = 4096;
 /// Matmul output tile (see matmul.wgsl).
 const TILE: usize = 64;
 
@@ -65,9 +66,18 @@ impl WgpuDevice {
         if n == 0 {
             return Ok(());
         }
+        let esz = sd.gpu_size_in_bytes().max(dd.gpu_size_in_bytes());
+        if sl.is_contiguous() && dl.is_contiguous() && self.too_big(n, esz) {
+            return self.map_pieces(op, src, sl.offset(), sd, dst, dl.offset(), dd, n);
+        }
         if sl.is_contiguous() && dl.is_contiguous() && aligned4(&[n, sl.offset(), dl.offset()]) {
             let p = [n / 4, sl.offset() / 4, dl.offset() / 4].map(u);
-            return self.dispatch(KernelKey::Map4 { op, src: sd, dst: dd }, &[src, dst], &p, self.groups(n / 4, WG)?);
+            return self.dispatch(
+                KernelKey::Map4 { op, src: sd, dst: dd },
+                &[Bind::whole(src), Bind::whole(dst)],
+                &p,
+                self.groups(n / 4, WG)?,
+            );
         }
         check_rank("map", sl.shape().len())?;
         let mut p = [0u32; 29];
@@ -76,7 +86,12 @@ impl WgpuDevice {
         put(&mut p, 12, sl.strides());
         put(&mut p, 20, dl.strides());
         p[28] = (sl.is_contiguous() && dl.is_contiguous()) as u32;
-        self.dispatch(KernelKey::Map { op, src: sd, dst: dd }, &[src, dst], &p, self.groups(n, WG)?)
+        self.dispatch(
+            KernelKey::Map { op, src: sd, dst: dd },
+            &[Bind::whole(src), Bind::whole(dst)],
+            &p,
+            self.groups(n, WG)?,
+        )
     }
 }
 
@@ -96,7 +111,16 @@ impl Kernels for Arc<WgpuDevice> {
                 DType::U32 => value as u32,
                 DType::Bool => (value != 0.0) as u32,
             };
-            self.dispatch(KernelKey::Fill { dtype }, &[out.buffer()], &[u(n), bits], self.groups(n, WG)?)?;
+            if self.too_big(n, dtype.gpu_size_in_bytes()) {
+                self.fill_pieces(out.buffer(), n, bits, dtype)?;
+            } else {
+                self.dispatch(
+                    KernelKey::Fill { dtype },
+                    &[Bind::whole(out.buffer())],
+                    &[u(n), bits],
+                    self.groups(n, WG)?,
+                )?;
+            }
         }
         Ok(out)
     }
@@ -122,10 +146,15 @@ impl Kernels for Arc<WgpuDevice> {
         if n == 0 {
             return Ok(out);
         }
+        if self.too_big(n, 4)
+            && self.binary_pieces(op, (a.buffer(), la), (b.buffer(), lb), out.buffer(), shape, dtype)?
+        {
+            return Ok(out);
+        }
         let same = la.is_contiguous() && lb.is_contiguous() && la.shape() == shape && lb.shape() == shape;
         if same && aligned4(&[n, la.offset(), lb.offset()]) {
             let p = [n / 4, la.offset() / 4, lb.offset() / 4].map(u);
-            let bufs = [a.buffer(), b.buffer(), out.buffer()];
+            let bufs = [Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())];
             self.dispatch(KernelKey::Binary4 { op, dtype }, &bufs, &p, self.groups(n / 4, WG)?)?;
             return Ok(out);
         }
@@ -138,7 +167,7 @@ impl Kernels for Arc<WgpuDevice> {
         p[28] = same as u32;
         self.dispatch(
             KernelKey::Binary { op, dtype },
-            &[a.buffer(), b.buffer(), out.buffer()],
+            &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
             &p,
             self.groups(n, WG)?,
         )?;
@@ -171,7 +200,7 @@ impl Kernels for Arc<WgpuDevice> {
         p[36] = u(lb.offset());
         self.dispatch(
             KernelKey::Where { dtype },
-            &[c.buffer(), a.buffer(), b.buffer(), out.buffer()],
+            &[Bind::whole(c.buffer()), Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
             &p,
             self.groups(n, WG)?,
         )?;
@@ -189,6 +218,10 @@ impl Kernels for Arc<WgpuDevice> {
         // arg-reduction keeps whole rows in one pass so indices stay global.
         let mut temp: Option<WgpuStorage> = None;
         let (mut k, mut off, mut sd) = (k, l.offset(), dtype);
+        if m == 1 && !op.is_arg() && self.too_big(k, dtype.gpu_size_in_bytes()) {
+            temp = Some(self.reduce_pieces(op, src.buffer(), off, k, dtype)?);
+            (k, off, sd) = (k.div_ceil(REDUCE_CHUNK), 0, accumulator(dtype));
+        }
         loop {
             let nchunks = if op.is_arg() { 1 } else { k.div_ceil(REDUCE_CHUNK).max(1) };
             let chunk = if nchunks == 1 { k.max(1) } else { REDUCE_CHUNK };
@@ -198,7 +231,7 @@ impl Kernels for Arc<WgpuDevice> {
             if nchunks == 1 {
                 self.dispatch(
                     KernelKey::Reduce { op, src: sd, dst: out_dtype },
-                    &[&src_buf, out.buffer()],
+                    &[Bind::whole(&src_buf), Bind::whole(out.buffer())],
                     &params,
                     groups,
                 )?;
@@ -206,7 +239,12 @@ impl Kernels for Arc<WgpuDevice> {
             }
             let acc = accumulator(dtype);
             let next = self.alloc(m * nchunks, acc)?;
-            self.dispatch(KernelKey::Reduce { op, src: sd, dst: acc }, &[&src_buf, next.buffer()], &params, groups)?;
+            self.dispatch(
+                KernelKey::Reduce { op, src: sd, dst: acc },
+                &[Bind::whole(&src_buf), Bind::whole(next.buffer())],
+                &params,
+                groups,
+            )?;
             temp = Some(next);
             (k, off, sd) = (nchunks, 0, acc);
         }
@@ -218,7 +256,7 @@ impl Kernels for Arc<WgpuDevice> {
         if m * k > 0 {
             self.dispatch(
                 KernelKey::Softmax { log, dtype },
-                &[src.buffer(), out.buffer()],
+                &[Bind::whole(src.buffer()), Bind::whole(out.buffer())],
                 &[u(m), u(k), u(l.offset())],
                 self.fold(m)?,
             )?;
@@ -267,7 +305,7 @@ impl Kernels for Arc<WgpuDevice> {
             .map(u);
             self.dispatch(
                 KernelKey::Matmul { dtype },
-                &[a.buffer(), b.buffer(), out.buffer()],
+                &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
                 &p,
                 (u(gx), u(gy), u(count)),
             )?;
@@ -299,7 +337,12 @@ impl Kernels for Arc<WgpuDevice> {
         put(&mut p, 12, l.strides());
         put(&mut p, 20, &[l.shape()[dim], (mode == IndexMode::Gather) as usize, li.offset()]);
         let key = KernelKey::Index { dtype, index: idx.dtype() };
-        self.dispatch(key, &[src.buffer(), idx.buffer(), out.buffer()], &p, self.groups(n, WG)?)?;
+        self.dispatch(
+            key,
+            &[Bind::whole(src.buffer()), Bind::whole(idx.buffer()), Bind::whole(out.buffer())],
+            &p,
+            self.groups(n, WG)?,
+        )?;
         Ok(out)
     }
 

@@ -7,6 +7,7 @@ mod context;
 mod kernels;
 mod pool;
 mod readback;
+mod split;
 
 pub(crate) use adapters::{adapter_infos, configure_logical, discover, get, open, resolve_backend_alias};
 

@@ -61,18 +61,14 @@ impl WgpuDevice {
     /// A buffer for `len` elements of `dtype`, from the pool when one is free.
     pub(crate) fn alloc(self: &Arc<Self>, len: usize, dtype: DType) -> Result<WgpuStorage> {
         let bytes = (len as u64).saturating_mul(dtype.gpu_size_in_bytes() as u64).next_multiple_of(4);
-        let max_binding = self.limits.max_storage_buffer_binding_size;
-        let limit = max_binding.min(self.limits.max_buffer_size);
+        // Buffers may exceed one binding: ops that can split bind ranges (see split.rs).
+        let limit = self.limits.max_buffer_size;
         if bytes > limit {
             return Err(Error::TooLarge {
                 op: "alloc",
                 device: self.name(),
                 bytes,
-                limit_name: if max_binding <= self.limits.max_buffer_size {
-                    "max_storage_buffer_binding_size"
-                } else {
-                    "max_buffer_size"
-                },
+                limit_name: "max_buffer_size",
                 limit,
             });
         }

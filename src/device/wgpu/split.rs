@@ -1,0 +1,201 @@
+//! Tensors larger than one binding (`max_storage_buffer_binding_size`, 128 MiB on lavapipe and
+//! by default in browsers): buffers may be larger (`max_buffer_size`), so the ops that can work
+//! piecewise bind byte ranges and dispatch once per piece. Contiguous elementwise ops, fills and
+//! reductions whose source is too large split this way; ops that cannot split refuse with an
+//! error naming the limit (see `WgpuDevice::dispatch`).
+
+use super::context::Bind;
+use super::WgpuDevice;
+
+/// Binding offsets are multiples of this (WebGPU's `minStorageBufferOffsetAlignment` is at most
+/// 256), so pieces start at multiples of it.
+pub(crate) const ALIGN: u64 = 256;
+
+/// A contiguous run of `n` elements of `esz` bytes starting at element `start` of `buffer`: the
+/// binding (its offset aligned down to [`ALIGN`]) and the element offset of `start` inside it.
+pub(crate) fn span(buffer: &wgpu::Buffer, start: usize, n: usize, esz: usize) -> (Bind<'_>, usize) {
+    let first = (start * esz) as u64;
+    let offset = first - first % ALIGN;
+    let size = (first + (n * esz) as u64 - offset).next_multiple_of(4).max(4);
+    (Bind::range(buffer, offset, size), ((first - offset) / esz as u64) as usize)
+}
+
+impl WgpuDevice {
+    /// The binding limit in bytes.
+    pub(crate) fn max_binding(&self) -> u64 {
+        self.limits.max_storage_buffer_binding_size
+    }
+
+    /// Whether `n` elements of `esz` bytes need more than one binding.
+    pub(crate) fn too_big(&self, n: usize, esz: usize) -> bool {
+        (n * esz) as u64 > self.max_binding().saturating_sub(ALIGN)
+    }
+
+    /// Elements per piece for `esz`-byte elements: a multiple of `granule` that fits one
+    /// binding with room for the alignment slack of [`span`].
+    pub(crate) fn piece_elems(&self, esz: usize, granule: usize) -> usize {
+        let fit = (self.max_binding().saturating_sub(ALIGN) as usize) / esz;
+        (fit / granule * granule).max(granule)
+    }
+}
+
+use std::sync::Arc;
+
+use super::kernels::REDUCE_CHUNK;
+use super::WgpuStorage;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::layout::Layout;
+use crate::ops::binary::BinaryOp;
+use crate::ops::reduce::ReduceOp;
+use crate::ops::MapOp;
+use crate::shaders::{accumulator, KernelKey, WG};
+
+/// Elements of a piece are multiples of this, so every piece after the first starts 256-byte
+/// aligned for 2- and 4-byte elements.
+const GRANULE: usize = 1024;
+
+/// How one operand of a split binary op is bound for each piece.
+enum Operand {
+    /// Contiguous with the output's shape: piece `i` reads the same range as it writes.
+    Follows,
+    /// A single element broadcast everywhere: bound once, read with stride 0.
+    Scalar,
+}
+
+fn operand(l: &Layout, shape: &[usize]) -> Option<Operand> {
+    if l.is_contiguous() && l.shape() == shape {
+        Some(Operand::Follows)
+    } else if l.numel() == 1 {
+        Some(Operand::Scalar)
+    } else {
+        None
+    }
+}
+
+fn u(x: usize) -> u32 {
+    x as u32
+}
+
+impl WgpuDevice {
+    /// A contiguous map over `n` elements in binding-sized pieces.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn map_pieces(
+        &self,
+        op: MapOp,
+        src: &wgpu::Buffer,
+        s0: usize,
+        sd: DType,
+        dst: &wgpu::Buffer,
+        d0: usize,
+        dd: DType,
+        n: usize,
+    ) -> Result<()> {
+        let (se, de) = (sd.gpu_size_in_bytes(), dd.gpu_size_in_bytes());
+        let piece = self.piece_elems(se.max(de), GRANULE);
+        let mut start = 0;
+        while start < n {
+            let len = piece.min(n - start);
+            let (sb, so) = span(src, s0 + start, len, se);
+            let (db, dof) = span(dst, d0 + start, len, de);
+            if [len, so, dof].iter().all(|v| v % 4 == 0) {
+                let p = [len / 4, so / 4, dof / 4].map(u);
+                self.dispatch(KernelKey::Map4 { op, src: sd, dst: dd }, &[sb, db], &p, self.groups(len / 4, WG)?)?;
+            } else {
+                let mut p = [0u32; 29];
+                p[..5].copy_from_slice(&[u(len), 1, u(so), u(dof), u(len)]);
+                (p[12], p[20], p[28]) = (1, 1, 1);
+                self.dispatch(KernelKey::Map { op, src: sd, dst: dd }, &[sb, db], &p, self.groups(len, WG)?)?;
+            }
+            start += len;
+        }
+        Ok(())
+    }
+
+    /// A binary op over `n` output elements in pieces, when each operand either follows the
+    /// output or is a single broadcast element; `Ok(false)` when it cannot split.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn binary_pieces(
+        &self,
+        op: BinaryOp,
+        (a, la): (&wgpu::Buffer, &Layout),
+        (b, lb): (&wgpu::Buffer, &Layout),
+        out: &wgpu::Buffer,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<bool> {
+        let (Some(ma), Some(mb)) = (operand(la, shape), operand(lb, shape)) else {
+            return Ok(false);
+        };
+        let n = la.numel().max(lb.numel()).max(crate::shape::numel(shape));
+        let esz = dtype.gpu_size_in_bytes();
+        let piece = self.piece_elems(4, GRANULE);
+        let mut start = 0;
+        while start < n {
+            let len = piece.min(n - start);
+            let bind = |buf, l: &Layout, m: &Operand| match m {
+                Operand::Follows => (span(buf, l.offset() + start, len, esz), 1),
+                Operand::Scalar => (span(buf, l.offset(), 1, esz), 0),
+            };
+            let ((ab, ao), sa) = bind(a, la, &ma);
+            let ((bb, bo), sb) = bind(b, lb, &mb);
+            // Comparisons write bool words (4 bytes); other ops write the input dtype.
+            let (ob, _) = span(out, start, len, if op.is_comparison() { 4 } else { esz });
+            let both = sa == 1 && sb == 1;
+            if both && [len, ao, bo].iter().all(|v| v % 4 == 0) {
+                let p = [len / 4, ao / 4, bo / 4].map(u);
+                self.dispatch(KernelKey::Binary4 { op, dtype }, &[ab, bb, ob], &p, self.groups(len / 4, WG)?)?;
+            } else {
+                let mut p = [0u32; 29];
+                p[..5].copy_from_slice(&[u(len), 1, u(ao), u(bo), u(len)]);
+                (p[12], p[20], p[28]) = (sa, sb, both as u32);
+                self.dispatch(KernelKey::Binary { op, dtype }, &[ab, bb, ob], &p, self.groups(len, WG)?)?;
+            }
+            start += len;
+        }
+        Ok(true)
+    }
+
+    /// A fill of `n` elements in pieces.
+    pub(crate) fn fill_pieces(&self, out: &wgpu::Buffer, n: usize, bits: u32, dtype: DType) -> Result<()> {
+        let esz = dtype.gpu_size_in_bytes();
+        let piece = self.piece_elems(esz, GRANULE);
+        let mut start = 0;
+        while start < n {
+            let len = piece.min(n - start);
+            let (ob, _) = span(out, start, len, esz);
+            self.dispatch(KernelKey::Fill { dtype }, &[ob], &[u(len), bits], self.groups(len, WG)?)?;
+            start += len;
+        }
+        Ok(())
+    }
+
+    /// The first pass of a whole-tensor reduction (one row of `k` elements) in pieces: each
+    /// piece folds into its slice of one accumulator per `REDUCE_CHUNK` elements, which the
+    /// ordinary passes then reduce.
+    pub(crate) fn reduce_pieces(
+        self: &Arc<Self>,
+        op: ReduceOp,
+        src: &wgpu::Buffer,
+        offset: usize,
+        k: usize,
+        dtype: DType,
+    ) -> Result<WgpuStorage> {
+        let acc = accumulator(dtype);
+        let partials = self.alloc(k.div_ceil(REDUCE_CHUNK), acc)?;
+        // Pieces are whole multiples of 64 chunks, so each piece's partials start 256-byte
+        // aligned (64 accumulators of 4 bytes).
+        let piece = self.piece_elems(dtype.gpu_size_in_bytes(), REDUCE_CHUNK * 64);
+        let mut start = 0;
+        while start < k {
+            let len = piece.min(k - start);
+            let chunks = len.div_ceil(REDUCE_CHUNK);
+            let (sb, so) = span(src, offset + start, len, dtype.gpu_size_in_bytes());
+            let (db, _) = span(partials.buffer(), start / REDUCE_CHUNK, chunks, acc.gpu_size_in_bytes());
+            let p = [1, u(len), u(REDUCE_CHUNK), u(chunks), u(so)];
+            self.dispatch(KernelKey::Reduce { op, src: dtype, dst: acc }, &[sb, db], &p, self.fold(chunks)?)?;
+            start += len;
+        }
+        Ok(partials)
+    }
+}
