@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::device::backend::Kernels;
 use crate::device::cpu::{CpuBackend, CpuStorage, MetaStorage};
-use crate::device::wgpu::WgpuStorage;
+use crate::device::wgpu::{or_cpu, WgpuStorage};
 use crate::device::{Backend, Device};
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
@@ -46,7 +46,9 @@ impl Storage {
     pub(crate) fn fill(n: usize, value: f64, dtype: DType, device: Device) -> Result<Storage> {
         Ok(match Backend::of(device)? {
             Backend::Cpu => Storage::Cpu(CpuBackend.fill(n, value, dtype)?),
-            Backend::Wgpu(d) => Storage::Wgpu(d.fill(n, value, dtype)?),
+            Backend::Wgpu(d) => {
+                Storage::Wgpu(or_cpu("full", &d, &[], d.fill(n, value, dtype), |_| CpuBackend.fill(n, value, dtype))?)
+            }
             Backend::Meta => meta(&[n], dtype)?,
         })
     }
@@ -54,7 +56,15 @@ impl Storage {
     pub(crate) fn map(&self, l: &Layout, op: MapOp, dst: DType) -> Result<Storage> {
         Ok(match self {
             Storage::Cpu(s) => Storage::Cpu(CpuBackend.map(s, l, op, dst)?),
-            Storage::Wgpu(s) => Storage::Wgpu(s.device().map(s, l, op, dst)?),
+            Storage::Wgpu(s) => {
+                let name = match op {
+                    MapOp::Unary(u) => u.name(),
+                    MapOp::Cast if s.dtype() == dst => "contiguous",
+                    MapOp::Cast => "to_dtype",
+                };
+                let d = s.device();
+                Storage::Wgpu(or_cpu(name, d, &[s], d.map(s, l, op, dst), |h| CpuBackend.map(&h[0], l, op, dst))?)
+            }
             Storage::Meta(_) => meta(l.shape(), dst)?,
         })
     }
@@ -70,7 +80,11 @@ impl Storage {
     ) -> Result<Storage> {
         Ok(match (self, b) {
             (Storage::Cpu(a), Storage::Cpu(b)) => Storage::Cpu(CpuBackend.binary(op, a, la, b, lb, shape)?),
-            (Storage::Wgpu(a), Storage::Wgpu(b)) => Storage::Wgpu(a.device().binary(op, a, la, b, lb, shape)?),
+            (Storage::Wgpu(a), Storage::Wgpu(b)) => {
+                let d = a.device();
+                let r = d.binary(op, a, la, b, lb, shape);
+                Storage::Wgpu(or_cpu(op.name(), d, &[a, b], r, |h| CpuBackend.binary(op, &h[0], la, &h[1], lb, shape))?)
+            }
             (Storage::Meta(_), Storage::Meta(_)) => meta(shape, if op.is_comparison() { DType::Bool } else { dtype })?,
             _ => return Err(mixed(op.name())),
         })
@@ -92,7 +106,11 @@ impl Storage {
                 Storage::Cpu(CpuBackend.where_(c, lc, a, la, b, lb, shape)?)
             }
             (Storage::Wgpu(c), Storage::Wgpu(a), Storage::Wgpu(b)) => {
-                Storage::Wgpu(c.device().where_(c, lc, a, la, b, lb, shape)?)
+                let d = c.device();
+                let r = d.where_(c, lc, a, la, b, lb, shape);
+                Storage::Wgpu(or_cpu("where", d, &[c, a, b], r, |h| {
+                    CpuBackend.where_(&h[0], lc, &h[1], la, &h[2], lb, shape)
+                })?)
             }
             (Storage::Meta(_), Storage::Meta(_), Storage::Meta(_)) => meta(shape, dtype)?,
             _ => return Err(mixed("where")),
@@ -102,7 +120,12 @@ impl Storage {
     pub(crate) fn reduce(&self, op: ReduceOp, l: &Layout, m: usize, k: usize, out: DType) -> Result<Storage> {
         Ok(match self {
             Storage::Cpu(s) => Storage::Cpu(CpuBackend.reduce(op, s, l, m, k)?),
-            Storage::Wgpu(s) => Storage::Wgpu(s.device().reduce(op, s, l, m, k)?),
+            Storage::Wgpu(s) => {
+                let d = s.device();
+                Storage::Wgpu(or_cpu(op.name(), d, &[s], d.reduce(op, s, l, m, k), |h| {
+                    CpuBackend.reduce(op, &h[0], l, m, k)
+                })?)
+            }
             Storage::Meta(_) => meta(&[m], out)?,
         })
     }
@@ -110,7 +133,12 @@ impl Storage {
     pub(crate) fn softmax(&self, l: &Layout, m: usize, k: usize, log: bool, dtype: DType) -> Result<Storage> {
         Ok(match self {
             Storage::Cpu(s) => Storage::Cpu(CpuBackend.softmax(s, l, m, k, log)?),
-            Storage::Wgpu(s) => Storage::Wgpu(s.device().softmax(s, l, m, k, log)?),
+            Storage::Wgpu(s) => {
+                let d = s.device();
+                let name = if log { "log_softmax" } else { "softmax" };
+                let r = d.softmax(s, l, m, k, log);
+                Storage::Wgpu(or_cpu(name, d, &[s], r, |h| CpuBackend.softmax(&h[0], l, m, k, log))?)
+            }
             Storage::Meta(_) => meta(&[m, k], dtype)?,
         })
     }
@@ -118,7 +146,12 @@ impl Storage {
     pub(crate) fn matmul(&self, b: &Storage, args: &MatmulArgs, dtype: DType) -> Result<Storage> {
         Ok(match (self, b) {
             (Storage::Cpu(a), Storage::Cpu(b)) => Storage::Cpu(CpuBackend.matmul(a, b, args)?),
-            (Storage::Wgpu(a), Storage::Wgpu(b)) => Storage::Wgpu(a.device().matmul(a, b, args)?),
+            (Storage::Wgpu(a), Storage::Wgpu(b)) => {
+                let d = a.device();
+                Storage::Wgpu(or_cpu("matmul", d, &[a, b], d.matmul(a, b, args), |h| {
+                    CpuBackend.matmul(&h[0], &h[1], args)
+                })?)
+            }
             (Storage::Meta(_), Storage::Meta(_)) => meta(&[args.batch, args.m, args.n], dtype)?,
             _ => return Err(mixed("matmul")),
         })
@@ -137,7 +170,12 @@ impl Storage {
     ) -> Result<Storage> {
         Ok(match (self, idx) {
             (Storage::Cpu(s), Storage::Cpu(i)) => Storage::Cpu(CpuBackend.index(mode, s, l, i, li, dim, shape)?),
-            (Storage::Wgpu(s), Storage::Wgpu(i)) => Storage::Wgpu(s.device().index(mode, s, l, i, li, dim, shape)?),
+            (Storage::Wgpu(s), Storage::Wgpu(i)) => {
+                let d = s.device();
+                let name = if mode == IndexMode::Select { "index_select" } else { "gather" };
+                let r = d.index(mode, s, l, i, li, dim, shape);
+                Storage::Wgpu(or_cpu(name, d, &[s, i], r, |h| CpuBackend.index(mode, &h[0], l, &h[1], li, dim, shape))?)
+            }
             (Storage::Meta(_), Storage::Meta(_)) => meta(shape, dtype)?,
             _ => return Err(mixed("index")),
         })
@@ -163,7 +201,15 @@ impl Storage {
         }
         Ok(match Backend::of(device)? {
             Backend::Cpu => Storage::Cpu(CpuBackend.cat(&collect!(Cpu), dim, shape, dtype)?),
-            Backend::Wgpu(d) => Storage::Wgpu(d.cat(&collect!(Wgpu), dim, shape, dtype)?),
+            Backend::Wgpu(d) => {
+                let parts = collect!(Wgpu);
+                let inputs: Vec<&WgpuStorage> = parts.iter().map(|p| p.0).collect();
+                let r = d.cat(&parts, dim, shape, dtype);
+                Storage::Wgpu(or_cpu("cat", &d, &inputs, r, |h| {
+                    let host: Vec<_> = h.iter().zip(&parts).map(|(s, p)| (s, p.1)).collect();
+                    CpuBackend.cat(&host, dim, shape, dtype)
+                })?)
+            }
             Backend::Meta => meta(shape, dtype)?,
         })
     }

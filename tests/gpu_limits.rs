@@ -54,7 +54,10 @@ fn tensors_beyond_one_binding_split_or_fail_clearly() {
     // An op that cannot split says which limit it hit, and the device goes on.
     let rows = x.reshape(&[-1, 1024]).unwrap();
     let err = rows.softmax(-1).unwrap_err();
-    assert!(matches!(err, Error::TooLarge { .. }) && err.to_string().contains("max_storage_buffer_binding_size"), "{err}");
+    assert!(
+        matches!(err, Error::TooLarge { .. }) && err.to_string().contains("max_storage_buffer_binding_size"),
+        "{err}"
+    );
     assert!(err.to_string().starts_with("softmax"), "the error names the op: {err}");
     // Past max_buffer_size nothing can be allocated: a clear error, before any allocation.
     let too_many = (limit(g, "max_buffer_size") / 4 + 1) as usize;

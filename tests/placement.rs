@@ -13,6 +13,7 @@ fn soft_placement_and_the_placement_log() {
     strict_by_default();
     soft_placement_falls_back_and_records_why();
     log_records_every_op();
+    soft_placement_runs_unsupported_ops_on_the_cpu();
     set_soft_device_placement(false);
     set_log_device_placement(false);
 }
@@ -86,4 +87,41 @@ fn log_records_every_op() {
     clear_placement_log();
     let _ = a.mul(&a).unwrap().exp().unwrap();
     assert!(placement_log().is_empty());
+}
+
+/// An op the device cannot run (f16 without `shader-f16`) runs on the CPU under soft placement,
+/// with the result moved back; strict mode refuses it.
+fn soft_placement_runs_unsupported_ops_on_the_cpu() {
+    let Some(info) =
+        webtensor::devices().into_iter().find(|i| i.backend != "cpu" && !i.features.iter().any(|f| f == "shader-f16"))
+    else {
+        assert!(!gpu_required(), "CI has llvmpipe's GL adapter, which lacks shader-f16");
+        return;
+    };
+    let d = info.device;
+    let x = t(&[1.0, 2.0, 3.0, 4.0], &[2, 2], d);
+    set_soft_device_placement(false);
+    assert!(matches!(x.to_dtype(DType::F16), Err(Error::UnsupportedDType { .. })));
+    assert!(Tensor::zeros(&[2], DType::F16, d).is_err());
+
+    set_soft_device_placement(true);
+    clear_placement_log();
+    let h = x.to_dtype(DType::F16).unwrap();
+    assert_eq!((h.device(), h.dtype()), (d, DType::F16), "the result moved back to {d}");
+    assert_eq!(f32s(&h.to_blocking(Device::CPU).unwrap()), vec![1.0, 2.0, 3.0, 4.0]);
+    let s = h.add(&h).unwrap().sum(&[0], false).unwrap();
+    assert_eq!((s.device(), s.dtype()), (d, DType::F16));
+    assert_eq!(f32s(&s.to_blocking(Device::CPU).unwrap()), vec![8.0, 12.0]);
+    // A transposed f16 view is gathered on the host: no shader here can read f16.
+    let tv = h.t().unwrap().to_blocking(Device::CPU).unwrap();
+    assert_eq!(f32s(&tv), vec![1.0, 3.0, 2.0, 4.0]);
+    let z = Tensor::zeros(&[3], DType::F16, d).unwrap();
+    assert_eq!(z.device(), d);
+    let log = placement_log();
+    let fell: Vec<_> = log.iter().filter(|p| p.fallback.is_some()).map(|p| p.op).collect();
+    // sum over dim 0 first copies its input contiguous: that copy falls back too.
+    assert_eq!(fell, vec!["to_dtype", "add", "contiguous", "sum", "full"], "{log:?}");
+    let why = log[0].fallback.as_deref().unwrap_or_default();
+    assert!(why.contains("shader-f16") && why.contains("ran on cpu"), "{why}");
+    set_soft_device_placement(false);
 }

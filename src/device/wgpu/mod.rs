@@ -4,6 +4,7 @@
 
 mod adapters;
 mod context;
+mod fallback;
 mod kernels;
 mod pool;
 mod readback;
@@ -40,6 +41,7 @@ pub fn destroy_device(device: Device) -> Result<()> {
 }
 pub(crate) use context::WgpuDevice;
 pub use context::{launch_blocking, set_launch_blocking};
+pub(crate) use fallback::or_cpu;
 pub(crate) use pool::WgpuStorage;
 
 use crate::device::{Backend, Device};

@@ -134,7 +134,9 @@ impl WgpuDevice {
 
     /// Copies host data into a new buffer.
     pub(crate) fn upload_data(self: &Arc<Self>, data: &CpuData) -> Result<WgpuStorage> {
-        if data.dtype() == DType::F16 && !self.f16 {
+        // Storing f16 needs no shader; without shader-f16 only soft placement can run ops on it
+        // (on the CPU), so strict mode refuses it here, early and clearly.
+        if data.dtype() == DType::F16 && !self.f16 && !crate::device::placement::soft_device_placement() {
             return Err(Error::UnsupportedDType {
                 op: "to",
                 dtype: DType::F16,

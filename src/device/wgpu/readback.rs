@@ -20,6 +20,11 @@ impl WgpuDevice {
             return Ok(CpuData::from_gpu_bytes(dtype, &[], 0));
         }
         let esz = dtype.gpu_size_in_bytes();
+        if dtype == crate::DType::F16 && !self.f16 && !(l.is_contiguous() && (l.offset() * esz).is_multiple_of(4)) {
+            // No shader can gather f16 here: gather on the host from a raw copy.
+            let host = crate::device::cpu::CpuStorage::new(self.read_raw(s).await?)?;
+            return Ok(crate::device::cpu::CpuBackend.map(&host, l, MapOp::Cast, dtype)?.into_data());
+        }
         // Copies need 4-byte alignment: a strided view, or an f16 view at an odd offset, is
         // first made contiguous on the GPU.
         let temp;
