@@ -51,8 +51,20 @@ fn tensors_beyond_one_binding_split_or_fail_clearly() {
     let e = x.mul_scalar(0.0).unwrap().exp().unwrap(); // split map
     assert_eq!(f32s(&e.sum_all().unwrap()), vec![n as f32]);
     assert_eq!(f32s(&Tensor::zeros(&[n], DType::F32, g).unwrap().max_all().unwrap()), vec![0.0]);
-    // An op that cannot split says which limit it hit, and the device goes on.
+    // Reductions over rows split into groups of whole rows: one pass for short rows...
     let rows = x.reshape(&[-1, 1024]).unwrap();
+    let sums = f32s(&rows.sum(&[1], false).unwrap());
+    assert_eq!(sums.len(), n / 1024);
+    let row_sum = |r: usize| (0..1024).map(|j| ((r * 1024 + j) % 1000) as f32).sum::<f32>();
+    for r in [0, 1, 777, n / 1024 - 1] {
+        assert_eq!(sums[r], row_sum(r), "row {r}");
+    }
+    let arg = i32s(&rows.argmax(Some(1), false).unwrap());
+    assert_eq!(arg[0], 999);
+    // ...and through partial results for long rows (8192 > one workgroup's chunk).
+    let long = x.reshape(&[-1, 8192]).unwrap().max(&[1], false).unwrap();
+    assert_eq!(f32s(&long), vec![999.0; n / 8192]);
+    // An op that cannot split says which limit it hit, and the device goes on.
     let err = rows.softmax(-1).unwrap_err();
     assert!(
         matches!(err, Error::TooLarge { .. }) && err.to_string().contains("max_storage_buffer_binding_size"),

@@ -218,9 +218,20 @@ impl Kernels for Arc<WgpuDevice> {
         // arg-reduction keeps whole rows in one pass so indices stay global.
         let mut temp: Option<WgpuStorage> = None;
         let (mut k, mut off, mut sd) = (k, l.offset(), dtype);
-        if m == 1 && !op.is_arg() && self.too_big(k, dtype.gpu_size_in_bytes()) {
-            temp = Some(self.reduce_pieces(op, src.buffer(), off, k, dtype)?);
-            (k, off, sd) = (k.div_ceil(REDUCE_CHUNK), 0, accumulator(dtype));
+        if self.too_big(m * k, dtype.gpu_size_in_bytes()) {
+            // The source spans several bindings: fold it piecewise first (split.rs).
+            if m == 1 && !op.is_arg() {
+                temp = Some(self.reduce_pieces(op, src.buffer(), off, k, dtype)?);
+                (k, off, sd) = (k.div_ceil(REDUCE_CHUNK), 0, accumulator(dtype));
+            } else if let Ok(partials) = self.reduce_rows_pieces(op, src.buffer(), off, (m, k), dtype, &out)? {
+                match partials {
+                    None => return Ok(out),
+                    Some(p) => {
+                        (k, off, sd) = (k.div_ceil(REDUCE_CHUNK), 0, accumulator(dtype));
+                        temp = Some(p);
+                    }
+                }
+            }
         }
         loop {
             let nchunks = if op.is_arg() { 1 } else { k.div_ceil(REDUCE_CHUNK).max(1) };

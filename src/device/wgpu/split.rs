@@ -199,3 +199,48 @@ impl WgpuDevice {
         Ok(partials)
     }
 }
+
+impl WgpuDevice {
+    /// The first pass of a reduction over `m` rows of `k` whose source exceeds one binding, in
+    /// groups of whole rows. Rows that fold in one pass write straight into `out` (returns
+    /// `None`); longer rows write one partial per `REDUCE_CHUNK` into a temporary the ordinary
+    /// passes finish (returned). `Ok(Err(()))` when even 128 rows do not fit one binding.
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    pub(crate) fn reduce_rows_pieces(
+        self: &Arc<Self>,
+        op: ReduceOp,
+        src: &wgpu::Buffer,
+        offset: usize,
+        (m, k): (usize, usize),
+        dtype: DType,
+        out: &WgpuStorage,
+    ) -> Result<std::result::Result<Option<WgpuStorage>, ()>> {
+        // Output rows start at multiples of 128 rows: 256-byte aligned for 2- and 4-byte values.
+        const ROWS: usize = 128;
+        let esz = dtype.gpu_size_in_bytes();
+        let group = (self.max_binding().saturating_sub(ALIGN) as usize) / (k * esz).max(1) / ROWS * ROWS;
+        if group == 0 {
+            return Ok(Err(()));
+        }
+        let chunks = if op.is_arg() { 1 } else { k.div_ceil(REDUCE_CHUNK).max(1) };
+        let chunk = if chunks == 1 { k.max(1) } else { REDUCE_CHUNK };
+        let acc = accumulator(dtype);
+        let (dst, dst_dtype, partials) = if chunks == 1 {
+            (out.buffer().clone(), op.output_dtype(dtype), None)
+        } else {
+            let p = self.alloc(m * chunks, acc)?;
+            (p.buffer().clone(), acc, Some(p))
+        };
+        let mut r0 = 0;
+        while r0 < m {
+            let rows = group.min(m - r0);
+            let (sb, so) = span(src, offset + r0 * k, rows * k, esz);
+            let (db, _) = span(&dst, r0 * chunks, rows * chunks, dst_dtype.gpu_size_in_bytes());
+            let p = [u(rows), u(k), u(chunk), u(chunks), u(so)];
+            let key = KernelKey::Reduce { op, src: dtype, dst: dst_dtype };
+            self.dispatch(key, &[sb, db], &p, self.fold(rows * chunks)?)?;
+            r0 += rows;
+        }
+        Ok(Ok(partials))
+    }
+}
