@@ -15,6 +15,12 @@ use crate::ops::reduce::ReduceOp;
 use crate::ops::{IndexMode, MapOp, MatmulArgs};
 use crate::shape::numel;
 
+mod gemm;
+mod scalar;
+
+use gemm::{naive_matmul, sgemm_batched};
+pub(crate) use scalar::Scalar;
+
 static CPU_STATS: MemoryStats = MemoryStats::new();
 static META_STATS: MemoryStats = MemoryStats::new();
 
@@ -129,78 +135,6 @@ pub(crate) fn reserve(n: usize, dtype: DType) -> Result<()> {
     }
     Ok(())
 }
-
-/// Per-element conversions between the CPU storage types, with the cast rules of `ops::cast`.
-pub(crate) trait Scalar: Copy + PartialOrd + Default + Send + Sync + 'static {
-    fn to_f32(self) -> f32;
-    fn to_i32(self) -> i32;
-    fn to_u32(self) -> u32;
-    fn to_bool(self) -> u8;
-    fn to_f16(self) -> f16 {
-        f16::from_f32(self.to_f32())
-    }
-    fn slice(d: &CpuData) -> &[Self];
-    fn wrap(v: Vec<Self>) -> CpuData;
-    const FLOAT: bool = false;
-    fn from_f64(x: f64) -> Self;
-    fn to_i64(self) -> i64 {
-        self.to_i32() as i64
-    }
-    fn from_i64(x: i64) -> Self;
-}
-
-macro_rules! scalar {
-    ($t:ty, $variant:ident, $f:expr, $i:expr, $u:expr, $b:expr, $float:expr, $from_f64:expr, $from_i64:expr) => {
-        impl Scalar for $t {
-            const FLOAT: bool = $float;
-            fn from_f64(x: f64) -> Self {
-                ($from_f64)(x)
-            }
-            fn from_i64(x: i64) -> Self {
-                ($from_i64)(x)
-            }
-            fn to_f32(self) -> f32 {
-                ($f)(self)
-            }
-            fn to_i32(self) -> i32 {
-                ($i)(self)
-            }
-            fn to_u32(self) -> u32 {
-                ($u)(self)
-            }
-            fn to_bool(self) -> u8 {
-                ($b)(self)
-            }
-            fn slice(d: &CpuData) -> &[Self] {
-                match d {
-                    CpuData::$variant(v) => v,
-                    _ => &[],
-                }
-            }
-            fn wrap(v: Vec<Self>) -> CpuData {
-                CpuData::$variant(v)
-            }
-        }
-    };
-}
-scalar!(f32, F32, |x| x, |x: f32| x as i32, |x: f32| x as u32, |x: f32| (x != 0.0) as u8, true, |x| x as f32, |x| x
-    as f32);
-scalar!(
-    f16,
-    F16,
-    f16::to_f32,
-    |x: f16| x.to_f32() as i32,
-    |x: f16| x.to_f32() as u32,
-    |x: f16| (x.to_f32() != 0.0) as u8,
-    true,
-    f16::from_f64,
-    |x| f16::from_f64(x as f64)
-);
-scalar!(i32, I32, |x| x as f32, |x| x, |x| x as u32, |x| (x != 0) as u8, false, |x| x as i32, |x| x as i32);
-scalar!(u32, U32, |x| x as f32, |x| x as i32, |x| x, |x| (x != 0) as u8, false, |x| x as u32, |x| x as u32);
-scalar!(u8, Bool, |x| x as f32, |x| x as i32, |x| x as u32, |x| (x != 0) as u8, false, |x| (x != 0.0) as u8, |x| (x
-    != 0)
-    as u8);
 
 /// Runs `$body` with `$T` bound to the storage type of `$dtype`.
 macro_rules! with_type {
@@ -539,57 +473,4 @@ impl Kernels for CpuBackend {
         });
         CpuStorage::new(out)
     }
-}
-
-fn sgemm_batched(a: &[f32], b: &[f32], g: &MatmulArgs) -> Vec<f32> {
-    let mut c = vec![0.0f32; g.batch * g.m * g.n];
-    if g.m == 0 || g.n == 0 {
-        return c;
-    }
-    for bi in 0..g.batch {
-        let (ao, bo) = (g.a.offset + bi * g.a.batch_stride, g.b.offset + bi * g.b.batch_stride);
-        let co = bi * g.m * g.n;
-        // SAFETY: the layouts come from tensors whose every element (offset + sum of index *
-        // stride) lies inside its storage, which `a` and `b` are; `c` is sized batch*m*n.
-        unsafe {
-            matrixmultiply::sgemm(
-                g.m,
-                g.k,
-                g.n,
-                1.0,
-                a.as_ptr().add(ao),
-                g.a.row_stride as isize,
-                g.a.col_stride as isize,
-                b.as_ptr().add(bo),
-                g.b.row_stride as isize,
-                g.b.col_stride as isize,
-                0.0,
-                c.as_mut_ptr().add(co),
-                g.n as isize,
-                1,
-            );
-        }
-    }
-    c
-}
-
-fn naive_matmul<T: Copy>(a: &[T], b: &[T], g: &MatmulArgs, zero: T, fma: impl Fn(T, T, T) -> T) -> Vec<T> {
-    let mut c = Vec::with_capacity(g.batch * g.m * g.n);
-    for bi in 0..g.batch {
-        let (ao, bo) = (g.a.offset + bi * g.a.batch_stride, g.b.offset + bi * g.b.batch_stride);
-        for i in 0..g.m {
-            for j in 0..g.n {
-                let mut acc = zero;
-                for p in 0..g.k {
-                    acc = fma(
-                        acc,
-                        a[ao + i * g.a.row_stride + p * g.a.col_stride],
-                        b[bo + p * g.b.row_stride + j * g.b.col_stride],
-                    );
-                }
-                c.push(acc);
-            }
-        }
-    }
-    c
 }
