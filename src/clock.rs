@@ -12,6 +12,15 @@ pub(crate) fn now_ms() -> f64 {
     }
     #[cfg(target_arch = "wasm32")]
     {
-        js_sys::Date::now()
+        // performance.now() is monotonic and sub-millisecond where it exists (browsers, Node);
+        // Date.now() is the fallback.
+        use js_sys::{Function, Reflect};
+        use wasm_bindgen::JsCast;
+        let perf = Reflect::get(&js_sys::global(), &"performance".into()).ok().filter(|p| p.is_object());
+        perf.and_then(|p| {
+            let now = Reflect::get(&p, &"now".into()).ok()?;
+            now.dyn_ref::<Function>()?.call0(&p).ok()?.as_f64()
+        })
+        .unwrap_or_else(js_sys::Date::now)
     }
 }

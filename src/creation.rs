@@ -17,11 +17,11 @@ fn place(device: impl Into<Option<Device>>) -> Device {
 
 impl Tensor {
     fn from_cpu_data(data: CpuData, shape: &[usize], device: Device, op: &'static str) -> Result<Tensor> {
-        let device = placement::resolve(op, device)?;
         let expected = checked_numel(op, shape)?;
         if data.len() != expected {
             return Err(Error::DataLength { op, got: data.len(), expected, shape: shape.to_vec() });
         }
+        let device = placement::resolve(op, device)?;
         let dtype = data.dtype();
         let bytes = (data.len() * dtype.size_in_bytes()) as u64;
         let storage = Storage::from_cpu(data, device).map_err(|e| e.in_op(op))?;
@@ -115,32 +115,32 @@ impl Tensor {
 
     /// Zeros with this tensor's shape, dtype and device.
     pub fn zeros_like(&self) -> Result<Tensor> {
-        Tensor::full_on(self.shape(), 0.0, self.dtype(), self.device())
+        Tensor::full(self.shape(), 0.0, self.dtype(), self.device())
     }
 
     /// Ones with this tensor's shape, dtype and device.
     pub fn ones_like(&self) -> Result<Tensor> {
-        Tensor::full_on(self.shape(), 1.0, self.dtype(), self.device())
+        Tensor::full(self.shape(), 1.0, self.dtype(), self.device())
     }
 
     /// `value` with this tensor's shape, dtype and device.
     pub fn full_like(&self, value: f64) -> Result<Tensor> {
-        Tensor::full_on(self.shape(), value, self.dtype(), self.device())
+        Tensor::full(self.shape(), value, self.dtype(), self.device())
     }
 
     /// Zeros of `shape` with this tensor's dtype and device (PyTorch's `new_zeros`).
     pub fn new_zeros(&self, shape: &[usize]) -> Result<Tensor> {
-        Tensor::full_on(shape, 0.0, self.dtype(), self.device())
+        Tensor::full(shape, 0.0, self.dtype(), self.device())
     }
 
     /// Ones of `shape` with this tensor's dtype and device.
     pub fn new_ones(&self, shape: &[usize]) -> Result<Tensor> {
-        Tensor::full_on(shape, 1.0, self.dtype(), self.device())
+        Tensor::full(shape, 1.0, self.dtype(), self.device())
     }
 
     /// `value` in `shape` with this tensor's dtype and device.
     pub fn new_full(&self, shape: &[usize], value: f64) -> Result<Tensor> {
-        Tensor::full_on(shape, value, self.dtype(), self.device())
+        Tensor::full(shape, value, self.dtype(), self.device())
     }
 }
 

@@ -27,6 +27,8 @@ mod shaders;
 mod shape;
 mod storage;
 mod tensor;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
 
 pub use creation::manual_seed;
 pub use device::event::{Event, TimingMethod};

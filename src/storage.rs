@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::device::backend::Kernels;
 use crate::device::cpu::{CpuBackend, CpuStorage, MetaStorage};
-use crate::device::wgpu::{or_cpu, WgpuStorage};
+use crate::device::wgpu::{or_cpu, WgpuDevice, WgpuStorage};
 use crate::device::{Backend, Device};
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
@@ -25,6 +25,20 @@ pub(crate) enum Storage {
 fn mixed(op: &'static str) -> Error {
     // Ops check devices before they reach storage; this is a guard, not a user-facing path.
     Error::invalid(op, "internal: operands on different backends reached the kernel layer")
+}
+
+/// GPU operands of one op must share one wgpu device instance: after a loss and `recover`, an
+/// old tensor and a new one have the same device name but not the same device.
+fn same_gpu(op: &'static str, storages: &[&WgpuStorage]) -> Result<()> {
+    let first: &Arc<WgpuDevice> = storages[0].device();
+    for s in storages {
+        if !Arc::ptr_eq(first, s.device()) {
+            first.ensure_alive()?;
+            s.device().ensure_alive()?;
+            return Err(Error::invalid(op, "the operands belong to two openings of the same device"));
+        }
+    }
+    Ok(())
 }
 
 fn meta(shape: &[usize], dtype: DType) -> Result<Storage> {
@@ -81,6 +95,7 @@ impl Storage {
         Ok(match (self, b) {
             (Storage::Cpu(a), Storage::Cpu(b)) => Storage::Cpu(CpuBackend.binary(op, a, la, b, lb, shape)?),
             (Storage::Wgpu(a), Storage::Wgpu(b)) => {
+                same_gpu(op.name(), &[a, b])?;
                 let d = a.device();
                 let r = d.binary(op, a, la, b, lb, shape);
                 Storage::Wgpu(or_cpu(op.name(), d, &[a, b], r, |h| CpuBackend.binary(op, &h[0], la, &h[1], lb, shape))?)
@@ -106,6 +121,7 @@ impl Storage {
                 Storage::Cpu(CpuBackend.where_(c, lc, a, la, b, lb, shape)?)
             }
             (Storage::Wgpu(c), Storage::Wgpu(a), Storage::Wgpu(b)) => {
+                same_gpu("where", &[c, a, b])?;
                 let d = c.device();
                 let r = d.where_(c, lc, a, la, b, lb, shape);
                 Storage::Wgpu(or_cpu("where", d, &[c, a, b], r, |h| {
@@ -147,6 +163,7 @@ impl Storage {
         Ok(match (self, b) {
             (Storage::Cpu(a), Storage::Cpu(b)) => Storage::Cpu(CpuBackend.matmul(a, b, args)?),
             (Storage::Wgpu(a), Storage::Wgpu(b)) => {
+                same_gpu("matmul", &[a, b])?;
                 let d = a.device();
                 Storage::Wgpu(or_cpu("matmul", d, &[a, b], d.matmul(a, b, args), |h| {
                     CpuBackend.matmul(&h[0], &h[1], args)
@@ -171,6 +188,7 @@ impl Storage {
         Ok(match (self, idx) {
             (Storage::Cpu(s), Storage::Cpu(i)) => Storage::Cpu(CpuBackend.index(mode, s, l, i, li, dim, shape)?),
             (Storage::Wgpu(s), Storage::Wgpu(i)) => {
+                same_gpu("index", &[s, i])?;
                 let d = s.device();
                 let name = if mode == IndexMode::Select { "index_select" } else { "gather" };
                 let r = d.index(mode, s, l, i, li, dim, shape);
@@ -204,6 +222,12 @@ impl Storage {
             Backend::Wgpu(d) => {
                 let parts = collect!(Wgpu);
                 let inputs: Vec<&WgpuStorage> = parts.iter().map(|p| p.0).collect();
+                if let Some(first) = inputs.first() {
+                    same_gpu("cat", &inputs)?;
+                    if !Arc::ptr_eq(&d, first.device()) {
+                        first.device().ensure_alive()?;
+                    }
+                }
                 let r = d.cat(&parts, dim, shape, dtype);
                 Storage::Wgpu(or_cpu("cat", &d, &inputs, r, |h| {
                     let host: Vec<_> = h.iter().zip(&parts).map(|(s, p)| (s, p.1)).collect();

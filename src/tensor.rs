@@ -110,18 +110,19 @@ impl Tensor {
     /// is already there. Asynchronous because leaving a GPU needs a readback.
     pub async fn to(&self, device: Device) -> Result<Tensor> {
         let device = placement::resolve("to", device)?;
-        placement::record("to", &[self.device()], device);
-        if device == self.device() {
-            return Ok(self.clone());
-        }
-        if device.kind() == DeviceKind::Meta {
+        let out = if device == self.device() {
+            self.clone()
+        } else if device.kind() == DeviceKind::Meta {
             let storage = Storage::fill(self.numel(), 0.0, self.dtype(), device)?;
-            return Ok(Tensor::from_parts(storage, self.shape(), self.dtype(), device));
-        }
-        let data = self.storage().read(self.layout(), "to").await?;
-        let storage = Storage::from_cpu(data, device).map_err(|e| e.in_op("to"))?;
-        transfer::record_move(self.device(), device, self.nbytes());
-        Ok(Tensor::from_parts(storage, self.shape(), self.dtype(), device))
+            Tensor::from_parts(storage, self.shape(), self.dtype(), device)
+        } else {
+            let data = self.storage().read(self.layout(), "to").await?;
+            let storage = Storage::from_cpu(data, device).map_err(|e| e.in_op("to"))?;
+            transfer::record_move(self.device(), device, self.nbytes());
+            Tensor::from_parts(storage, self.shape(), self.dtype(), device)
+        };
+        placement::record("to", &[self.device()], device);
+        Ok(out)
     }
 
     /// Shorthand for `to(Device::CPU)`.

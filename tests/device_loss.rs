@@ -32,6 +32,8 @@ fn device_loss_is_typed_and_recoverable() {
     assert_eq!(f32s(&b.sqrt().unwrap()), vec![2.0, 2.0, 2.0], "new work goes on after recover");
     assert_eq!(webtensor::memory_allocated(g).unwrap(), 256, "the fresh device counts from zero: one 256-byte block");
     lost(a.mul_scalar(2.0), "tensors of the lost device stay lost");
+    lost(b.add(&a), "mixing a recovered device's tensor with a lost one");
+    lost(Tensor::cat(&[a.clone(), b.clone()], 0), "cat across the loss");
     webtensor::recover_blocking(g).unwrap(); // a no-op on a healthy device
     assert_eq!(f32s(&b.add_scalar(1.0).unwrap()), vec![5.0, 5.0, 5.0]);
 }

@@ -48,6 +48,9 @@ fn tensors_beyond_one_binding_split_or_fail_clearly() {
     for i in [0, 1, 999, 1000, n / 2 + 7, n - 1] {
         assert_eq!(v[i], 2.0 * (i % 1000) as f32 + 1.0, "element {i} after the round trip");
     }
+    // A small view of a buffer past one binding is bound as a range.
+    assert_eq!(f32s(&x.narrow(0, 1000, 3).unwrap().add_scalar(1.0).unwrap()), vec![1.0, 2.0, 3.0]);
+    assert_eq!(f32s(&x.narrow(0, n - 2000, 1000).unwrap().sum_all().unwrap()), vec![499500.0]);
     let e = x.mul_scalar(0.0).unwrap().exp().unwrap(); // split map
     assert_eq!(f32s(&e.sum_all().unwrap()), vec![n as f32]);
     assert_eq!(f32s(&Tensor::zeros(&[n], DType::F32, g).unwrap().max_all().unwrap()), vec![0.0]);

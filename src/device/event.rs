@@ -111,7 +111,8 @@ impl Event {
                         msg: "a timestamp read back short".into(),
                     });
                 };
-                let ns = t1.wrapping_sub(t0) as f64 * dev.queue.get_timestamp_period() as f64;
+                // Signed: events passed in reverse order give a negative time, as in CUDA.
+                let ns = (t1 as i128 - t0 as i128) as f64 * dev.queue.get_timestamp_period() as f64;
                 Ok(ns / 1e6)
             }
             _ => Err(Error::invalid(

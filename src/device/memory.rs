@@ -41,9 +41,24 @@ impl MemoryStats {
         Some(self.limit.load(Ordering::Relaxed)).filter(|&l| l != NO_LIMIT)
     }
 
-    /// Whether reserving `bytes` more stays within the limit.
+    /// Whether reserving `bytes` more stays within the limit (advisory; `try_reserve` decides).
     pub(crate) fn fits(&self, bytes: u64) -> bool {
         self.limit().is_none_or(|l| self.reserved.load(Ordering::Relaxed).saturating_add(bytes) <= l)
+    }
+
+    /// Adds `bytes` to the reserve if that stays within the limit, in one atomic step, so
+    /// concurrent allocations cannot pass the limit together. Pair with `on_alloc(.., false)`,
+    /// or `unreserve` if the allocation then fails.
+    pub(crate) fn try_reserve(&self, bytes: u64) -> bool {
+        let limit = self.limit.load(Ordering::Relaxed);
+        self.reserved
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| r.checked_add(bytes).filter(|&n| n <= limit))
+            .is_ok()
+    }
+
+    /// Takes back a reservation whose allocation failed.
+    pub(crate) fn unreserve(&self, bytes: u64) {
+        self.reserved.fetch_sub(bytes, Ordering::Relaxed);
     }
 
     /// The `OutOfMemory` error for a request of `bytes` on `device`.

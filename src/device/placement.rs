@@ -3,15 +3,16 @@
 //! fell back). Both are module-wide switches, off by default; with logging off an op pays one
 //! relaxed atomic load.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use crate::device::{best_device, unavailable, Backend, Device, DeviceKind};
+use crate::device::{best_device, Backend, Device, DeviceKind};
 use crate::error::{Error, Result};
 
 static SOFT: AtomicBool = AtomicBool::new(false);
 static LOGGING: AtomicBool = AtomicBool::new(false);
-static LOG: Mutex<Vec<Placement>> = Mutex::new(Vec::new());
+static LOG: Mutex<VecDeque<Placement>> = Mutex::new(VecDeque::new());
 
 /// Entries kept before the oldest are dropped, so a long-running program with logging on holds
 /// bounded memory.
@@ -50,7 +51,7 @@ pub fn set_log_device_placement(on: bool) {
 
 /// The recorded placements, oldest first.
 pub fn placement_log() -> Vec<Placement> {
-    crate::device::wgpu::lock(&LOG).clone()
+    crate::device::wgpu::lock(&LOG).iter().cloned().collect()
 }
 
 /// Empties the placement log.
@@ -69,9 +70,9 @@ fn push(p: Placement) {
     );
     let mut log = crate::device::wgpu::lock(&LOG);
     if log.len() >= LOG_CAPACITY {
-        log.remove(0);
+        log.pop_front();
     }
-    log.push(p);
+    log.push_back(p);
 }
 
 /// Records that `op` produced a result on `output` from inputs on `inputs` (when logging is on).
@@ -100,7 +101,7 @@ pub(crate) fn resolve(op: &'static str, device: Device) -> Result<Device> {
                 best_device()
             };
             if Backend::of(target).is_err() {
-                return Err(unavailable(device));
+                return Err(e);
             }
             record_fallback(op, &[], target, format!("soft placement: {e}; using {target}"));
             Ok(target)

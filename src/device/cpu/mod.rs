@@ -63,14 +63,14 @@ impl CpuStorage {
     /// Accounts for `data`, or refuses it when it would pass the CPU's memory limit.
     pub(crate) fn new(data: CpuData) -> Result<Self> {
         let bytes = (data.len() * data.dtype().size_in_bytes()) as u64;
-        if !CPU_STATS.fits(bytes) {
+        if !CPU_STATS.try_reserve(bytes) {
             return Err(CPU_STATS.oom(
                 "cpu".into(),
                 bytes,
                 "the memory limit set with set_memory_limit would be passed",
             ));
         }
-        CPU_STATS.on_alloc(bytes, true);
+        CPU_STATS.on_alloc(bytes, false);
         Ok(CpuStorage { data, bytes })
     }
 
@@ -97,14 +97,14 @@ pub(crate) struct MetaStorage {
 impl MetaStorage {
     /// Accounts for `bytes`; on meta a memory limit answers "would this computation fit?".
     pub(crate) fn new(bytes: u64) -> Result<Self> {
-        if !META_STATS.fits(bytes) {
+        if !META_STATS.try_reserve(bytes) {
             return Err(META_STATS.oom(
                 "meta".into(),
                 bytes,
                 "the memory limit set with set_memory_limit would be passed",
             ));
         }
-        META_STATS.on_alloc(bytes, true);
+        META_STATS.on_alloc(bytes, false);
         Ok(MetaStorage { bytes })
     }
 }

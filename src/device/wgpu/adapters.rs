@@ -194,6 +194,8 @@ pub(crate) async fn recover(ordinal: usize) -> Result<()> {
     if opened.as_ref().is_none_or(|d| d.ensure_alive().is_ok()) {
         return Ok(());
     }
+    // Keep a limit the user set on the lost device (set_memory_limit), else the configured one.
+    let limit = opened.as_ref().and_then(|d| d.stats.limit()).or(limit);
     let dev = Arc::new(WgpuDevice::new(&adapter, info).await?);
     dev.stats.set_limit(limit);
     if let Some(entry) = lock(&REGISTRY).as_mut().and_then(|r| r.get_mut(ordinal)) {

@@ -50,6 +50,11 @@ pub(crate) fn or_cpu(
         let out = cpu(&host)?;
         let back = dev.upload_data(out.data())?;
         let device = dev.info.device;
+        use crate::device::transfer::{record, Direction};
+        for s in inputs {
+            record(device, Direction::DeviceToHost, s.buffer().size());
+        }
+        record(device, Direction::HostToDevice, (out.data().len() * out.data().dtype().size_in_bytes()) as u64);
         crate::device::placement::record_fallback(
             op,
             &vec![device; inputs.len()],

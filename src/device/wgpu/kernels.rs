@@ -67,7 +67,7 @@ impl WgpuDevice {
             return Ok(());
         }
         let esz = sd.gpu_size_in_bytes().max(dd.gpu_size_in_bytes());
-        if sl.is_contiguous() && dl.is_contiguous() && self.too_big(n, esz) {
+        if sl.is_contiguous() && dl.is_contiguous() && (self.too_big(n, esz) || self.exceeds(&[src, dst])) {
             return self.map_pieces(op, src, sl.offset(), sd, dst, dl.offset(), dd, n);
         }
         if sl.is_contiguous() && dl.is_contiguous() && aligned4(&[n, sl.offset(), dl.offset()]) {
@@ -146,9 +146,8 @@ impl Kernels for Arc<WgpuDevice> {
         if n == 0 {
             return Ok(out);
         }
-        if self.too_big(n, 4)
-            && self.binary_pieces(op, (a.buffer(), la), (b.buffer(), lb), out.buffer(), shape, dtype)?
-        {
+        let large = self.too_big(n, 4) || self.exceeds(&[a.buffer(), b.buffer(), out.buffer()]);
+        if large && self.binary_pieces(op, (a.buffer(), la), (b.buffer(), lb), out.buffer(), shape, dtype)? {
             return Ok(out);
         }
         let same = la.is_contiguous() && lb.is_contiguous() && la.shape() == shape && lb.shape() == shape;
@@ -218,7 +217,7 @@ impl Kernels for Arc<WgpuDevice> {
         // arg-reduction keeps whole rows in one pass so indices stay global.
         let mut temp: Option<WgpuStorage> = None;
         let (mut k, mut off, mut sd) = (k, l.offset(), dtype);
-        if self.too_big(m * k, dtype.gpu_size_in_bytes()) {
+        if self.too_big(m * k, dtype.gpu_size_in_bytes()) || self.exceeds(&[src.buffer()]) {
             // The source spans several bindings: fold it piecewise first (split.rs).
             if m == 1 && !op.is_arg() {
                 temp = Some(self.reduce_pieces(op, src.buffer(), off, k, dtype)?);

@@ -72,8 +72,10 @@ impl WgpuDevice {
                 limit,
             });
         }
+        // A tensor that fits one binding gets a block that does too (its class might not).
+        let binding = self.limits.max_storage_buffer_binding_size;
         let mut class = size_class(bytes);
-        if class > limit {
+        if class > limit || (class > binding && bytes <= binding) {
             class = bytes.max(4);
         }
         if lock(&self.lost).is_some() {
@@ -85,7 +87,9 @@ impl WgpuDevice {
             Some(b) => b,
             None => self.create_block(class)?,
         };
-        self.stats.on_alloc(class, fresh);
+        // A fresh block was counted in `reserved` by create_block's reservation already.
+        let _ = fresh;
+        self.stats.on_alloc(class, false);
         Ok(WgpuStorage { buffer, class, dtype, dev: self.clone() })
     }
 
@@ -96,9 +100,9 @@ impl WgpuDevice {
     fn create_block(&self, class: u64) -> Result<wgpu::Buffer> {
         self.ensure_alive()?;
         const LIMIT: &str = "the memory limit set with set_memory_limit would be passed";
-        if !self.stats.fits(class) {
+        if !self.stats.try_reserve(class) {
             self.empty_cache();
-            if !self.stats.fits(class) {
+            if !self.stats.try_reserve(class) {
                 return Err(self.stats.oom(self.name(), class, LIMIT));
             }
         }
@@ -123,7 +127,10 @@ impl WgpuDevice {
             let buffer = create();
             match crate::block::block_on(scope.pop()) {
                 None => Ok(buffer),
-                Some(e) => Err(self.stats.oom(self.name(), class, &format!("the device refused: {e}"))),
+                Some(e) => {
+                    self.stats.unreserve(class);
+                    Err(self.stats.oom(self.name(), class, &format!("the device refused: {e}")))
+                }
             }
         }
         #[cfg(target_arch = "wasm32")]

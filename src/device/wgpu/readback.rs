@@ -35,7 +35,9 @@ impl WgpuDevice {
             (temp.buffer(), 0)
         };
         let size = ((n * esz) as u64).next_multiple_of(4);
+        let waited_from = crate::clock::now_ms();
         let bytes = self.read_bytes(buf, offset, size).await?;
+        self.transfers.add_wait_ms(crate::clock::now_ms() - waited_from);
         Ok(CpuData::from_gpu_bytes(dtype, &bytes, n))
     }
 
@@ -50,7 +52,6 @@ impl WgpuDevice {
         });
         self.with_encoder(|e| e.copy_buffer_to_buffer(buf, offset, &staging, 0, size));
         self.flush();
-        let waited_from = crate::clock::now_ms();
         let (tx, rx) = futures::channel::oneshot::channel();
         staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
@@ -58,7 +59,6 @@ impl WgpuDevice {
         #[cfg(not(target_arch = "wasm32"))]
         self.wait_idle().await?;
         let mapped = rx.await;
-        self.transfers.add_wait_ms(crate::clock::now_ms() - waited_from);
         self.check()?;
         let fail = |msg: String| Error::Gpu { device: self.name(), msg };
         match mapped {

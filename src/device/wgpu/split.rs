@@ -26,6 +26,12 @@ impl WgpuDevice {
         self.limits.max_storage_buffer_binding_size
     }
 
+    /// Whether any of `buffers` is larger than one binding (a small view of a huge buffer must
+    /// still be bound as a range).
+    pub(crate) fn exceeds(&self, buffers: &[&wgpu::Buffer]) -> bool {
+        buffers.iter().any(|b| b.size() > self.max_binding())
+    }
+
     /// Whether `n` elements of `esz` bytes need more than one binding.
     pub(crate) fn too_big(&self, n: usize, esz: usize) -> bool {
         (n * esz) as u64 > self.max_binding().saturating_sub(ALIGN)
