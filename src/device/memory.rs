@@ -56,7 +56,9 @@ impl MemoryStats {
             .is_ok()
     }
 
-    /// Takes back a reservation whose allocation failed.
+    /// Takes back a reservation whose allocation failed (natively: the web reports device
+    /// out-of-memory asynchronously).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub(crate) fn unreserve(&self, bytes: u64) {
         self.reserved.fetch_sub(bytes, Ordering::Relaxed);
     }

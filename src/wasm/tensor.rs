@@ -1,0 +1,298 @@
+//! `RawTensor`: the tensor as wasm-bindgen exports it. Ops take op names as strings (the enum
+//! arms' own names) so one method serves each family; the JS `Tensor` class gives them their
+//! method names and number-or-tensor arguments.
+
+use futures::FutureExt;
+use js_sys::Promise;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::{device, js_err};
+use crate::{BinaryOp, DType, Device, Error, ReduceOp, Tensor, UnaryOp};
+
+/// A tensor handle (cheap to clone: it shares the data).
+#[wasm_bindgen]
+#[derive(Clone)]
+pub struct RawTensor {
+    t: Tensor,
+}
+
+type R = Result<RawTensor, JsValue>;
+
+fn wrap(r: crate::Result<Tensor>) -> R {
+    r.map(|t| RawTensor { t }).map_err(js_err)
+}
+
+fn dtype(s: &str) -> Result<DType, JsValue> {
+    s.parse().map_err(js_err)
+}
+
+fn on(d: Option<String>) -> Result<Option<Device>, JsValue> {
+    d.map(|s| device(&s)).transpose()
+}
+
+fn isize_vec(v: Vec<i32>) -> Vec<isize> {
+    v.into_iter().map(|x| x as isize).collect()
+}
+
+fn usize_vec(v: Vec<u32>) -> Vec<usize> {
+    v.into_iter().map(|x| x as usize).collect()
+}
+
+fn find<T: Copy>(all: &[T], name: &str, of: impl Fn(T) -> &'static str, what: &'static str) -> Result<T, JsValue> {
+    all.iter()
+        .copied()
+        .find(|&o| of(o) == name)
+        .ok_or_else(|| js_err(Error::invalid(what, format!("unknown op '{name}'"))))
+}
+
+/// Host data of a tensor as the matching typed array (f16 arrives as a Float32Array).
+async fn typed(t: Tensor) -> Result<JsValue, JsValue> {
+    let t = if t.dtype() == DType::F16 { t.to_dtype(DType::F32).map_err(js_err)? } else { t };
+    Ok(match t.dtype() {
+        DType::I32 => js_sys::Int32Array::from(t.to_vec::<i32>().await.map_err(js_err)?.as_slice()).into(),
+        DType::U32 => js_sys::Uint32Array::from(t.to_vec::<u32>().await.map_err(js_err)?.as_slice()).into(),
+        DType::Bool => {
+            let v: Vec<u8> = t.to_vec::<bool>().await.map_err(js_err)?.into_iter().map(u8::from).collect();
+            js_sys::Uint8Array::from(v.as_slice()).into()
+        }
+        _ => js_sys::Float32Array::from(t.to_vec::<f32>().await.map_err(js_err)?.as_slice()).into(),
+    })
+}
+
+#[wasm_bindgen]
+impl RawTensor {
+    /// From f32 data (then converted to `dtype`).
+    #[wasm_bindgen(js_name = fromF32)]
+    pub fn from_f32(data: &[f32], shape: Vec<u32>, dtype_: &str, device_: Option<String>) -> R {
+        let t = Tensor::from_slice(data, &usize_vec(shape), on(device_)?).map_err(js_err)?;
+        wrap(t.to_dtype(dtype(dtype_)?))
+    }
+
+    /// From i32 data.
+    #[wasm_bindgen(js_name = fromI32)]
+    pub fn from_i32(data: &[i32], shape: Vec<u32>, device_: Option<String>) -> R {
+        wrap(Tensor::from_slice(data, &usize_vec(shape), on(device_)?))
+    }
+
+    /// From u32 data.
+    #[wasm_bindgen(js_name = fromU32)]
+    pub fn from_u32(data: &[u32], shape: Vec<u32>, device_: Option<String>) -> R {
+        wrap(Tensor::from_slice(data, &usize_vec(shape), on(device_)?))
+    }
+
+    /// From 0/1 bytes as bool.
+    #[wasm_bindgen(js_name = fromBool)]
+    pub fn from_bool(data: &[u8], shape: Vec<u32>, device_: Option<String>) -> R {
+        let v: Vec<bool> = data.iter().map(|&b| b != 0).collect();
+        wrap(Tensor::from_vec(v, &usize_vec(shape), on(device_)?))
+    }
+
+    /// `value` in `shape`.
+    pub fn full(shape: Vec<u32>, value: f64, dtype_: &str, device_: Option<String>) -> R {
+        wrap(Tensor::full(&usize_vec(shape), value, dtype(dtype_)?, on(device_)?))
+    }
+
+    /// `start, start + step, ...` below `end`.
+    pub fn arange(start: f64, end: f64, step: f64, dtype_: &str, device_: Option<String>) -> R {
+        wrap(Tensor::arange(start, end, step, dtype(dtype_)?, on(device_)?))
+    }
+
+    /// Uniform [0, 1) samples (normal ones when `normal`), seeded when `seed` is given.
+    pub fn random(shape: Vec<u32>, normal: bool, seed: Option<f64>, device_: Option<String>) -> R {
+        let (shape, seed, d) = (usize_vec(shape), seed.map(|s| s as u64), on(device_)?);
+        wrap(if normal { Tensor::randn(&shape, seed, d) } else { Tensor::rand(&shape, seed, d) })
+    }
+
+    /// Another handle to the same tensor.
+    #[wasm_bindgen(js_name = cloneHandle)]
+    pub fn clone_handle(&self) -> RawTensor {
+        self.clone()
+    }
+
+    /// The shape.
+    #[wasm_bindgen(getter)]
+    pub fn shape(&self) -> Vec<u32> {
+        self.t.shape().iter().map(|&d| d as u32).collect()
+    }
+
+    /// The dtype name.
+    #[wasm_bindgen(getter)]
+    pub fn dtype(&self) -> String {
+        self.t.dtype().to_string()
+    }
+
+    /// The device name.
+    #[wasm_bindgen(getter)]
+    pub fn device(&self) -> String {
+        self.t.device().to_string()
+    }
+
+    /// Number of elements.
+    #[wasm_bindgen(getter)]
+    pub fn numel(&self) -> f64 {
+        self.t.numel() as f64
+    }
+
+    /// A unary op by name (`exp`, `relu`, ...).
+    pub fn unary(&self, op: &str) -> R {
+        wrap(self.t.unary(find(&UnaryOp::ALL, op, UnaryOp::name, "unary")?))
+    }
+
+    /// A binary op by name with another tensor.
+    pub fn binary(&self, op: &str, other: &RawTensor) -> R {
+        wrap(self.t.binary(&other.t, find(&BinaryOp::ALL, op, BinaryOp::name, "binary")?))
+    }
+
+    /// A binary op by name with a number.
+    #[wasm_bindgen(js_name = binaryScalar)]
+    pub fn binary_scalar(&self, op: &str, other: f64) -> R {
+        wrap(self.t.binary_scalar(other, find(&BinaryOp::ALL, op, BinaryOp::name, "binary")?))
+    }
+
+    /// `cond ? a : b` with this tensor as the condition.
+    #[wasm_bindgen(js_name = whereThen)]
+    pub fn where_then(&self, a: &RawTensor, b: &RawTensor) -> R {
+        wrap(self.t.where_(&a.t, &b.t))
+    }
+
+    /// Limits values to `[min, max]`.
+    pub fn clamp(&self, min: Option<f64>, max: Option<f64>) -> R {
+        wrap(self.t.clamp(min, max))
+    }
+
+    /// A reduction by name over `dims` (all when absent).
+    pub fn reduce(&self, op: &str, dims: Option<Vec<i32>>, keepdim: bool) -> R {
+        let dims = dims.map(isize_vec);
+        match op {
+            "mean" => wrap(match dims {
+                Some(d) => self.t.mean(&d, keepdim),
+                None => self.t.mean_all(),
+            }),
+            _ => wrap(self.t.reduce(find(&ReduceOp::ALL, op, ReduceOp::name, "reduce")?, dims.as_deref(), keepdim)),
+        }
+    }
+
+    /// Index of the max (`max` true) or min along `dim` (flattened when absent).
+    pub fn arg(&self, max: bool, dim: Option<i32>, keepdim: bool) -> R {
+        let dim = dim.map(|d| d as isize);
+        wrap(if max { self.t.argmax(dim, keepdim) } else { self.t.argmin(dim, keepdim) })
+    }
+
+    /// Variance (`std` false) or standard deviation over `dims` (all when absent).
+    pub fn moments(&self, std: bool, dims: Option<Vec<i32>>, correction: u32, keepdim: bool) -> R {
+        let all: Vec<isize> = (0..self.t.rank() as isize).collect();
+        let dims = dims.map(isize_vec).unwrap_or(all);
+        let v = self.t.var(&dims, correction as usize, keepdim);
+        wrap(if std { v.and_then(|v| v.sqrt()) } else { v })
+    }
+
+    /// Softmax (or log-softmax) along `dim`.
+    pub fn softmax(&self, dim: i32, log: bool) -> R {
+        wrap(if log { self.t.log_softmax(dim as isize) } else { self.t.softmax(dim as isize) })
+    }
+
+    /// Matrix product.
+    pub fn matmul(&self, other: &RawTensor) -> R {
+        wrap(self.t.matmul(&other.t))
+    }
+
+    /// A view with a new shape (`-1` infers one dim).
+    pub fn reshape(&self, shape: Vec<i32>) -> R {
+        wrap(self.t.reshape(&isize_vec(shape)))
+    }
+
+    /// Reordered dims.
+    pub fn permute(&self, dims: Vec<i32>) -> R {
+        wrap(self.t.permute(&isize_vec(dims)))
+    }
+
+    /// Two dims swapped.
+    pub fn transpose(&self, a: i32, b: i32) -> R {
+        wrap(self.t.transpose(a as isize, b as isize))
+    }
+
+    /// `len` entries of `dim` from `start`.
+    pub fn narrow(&self, dim: i32, start: u32, len: u32) -> R {
+        wrap(self.t.narrow(dim as isize, start as usize, len as usize))
+    }
+
+    /// Size-1 dims removed (all, or `dim`).
+    pub fn squeeze(&self, dim: Option<i32>) -> R {
+        wrap(self.t.squeeze(dim.map(|d| d as isize)))
+    }
+
+    /// A size-1 dim inserted at `dim`.
+    pub fn unsqueeze(&self, dim: i32) -> R {
+        wrap(self.t.unsqueeze(dim as isize))
+    }
+
+    /// Broadcast to `shape` (`-1` keeps a dim).
+    pub fn expand(&self, shape: Vec<i32>) -> R {
+        wrap(self.t.expand(&isize_vec(shape)))
+    }
+
+    /// A contiguous copy when needed.
+    pub fn contiguous(&self) -> R {
+        wrap(self.t.contiguous())
+    }
+
+    /// Converted to `dtype`.
+    #[wasm_bindgen(js_name = toDtype)]
+    pub fn to_dtype(&self, dtype_: &str) -> R {
+        wrap(self.t.to_dtype(dtype(dtype_)?))
+    }
+
+    /// Slices of `dim` picked by a 1-D index.
+    #[wasm_bindgen(js_name = indexSelect)]
+    pub fn index_select(&self, dim: i32, index: &RawTensor) -> R {
+        wrap(self.t.index_select(dim as isize, &index.t))
+    }
+
+    /// Elements along `dim` picked by an index of the output's shape.
+    pub fn gather(&self, dim: i32, index: &RawTensor) -> R {
+        wrap(self.t.gather(dim as isize, &index.t))
+    }
+
+    /// Concatenation (the parts are handles from `cloneHandle`).
+    pub fn cat(parts: Vec<RawTensor>, dim: i32) -> R {
+        wrap(Tensor::cat(&parts.into_iter().map(|p| p.t).collect::<Vec<_>>(), dim as isize))
+    }
+
+    /// Stacking along a new dim.
+    pub fn stack(parts: Vec<RawTensor>, dim: i32) -> R {
+        wrap(Tensor::stack(&parts.into_iter().map(|p| p.t).collect::<Vec<_>>(), dim as isize))
+    }
+
+    /// The elements as a typed array (Float32Array for f32 and f16, Int32Array, Uint32Array,
+    /// Uint8Array for bool).
+    pub fn data(&self) -> Promise {
+        let t = self.t.clone();
+        future_to_promise(typed(t))
+    }
+
+    /// The elements, synchronously: only for tensors on the cpu.
+    #[wasm_bindgen(js_name = dataSync)]
+    pub fn data_sync(&self) -> Result<JsValue, JsValue> {
+        if self.t.device() != Device::CPU {
+            return Err(js_err(Error::invalid(
+                "dataSync",
+                format!(
+                    "this tensor is on {}, whose data can only be read asynchronously: use await t.data()",
+                    self.t.device()
+                ),
+            )));
+        }
+        // On the CPU the read completes without waiting.
+        typed(self.t.clone())
+            .now_or_never()
+            .unwrap_or_else(|| Err(js_err(Error::invalid("dataSync", "the read did not complete"))))
+    }
+
+    /// A copy on `device` (this tensor is untouched).
+    pub fn to(&self, device_: &str) -> Promise {
+        let t = self.t.clone();
+        let d = device(device_);
+        future_to_promise(async move { t.to(d?).await.map(|t| JsValue::from(RawTensor { t })).map_err(js_err) })
+    }
+}
