@@ -39,6 +39,17 @@ cargo test --workspace
 step "the library builds for wasm32-unknown-unknown"
 cargo build --lib --target wasm32-unknown-unknown -q
 
+step "npm package: build (wasm32 release, wasm-bindgen, wasm-opt) and the JS suite in Node"
+if command -v npm >/dev/null 2>&1; then
+  npm ci --no-audit --no-fund --silent
+  npm run -s build
+  npm test
+else
+  echo "missing: Node.js and npm (the JS suite needs them). Install them with:"
+  echo "  sudo apt-get install -y nodejs npm"
+  exit 1
+fi
+
 step "device tour (the main job): every device must agree with the cpu"
 cargo run -q -p webtensor-native -- demo
 echo

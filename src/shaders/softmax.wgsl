@@ -14,7 +14,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let live = row < m;
     let t = lid.x;
     let base = p(2u) + row * k;
-    var mx = -3.4028235e38;
+    var mx = bitcast<f32>(0xff7fffffu); // -f32::MAX, exactly (Tint rejects -3.4028235e38 as out of range)
     if (live) {
         for (var j = t; j < k; j += WG) {
             mx = max(mx, f32(src[base + j]));

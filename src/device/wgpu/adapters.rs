@@ -116,6 +116,16 @@ pub(crate) async fn discover() -> Result<()> {
     if lock(&REGISTRY).is_some() {
         return Ok(());
     }
+    // On the web, creating an instance without WebGPU (Node without a `gpu`, an old browser, a
+    // shared worker) would panic inside wgpu: check first, and find no adapters instead.
+    #[cfg(target_arch = "wasm32")]
+    if !wgpu::util::is_browser_webgpu_supported().await {
+        let mut reg = lock(&REGISTRY);
+        if reg.is_none() {
+            *reg = Some(Vec::new());
+        }
+        return Ok(());
+    }
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let mut adapters: Vec<wgpu::Adapter> = find_adapters(&instance)
         .await

@@ -1,0 +1,31 @@
+// Shared by the JS tests: initialises webtensor once (with WebGPU through the `webgpu` package,
+// Dawn, when it loads) and lists the devices to run on. With WEBTENSOR_REQUIRE_GPU=1 a missing
+// WebGPU device fails the run instead of shrinking it to the cpu.
+import * as wt from '../node.js';
+
+let gpu = null;
+try {
+  const { create } = await import('webgpu');
+  gpu = create([]);
+} catch (e) {
+  if (process.env.WEBTENSOR_REQUIRE_GPU === '1') throw new Error(`WEBTENSOR_REQUIRE_GPU=1 but the webgpu package failed to load: ${e.message}`);
+}
+await wt.init(gpu ? { gpu } : {});
+
+export const devices = ['cpu'];
+if (wt.devices().some((d) => d.name === 'webgpu:0')) {
+  await wt.open('webgpu:0');
+  devices.push('webgpu:0');
+} else if (process.env.WEBTENSOR_REQUIRE_GPU === '1') {
+  throw new Error(`WEBTENSOR_REQUIRE_GPU=1 but no WebGPU device was found: ${JSON.stringify(wt.devices())}`);
+}
+
+export function close(got, want, tol = 1e-5) {
+  const g = Array.from(got);
+  if (g.length !== want.length) throw new Error(`length ${g.length} != ${want.length}: ${g}`);
+  g.forEach((x, i) => {
+    if (!(Math.abs(x - want[i]) <= tol * (1 + Math.abs(want[i])))) throw new Error(`element ${i}: got ${x}, want ${want[i]} (all: ${g})`);
+  });
+}
+
+export { wt };

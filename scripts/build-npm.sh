@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds the npm package from source: the core for wasm32 (release), wasm-bindgen's JS glue into
+# pkg/ (wasm-bindgen-cli pinned to the crate's version), then wasm-opt from the binaryen npm
+# package. Prints the .wasm size raw and gzipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
+want=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/[^0-9.]/, ""); print; exit}' Cargo.lock)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$have" != "$want" ]; then
+  echo "installing wasm-bindgen-cli $want (found '${have:-none}')"
+  cargo install wasm-bindgen-cli --version "$want"
+fi
+cargo build --lib --release --target wasm32-unknown-unknown -q
+rm -rf pkg
+wasm-bindgen --target web --out-dir pkg --out-name webtensor target/wasm32-unknown-unknown/release/webtensor.wasm
+if [ -x node_modules/.bin/wasm-opt ]; then
+  node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+    --enable-mutable-globals pkg/webtensor_bg.wasm -o pkg/webtensor_bg.wasm
+else
+  echo "note: wasm-opt not found (npm install adds binaryen); the .wasm is not optimised"
+fi
+raw=$(stat -c %s pkg/webtensor_bg.wasm)
+gz=$(gzip -9 -c pkg/webtensor_bg.wasm | wc -c)
+printf 'pkg/webtensor_bg.wasm: %s bytes (%.2f MiB), gzip -9: %s bytes (%.2f MiB)\n' "$raw" "$(echo "$raw/1048576" | bc -l)" "$gz" "$(echo "$gz/1048576" | bc -l)"
