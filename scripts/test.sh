@@ -24,6 +24,13 @@ if [ "${mesa_version%%.*}" != 25 ] && [ "$WEBTENSOR_REQUIRE_GPU" = 1 ]; then
   bash scripts/install-mesa.sh
 fi
 
+if ! command -v chromium >/dev/null 2>&1; then
+  need_root "Debian's chromium (the JS suite also runs in a headless browser)" "apt-get install -y chromium"
+  step "installing chromium"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+
 if ! rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$'; then
   step "adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown
@@ -39,11 +46,12 @@ cargo test --workspace
 step "the library builds for wasm32-unknown-unknown"
 cargo build --lib --target wasm32-unknown-unknown -q
 
-step "npm package: build (wasm32 release, wasm-bindgen, wasm-opt) and the JS suite in Node"
+step "npm package: build (wasm32 release, wasm-bindgen, wasm-opt), the JS suite in Node and in headless Chromium"
 if command -v npm >/dev/null 2>&1; then
   npm ci --no-audit --no-fund --silent
   npm run -s build
   npm test
+  npm run -s test:browser
 else
   echo "missing: Node.js and npm (the JS suite needs them). Install them with:"
   echo "  sudo apt-get install -y nodejs npm"

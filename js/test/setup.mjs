@@ -20,12 +20,4 @@ if (wt.devices().some((d) => d.name === 'webgpu:0')) {
   throw new Error(`WEBTENSOR_REQUIRE_GPU=1 but no WebGPU device was found: ${JSON.stringify(wt.devices())}`);
 }
 
-export function close(got, want, tol = 1e-5) {
-  const g = Array.from(got);
-  if (g.length !== want.length) throw new Error(`length ${g.length} != ${want.length}: ${g}`);
-  g.forEach((x, i) => {
-    if (!(Math.abs(x - want[i]) <= tol * (1 + Math.abs(want[i])))) throw new Error(`element ${i}: got ${x}, want ${want[i]} (all: ${g})`);
-  });
-}
-
 export { wt };

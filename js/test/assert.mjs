@@ -1,0 +1,28 @@
+// A small assert that runs in Node and in browsers (node:assert does not exist in a page).
+function fail(msg) {
+  throw new Error(msg);
+}
+export const assert = {
+  ok: (v, msg = 'expected a truthy value') => v || fail(msg),
+  equal: (a, b, msg) => Object.is(a, b) || fail(msg ?? `${a} !== ${b}`),
+  deepEqual: (a, b, msg) => JSON.stringify(a) === JSON.stringify(b) || fail(msg ?? `${JSON.stringify(a)} != ${JSON.stringify(b)}`),
+  match: (s, re) => re.test(s) || fail(`${JSON.stringify(s)} does not match ${re}`),
+  throws(fn, re) {
+    try {
+      fn();
+    } catch (e) {
+      if (!(e instanceof Error)) fail(`threw a non-Error: ${e}`);
+      if (re && !re.test(e.message)) fail(`error ${JSON.stringify(e.message)} does not match ${re}`);
+      return;
+    }
+    fail(`expected an error matching ${re}`);
+  },
+};
+
+export function close(got, want, tol = 1e-5) {
+  const g = Array.from(got);
+  if (g.length !== want.length) fail(`length ${g.length} != ${want.length}: ${g}`);
+  g.forEach((x, i) => {
+    if (!(Math.abs(x - want[i]) <= tol * (1 + Math.abs(want[i])))) fail(`element ${i}: got ${x}, want ${want[i]} (all: ${g})`);
+  });
+}

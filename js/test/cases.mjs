@@ -1,0 +1,168 @@
+// The JS API test cases, shared by the Node runner (api.test.mjs) and the browser runner
+// (browser.mjs): results per op family on every device, transfers, device rules, lifetimes and
+// memory stats, and bad inputs that must not break later calls.
+import { assert, close } from './assert.mjs';
+
+/** The cases as `{ name, fn }` for `wt` (an initialised webtensor module) on `devices`. */
+export function cases(wt, devices) {
+  const list = [];
+  const add = (name, fn) => list.push({ name, fn });
+  for (const device of devices) {
+    const on = { device };
+    const f16 = device === 'cpu' || wt.devices().some((d) => d.name === device && d.features.includes('shader-f16'));
+
+    add(`${device}: creation, metadata and readback`, async () => {
+      const x = wt.tensor([[1, 2, 3], [4, 5, 6]], on);
+      assert.deepEqual(x.shape, [2, 3]);
+      assert.equal(x.dtype, 'float32');
+      assert.equal(x.device, device);
+      assert.ok((await x.data()) instanceof Float32Array);
+      assert.deepEqual(await x.array(), [[1, 2, 3], [4, 5, 6]]);
+      assert.deepEqual(Array.from(await wt.zeros([2], on).data()), [0, 0]);
+      assert.deepEqual(Array.from(await wt.ones([3], { ...on, dtype: 'int32' }).data()), [1, 1, 1]);
+      assert.ok((await wt.arange(0, 4, 1, { ...on, dtype: 'int32' }).data()) instanceof Int32Array);
+      assert.deepEqual(Array.from(await wt.full([2], 7, on).data()), [7, 7]);
+      const a = await wt.randn([50], { ...on, seed: 3 }).data();
+      const b = await wt.randn([50], { device: 'cpu', seed: 3 }).data();
+      assert.deepEqual(Array.from(a), Array.from(b), 'the same seed gives the same values on every device');
+      const u = await wt.rand([1000], { ...on, seed: 1 }).data();
+      assert.ok(u.every((v) => v >= 0 && v < 1));
+      assert.deepEqual(await wt.tensor([true, false], { ...on, dtype: 'bool' }).array(), [true, false]);
+    });
+
+    add(`${device}: unary and binary ops with broadcasting and scalars`, async () => {
+      const x = wt.tensor([[-1, 0, 2], [3, -4, 5]], on);
+      close(await x.relu().data(), [0, 0, 2, 3, 0, 5]);
+      close(await x.abs().sqrt().data(), [1, 0, Math.SQRT2, Math.sqrt(3), 2, Math.sqrt(5)]);
+      close(await x.exp().log().data(), [-1, 0, 2, 3, -4, 5], 1e-5);
+      close(await x.sigmoid().data(), [-1, 0, 2, 3, -4, 5].map((v) => 1 / (1 + Math.exp(-v))));
+      close(await x.tanh().data(), [-1, 0, 2, 3, -4, 5].map(Math.tanh));
+      close(await x.add(wt.tensor([10, 20, 30], on)).data(), [9, 20, 32, 13, 16, 35]);
+      close(await x.mul(wt.tensor([[2], [3]], on)).data(), [-2, 0, 4, 9, -12, 15]);
+      close(await x.sub(1).div(2).data(), [-1, -0.5, 0.5, 1, -2.5, 2]);
+      close(await x.pow(2).data(), [1, 0, 4, 9, 16, 25]);
+      close(await x.maximum(0.5).minimum(3).data(), [0.5, 0.5, 2, 3, 0.5, 3]);
+      close(await x.clamp(-1, 1).data(), [-1, 0, 1, 1, -1, 1]);
+      const gt = x.gt(0);
+      assert.equal(gt.dtype, 'bool');
+      assert.deepEqual(Array.from(await gt.data()), [0, 0, 1, 1, 0, 1]);
+      close(await gt.where(x, wt.zeros([1], on)).data(), [0, 0, 2, 3, 0, 5]);
+      assert.deepEqual(Array.from(await x.eq(2).data()), [0, 0, 1, 0, 0, 0]);
+    });
+
+    add(`${device}: reductions, softmax, matmul`, async () => {
+      const x = wt.tensor([[1, 5, 3], [4, 2, 6]], on);
+      close(await x.sum().data(), [21]);
+      close(await x.sum(1).data(), [9, 12]);
+      close(await x.mean(0, true).data(), [2.5, 3.5, 4.5]);
+      assert.deepEqual(x.mean(0, true).shape, [1, 3]);
+      close(await x.max(1).data(), [5, 6]);
+      close(await x.min().data(), [1]);
+      close(await x.prod(1).data(), [15, 48]);
+      assert.deepEqual(Array.from(await x.argmax(1).data()), [1, 2]);
+      assert.deepEqual(Array.from(await x.argmin().data()), [0]);
+      close(await x.var(1).data(), [4, 4]);
+      close(await x.std().data(), [Math.sqrt(17.5 / 5)]);
+      close(await wt.tensor([1, 2, 3], on).softmax().data(), [0.0900306, 0.2447285, 0.6652410]);
+      close(await wt.tensor([1000, 1000], on).logSoftmax().data(), [-Math.LN2, -Math.LN2]);
+      close(await x.matmul(x.t()).data(), [35, 32, 32, 56]);
+      const batch = wt.randn([3, 17, 33], { ...on, seed: 1 });
+      const w = wt.randn([33, 9], { ...on, seed: 2 });
+      const cpu = (await batch.cpu()).matmul(await w.cpu());
+      close(await batch.matmul(w).data(), Array.from(await cpu.data()), 1e-4);
+    });
+
+    add(`${device}: views, cat, stack, indexing, casts`, async () => {
+      const x = wt.arange(0, 6, 1, on).reshape([2, 3]);
+      close(await x.t().contiguous().data(), [0, 3, 1, 4, 2, 5]);
+      close(await x.permute([1, 0]).flatten().data(), [0, 3, 1, 4, 2, 5]);
+      close(await x.narrow(1, 1, 2).data(), [1, 2, 4, 5]);
+      assert.deepEqual(x.unsqueeze(0).shape, [1, 2, 3]);
+      assert.deepEqual(x.unsqueeze(0).squeeze().shape, [2, 3]);
+      close(await x.slice(0, 1, 2).expand([3, 3]).data(), [3, 4, 5, 3, 4, 5, 3, 4, 5]);
+      close(await wt.cat([x, x], 1).data(), [0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5]);
+      assert.deepEqual(wt.stack([x, x]).shape, [2, 2, 3]);
+      const idx = wt.tensor([2, 0], { ...on, dtype: 'int32' });
+      close(await x.indexSelect(1, idx).data(), [2, 0, 5, 3]);
+      close(await x.gather(1, wt.tensor([[0], [2]], { ...on, dtype: 'int32' })).data(), [0, 5]);
+      assert.deepEqual(Array.from(await wt.tensor([-1.5, 2.7], on).toDtype('int32').data()), [-1, 2]);
+      if (f16) {
+        const h = wt.tensor([1.5, -2], on).toDtype('float16');
+        assert.equal(h.dtype, 'float16');
+        close(await h.add(h).data(), [3, -4]);
+      } else {
+        assert.throws(() => wt.tensor([1.5], on).toDtype('float16'), /shader-f16/);
+      }
+    });
+
+    add(`${device}: to() makes a new tensor and leaves the original`, async () => {
+      const x = wt.tensor([1, 2, 3], on);
+      const other = device === 'cpu' ? devices[devices.length - 1] : 'cpu';
+      const y = await x.to(other);
+      assert.equal(x.device, device);
+      assert.equal(y.device, other);
+      close(await y.data(), [1, 2, 3]);
+      close(await x.data(), [1, 2, 3]);
+      if (other !== device) {
+        assert.throws(() => x.add(y), /Expected all tensors to be on the same device, but found at least two devices, .* \(in op add\)/);
+      }
+      assert.equal((await x.to(device)).device, device);
+    });
+
+    add(`${device}: dataSync only on the cpu`, async () => {
+      const x = wt.tensor([1, 2], on);
+      if (device === 'cpu') close(x.dataSync(), [1, 2]);
+      else assert.throws(() => x.dataSync(), /use await t\.data\(\)/);
+    });
+
+    add(`${device}: dispose, Symbol.dispose, tidy and the memory stats they move`, async () => {
+      await wt.synchronize(device);
+      const before = wt.memoryAllocated(device);
+      const x = wt.ones([1024], on);
+      assert.ok(wt.memoryAllocated(device) >= before + 4096);
+      x.dispose();
+      x.dispose(); // twice is fine
+      assert.equal(wt.memoryAllocated(device), before);
+      assert.throws(() => x.add(1), /disposed/);
+      const y = wt.ones([1024], on);
+      y[Symbol.dispose]();
+      assert.equal(wt.memoryAllocated(device), before);
+      const kept = wt.tidy(() => {
+        const a = wt.ones([256], on);
+        const b = a.mul(2).add(1);
+        return { out: b.sum() };
+      });
+      close(await kept.out.data(), [768]);
+      kept.out.dispose();
+      assert.equal(wt.memoryAllocated(device), before, 'tidy disposed what it did not return');
+      assert.ok(wt.memoryReserved(device) >= wt.memoryAllocated(device));
+      assert.match(wt.memorySummary(device), /allocated/);
+      wt.emptyCache(device);
+      assert.ok(wt.maxMemoryAllocated(device) >= before);
+    });
+
+    add(`${device}: bad inputs give errors and break nothing`, async () => {
+      const x = wt.tensor([[1, 2], [3, 4]], on);
+      assert.throws(() => wt.tensor([1, 2, 3], { ...on, shape: [2, 2] }), /got 3 elements of data, but shape \[2, 2\] needs 4/);
+      assert.throws(() => x.reshape([3, -1]), /reshape/);
+      assert.throws(() => x.matmul(wt.ones([3, 1], on)), /inner dimensions differ/);
+      assert.throws(() => x.sum(5), /dimension 5 is out of range/);
+      assert.throws(() => wt.zeros([2], { device: 'tpu:0' }), /unknown device 'tpu:0'/);
+      assert.throws(() => wt.zeros([2], { device: 'webgpu:9' }), /webgpu:9 is not available/);
+      assert.throws(() => wt.zeros([2], { ...on, dtype: 'complex64' }), /unknown dtype/);
+      assert.throws(() => x.add('a'), /expected a Tensor or a number/);
+      close(await x.add(1).data(), [2, 3, 4, 5], 0);
+    });
+  }
+
+  add('devices, bestDevice, default device', () => {
+  const list = wt.devices();
+  assert.equal(list[0].name, 'cpu');
+  for (const d of list) assert.ok(['name', 'backend', 'type', 'fallback', 'limits', 'features'].every((k) => k in d));
+  assert.ok(list.some((d) => d.name === wt.bestDevice()));
+  assert.equal(wt.defaultDevice(), 'cpu');
+  assert.equal(wt.zeros([1]).device, 'cpu');
+});
+
+  return list;
+}
