@@ -46,12 +46,14 @@ cargo test --workspace
 step "the library builds for wasm32-unknown-unknown"
 cargo build --lib --target wasm32-unknown-unknown -q
 
-step "npm package: build (wasm32 release, wasm-bindgen, wasm-opt), the JS suite in Node and in headless Chromium"
+step "npm package: build, types, the JS suite in Node and in headless Chromium, and npm pack into Node and a Vite build"
 if command -v npm >/dev/null 2>&1; then
   npm ci --no-audit --no-fund --silent
   npm run -s build
+  npm run -s test:types
   npm test
   npm run -s test:browser
+  npm run -s test:package
 else
   echo "missing: Node.js and npm (the JS suite needs them). Install them with:"
   echo "  sudo apt-get install -y nodejs npm"

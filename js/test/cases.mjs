@@ -109,6 +109,17 @@ export function cases(wt, devices) {
       assert.equal((await x.to(device)).device, device);
     });
 
+    add(`${device}: async calls leave the tensor usable while they run`, async () => {
+      const x = wt.tensor([1, 2, 3], on);
+      const reading = x.data();
+      const moving = x.to('cpu');
+      const y = x.mul(2); // synchronous use while two async calls are pending
+      const [a, b] = await Promise.all([reading, moving, x.data()]);
+      close(a, [1, 2, 3]);
+      close(await b.data(), [1, 2, 3]);
+      close(await y.data(), [2, 4, 6]);
+    });
+
     add(`${device}: dataSync only on the cpu`, async () => {
       const x = wt.tensor([1, 2], on);
       if (device === 'cpu') close(x.dataSync(), [1, 2]);
