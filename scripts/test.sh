@@ -24,11 +24,12 @@ if [ "${mesa_version%%.*}" != 25 ] && [ "$WEBTENSOR_REQUIRE_GPU" = 1 ]; then
   bash scripts/install-mesa.sh
 fi
 
-if ! command -v chromium >/dev/null 2>&1; then
-  need_root "Debian's chromium (the JS suite also runs in a headless browser)" "apt-get install -y chromium"
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+  need_root "Debian's chromium and chromium-driver (the JS suite also runs in a headless browser)" \
+    "apt-get install -y chromium chromium-driver"
   step "installing chromium"
   DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
 if ! rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$'; then

@@ -1,5 +1,5 @@
-// Packaging test: `npm pack`, install the tarball into a scratch project, then use it the two
-// ways users will: imported from Node, and from a Vite production build served to headless
+// Packaging test: `npm pack`, install the tarball into a scratch project, then use it the ways
+// users will: imported from Node, and from Vite and webpack production builds served to headless
 // Chromium. Each runs one computation and checks the result.
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
@@ -13,43 +13,8 @@ const repo = fileURLToPath(new URL('../..', import.meta.url));
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
 const scratch = await mkdtemp(path.join(tmpdir(), 'webtensor-package-'));
 let failed = 0;
-const check = (ok, what) => {
-  console.log(`${ok ? 'ok' : 'not ok'} - ${what}`);
-  failed += ok ? 0 : 1;
-};
-
-try {
-  const tarball = path.join(scratch, run('npm', ['pack', '--silent', '--pack-destination', scratch], repo).trim().split('\n').pop());
-  const files = run('tar', ['-tzf', tarball], scratch).split('\n').filter(Boolean);
-  check(files.includes('package/pkg/webtensor_bg.wasm') && files.includes('package/js/index.d.ts'), `the tarball holds the .wasm and the types (${files.length} files)`);
-  const vite = JSON.parse(await readFile(path.join(repo, 'package.json'), 'utf8')).devDependencies.vite;
-  await writeFile(path.join(scratch, 'package.json'), JSON.stringify({
-    name: 'scratch', private: true, type: 'module',
-    dependencies: { webtensor: `file:${tarball}`, vite },
-  }));
-  run('npm', ['install', '--no-audit', '--no-fund', '--silent'], scratch);
-
-  // Node, through the package's "node" export.
-  await writeFile(path.join(scratch, 'node-use.mjs'), `
-    import * as wt from 'webtensor';
-    await wt.init();
-    const x = wt.tensor([[1, 2], [3, 4]]);
-    console.log(JSON.stringify(await x.matmul(x).array()));
-  `);
-  const nodeOut = run('node', ['node-use.mjs'], scratch).trim();
-  check(nodeOut === '[[7,10],[15,22]]', `Node import computes [[7,10],[15,22]] (got ${nodeOut})`);
-
-  // A Vite production build, served to headless Chromium.
-  await mkdir(path.join(scratch, 'src'));
-  await writeFile(path.join(scratch, 'index.html'), '<!doctype html><link rel="icon" href="data:,"><script type="module" src="/src/main.js"></script>');
-  await writeFile(path.join(scratch, 'src', 'main.js'), `
-    import * as wt from 'webtensor';
-    const best = await wt.init();
-    const x = wt.tensor([1, 2, 3], { device: best });
-    window.__result = { best, sum: Array.from(await x.mul(x).sum().data()) };
-  `);
-  run(path.join(scratch, 'node_modules', '.bin', 'vite'), ['build', '--logLevel', 'warn'], scratch);
-  const dist = path.join(scratch, 'dist');
+/** Serves `dist` on loopback, opens it in headless Chromium and returns window.__result. */
+async function inChromium(dist) {
   const server = http.createServer(async (req, res) => {
     const p = new URL(req.url, 'http://x').pathname;
     const file = path.join(dist, p === '/' ? 'index.html' : decodeURIComponent(p));
@@ -74,14 +39,62 @@ try {
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`http://127.0.0.1:${server.address().port}/`);
     const out = await (await page.waitForFunction(() => window.__result, null, { timeout: 120_000 })).jsonValue();
-    check(out.sum[0] === 14 && errors.length === 0, `Vite build in Chromium computes 14 on ${out.best} (errors: ${errors.join('; ') || 'none'})`);
+    return { ...out, errors };
   } finally {
     await context.close();
     server.close();
     await rm(profile, { recursive: true, force: true });
   }
+}
+
+const check = (ok, what) => {
+  console.log(`${ok ? 'ok' : 'not ok'} - ${what}`);
+  failed += ok ? 0 : 1;
+};
+
+try {
+  const tarball = path.join(scratch, run('npm', ['pack', '--silent', '--pack-destination', scratch], repo).trim().split('\n').pop());
+  const files = run('tar', ['-tzf', tarball], scratch).split('\n').filter(Boolean);
+  check(files.includes('package/pkg/webtensor_bg.wasm') && files.includes('package/js/index.d.ts'), `the tarball holds the .wasm and the types (${files.length} files)`);
+  const vite = JSON.parse(await readFile(path.join(repo, 'package.json'), 'utf8')).devDependencies.vite;
+  await writeFile(path.join(scratch, 'package.json'), JSON.stringify({
+    name: 'scratch', private: true, type: 'module',
+    dependencies: { webtensor: `file:${tarball}`, vite, webpack: '^5.100.0', 'webpack-cli': '^6.0.0' },
+  }));
+  run('npm', ['install', '--no-audit', '--no-fund', '--silent'], scratch);
+
+  // Node, through the package's "node" export.
+  await writeFile(path.join(scratch, 'node-use.mjs'), `
+    import * as wt from 'webtensor';
+    await wt.init();
+    const x = wt.tensor([[1, 2], [3, 4]]);
+    console.log(JSON.stringify(await x.matmul(x).array()));
+  `);
+  const nodeOut = run('node', ['node-use.mjs'], scratch).trim();
+  check(nodeOut === '[[7,10],[15,22]]', `Node import computes [[7,10],[15,22]] (got ${nodeOut})`);
+
+  // Vite and webpack production builds of the same page, served to headless Chromium.
+  await mkdir(path.join(scratch, 'src'));
+  await writeFile(path.join(scratch, 'index.html'), '<!doctype html><link rel="icon" href="data:,"><script type="module" src="/src/main.js"></script>');
+  await writeFile(path.join(scratch, 'src', 'main.js'), `
+    import * as wt from 'webtensor';
+    const best = await wt.init();
+    const x = wt.tensor([1, 2, 3], { device: best });
+    window.__result = { best, sum: Array.from(await x.mul(x).sum().data()) };
+  `);
+  run(path.join(scratch, 'node_modules', '.bin', 'vite'), ['build', '--logLevel', 'warn'], scratch);
+  await writeFile(path.join(scratch, 'webpack.config.js'), `export default {
+    mode: 'production', entry: './src/main.js', experiments: { topLevelAwait: true },
+    output: { filename: 'main.js', path: new URL('./dist-webpack', import.meta.url).pathname },
+  };`);
+  run(path.join(scratch, 'node_modules', '.bin', 'webpack'), ['--no-stats'], scratch);
+  await writeFile(path.join(scratch, 'dist-webpack', 'index.html'), '<!doctype html><link rel="icon" href="data:,"><script src="/main.js"></script>');
+  for (const [name, dir] of [['Vite', 'dist'], ['webpack', 'dist-webpack']]) {
+    const out = await inChromium(path.join(scratch, dir));
+    check(out.sum?.[0] === 14 && out.errors.length === 0, `${name} build in Chromium computes 14 on ${out.best} (errors: ${out.errors.join('; ') || 'none'})`);
+  }
 } finally {
   await rm(scratch, { recursive: true, force: true });
 }
-console.log(`${failed ? 0 : 3} passed, ${failed} failed`);
+console.log(`${4 - failed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
