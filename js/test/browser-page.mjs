@@ -5,7 +5,8 @@ import { cases } from './cases.mjs';
 
 const results = [];
 try {
-  await wt.init();
+  // The wasm location override, as a page that hosts the .wasm elsewhere would use it.
+  await wt.init({ wasm: new URL('/pkg/webtensor_bg.wasm', location.href) });
   const devices = ['cpu'];
   if (wt.devices().some((d) => d.name === 'webgpu:0')) {
     await wt.open('webgpu:0');

@@ -28,6 +28,9 @@ export function cases(wt, devices) {
       const u = await wt.rand([1000], { ...on, seed: 1 }).data();
       assert.ok(u.every((v) => v >= 0 && v < 1));
       assert.deepEqual(await wt.tensor([true, false], { ...on, dtype: 'bool' }).array(), [true, false]);
+      const typed = wt.tensor(new Float32Array([1, 2, 3, 4, 5, 6]), { ...on, shape: [3, 2] });
+      assert.deepEqual(await typed.array(), [[1, 2], [3, 4], [5, 6]]);
+      assert.deepEqual(Array.from(await wt.tensor(Int32Array.from([7, -8]), { ...on, dtype: 'int32' }).data()), [7, -8]);
     });
 
     add(`${device}: unary and binary ops with broadcasting and scalars`, async () => {

@@ -66,7 +66,7 @@ try {
   // Node, through the package's "node" export.
   await writeFile(path.join(scratch, 'node-use.mjs'), `
     import * as wt from 'webtensor';
-    await wt.init();
+    await wt.init({ wasm: new URL('./node_modules/webtensor/pkg/webtensor_bg.wasm', import.meta.url) });
     const x = wt.tensor([[1, 2], [3, 4]]);
     console.log(JSON.stringify(await x.matmul(x).array()));
   `);
