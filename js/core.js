@@ -247,3 +247,32 @@ export const maxMemoryAllocated = (device) => core().maxMemoryAllocated(device);
 export const resetPeakMemoryStats = (device) => core().resetPeakMemoryStats(device);
 export const emptyCache = (device) => core().emptyCache(device);
 export const memorySummary = (device) => core().memorySummary(device);
+
+// Device management (see the README): soft placement, the placement log, memory limits,
+// transfer counters, timing events, recovery after device loss.
+export const setSoftDevicePlacement = (on) => core().setSoftDevicePlacement(!!on);
+export const softDevicePlacement = () => core().softDevicePlacement();
+export const setLogDevicePlacement = (on) => core().setLogDevicePlacement(!!on);
+export const placementLog = () => core().placementLog();
+export const clearPlacementLog = () => core().clearPlacementLog();
+export const setMemoryLimit = (device, bytes) => core().setMemoryLimit(device, bytes ?? undefined);
+export const memoryLimit = (device) => core().memoryLimit(device) ?? null;
+export const transferStats = (device) => core().transferStats(device);
+export const resetTransferStats = (device) => core().resetTransferStats(device);
+export const recover = (device) => core().recover(device);
+
+/** A point in a device's queued work, for timing (GPU timestamps where available). */
+export class Event {
+  /** @internal */
+  constructor(raw, device) {
+    this.raw = raw;
+    this.device = device;
+  }
+  static async record(device) {
+    return new Event(await core().RawEvent.record(device), device);
+  }
+  /** 'timestamp-query' or 'wall-clock'. */
+  get method() { return this.raw.method; }
+  /** Milliseconds from this event to `end`. */
+  elapsedMs(end) { return this.raw.elapsedMs(end.raw); }
+}

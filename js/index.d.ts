@@ -181,3 +181,45 @@ export function maxMemoryAllocated(device: DeviceName): number;
 export function resetPeakMemoryStats(device: DeviceName): void;
 export function emptyCache(device: DeviceName): void;
 export function memorySummary(device: DeviceName): string;
+
+export interface Placement {
+  op: string;
+  inputs: DeviceName[];
+  output: DeviceName;
+  /** Why the op did not run where asked, when it fell back. */
+  fallback: string | null;
+}
+
+export interface TransferStats {
+  hostToDeviceBytes: number;
+  hostToDeviceCopies: number;
+  deviceToHostBytes: number;
+  deviceToHostCopies: number;
+  deviceToDeviceBytes: number;
+  deviceToDeviceCopies: number;
+  readbackWaitMs: number;
+}
+
+/** Soft placement: a device that does not exist falls back to one that does (and is logged). */
+export function setSoftDevicePlacement(on: boolean): void;
+export function softDevicePlacement(): boolean;
+/** Records every op's placement (off by default). */
+export function setLogDevicePlacement(on: boolean): void;
+export function placementLog(): Placement[];
+export function clearPlacementLog(): void;
+/** A hard memory limit in bytes (`null` removes it): passing it fails with an out-of-memory error. */
+export function setMemoryLimit(device: DeviceName, bytes: number | null): void;
+export function memoryLimit(device: DeviceName): number | null;
+export function transferStats(device: DeviceName): TransferStats;
+export function resetTransferStats(device: DeviceName): void;
+/** Opens a fresh device in place of a lost one; the lost device's tensors stay lost. */
+export function recover(device: DeviceName): Promise<void>;
+
+/** A point in a device's queued work, for timing. */
+export declare class Event {
+  private constructor();
+  static record(device: DeviceName): Promise<Event>;
+  readonly device: DeviceName;
+  readonly method: 'timestamp-query' | 'wall-clock';
+  elapsedMs(end: Event): Promise<number>;
+}

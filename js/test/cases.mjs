@@ -169,6 +169,58 @@ export function cases(wt, devices) {
     });
   }
 
+  add('soft placement and the placement log', async () => {
+    assert.equal(wt.softDevicePlacement(), false);
+    assert.throws(() => wt.zeros([2], { device: 'webgpu:7' }), /webgpu:7 is not available/);
+    wt.setSoftDevicePlacement(true);
+    try {
+      wt.clearPlacementLog();
+      const t = wt.ones([2], { device: 'webgpu:7' });
+      assert.ok(['webgpu:0', 'cpu'].includes(t.device), t.device);
+      const log = wt.placementLog();
+      assert.equal(log.length, 1);
+      assert.match(log[0].fallback, /soft placement: .*webgpu:7/);
+    } finally {
+      wt.setSoftDevicePlacement(false);
+    }
+    wt.setLogDevicePlacement(true);
+    wt.clearPlacementLog();
+    const x = wt.ones([2, 2], { device: 'cpu' });
+    x.add(x).sum();
+    wt.setLogDevicePlacement(false);
+    const ops = wt.placementLog().map((p) => `${p.op}:${p.inputs.join('+')}->${p.output}`).filter((o) => !o.startsWith('contiguous'));
+    assert.deepEqual(ops, ['full:->cpu', 'add:cpu+cpu->cpu', 'sum:cpu->cpu']);
+  });
+
+  for (const device of devices) {
+    add(`${device}: memory limit, transfer counters, events`, async () => {
+      await wt.synchronize(device);
+      const base = wt.memoryReserved(device);
+      wt.setMemoryLimit(device, base + (1 << 20));
+      assert.equal(wt.memoryLimit(device), base + (1 << 20));
+      try {
+        const keep = wt.full([4], 2, { device });
+        assert.throws(() => wt.zeros([1 << 20], { device }), /out of memory: tried to allocate 4194304 bytes/);
+        close(await keep.sum().data(), [8]);
+      } finally {
+        wt.setMemoryLimit(device, null);
+      }
+      assert.equal(wt.memoryLimit(device), null);
+      wt.resetTransferStats(device);
+      const x = wt.tensor([1, 2, 3, 4], { device });
+      await x.data();
+      const s = wt.transferStats(device);
+      if (device === 'cpu') assert.equal(s.hostToDeviceCopies, 0);
+      else assert.deepEqual([s.hostToDeviceBytes, s.deviceToHostBytes], [16, 16]);
+      const start = await wt.Event.record(device);
+      x.matmul(x.reshape([4, 1]));
+      const end = await wt.Event.record(device);
+      assert.ok(['timestamp-query', 'wall-clock'].includes(start.method));
+      assert.ok((await start.elapsedMs(end)) >= 0);
+      await wt.recover(device); // a no-op on a healthy device
+    });
+  }
+
   add('devices, bestDevice, default device', () => {
   const list = wt.devices();
   assert.equal(list[0].name, 'cpu');

@@ -4,6 +4,7 @@
 //! (wasm-bindgen's "recursive use of an object" error). The hand-written `js/` layer wraps
 //! `RawTensor` in the user-facing `Tensor` class (number-or-tensor arguments, tidy, dispose).
 
+mod manage;
 mod tensor;
 
 use js_sys::{Array, Object, Promise, Reflect};
@@ -23,7 +24,7 @@ pub(crate) fn device(s: &str) -> Result<Device, JsValue> {
     Device::parse(s).map_err(js_err)
 }
 
-fn set(o: &Object, k: &str, v: impl Into<JsValue>) {
+pub(crate) fn set(o: &Object, k: &str, v: impl Into<JsValue>) {
     // Setting a property on a fresh plain object cannot fail.
     let _ = Reflect::set(o, &JsValue::from_str(k), &v.into());
 }

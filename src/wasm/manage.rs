@@ -1,0 +1,124 @@
+//! Device management from JavaScript: soft placement, the placement log, memory limits,
+//! transfer counters, timing events and device recovery. (Launch blocking, logical devices and
+//! the CPU fallback for ops need blocking waits or several devices per adapter, which browsers
+//! do not allow; they are native only.)
+
+use js_sys::{Array, Object, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::{device, js_err, set};
+
+/// Soft placement on or off.
+#[wasm_bindgen(js_name = setSoftDevicePlacement)]
+pub fn set_soft_device_placement_js(on: bool) {
+    crate::set_soft_device_placement(on);
+}
+
+/// Whether soft placement is on.
+#[wasm_bindgen(js_name = softDevicePlacement)]
+pub fn soft_device_placement_js() -> bool {
+    crate::soft_device_placement()
+}
+
+/// The placement log on or off.
+#[wasm_bindgen(js_name = setLogDevicePlacement)]
+pub fn set_log_device_placement_js(on: bool) {
+    crate::set_log_device_placement(on);
+}
+
+/// The placement log as `[{ op, inputs, output, fallback }]`, oldest first.
+#[wasm_bindgen(js_name = placementLog)]
+pub fn placement_log_js() -> Array {
+    crate::placement_log()
+        .into_iter()
+        .map(|p| {
+            let o = Object::new();
+            set(&o, "op", p.op);
+            set(&o, "inputs", p.inputs.iter().map(|d| JsValue::from(d.to_string())).collect::<Array>());
+            set(&o, "output", p.output.to_string());
+            set(&o, "fallback", p.fallback.map_or(JsValue::NULL, JsValue::from));
+            JsValue::from(o)
+        })
+        .collect()
+}
+
+/// Empties the placement log.
+#[wasm_bindgen(js_name = clearPlacementLog)]
+pub fn clear_placement_log_js() {
+    crate::clear_placement_log();
+}
+
+/// Sets (or with `null` removes) a device's memory limit in bytes.
+#[wasm_bindgen(js_name = setMemoryLimit)]
+pub fn set_memory_limit_js(name: &str, bytes: Option<f64>) -> Result<(), JsValue> {
+    crate::set_memory_limit(device(name)?, bytes.map(|b| b as u64)).map_err(js_err)
+}
+
+/// A device's memory limit in bytes, or `undefined`.
+#[wasm_bindgen(js_name = memoryLimit)]
+pub fn memory_limit_js(name: &str) -> Result<Option<f64>, JsValue> {
+    Ok(crate::memory_limit(device(name)?).map_err(js_err)?.map(|b| b as f64))
+}
+
+/// A device's transfer counters.
+#[wasm_bindgen(js_name = transferStats)]
+pub fn transfer_stats_js(name: &str) -> Result<Object, JsValue> {
+    let s = crate::transfer_stats(device(name)?).map_err(js_err)?;
+    let o = Object::new();
+    set(&o, "hostToDeviceBytes", s.host_to_device_bytes as f64);
+    set(&o, "hostToDeviceCopies", s.host_to_device_copies as f64);
+    set(&o, "deviceToHostBytes", s.device_to_host_bytes as f64);
+    set(&o, "deviceToHostCopies", s.device_to_host_copies as f64);
+    set(&o, "deviceToDeviceBytes", s.device_to_device_bytes as f64);
+    set(&o, "deviceToDeviceCopies", s.device_to_device_copies as f64);
+    set(&o, "readbackWaitMs", s.readback_wait_ms);
+    Ok(o)
+}
+
+/// Zeroes a device's transfer counters.
+#[wasm_bindgen(js_name = resetTransferStats)]
+pub fn reset_transfer_stats_js(name: &str) -> Result<(), JsValue> {
+    crate::reset_transfer_stats(device(name)?).map_err(js_err)
+}
+
+/// Opens a fresh device in place of a lost one.
+#[wasm_bindgen(js_name = recover)]
+pub fn recover_js(name: &str) -> Promise {
+    let d = device(name);
+    future_to_promise(async move { crate::recover(d?).await.map(|_| JsValue::UNDEFINED).map_err(js_err) })
+}
+
+/// A timing event (see `Event` in the Rust docs).
+#[wasm_bindgen]
+pub struct RawEvent {
+    e: std::rc::Rc<crate::Event>,
+}
+
+#[wasm_bindgen]
+impl RawEvent {
+    /// Marks the current point in a device's queued work.
+    pub fn record(name: &str) -> Promise {
+        let d = device(name);
+        future_to_promise(async move {
+            let e = crate::Event::record(d?).await.map_err(js_err)?;
+            Ok(JsValue::from(RawEvent { e: std::rc::Rc::new(e) }))
+        })
+    }
+
+    /// `timestamp-query` or `wall-clock`.
+    #[wasm_bindgen(getter)]
+    pub fn method(&self) -> String {
+        match self.e.method() {
+            crate::TimingMethod::TimestampQuery => "timestamp-query".into(),
+            crate::TimingMethod::WallClock => "wall-clock".into(),
+        }
+    }
+
+    /// Milliseconds from this event to `end`.
+    #[wasm_bindgen(js_name = elapsedMs)]
+    pub fn elapsed_ms(&self, end: &RawEvent) -> Promise {
+        let (a, b) = (self.e.clone(), end.e.clone());
+        future_to_promise(async move { a.elapsed_ms(&b).await.map(JsValue::from).map_err(js_err) })
+    }
+}
