@@ -20,6 +20,19 @@ try {
       results.push({ name, ok: false, error: String(e?.message ?? e) });
     }
   }
+  // `using` (explicit resource management) frees at block end; Node 20 cannot parse it, so it
+  // is checked here, compiled at run time to keep this module parseable everywhere.
+  try {
+    const usingBlock = new Function('wt', `return (async () => {
+      const before = wt.memoryAllocated('cpu');
+      { using t = wt.ones([1000], { device: 'cpu' }); if (wt.memoryAllocated('cpu') < before + 4000) throw new Error('not allocated'); }
+      return wt.memoryAllocated('cpu') - before;
+    })()`);
+    const left = await usingBlock(wt);
+    results.push({ name: 'using disposes at the end of its block', ok: left === 0, error: `${left} bytes left` });
+  } catch (e) {
+    results.push({ name: 'using disposes at the end of its block', ok: false, error: String(e?.message ?? e) });
+  }
   window.__results = { devices: wt.devices(), results };
 } catch (e) {
   window.__results = { error: `${e?.message ?? e}\n${e?.stack ?? ''}`, results };
