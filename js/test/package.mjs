@@ -2,50 +2,22 @@
 // users will: imported from Node, and from Vite and webpack production builds served to headless
 // Chromium. Each runs one computation and checks the result.
 import { execFileSync } from 'node:child_process';
-import http from 'node:http';
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { withPage } from './chromium.mjs';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
 const scratch = await mkdtemp(path.join(tmpdir(), 'webtensor-package-'));
 let failed = 0;
-/** Serves `dist` on loopback, opens it in headless Chromium and returns window.__result. */
-async function inChromium(dist) {
-  const server = http.createServer(async (req, res) => {
-    const p = new URL(req.url, 'http://x').pathname;
-    const file = path.join(dist, p === '/' ? 'index.html' : decodeURIComponent(p));
-    const type = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html' }[path.extname(file)];
-    try {
-      res.writeHead(200, { 'content-type': type ?? 'application/octet-stream' }).end(await readFile(file));
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const profile = await mkdtemp(path.join(tmpdir(), 'webtensor-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--no-first-run', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--disable-quic', '--enable-unsafe-webgpu'],
-  });
-  try {
-    const page = await context.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+/** Opens a built page in headless Chromium and returns its window.__result. */
+const inChromium = (dist) =>
+  withPage(dist, '/', async (page, errors) => {
     const out = await (await page.waitForFunction(() => window.__result, null, { timeout: 120_000 })).jsonValue();
     return { ...out, errors };
-  } finally {
-    await context.close();
-    server.close();
-    await rm(profile, { recursive: true, force: true });
-  }
-}
+  });
 
 const check = (ok, what) => {
   console.log(`${ok ? 'ok' : 'not ok'} - ${what}`);

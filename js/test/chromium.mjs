@@ -1,0 +1,50 @@
+// Shared by the browser tests: serve a directory on loopback and open a page of it in the
+// system Chromium, headless, through playwright-core (never a downloaded browser), with WebGPU
+// enabled and a fresh profile; everything is torn down afterwards.
+import http from 'node:http';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html' };
+
+/** Serves `root`, opens `urlPath` in Chromium and returns what `fn(page, errors)` returns. */
+export async function withPage(root, urlPath, fn) {
+  const base = path.resolve(root);
+  const server = http.createServer(async (req, res) => {
+    const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const file = path.join(base, p === '/' ? 'index.html' : p);
+    if (!file.startsWith(base)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' }).end(await readFile(file));
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const profile = await mkdtemp(path.join(tmpdir(), 'webtensor-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--no-first-run', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--disable-quic', '--enable-unsafe-webgpu'],
+  });
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    await page.goto(`http://127.0.0.1:${server.address().port}${urlPath}`);
+    return await fn(page, errors);
+  } finally {
+    await context.close();
+    server.close();
+    await rm(profile, { recursive: true, force: true });
+  }
+}
