@@ -67,6 +67,26 @@ pub use device::wgpu::{
 };
 pub use device::wgpu::{launch_blocking, recover, set_launch_blocking};
 
+/// This crate's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The wgpu backends compiled into this build for this platform (`vulkan`, `gl`, `metal`,
+/// `dx12`, `webgpu`).
+pub fn compiled_backends() -> Vec<&'static str> {
+    let b = wgpu::Instance::enabled_backend_features();
+    [
+        (wgpu::Backends::VULKAN, "vulkan"),
+        (wgpu::Backends::METAL, "metal"),
+        (wgpu::Backends::DX12, "dx12"),
+        (wgpu::Backends::GL, "gl"),
+        (wgpu::Backends::BROWSER_WEBGPU, "webgpu"),
+    ]
+    .into_iter()
+    .filter(|(f, _)| b.contains(*f))
+    .map(|(_, n)| n)
+    .collect()
+}
+
 /// Renders every WGSL kernel variant, for validation without a GPU (used by the test suite).
 #[doc(hidden)]
 pub fn __all_kernel_sources() -> Vec<(String, String)> {

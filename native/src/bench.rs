@@ -1,76 +1,151 @@
-//! `webtensor bench`: f32 matmul GFLOP/s at 256..2048 and elementwise add GB/s at 16M elements,
-//! per device. Each figure is the median of several synchronized runs after a warm-up.
+//! `webtensor bench`: f32 matmul, elementwise add, a whole-tensor reduction, softmax over rows,
+//! and host-to-device / device-to-host transfers, per device. Each case runs once to warm up,
+//! then `runs` synchronized times; the table gives the median and the spread (min-max).
 
 use std::time::Instant;
 
+use indicatif::{ProgressBar, ProgressStyle};
 use webtensor::{DType, Device, Tensor};
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
+/// One benchmark case on one device.
+struct Case {
+    name: &'static str,
+    size: String,
+    /// Work per run: FLOPs (unit GFLOP/s) or bytes (unit GB/s).
+    work: f64,
+    unit: &'static str,
 }
 
-/// Median seconds of `f` over `runs` synchronized runs, after one warm-up run.
-fn time(device: Device, runs: usize, f: &dyn Fn() -> webtensor::Result<Tensor>) -> webtensor::Result<f64> {
+/// Seconds of each timed run.
+fn time(device: Device, runs: usize, f: &dyn Fn() -> webtensor::Result<Tensor>) -> webtensor::Result<Vec<f64>> {
     drop(f()?);
     webtensor::synchronize_blocking(device)?;
-    let mut secs = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let t0 = Instant::now();
-        let out = f()?;
-        webtensor::synchronize_blocking(device)?;
-        secs.push(t0.elapsed().as_secs_f64());
-        drop(out);
-    }
-    Ok(median(secs))
+    (0..runs)
+        .map(|_| {
+            let t0 = Instant::now();
+            let _out = f()?; // alive until the work is measured
+            webtensor::synchronize_blocking(device)?;
+            Ok(t0.elapsed().as_secs_f64())
+        })
+        .collect()
 }
 
-fn bench_device(d: Device, quick: bool) -> webtensor::Result<()> {
+/// The cases for one device, each with the closure that runs it.
+#[allow(clippy::type_complexity)]
+fn cases(d: Device, quick: bool) -> webtensor::Result<Vec<(Case, Box<dyn Fn() -> webtensor::Result<Tensor>>)>> {
+    let mut out: Vec<(Case, Box<dyn Fn() -> webtensor::Result<Tensor>>)> = Vec::new();
     let sizes: &[usize] = if quick { &[256, 512] } else { &[256, 512, 1024, 2048] };
     for &n in sizes {
         let a = Tensor::randn(&[n, n], Some(1), d)?;
         let b = Tensor::randn(&[n, n], Some(2), d)?;
-        let runs = if n >= 2048 { 3 } else { 5 };
-        let s = time(d, runs, &|| a.matmul(&b))?;
-        println!(
-            "{:<10} matmul f32 {:>5}^3      {:>9.2} GFLOP/s   ({:.2} ms)",
-            d.to_string(),
-            n,
-            2.0 * (n as f64).powi(3) / s / 1e9,
-            s * 1e3
-        );
+        let case = Case { name: "matmul f32", size: format!("{n}^3"), work: 2.0 * (n as f64).powi(3), unit: "GFLOP/s" };
+        out.push((case, Box::new(move || a.matmul(&b))));
     }
     let n = if quick { 1 << 20 } else { 16 << 20 };
-    let a = Tensor::ones(&[n], DType::F32, d)?;
-    let b = Tensor::ones(&[n], DType::F32, d)?;
-    let s = time(d, 5, &|| a.add(&b))?;
-    println!(
-        "{:<10} add f32 {:>6}M elements {:>9.2} GB/s      ({:.2} ms)",
-        d.to_string(),
-        n >> 20,
-        3.0 * 4.0 * n as f64 / s / 1e9,
-        s * 1e3
-    );
-    Ok(())
+    let x = Tensor::ones(&[n], DType::F32, d)?;
+    let y = Tensor::ones(&[n], DType::F32, d)?;
+    let (x2, sm) = (x.clone(), Tensor::randn(&[n / 1024, 1024], Some(3), d)?);
+    let mb = format!("{}M", n >> 20);
+    out.push((
+        Case { name: "add f32", size: mb.clone(), work: 12.0 * n as f64, unit: "GB/s" },
+        Box::new(move || x.add(&y)),
+    ));
+    out.push((
+        Case { name: "sum f32", size: mb.clone(), work: 4.0 * n as f64, unit: "GB/s" },
+        Box::new(move || x2.sum_all()),
+    ));
+    let rows = format!("{}x1024", n / 1024);
+    out.push((
+        Case { name: "softmax rows", size: rows, work: 8.0 * n as f64, unit: "GB/s" },
+        Box::new(move || sm.softmax(-1)),
+    ));
+    if d != Device::CPU {
+        let host = Tensor::randn(&[n], Some(4), Device::CPU)?;
+        let dev = host.to_blocking(d)?;
+        let up = Case { name: "to device", size: mb.clone(), work: 4.0 * n as f64, unit: "GB/s" };
+        out.push((up, Box::new(move || host.to_blocking(d))));
+        let down = Case { name: "to cpu", size: mb, work: 4.0 * n as f64, unit: "GB/s" };
+        out.push((down, Box::new(move || dev.to_blocking(Device::CPU))));
+    }
+    Ok(out)
 }
 
-/// Benchmarks `device`, or every device.
-pub fn run(device: Option<Device>, quick: bool) -> Result<(), String> {
+/// Benchmarks `device`, or every device of the tour.
+pub fn run(device: Option<Device>, quick: bool, runs: usize, json: bool) -> Result<(), String> {
     let devices: Vec<Device> = match device {
         Some(d) => vec![d],
         None => {
             let (run, skipped) = crate::demo::tour_devices();
-            skipped.iter().for_each(|s| println!("{s}"));
+            if !json {
+                skipped.iter().for_each(|s| println!("{s}"));
+            }
             run
         }
     };
-    for i in webtensor::devices().iter().filter(|i| devices.contains(&i.device)) {
-        println!("# {}: {} ({}, {})", i.device, i.name, i.backend, i.device_type);
-    }
-    for d in devices {
-        if let Err(e) = bench_device(d, quick) {
-            println!("{:<10} failed: {e}", d.to_string());
+    let mut records = Vec::new();
+    if !json {
+        for i in webtensor::devices().iter().filter(|i| devices.contains(&i.device)) {
+            println!("# {}: {} ({}, {})", i.device, i.name, i.backend, i.device_type);
         }
+        println!(
+            "{:<10} {:<13} {:>10} {:>12} {:>10} {:>19}",
+            "device", "case", "size", "rate", "median ms", "spread (min-max) ms"
+        );
     }
-    Ok(())
+    let mut failures = Vec::new();
+    for d in devices {
+        let list = match cases(d, quick) {
+            Ok(l) => l,
+            Err(e) => {
+                failures.push(format!("{d}: {e}"));
+                continue;
+            }
+        };
+        let bar = if json { ProgressBar::hidden() } else { ProgressBar::new(list.len() as u64) };
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>10} [{bar:30}] {pos}/{len} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_prefix(d.to_string());
+        for (case, f) in &list {
+            bar.set_message(format!("{} {}", case.name, case.size));
+            match time(d, runs, f.as_ref()) {
+                Ok(mut secs) => {
+                    secs.sort_by(|a, b| a.total_cmp(b));
+                    let median = secs[secs.len() / 2];
+                    let rate = case.work / median / 1e9;
+                    bar.suspend(|| {
+                        if !json {
+                            println!(
+                                "{:<10} {:<13} {:>10} {:>6.2} {:<7} {:>8.2} {:>9.2}-{:<9.2}",
+                                d.to_string(),
+                                case.name,
+                                case.size,
+                                rate,
+                                case.unit,
+                                median * 1e3,
+                                secs[0] * 1e3,
+                                secs[secs.len() - 1] * 1e3
+                            );
+                        }
+                    });
+                    records.push(serde_json::json!({
+                        "device": d.to_string(), "case": case.name, "size": case.size, "rate": rate, "unit": case.unit,
+                        "median_ms": median * 1e3, "min_ms": secs[0] * 1e3, "max_ms": secs[secs.len() - 1] * 1e3, "runs": runs,
+                    }));
+                }
+                Err(e) => failures.push(format!("{d} {} {}: {e}", case.name, case.size)),
+            }
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&records).map_err(|e| e.to_string())?);
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} case(s) failed:\n  {}", failures.len(), failures.join("\n  ")))
+    }
 }

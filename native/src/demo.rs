@@ -5,22 +5,36 @@ use std::time::Instant;
 
 use webtensor::{Device, Tensor};
 
-/// Prints the device table and the best device with its reason.
+/// Prints the device table (with key limits) and the best device with its reason.
 pub fn print_devices() {
-    println!("{:<10} {:<8} {:<11} {:<4} name", "device", "backend", "type", "sw");
+    let mib = |i: &webtensor::DeviceInfo, k: &str| {
+        i.limits.iter().find(|(n, _)| n == k).map_or("-".to_string(), |(_, v)| format!("{}", v >> 20))
+    };
+    println!(
+        "{:<10} {:<7} {:<10} {:<3} {:>9} {:>9}  name [features]",
+        "device", "backend", "type", "sw", "bind MiB", "buf MiB"
+    );
+    let default = webtensor::default_device();
     for i in webtensor::devices() {
         println!(
-            "{:<10} {:<8} {:<11} {:<4} {}{}",
+            "{:<10} {:<7} {:<10} {:<3} {:>9} {:>9}  {}{}{}",
             i.device.to_string(),
             i.backend,
             i.device_type,
             if i.software { "yes" } else { "no" },
+            mib(&i, "max_storage_buffer_binding_size"),
+            mib(&i, "max_buffer_size"),
             i.name,
-            if i.features.is_empty() { String::new() } else { format!("  [{}]", i.features.join(", ")) }
+            if i.features.is_empty() { String::new() } else { format!(" [{}]", i.features.join(", ")) },
+            if i.device == default { "  (default)" } else { "" }
         );
     }
     let (best, why) = webtensor::best_device_with_reason();
-    println!("\nbest device: {best} ({why})");
+    println!(
+        "
+best device: {best} ({why})"
+    );
+    println!("default device (where tensors go without one): {default}");
 }
 
 /// Devices for a tour: every device except software OpenGL adapters (llvmpipe through GL, which

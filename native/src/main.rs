@@ -1,25 +1,71 @@
-//! `webtensor`: the desktop binary. For now a device tour (`demo`), a device list (`devices`)
-//! and a first benchmark (`bench`). Arguments are parsed by hand until the binary grows a
-//! real CLI.
+//! `webtensor`: the desktop binary. `demo` (the README's main job: a device tour that checks
+//! every device against the CPU), `devices`, `bench` and `info`.
 
 mod bench;
 mod demo;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "webtensor — tensors on WebGPU, natively and in the browser
+use clap::{Parser, Subcommand};
+use webtensor::Device;
 
-usage:
-  webtensor demo  [--device D]           run one computation on every device (or D) and compare
-  webtensor devices                      list devices and which one is best
-  webtensor bench [--device D] [--quick] matmul GFLOP/s and elementwise GB/s per device
-  webtensor help                         this text
+/// Tensors with PyTorch's device model on WebGPU (Vulkan, Metal, DX12, GL) and the CPU.
+#[derive(Parser)]
+#[command(name = "webtensor", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-devices: cpu, webgpu[:N], vulkan[:N], gl[:N], meta";
+fn device(s: &str) -> Result<Device, String> {
+    Device::parse(s).map_err(|e| e.to_string())
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one small network on every device (or on --device and the cpu) and check that
+    /// every device agrees with the cpu
+    Demo {
+        /// Run on this device (cpu, webgpu[:N], vulkan[:N], gl[:N], meta) next to the cpu
+        #[arg(long, short, value_parser = device)]
+        device: Option<Device>,
+    },
+    /// List devices with backend, type, limits and features, and which one is best and why
+    Devices,
+    /// Benchmarks: matmul, elementwise add, reduction, softmax and transfers, per device
+    Bench {
+        /// Benchmark only this device
+        #[arg(long, short, value_parser = device)]
+        device: Option<Device>,
+        /// Smaller sizes, for a quick look
+        #[arg(long)]
+        quick: bool,
+        /// Timed runs per case (after one warm-up run)
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        runs: u32,
+        /// Print results as JSON instead of a table
+        #[arg(long)]
+        json: bool,
+    },
+    /// Versions, compiled-in backends and the environment variables webtensor honours
+    Info,
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Demo { device } => demo::run(device),
+        Command::Devices => {
+            demo::print_devices();
+            Ok(())
+        }
+        Command::Bench { device, quick, runs, json } => bench::run(device, quick, runs as usize, json),
+        Command::Info => {
+            info();
+            Ok(())
+        }
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -28,36 +74,21 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: &[String]) -> Result<(), String> {
-    let (cmd, rest) = args.split_first().map(|(c, r)| (c.as_str(), r)).unwrap_or(("help", &[]));
-    let mut device = None;
-    let mut quick = false;
-    let mut it = rest.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--device" | "-d" => {
-                let v = it.next().ok_or("--device needs a value, e.g. --device webgpu:0")?;
-                device = Some(webtensor::Device::parse(v).map_err(|e| e.to_string())?);
-            }
-            "--quick" => quick = true,
-            "--help" | "-h" => {
-                println!("{USAGE}");
-                return Ok(());
-            }
-            other => return Err(format!("unknown option '{other}' for '{cmd}'\n\n{USAGE}")),
-        }
-    }
-    match cmd {
-        "demo" => demo::run(device),
-        "devices" => {
-            demo::print_devices();
-            Ok(())
-        }
-        "bench" => bench::run(device, quick),
-        "help" | "--help" | "-h" => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        other => Err(format!("unknown command '{other}'\n\n{USAGE}")),
+fn info() {
+    println!("webtensor {} (binary {})", webtensor::VERSION, env!("CARGO_PKG_VERSION"));
+    println!("wgpu backends compiled in: {}", webtensor::compiled_backends().join(", "));
+    println!("cuda: not built into this version");
+    println!("devices: {}", webtensor::devices().iter().map(|i| i.device.to_string()).collect::<Vec<_>>().join(", "));
+    let (best, why) = webtensor::best_device_with_reason();
+    println!("best device: {best} ({why})");
+    println!("\nenvironment variables honoured:");
+    for (var, what) in [
+        ("WGPU_BACKEND", "restrict the wgpu backends searched (e.g. vulkan, gl)"),
+        ("WEBTENSOR_LAUNCH_BLOCKING", "1: submit and check every op before the next (debugging)"),
+        ("MATMUL_NUM_THREADS", "threads for the cpu matmul (default: physical cores, at most 4)"),
+        ("WEBTENSOR_REQUIRE_GPU", "1: the test suites fail instead of skipping without a GPU adapter"),
+    ] {
+        let now = std::env::var(var).map(|v| format!(" (now: {v})")).unwrap_or_default();
+        println!("  {var:<26} {what}{now}");
     }
 }
