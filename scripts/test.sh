@@ -61,7 +61,7 @@ else
   exit 1
 fi
 
-step "device tour (the main job): every device must agree with the cpu"
-cargo run -q -p webtensor-native -- demo
+step "the demo (the main job): k-means on every device, each must agree with the cpu"
+cargo run -q -p webtensor-native -- demo --output "${TMPDIR:-/tmp}/webtensor-demo.png"
 echo
 echo "all tests passed"

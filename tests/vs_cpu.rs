@@ -150,6 +150,19 @@ fn matmul_matches_cpu() {
         let b = randn(&[90, 70], 20, d);
         a.t().unwrap().matmul(&b.t().unwrap()).unwrap()
     });
+    // Few output tiles and a long inner dimension take the split-K path.
+    check("split-K: [8, 100000]^T-style @ [100000, 3]", 1e-4, |d| {
+        let x = randn(&[100_000, 8], 28, d);
+        let y = randn(&[100_000, 3], 29, d);
+        x.t().unwrap().matmul(&y).unwrap()
+    });
+    check("split-K with a remainder slice: [5, 9001] @ [9001, 70]", 1e-4, |d| {
+        randn(&[5, 9001], 30, d).matmul(&randn(&[9001, 70], 31, d)).unwrap()
+    });
+    check("split-K on integers", 0.0, |d| {
+        let a = randn(&[3, 5000], 32, d).mul_scalar(3.0).unwrap().to_dtype(DType::I32).unwrap();
+        a.matmul(&a.t().unwrap()).unwrap()
+    });
     check("matmul with k = 0", 0.0, |d| randn(&[3, 0], 21, d).matmul(&randn(&[0, 4], 22, d)).unwrap());
 }
 

@@ -1,8 +1,9 @@
-//! `webtensor`: the desktop binary. `demo` (the README's main job: a device tour that checks
-//! every device against the CPU), `devices`, `bench` and `info`.
+//! `webtensor`: the desktop binary. `demo` (the README's main job: k-means colour quantisation on
+//! the best device, checked against the CPU), `devices`, `bench` and `info`.
 
 mod bench;
 mod demo;
+mod kmeans;
 
 use std::process::ExitCode;
 
@@ -23,12 +24,18 @@ fn device(s: &str) -> Result<Device, String> {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run one small network on every device (or on --device and the cpu) and check that
-    /// every device agrees with the cpu
+    /// Quantise an image to 8 colours with k-means on the best device (falling back to the
+    /// cpu), compare every device with the cpu, and write the image
     Demo {
-        /// Run on this device (cpu, webgpu[:N], vulkan[:N], gl[:N], meta) next to the cpu
+        /// Run on this device (cpu, webgpu[:N], vulkan[:N], gl[:N]) and the cpu only
         #[arg(long, short, value_parser = device)]
         device: Option<Device>,
+        /// Where to write the image (original and quantised side by side)
+        #[arg(long, short, default_value = "webtensor-demo.png")]
+        output: std::path::PathBuf,
+        /// k-means iterations
+        #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        iterations: u32,
     },
     /// List devices with backend, type, limits and features, and which one is best and why
     Devices,
@@ -54,7 +61,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Demo { device } => demo::run(device),
+        Command::Demo { device, output, iterations } => demo::run(device, &output, iterations as usize),
         Command::Devices => {
             demo::print_devices();
             Ok(())

@@ -45,6 +45,12 @@ pub(crate) enum KernelKey {
         src: DType,
         dst: DType,
     },
+    /// `Reduce` with one thread per (short) row.
+    ReduceSmall {
+        op: ReduceOp,
+        src: DType,
+        dst: DType,
+    },
     Softmax {
         log: bool,
         dtype: DType,
@@ -80,9 +86,10 @@ impl KernelKey {
     /// Whether the variant needs the `shader-f16` feature.
     pub(crate) fn needs_f16(&self) -> bool {
         match *self {
-            KernelKey::Map { src, dst, .. } | KernelKey::Map4 { src, dst, .. } | KernelKey::Reduce { src, dst, .. } => {
-                src == DType::F16 || dst == DType::F16
-            }
+            KernelKey::Map { src, dst, .. }
+            | KernelKey::Map4 { src, dst, .. }
+            | KernelKey::Reduce { src, dst, .. }
+            | KernelKey::ReduceSmall { src, dst, .. } => src == DType::F16 || dst == DType::F16,
             KernelKey::Binary { dtype, .. }
             | KernelKey::Binary4 { dtype, .. }
             | KernelKey::Where { dtype }
@@ -102,6 +109,7 @@ impl KernelKey {
             KernelKey::Where { .. } => include_str!("where.wgsl"),
             KernelKey::Fill { .. } => include_str!("fill.wgsl"),
             KernelKey::Reduce { .. } => include_str!("reduce.wgsl"),
+            KernelKey::ReduceSmall { .. } => include_str!("reduce_small.wgsl"),
             KernelKey::Softmax { .. } => include_str!("softmax.wgsl"),
             KernelKey::Matmul { .. } => include_str!("matmul.wgsl"),
             KernelKey::Index { .. } => include_str!("index.wgsl"),
@@ -159,7 +167,7 @@ impl KernelKey {
                 };
                 format!("alias D = {};\nfn value(bits: u32) -> D {{ return {value}; }}\n", storage_type(dtype))
             }
-            KernelKey::Reduce { op, src, dst } => {
+            KernelKey::Reduce { op, src, dst } | KernelKey::ReduceSmall { op, src, dst } => {
                 let acc = storage_type(accumulator(src));
                 let identity = if op == ReduceOp::Prod { "A(1)" } else { "A(0)" };
                 let finish = if op.is_arg() { "return D(i32(idx));" } else { "return D(acc);" };
@@ -235,6 +243,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
             if op.input_dtype(d) == d {
                 let out = op.output_dtype(d);
                 v.push(KernelKey::Reduce { op, src: d, dst: out });
+                v.push(KernelKey::ReduceSmall { op, src: d, dst: out });
                 if !op.is_arg() {
                     v.push(KernelKey::Reduce { op, src: d, dst: accumulator(d) });
                     v.push(KernelKey::Reduce { op, src: accumulator(d), dst: out });

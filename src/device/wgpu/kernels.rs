@@ -17,8 +17,14 @@ use crate::shape::numel;
 
 /// Dims the strided kernels index (the params uniform has room for 8 per array).
 const MAX_RANK: usize = 8;
+/// Rows this short are reduced one thread per row (reduce_small.wgsl).
+const SMALL_ROW: usize = 64;
 /// Elements one reduction workgroup folds per pass.
 pub(super) const REDUCE_CHUNK: usize = 4096;
+/// A matmul with fewer output tiles than this and a long inner dimension splits K (see
+/// `matmul_split_k`).
+const SPLIT_K_TILES: usize = 16;
+const SPLIT_K_MIN: usize = 4096;
 /// Matmul output tile (see matmul.wgsl).
 const TILE: usize = 64;
 
@@ -92,6 +98,53 @@ impl WgpuDevice {
             &p,
             self.groups(n, WG)?,
         )
+    }
+}
+
+impl WgpuDevice {
+    /// A matmul whose output is a few tiles but whose inner dimension is long (`X^T @ Y` over many
+    /// samples) would run on a handful of workgroups, each walking all of K. Instead, K is cut
+    /// into slices computed as a batch by the same kernel (a slice's operands are the originals
+    /// shifted by the slice start, expressed as batch strides), and the slices are summed by the
+    /// row reduction.
+    fn matmul_split_k(self: &Arc<Self>, a: &WgpuStorage, b: &WgpuStorage, g: &MatmulArgs) -> Result<WgpuStorage> {
+        let dtype = a.dtype();
+        let (gx, gy) = (g.n.div_ceil(TILE), g.m.div_ceil(TILE));
+        let tiles = gx * gy;
+        let slices = (256 / tiles).clamp(2, 64).min(g.k / 1024).max(2);
+        let len = g.k.div_ceil(slices);
+        let (full, rest) = (g.k / len, g.k % len);
+        let total = full + (rest > 0) as usize;
+        let mn = g.m * g.n;
+        let partial = self.alloc(total * mn, dtype)?;
+        let key = KernelKey::Matmul { dtype };
+        let bind = [Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(partial.buffer())];
+        let params = |k, a_step, b_step, a_off, b_off, base| [k, a_step, b_step, a_off, b_off, base].map(u);
+        let strides = [g.a.row_stride, g.a.col_stride, g.b.row_stride, g.b.col_stride].map(u);
+        let launch = |p: [u32; 6], count: usize| {
+            let mut all = [u(g.m), u(g.n), p[0], p[1], p[2], p[3], p[4], p[5], 0, 0, 0, 0];
+            all[8..].copy_from_slice(&strides);
+            self.dispatch(key, &bind, &all, (u(gx), u(gy), u(count)))
+        };
+        // Slice s starts at inner index s * len: A moves len columns, B len rows.
+        launch(params(len, len * g.a.col_stride, len * g.b.row_stride, g.a.offset, g.b.offset, 0), full)?;
+        if rest > 0 {
+            let (a0, b0) = (g.a.offset + full * len * g.a.col_stride, g.b.offset + full * len * g.b.row_stride);
+            launch(params(rest, 0, 0, a0, b0, full), 1)?;
+        }
+        // partial is [slices, m*n]; sum over slices as rows of its transpose.
+        let rows = Layout::contiguous(&[total, mn]).transpose("matmul", 0, 1)?;
+        let by_row = self.alloc(total * mn, dtype)?;
+        self.launch_map(
+            MapOp::Cast,
+            partial.buffer(),
+            &rows,
+            dtype,
+            by_row.buffer(),
+            &Layout::contiguous(&[mn, total]),
+            dtype,
+        )?;
+        self.reduce(ReduceOp::Sum, &by_row, &Layout::contiguous(&[mn, total]), mn, total)
     }
 }
 
@@ -232,6 +285,12 @@ impl Kernels for Arc<WgpuDevice> {
                 }
             }
         }
+        if temp.is_none() && k <= SMALL_ROW {
+            let key = KernelKey::ReduceSmall { op, src: sd, dst: out_dtype };
+            let p = [u(m), u(k), u(off)];
+            self.dispatch(key, &[Bind::whole(src.buffer()), Bind::whole(out.buffer())], &p, self.groups(m, WG)?)?;
+            return Ok(out);
+        }
         loop {
             let nchunks = if op.is_arg() { 1 } else { k.div_ceil(REDUCE_CHUNK).max(1) };
             let chunk = if nchunks == 1 { k.max(1) } else { REDUCE_CHUNK };
@@ -294,6 +353,10 @@ impl Kernels for Arc<WgpuDevice> {
                 limit_name: "max_compute_workgroups_per_dimension * 64 (rows or columns)",
                 limit: (max * TILE) as u64,
             });
+        }
+        if g.batch == 1 && gx * gy < SPLIT_K_TILES && g.k >= SPLIT_K_MIN {
+            drop(out);
+            return self.matmul_split_k(a, b, g);
         }
         let mut base = 0;
         while base < g.batch {
