@@ -32,10 +32,12 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
-if ! rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$'; then
-  step "adding the wasm32-unknown-unknown target"
-  rustup target add wasm32-unknown-unknown
-fi
+for target in wasm32-unknown-unknown x86_64-apple-darwin x86_64-pc-windows-msvc; do
+  if ! rustup target list --installed 2>/dev/null | grep -q "^$target\$"; then
+    step "adding the $target target"
+    rustup target add "$target"
+  fi
+done
 
 step "format and lints"
 cargo fmt --all -- --check
@@ -44,10 +46,12 @@ cargo clippy --workspace --all-targets -q -- -D warnings
 step "native tests (cpu, meta, webgpu; WEBTENSOR_REQUIRE_GPU=$WEBTENSOR_REQUIRE_GPU)"
 cargo test --workspace
 
-step "the library builds for wasm32-unknown-unknown"
+step "the library builds for wasm32-unknown-unknown; the binary checks for macOS (Metal) and Windows (DX12)"
 cargo build --lib --target wasm32-unknown-unknown -q
+cargo check -q -p webtensor-native --target x86_64-apple-darwin
+cargo check -q -p webtensor-native --target x86_64-pc-windows-msvc
 
-step "npm package: build, types, the JS suite in Node and in headless Chromium, and npm pack into Node and a Vite build"
+step "npm package: build, types, the JS suite in Node and in headless Chromium, npm pack into Node, Vite and webpack"
 if command -v npm >/dev/null 2>&1; then
   npm ci --no-audit --no-fund --silent
   npm run -s build
