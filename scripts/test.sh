@@ -51,7 +51,7 @@ cargo build --lib --target wasm32-unknown-unknown -q
 cargo check -q -p webtensor-native --target x86_64-apple-darwin
 cargo check -q -p webtensor-native --target x86_64-pc-windows-msvc
 
-step "npm package: build, types, the JS suite in Node and in headless Chromium, npm pack into Node, Vite and webpack"
+step "npm package: build, types, the JS suite in Node and in headless Chromium, npm pack into Node, Vite and webpack, the demo page end to end"
 if command -v npm >/dev/null 2>&1; then
   npm ci --no-audit --no-fund --silent
   npm run -s build
@@ -59,6 +59,7 @@ if command -v npm >/dev/null 2>&1; then
   npm test
   npm run -s test:browser
   npm run -s test:package
+  npm run -s test:demo
 else
   echo "missing: Node.js and npm (the JS suite needs them). Install them with:"
   echo "  sudo apt-get install -y nodejs npm"

@@ -7,7 +7,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
-const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html' };
+const TYPES = {
+  '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html',
+  '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png',
+};
 
 /** Serves `root`, opens `urlPath` in Chromium and returns what `fn(page, errors)` returns. */
 export async function withPage(root, urlPath, fn) {
@@ -15,6 +18,7 @@ export async function withPage(root, urlPath, fn) {
   const server = http.createServer(async (req, res) => {
     const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     const file = path.join(base, p === '/' ? 'index.html' : p);
+    // (query strings are not part of the path)
     if (!file.startsWith(base)) {
       res.writeHead(403).end();
       return;
