@@ -86,6 +86,7 @@ async function runOn(device, pixels) {
     return [r.centroids[k], r.centroids[k + 1], r.centroids[k + 2]];
   });
   $('quantised-caption').textContent = `8 colours on ${device}, ${ms.toFixed(0)} ms`;
+  sampleMemory();
   return state.runs[device];
 }
 
@@ -223,6 +224,7 @@ async function main() {
   paint($('original'), (i) => [pixels[i * 3], pixels[i * 3 + 1], pixels[i * 3 + 2]]);
   wt.setLogDevicePlacement(true);
   setInterval(sampleMemory, 500);
+  sampleMemory();
   $('run').onclick = () => busy($('run'), async () => { await runOn(state.device, pixels); showTimings(); });
   $('run-all').onclick = () => busy($('run-all'), async () => {
     for (const d of ['cpu', ...list.map((x) => x.name).filter((n) => n !== 'cpu')]) await runOn(d, pixels);

@@ -12,8 +12,11 @@ const TYPES = {
   '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png',
 };
 
-/** Serves `root`, opens `urlPath` in Chromium and returns what `fn(page, errors)` returns. */
-export async function withPage(root, urlPath, fn) {
+/**
+ * Serves `root`, opens `urlPath` in Chromium and returns what `fn(page, errors)` returns.
+ * `{ webgpu: false }` launches without WebGPU (Linux Chromium has none without the flag).
+ */
+export async function withPage(root, urlPath, fn, { webgpu = true } = {}) {
   const base = path.resolve(root);
   const server = http.createServer(async (req, res) => {
     const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -35,7 +38,7 @@ export async function withPage(root, urlPath, fn) {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--no-first-run', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--disable-quic', '--enable-unsafe-webgpu'],
+      '--disable-sync', '--disable-quic', ...(webgpu ? ['--enable-unsafe-webgpu'] : [])],
   });
   try {
     const page = await context.newPage();

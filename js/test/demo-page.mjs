@@ -43,6 +43,18 @@ await withPage(`${root}target/www`, '/?iterations=4', async (page, errors) => {
   await page.screenshot({ path: `${shots}/demo-bench.png`, fullPage: true });
   check(errors.length === 0, `no console errors${errors.length ? `: ${errors.join('; ')}` : ''}`);
 });
+// Without WebGPU the page says so and runs on the CPU.
+await withPage(`${root}target/www`, '/?iterations=2', async (page, errors) => {
+  await page.setViewportSize({ width: 1100, height: 900 });
+  await page.waitForFunction(() => window.__demo?.ready, null, { timeout: 120_000 });
+  const banner = await page.$eval('#banner', (b) => (b.hidden ? '' : b.textContent));
+  check(/WebGPU is not available/.test(banner), `without WebGPU a banner says so: "${banner}"`);
+  await page.click('#run');
+  await page.waitForFunction(() => window.__demo.runs.cpu && !document.querySelector('#run').disabled, null, { timeout: 120_000 });
+  check(true, 'and the workload runs on the cpu');
+  await page.screenshot({ path: `${shots}/demo-no-webgpu.png`, fullPage: true });
+  check(errors.length === 0, `no console errors without WebGPU${errors.length ? `: ${errors.join('; ')}` : ''}`);
+}, { webgpu: false });
 console.log(`screenshots in ${shots}`);
 console.log(`${failed ? 'some' : 'all'} checks done: ${failed} failed`);
 process.exit(failed ? 1 : 0);
