@@ -159,6 +159,14 @@ fn matmul_matches_cpu() {
     check("split-K with a remainder slice: [5, 9001] @ [9001, 70]", 1e-4, |d| {
         randn(&[5, 9001], 30, d).matmul(&randn(&[9001, 70], 31, d)).unwrap()
     });
+    if common::has_f16(webtensor::Device::webgpu(0)) {
+        // Partials of 16 * 16 * 1024 = 262144 overflow f16; the f32 accumulation gives 0.
+        check("f16 with a long inner dimension accumulates in f32", 1e-3, |d| {
+            let a: Vec<f32> = (0..8192).map(|i| if i < 4096 { 16.0 } else { -16.0 }).collect();
+            let a = Tensor::from_vec(a, &[1, 8192], d).unwrap().to_dtype(DType::F16).unwrap();
+            a.matmul(&Tensor::full(&[8192, 1], 16.0, DType::F16, d).unwrap()).unwrap()
+        });
+    }
     check("split-K on integers", 0.0, |d| {
         let a = randn(&[3, 5000], 32, d).mul_scalar(3.0).unwrap().to_dtype(DType::I32).unwrap();
         a.matmul(&a.t().unwrap()).unwrap()

@@ -7,7 +7,7 @@ const W = 480;
 const H = 320;
 const K = 8;
 // `?iterations=N` shortens the workload (the end-to-end test uses it on slow software adapters).
-const ITERATIONS = Number(new URLSearchParams(location.search).get('iterations')) || 12;
+const ITERATIONS = Math.min(1000, Math.max(1, Math.floor(Number(new URLSearchParams(location.search).get('iterations'))) || 12));
 const $ = (id) => document.getElementById(id);
 const state = { device: 'cpu', runs: {}, bench: {}, ready: false };
 window.__demo = state;
@@ -49,28 +49,31 @@ function paint(canvas, rgbAt) {
 async function kmeans(device, pixels, iterations = ITERATIONS) {
   const n = pixels.length / 3;
   const p = wt.tensor(pixels, { device, shape: [n, 3] });
-  const picks = Int32Array.from({ length: K }, (_, k) => Math.floor((k * n) / K + n / (2 * K)));
-  let c = p.indexSelect(0, wt.tensor(picks, { device, dtype: 'int32' }));
+  const picks = wt.tensor(Int32Array.from({ length: K }, (_, k) => Math.floor((k * n) / K + n / (2 * K))), { device, dtype: 'int32' });
+  let c = p.indexSelect(0, picks);
+  picks.dispose();
   const pSq = p.square().sum(1, true);
   const ids = wt.arange(0, K, 1, { device, dtype: 'int32' });
   let labels = null;
-  for (let i = 0; i < iterations; i++) {
-    const out = wt.tidy(() => {
-      const dist = p.matmul(c.t()).mul(-2).add(pSq).add(c.square().sum(1));
-      const lab = dist.argmin(1);
-      const onehot = lab.unsqueeze(1).eq(ids).toDtype('float32');
-      const counts = onehot.sum(0);
-      const mean = onehot.t().matmul(p).div(counts.clamp(1).unsqueeze(1));
-      return { next: counts.gt(0).unsqueeze(1).where(mean, c), lab };
-    });
-    c.dispose();
-    labels?.dispose();
-    c = out.next;
-    labels = out.lab;
+  try {
+    for (let i = 0; i < iterations; i++) {
+      const out = wt.tidy(() => {
+        const dist = p.matmul(c.t()).mul(-2).add(pSq).add(c.square().sum(1));
+        const lab = dist.argmin(1);
+        const onehot = lab.unsqueeze(1).eq(ids).toDtype('float32');
+        const counts = onehot.sum(0);
+        const mean = onehot.t().matmul(p).div(counts.clamp(1).unsqueeze(1));
+        return { next: counts.gt(0).unsqueeze(1).where(mean, c), lab };
+      });
+      c.dispose();
+      labels?.dispose();
+      c = out.next;
+      labels = out.lab;
+    }
+    return { centroids: await c.data(), labels: await labels.data() };
+  } finally {
+    for (const t of [p, c, pSq, ids, labels]) t?.dispose();
   }
-  const result = { centroids: await c.data(), labels: await labels.data() };
-  for (const t of [p, c, pSq, ids, labels]) t.dispose();
-  return result;
 }
 
 const hex = (v) => Math.round(v * 255).toString(16).padStart(2, '0');
@@ -134,16 +137,22 @@ async function bench() {
     const rows = { matmul: [], add: [] };
     for (const n of [64, 128, 256, 512]) {
       const a = wt.randn([n, n], { device, seed: 1 });
-      const ms = await median(device, 3, () => a.matmul(a));
-      rows.matmul.push([n, (2 * n ** 3) / ms / 1e6]);
-      a.dispose();
+      try {
+        const ms = await median(device, 3, () => a.matmul(a));
+        rows.matmul.push([n, (2 * n ** 3) / ms / 1e6]);
+      } finally {
+        a.dispose();
+      }
     }
     for (const e of [16, 18, 20, 22]) {
       const n = 2 ** e;
       const a = wt.ones([n], { device });
-      const ms = await median(device, 3, () => a.add(a));
-      rows.add.push([n, (12 * n) / ms / 1e6]);
-      a.dispose();
+      try {
+        const ms = await median(device, 3, () => a.add(a));
+        rows.add.push([n, (12 * n) / ms / 1e6]);
+      } finally {
+        a.dispose();
+      }
     }
     state.bench[device] = rows;
     chart($('chart-matmul'), 'matmul');
@@ -177,6 +186,7 @@ function chart(svg, key) {
 }
 
 const memory = [];
+let recent = []; // the latest placement-log entries shown (the log itself is emptied as read)
 function sampleMemory() {
   const d = state.device;
   memory.push([wt.memoryAllocated(d), wt.memoryReserved(d), wt.maxMemoryAllocated(d)]);
@@ -186,7 +196,9 @@ function sampleMemory() {
   $('chart-memory').innerHTML = line(2, '#c0392b') + line(1, '#e07a1f') + line(0, '#5b2e91')
     + `<text x="12" y="14">peak ${(top / 2 ** 20).toFixed(1)} MiB (red), reserved (orange), allocated (purple)</text>`;
   $('memory-caption').textContent = `memory on ${d}`;
-  $('placement').innerHTML = wt.placementLog().slice(-15).reverse()
+  recent = [...recent, ...wt.placementLog()].slice(-15);
+  wt.clearPlacementLog();
+  $('placement').innerHTML = [...recent].reverse()
     .map((p) => `<li>${p.op} [${p.inputs.join(', ')}] → ${p.output}${p.fallback ? ` (fell back: ${p.fallback})` : ''}</li>`).join('');
 }
 

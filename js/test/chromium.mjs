@@ -19,10 +19,16 @@ const TYPES = {
 export async function withPage(root, urlPath, fn, { webgpu = true } = {}) {
   const base = path.resolve(root);
   const server = http.createServer(async (req, res) => {
-    const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let p;
+    try {
+      p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
     const file = path.join(base, p === '/' ? 'index.html' : p);
-    // (query strings are not part of the path)
-    if (!file.startsWith(base)) {
+    const rel = path.relative(base, file);
+    if (rel.startsWith('..') || path.isAbsolute(rel)) {
       res.writeHead(403).end();
       return;
     }
@@ -34,13 +40,24 @@ export async function withPage(root, urlPath, fn, { webgpu = true } = {}) {
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   const profile = await mkdtemp(path.join(tmpdir(), 'webtensor-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--no-first-run', '--disable-background-networking', '--disable-component-update',
       '--disable-sync', '--disable-quic', ...(webgpu ? ['--enable-unsafe-webgpu'] : [])],
-  });
+    });
+  } catch (e) {
+    server.close();
+    await rm(profile, { recursive: true, force: true });
+    throw e;
+  }
   try {
+    if (!webgpu) {
+      // Hide WebGPU outright, whatever this Chromium enables by default.
+      await context.addInitScript(() => Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined }));
+    }
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));

@@ -103,7 +103,7 @@ main device: {main}{}",
         results.push((*d, t0.elapsed().as_secs_f64() * 1e3, r));
     }
     let cpu = results.iter().find(|(d, _, r)| *d == Device::CPU && r.is_ok()).and_then(|(_, _, r)| r.as_ref().ok());
-    println!("{:<10} {:>10} {:>18} {:>16}  result", "device", "time (ms)", "max |centroid diff|", "same label");
+    println!("{:<10} {:>10} {:>19} {:>16}  result", "device", "time (ms)", "max |centroid diff|", "same label");
     let mut failures = 0;
     for (d, ms, r) in &results {
         match (r, cpu) {
@@ -115,7 +115,7 @@ main device: {main}{}",
                 let ok = diff < 1e-3 && same > 0.999;
                 failures += (!ok) as usize;
                 println!(
-                    "{:<10} {:>10.1} {:>18.2e} {:>15.3}%  {}",
+                    "{:<10} {:>10.1} {:>19.2e} {:>15.3}%  {}",
                     d.to_string(),
                     ms,
                     diff,
@@ -140,7 +140,10 @@ main device: {main}{}",
         let palette: Vec<String> = q
             .centroids
             .chunks(3)
-            .map(|c| format!("#{:02x}{:02x}{:02x}", (c[0] * 255.0) as u8, (c[1] * 255.0) as u8, (c[2] * 255.0) as u8))
+            .map(|c| {
+                let b = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+                format!("#{:02x}{:02x}{:02x}", b(c[0]), b(c[1]), b(c[2]))
+            })
             .collect();
         println!("palette: {}", palette.join(" "));
     }

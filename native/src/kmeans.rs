@@ -67,6 +67,8 @@ pub fn run(device: Device, pixels: &[f32], iterations: usize, step: &dyn Fn(usiz
         let mean = sums.div(&counts.clamp(Some(1.0), None)?.unsqueeze(1)?)?;
         // A colour that lost all its pixels keeps its place.
         c = counts.gt_scalar(0.0)?.unsqueeze(1)?.where_(&mean, &c)?;
+        // Wait for the iteration, so the progress bar shows finished work, not queued work.
+        webtensor::synchronize_blocking(device)?;
         step(i);
     }
     Ok(Quantised { centroids: c.to_vec_blocking()?, labels: labels.to_vec_blocking()? })
@@ -86,10 +88,15 @@ pub fn write_png(path: &std::path::Path, pixels: &[f32], q: &Quantised) -> std::
             }
         }
     }
-    let file = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), (WIDTH * 2) as u32, HEIGHT as u32);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut w = enc.write_header().map_err(|e| e.to_string())?;
-    w.write_image_data(&rgb).map_err(|e| e.to_string())
+    // Encode in memory, then write once, so a failed write (a full disk) is reported.
+    let mut bytes = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut bytes, (WIDTH * 2) as u32, HEIGHT as u32);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut w = enc.write_header().map_err(|e| e.to_string())?;
+        w.write_image_data(&rgb).map_err(|e| e.to_string())?;
+        w.finish().map_err(|e| e.to_string())?;
+    }
+    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

@@ -354,7 +354,9 @@ impl Kernels for Arc<WgpuDevice> {
                 limit: (max * TILE) as u64,
             });
         }
-        if g.batch == 1 && gx * gy < SPLIT_K_TILES && g.k >= SPLIT_K_MIN {
+        // f16 partials would be rounded (and can overflow) before the slices are summed; f16
+        // keeps the single pass, which accumulates in f32.
+        if g.batch == 1 && gx * gy < SPLIT_K_TILES && g.k >= SPLIT_K_MIN && dtype != DType::F16 {
             drop(out);
             return self.matmul_split_k(a, b, g);
         }
