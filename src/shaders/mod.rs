@@ -176,7 +176,7 @@ impl KernelKey {
                      fn combine(acc: A, v: A) -> A {{ return {}; }}\n\
                      fn better(v: A, acc: A) -> bool {{ return {}; }}\n\
                      fn identity() -> A {{ return {identity}; }}\n\
-                     fn finish(acc: A, idx: u32) -> D {{ {finish} }}\n",
+                     fn finish(acc: A, idx: u32) -> D {{ {finish} }}\n{REDUCE_FOLD}",
                     if src.is_float() { WGSL_IS_NAN } else { "" },
                     storage_type(src),
                     storage_type(dst),
@@ -208,6 +208,26 @@ impl KernelKey {
         )
     }
 }
+
+/// How a reduction absorbs value `v` at index `j`: the first value starts the accumulator; a
+/// selecting reduction (max, min, arg*) keeps the better value and its index; sum and prod
+/// combine. Shared by reduce.wgsl and reduce_small.wgsl.
+const REDUCE_FOLD: &str =
+    "fn fold(acc: ptr<function, A>, idx: ptr<function, u32>, has: ptr<function, bool>, v: A, j: u32) {
+    if (!*has) {
+        *acc = v;
+        *idx = j;
+        *has = true;
+    } else if (SELECT) {
+        if (better(v, *acc)) {
+            *acc = v;
+            *idx = j;
+        }
+    } else {
+        *acc = combine(*acc, v);
+    }
+}
+";
 
 /// Every variant the backends can ask for, for validation without a GPU.
 pub(crate) fn all_variants() -> Vec<KernelKey> {

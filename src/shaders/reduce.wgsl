@@ -28,18 +28,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let end = min(c * chunk + chunk, k);
         for (var j = c * chunk + t; j < end; j += WG) {
             let v = A(src[base + j]);
-            if (!has) {
-                acc = v;
-                idx = j;
-                has = true;
-            } else if (SELECT) {
-                if (better(v, acc)) {
-                    acc = v;
-                    idx = j;
-                }
-            } else {
-                acc = combine(acc, v);
-            }
+            fold(&acc, &idx, &has, v, j);
         }
     }
     sv[t] = acc;

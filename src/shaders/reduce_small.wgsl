@@ -18,18 +18,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var has = false;
     for (var j = 0u; j < k; j++) {
         let v = A(src[base + j]);
-        if (!has) {
-            acc = v;
-            idx = j;
-            has = true;
-        } else if (SELECT) {
-            if (better(v, acc)) {
-                acc = v;
-                idx = j;
-            }
-        } else {
-            acc = combine(acc, v);
-        }
+        fold(&acc, &idx, &has, v, j);
     }
     dst[row] = finish(acc, idx);
 }
