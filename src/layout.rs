@@ -19,6 +19,12 @@ impl Layout {
         Layout { shape: shape.to_vec(), strides: contiguous_strides(shape), offset: 0 }
     }
 
+    /// A layout with explicit strides and offset (the caller guarantees they stay in bounds).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) fn strided(shape: &[usize], strides: &[usize], offset: usize) -> Self {
+        Layout { shape: shape.to_vec(), strides: strides.to_vec(), offset }
+    }
+
     /// The shape.
     pub fn shape(&self) -> &[usize] {
         &self.shape

@@ -2,7 +2,8 @@
 //!
 //! Tensors with PyTorch's device model — every tensor on one device, explicit `to`, clear
 //! mismatch errors, async readback, memory stats, `synchronize` — on WebGPU (in browsers through
-//! WebAssembly, natively through wgpu on Vulkan, Metal, DX12 and GL) and on the CPU.
+//! WebAssembly, natively through wgpu on Vulkan, Metal, DX12 and GL), on the CPU, and with the
+//! cargo feature `cuda` on NVIDIA GPUs through CUDA (`cuda:N`).
 //!
 //! ```no_run
 //! use webtensor::{Device, DType, Tensor};
@@ -31,6 +32,7 @@ mod tensor;
 pub mod wasm;
 
 pub use creation::manual_seed;
+pub use device::cuda::{allow_tf32, cuda_compiled, set_allow_tf32};
 pub use device::event::{Event, TimingMethod};
 pub use device::memory::{
     empty_cache, max_memory_allocated, memory_allocated, memory_limit, memory_reserved, memory_stats, memory_summary,
@@ -56,7 +58,7 @@ pub use ops::reduce::ReduceOp;
 pub use ops::unary::UnaryOp;
 pub use ops::{IndexMode, MapOp};
 pub use shape::{broadcast_shapes, numel};
-pub use tensor::Tensor;
+pub use tensor::{Tensor, ToOptions};
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use device::wgpu::recover_blocking;
@@ -91,4 +93,15 @@ pub fn compiled_backends() -> Vec<&'static str> {
 #[doc(hidden)]
 pub fn __all_kernel_sources() -> Vec<(String, String)> {
     shaders::all_variants().into_iter().map(|k| (format!("{k:?}"), k.render())).collect()
+}
+
+/// Compiles every CUDA kernel variant with NVRTC for `arch` (`compute_75` gives PTX, `sm_90` a cubin) and returns how
+/// many compiled: checks the CUDA sources without a GPU (used by the test suite). Needs the
+/// `cuda` feature and libnvrtc on the library path.
+#[doc(hidden)]
+pub fn __cuda_compile_check(arch: &str) -> std::result::Result<usize, String> {
+    #[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
+    return device::cuda::compile_check(arch);
+    #[cfg(not(all(feature = "cuda", not(target_arch = "wasm32"))))]
+    return Err(format!("webtensor was built without the `cuda` feature; cannot compile for {arch}"));
 }

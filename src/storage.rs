@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::device::backend::Kernels;
 use crate::device::cpu::{CpuBackend, CpuStorage, MetaStorage};
+use crate::device::cuda::CudaStorage;
 use crate::device::wgpu::{or_cpu, WgpuDevice, WgpuStorage};
 use crate::device::{Backend, Device};
 use crate::dtype::{CpuData, DType};
@@ -18,6 +19,7 @@ use crate::ops::{IndexMode, MapOp, MatmulArgs};
 pub(crate) enum Storage {
     Cpu(CpuStorage),
     Wgpu(WgpuStorage),
+    Cuda(CudaStorage),
     /// Held for its byte count, which `Drop` returns to the meta device's accounting.
     Meta(#[allow(dead_code)] MetaStorage),
 }
@@ -41,6 +43,17 @@ fn same_gpu(op: &'static str, storages: &[&WgpuStorage]) -> Result<()> {
     Ok(())
 }
 
+/// CUDA operands of one op must share one device (ops check device names first; this guards
+/// the kernel layer's pointers).
+fn same_cuda(op: &'static str, storages: &[&CudaStorage]) -> Result<()> {
+    let first = storages[0].device();
+    if storages.iter().all(|s| Arc::ptr_eq(first, s.device())) {
+        Ok(())
+    } else {
+        Err(mixed(op))
+    }
+}
+
 fn meta(shape: &[usize], dtype: DType) -> Result<Storage> {
     let bytes = crate::shape::checked_numel("meta", shape)? * dtype.size_in_bytes();
     Ok(Storage::Meta(MetaStorage::new(bytes as u64)?))
@@ -49,9 +62,16 @@ fn meta(shape: &[usize], dtype: DType) -> Result<Storage> {
 impl Storage {
     /// Host data placed on `device`.
     pub(crate) fn from_cpu(data: CpuData, device: Device) -> Result<Storage> {
+        Storage::from_cpu_with(data, device, false)
+    }
+
+    /// Host data placed on `device`; with `non_blocking`, an upload may return before it lands
+    /// (CUDA; wgpu uploads are always queued, and ordered before later ops).
+    pub(crate) fn from_cpu_with(data: CpuData, device: Device, non_blocking: bool) -> Result<Storage> {
         Ok(match Backend::of(device)? {
             Backend::Cpu => Storage::Cpu(CpuStorage::new(data)?),
             Backend::Wgpu(d) => Storage::Wgpu(d.upload(&data)?),
+            Backend::Cuda(d) => Storage::Cuda(d.upload_with(&data, non_blocking)?),
             Backend::Meta => meta(&[data.len()], data.dtype())?,
         })
     }
@@ -63,6 +83,7 @@ impl Storage {
             Backend::Wgpu(d) => {
                 Storage::Wgpu(or_cpu("full", &d, &[], d.fill(n, value, dtype), |_| CpuBackend.fill(n, value, dtype))?)
             }
+            Backend::Cuda(d) => Storage::Cuda(d.fill(n, value, dtype)?),
             Backend::Meta => meta(&[n], dtype)?,
         })
     }
@@ -79,6 +100,7 @@ impl Storage {
                 let d = s.device();
                 Storage::Wgpu(or_cpu(name, d, &[s], d.map(s, l, op, dst), |h| CpuBackend.map(&h[0], l, op, dst))?)
             }
+            Storage::Cuda(s) => Storage::Cuda(s.device().map(s, l, op, dst)?),
             Storage::Meta(_) => meta(l.shape(), dst)?,
         })
     }
@@ -99,6 +121,10 @@ impl Storage {
                 let d = a.device();
                 let r = d.binary(op, a, la, b, lb, shape);
                 Storage::Wgpu(or_cpu(op.name(), d, &[a, b], r, |h| CpuBackend.binary(op, &h[0], la, &h[1], lb, shape))?)
+            }
+            (Storage::Cuda(a), Storage::Cuda(b)) => {
+                same_cuda(op.name(), &[a, b])?;
+                Storage::Cuda(a.device().binary(op, a, la, b, lb, shape)?)
             }
             (Storage::Meta(_), Storage::Meta(_)) => meta(shape, if op.is_comparison() { DType::Bool } else { dtype })?,
             _ => return Err(mixed(op.name())),
@@ -128,6 +154,10 @@ impl Storage {
                     CpuBackend.where_(&h[0], lc, &h[1], la, &h[2], lb, shape)
                 })?)
             }
+            (Storage::Cuda(c), Storage::Cuda(a), Storage::Cuda(b)) => {
+                same_cuda("where", &[c, a, b])?;
+                Storage::Cuda(c.device().where_(c, lc, a, la, b, lb, shape)?)
+            }
             (Storage::Meta(_), Storage::Meta(_), Storage::Meta(_)) => meta(shape, dtype)?,
             _ => return Err(mixed("where")),
         })
@@ -142,6 +172,7 @@ impl Storage {
                     CpuBackend.reduce(op, &h[0], l, m, k)
                 })?)
             }
+            Storage::Cuda(s) => Storage::Cuda(s.device().reduce(op, s, l, m, k)?),
             Storage::Meta(_) => meta(&[m], out)?,
         })
     }
@@ -155,6 +186,7 @@ impl Storage {
                 let r = d.softmax(s, l, m, k, log);
                 Storage::Wgpu(or_cpu(name, d, &[s], r, |h| CpuBackend.softmax(&h[0], l, m, k, log))?)
             }
+            Storage::Cuda(s) => Storage::Cuda(s.device().softmax(s, l, m, k, log)?),
             Storage::Meta(_) => meta(&[m, k], dtype)?,
         })
     }
@@ -168,6 +200,10 @@ impl Storage {
                 Storage::Wgpu(or_cpu("matmul", d, &[a, b], d.matmul(a, b, args), |h| {
                     CpuBackend.matmul(&h[0], &h[1], args)
                 })?)
+            }
+            (Storage::Cuda(a), Storage::Cuda(b)) => {
+                same_cuda("matmul", &[a, b])?;
+                Storage::Cuda(a.device().matmul(a, b, args)?)
             }
             (Storage::Meta(_), Storage::Meta(_)) => meta(&[args.batch, args.m, args.n], dtype)?,
             _ => return Err(mixed("matmul")),
@@ -193,6 +229,10 @@ impl Storage {
                 let name = if mode == IndexMode::Select { "index_select" } else { "gather" };
                 let r = d.index(mode, s, l, i, li, dim, shape);
                 Storage::Wgpu(or_cpu(name, d, &[s, i], r, |h| CpuBackend.index(mode, &h[0], l, &h[1], li, dim, shape))?)
+            }
+            (Storage::Cuda(s), Storage::Cuda(i)) => {
+                same_cuda("index", &[s, i])?;
+                Storage::Cuda(s.device().index(mode, s, l, i, li, dim, shape)?)
             }
             (Storage::Meta(_), Storage::Meta(_)) => meta(shape, dtype)?,
             _ => return Err(mixed("index")),
@@ -234,6 +274,14 @@ impl Storage {
                     CpuBackend.cat(&host, dim, shape, dtype)
                 })?)
             }
+            Backend::Cuda(d) => {
+                let parts = collect!(Cuda);
+                let inputs: Vec<&CudaStorage> = parts.iter().map(|p| p.0).collect();
+                if !inputs.is_empty() {
+                    same_cuda("cat", &inputs)?;
+                }
+                Storage::Cuda(d.cat(&parts, dim, shape, dtype)?)
+            }
             Backend::Meta => meta(shape, dtype)?,
         })
     }
@@ -243,6 +291,7 @@ impl Storage {
         match self {
             Storage::Cpu(s) => Ok(CpuBackend.map(s, l, MapOp::Cast, s.data().dtype())?.into_data()),
             Storage::Wgpu(s) => s.device().read(s, l).await,
+            Storage::Cuda(s) => s.read(l),
             Storage::Meta(_) => Err(Error::MetaReadback { op }),
         }
     }

@@ -21,6 +21,16 @@ struct Inner {
     device: Device,
 }
 
+/// Options of [`Tensor::to_with`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ToOptions {
+    /// Return as soon as a host-to-device copy is queued instead of when it has landed (CUDA,
+    /// through pinned staging: the caller's data is staged first, so nothing is read after
+    /// return; later ops on the device are ordered after the copy). Readbacks to the host always
+    /// wait, since the returned tensor owns its values. wgpu uploads are always queued this way.
+    pub non_blocking: bool,
+}
+
 /// An n-dimensional array on one device. Cloning shares the data (like PyTorch's reference
 /// semantics); ops return new tensors and never modify their inputs.
 #[derive(Clone)]
@@ -109,6 +119,12 @@ impl Tensor {
     /// A copy of this tensor on `device`; `self` is untouched. Free (a clone) when the tensor
     /// is already there. Asynchronous because leaving a GPU needs a readback.
     pub async fn to(&self, device: Device) -> Result<Tensor> {
+        self.to_with(device, ToOptions::default()).await
+    }
+
+    /// [`Tensor::to`] with options (PyTorch's `to(device, non_blocking=True)`): see
+    /// [`ToOptions`].
+    pub async fn to_with(&self, device: Device, options: ToOptions) -> Result<Tensor> {
         let device = placement::resolve("to", device)?;
         let out = if device == self.device() {
             self.clone()
@@ -117,7 +133,7 @@ impl Tensor {
             Tensor::from_parts(storage, self.shape(), self.dtype(), device)
         } else {
             let data = self.storage().read(self.layout(), "to").await?;
-            let storage = Storage::from_cpu(data, device).map_err(|e| e.in_op("to"))?;
+            let storage = Storage::from_cpu_with(data, device, options.non_blocking).map_err(|e| e.in_op("to"))?;
             transfer::record_move(self.device(), device, self.nbytes());
             Tensor::from_parts(storage, self.shape(), self.dtype(), device)
         };
@@ -161,6 +177,12 @@ impl Tensor {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn to_blocking(&self, device: Device) -> Result<Tensor> {
         crate::block::block_on(self.to(device))
+    }
+
+    /// Blocking [`Tensor::to_with`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn to_with_blocking(&self, device: Device, options: ToOptions) -> Result<Tensor> {
+        crate::block::block_on(self.to_with(device, options))
     }
 
     /// Blocking [`Tensor::to_vec`] (native only).

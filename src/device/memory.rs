@@ -6,6 +6,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::device::{Backend, Device};
 use crate::error::{Error, Result};
 
+/// The block size that serves a request: powers of two up to 1 MiB (at most 2x waste on small
+/// tensors, which are many), then whole MiB (at most 1 MiB waste on large ones).
+pub(crate) fn size_class(bytes: u64) -> u64 {
+    const MIB: u64 = 1 << 20;
+    let b = bytes.max(256);
+    if b <= MIB {
+        b.next_power_of_two()
+    } else {
+        b.div_ceil(MIB) * MIB
+    }
+}
+
 /// `limit` value meaning "no limit".
 const NO_LIMIT: u64 = u64::MAX;
 
@@ -130,6 +142,7 @@ fn with_stats<T>(device: Device, f: impl FnOnce(&MemoryStats) -> T) -> Result<T>
     match Backend::of(device)? {
         Backend::Cpu => Ok(f(crate::device::cpu::stats())),
         Backend::Wgpu(d) => Ok(f(d.stats())),
+        Backend::Cuda(d) => Ok(f(d.stats())),
         Backend::Meta => Ok(f(crate::device::cpu::meta_stats())),
     }
 }
@@ -175,8 +188,10 @@ pub fn reset_peak_memory_stats(device: Device) -> Result<()> {
 /// Returns cached (unused) blocks to the driver; never touches live tensors. The CPU and meta
 /// devices cache nothing, so this is a no-op there.
 pub fn empty_cache(device: Device) -> Result<()> {
-    if let Backend::Wgpu(d) = Backend::of(device)? {
-        d.empty_cache();
+    match Backend::of(device)? {
+        Backend::Wgpu(d) => d.empty_cache(),
+        Backend::Cuda(d) => d.empty_cache(),
+        Backend::Cpu | Backend::Meta => {}
     }
     Ok(())
 }
@@ -193,4 +208,17 @@ pub fn memory_summary(device: Device) -> Result<String> {
         mib(s.peak),
         s.allocations
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::size_class;
+
+    #[test]
+    fn classes() {
+        assert_eq!(size_class(1), 256);
+        assert_eq!(size_class(1000), 1024);
+        assert_eq!(size_class((1 << 20) + 1), 2 << 20);
+        assert_eq!(size_class(3 << 20), 3 << 20);
+    }
 }

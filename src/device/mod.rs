@@ -4,6 +4,7 @@
 
 pub(crate) mod backend;
 pub(crate) mod cpu;
+pub mod cuda;
 pub mod event;
 pub mod memory;
 pub mod placement;
@@ -26,7 +27,7 @@ pub enum DeviceKind {
     Cpu,
     /// A wgpu adapter: WebGPU in browsers, Vulkan/Metal/DX12/GL natively.
     WebGpu,
-    /// An NVIDIA GPU through CUDA (feature `cuda`; not built yet).
+    /// An NVIDIA GPU through CUDA (cargo feature `cuda`, native only).
     Cuda,
     /// Shapes and dtypes only, no storage.
     Meta,
@@ -188,10 +189,12 @@ pub fn set_logical_device_configuration(physical: Device, configs: &[LogicalDevi
     self::wgpu::configure_logical(physical.ordinal, configs)
 }
 
-/// Every usable device: the CPU, then each wgpu adapter best first (natively this enumerates
-/// adapters on first call; on wasm it lists those found by `init`).
+/// Every usable device: the CPU, then each CUDA device (with the `cuda` feature), then each
+/// wgpu adapter best first (natively this enumerates adapters on first call; on wasm it lists
+/// those found by `init`).
 pub fn devices() -> Vec<DeviceInfo> {
     let mut out = vec![cpu::info()];
+    out.extend(cuda::infos());
     out.extend(self::wgpu::adapter_infos());
     out
 }
@@ -206,7 +209,7 @@ pub fn device_count(kind: DeviceKind) -> usize {
     match kind {
         DeviceKind::Cpu | DeviceKind::Meta => 1,
         DeviceKind::WebGpu => self::wgpu::adapter_infos().len(),
-        DeviceKind::Cuda => 0,
+        DeviceKind::Cuda => cuda::count(),
     }
 }
 
@@ -220,21 +223,27 @@ pub fn device_name(device: Device) -> Result<String> {
 
 /// The error for a device that does not exist, listing those that do.
 pub(crate) fn unavailable(device: Device) -> Error {
+    match device.kind {
+        DeviceKind::Cuda => unavailable_because(device, cuda::unavailable_reason(device.ordinal)),
+        _ => unavailable_because(device, String::new()),
+    }
+}
+
+/// The error for a device that cannot be used for `reason`, listing the devices that can.
+fn unavailable_because(device: Device, reason: String) -> Error {
     let existing: Vec<String> = devices().iter().map(|i| i.device.to_string()).collect();
-    let reason = match device.kind {
-        DeviceKind::Cuda => format!(
-            "CUDA support is not built into this version of webtensor; available devices: {}",
-            existing.join(", ")
-        ),
-        _ => format!("available devices: {}", existing.join(", ")),
-    };
+    let listed = format!("available devices: {}", existing.join(", "));
+    let reason = if reason.is_empty() { listed } else { format!("{reason}; {listed}") };
     Error::DeviceUnavailable { device: device.to_string(), reason }
 }
 
-/// The best device and why it was chosen: a hardware wgpu adapter if there is one, else the
-/// CPU. Software adapters are never chosen over the CPU (they are slower), but `webgpu` still
-/// reaches them on request.
+/// The best device and why it was chosen: a CUDA device if there is one, else a hardware wgpu
+/// adapter, else the CPU. Software adapters are never chosen over the CPU (they are slower),
+/// but `webgpu` still reaches them on request.
 pub fn best_device_with_reason() -> (Device, String) {
+    if let Some(i) = cuda::infos().first() {
+        return (i.device, format!("{} is a CUDA GPU ({})", i.device, i.name));
+    }
     let infos = self::wgpu::adapter_infos();
     if let Some(i) = infos.iter().find(|i| !i.software) {
         return (i.device, format!("{} is a {} GPU adapter ({})", i.device, i.device_type, i.name));
@@ -284,7 +293,7 @@ pub async fn open(device: Device) -> Result<()> {
     match device.kind {
         DeviceKind::Cpu | DeviceKind::Meta => Ok(()),
         DeviceKind::WebGpu => self::wgpu::open(device.ordinal).await.map(|_| ()),
-        DeviceKind::Cuda => Err(unavailable(device)),
+        DeviceKind::Cuda => Backend::of(device).map(|_| ()),
     }
 }
 
@@ -293,6 +302,7 @@ pub async fn open(device: Device) -> Result<()> {
 pub(crate) enum Backend {
     Cpu,
     Wgpu(Arc<self::wgpu::WgpuDevice>),
+    Cuda(Arc<cuda::CudaDevice>),
     Meta,
 }
 
@@ -302,7 +312,10 @@ impl Backend {
             DeviceKind::Cpu => Ok(Backend::Cpu),
             DeviceKind::Meta => Ok(Backend::Meta),
             DeviceKind::WebGpu => self::wgpu::get(device.ordinal).map(Backend::Wgpu),
-            DeviceKind::Cuda => Err(unavailable(device)),
+            DeviceKind::Cuda => match cuda::get(device.ordinal) {
+                Ok(d) => Ok(Backend::Cuda(d)),
+                Err(reason) => Err(unavailable_because(device, reason)),
+            },
         }
     }
 }

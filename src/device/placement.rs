@@ -94,12 +94,12 @@ pub(crate) fn resolve(op: &'static str, device: Device) -> Result<Device> {
     match Backend::of(device) {
         Ok(_) => Ok(device),
         Err(e @ Error::DeviceUnavailable { .. }) if soft_device_placement() => {
-            let same_kind = Device::webgpu(0);
-            let target = if device.kind() == DeviceKind::WebGpu && Backend::of(same_kind).is_ok() {
-                same_kind
-            } else {
-                best_device()
+            let same_kind = match device.kind() {
+                DeviceKind::Cuda => Device::cuda(0),
+                _ => Device::webgpu(0),
             };
+            let gpu = matches!(device.kind(), DeviceKind::WebGpu | DeviceKind::Cuda);
+            let target = if gpu && Backend::of(same_kind).is_ok() { same_kind } else { best_device() };
             if Backend::of(target).is_err() {
                 return Err(e);
             }

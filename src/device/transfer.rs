@@ -77,17 +77,23 @@ pub struct TransferSnapshot {
 
 /// Records a transfer on `device` (the CPU and meta keep no transfer counters).
 pub(crate) fn record(device: Device, dir: Direction, bytes: u64) {
-    if device.kind() == DeviceKind::WebGpu {
-        if let Ok(Backend::Wgpu(d)) = Backend::of(device) {
-            d.transfers.record(dir, bytes);
+    if is_gpu(device) {
+        match Backend::of(device) {
+            Ok(Backend::Wgpu(d)) => d.transfers.record(dir, bytes),
+            Ok(Backend::Cuda(d)) => d.transfers().record(dir, bytes),
+            _ => {}
         }
     }
 }
 
+/// Whether `device` keeps transfer counters (the GPU backends).
+fn is_gpu(device: Device) -> bool {
+    matches!(device.kind(), DeviceKind::WebGpu | DeviceKind::Cuda)
+}
+
 /// Records the transfers of a `to` from `src` to `dst`.
 pub(crate) fn record_move(src: Device, dst: Device, bytes: u64) {
-    let gpu = |d: Device| d.kind() == DeviceKind::WebGpu;
-    match (gpu(src), gpu(dst)) {
+    match (is_gpu(src), is_gpu(dst)) {
         (true, true) => {
             record(src, Direction::DeviceToDevice, bytes);
             record(dst, Direction::DeviceToDevice, bytes);
@@ -102,14 +108,17 @@ pub(crate) fn record_move(src: Device, dst: Device, bytes: u64) {
 pub fn transfer_stats(device: Device) -> Result<TransferSnapshot> {
     Ok(match Backend::of(device)? {
         Backend::Wgpu(d) => d.transfers.snapshot(),
+        Backend::Cuda(d) => d.transfers().snapshot(),
         _ => TransferSnapshot::default(),
     })
 }
 
 /// Zeroes the transfer counters of `device`.
 pub fn reset_transfer_stats(device: Device) -> Result<()> {
-    if let Backend::Wgpu(d) = Backend::of(device)? {
-        d.transfers.reset();
+    match Backend::of(device)? {
+        Backend::Wgpu(d) => d.transfers.reset(),
+        Backend::Cuda(d) => d.transfers().reset(),
+        _ => {}
     }
     Ok(())
 }

@@ -161,6 +161,34 @@ impl BinaryOp {
     }
 }
 
+impl BinaryOp {
+    /// CUDA C expression over `a`, `b` (`float` for float dtypes, else the storage type);
+    /// comparisons give a C `bool`. Integer arithmetic goes through unsigned so that it wraps.
+    pub(crate) fn cuda(self, float: bool) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Maximum if float => "((is_nan(a) || is_nan(b)) ? a + b : fmaxf(a, b))",
+            Minimum if float => "((is_nan(a) || is_nan(b)) ? a + b : fminf(a, b))",
+            Add if float => "a + b",
+            Sub if float => "a - b",
+            Mul if float => "a * b",
+            Add => "(C)((unsigned)a + (unsigned)b)",
+            Sub => "(C)((unsigned)a - (unsigned)b)",
+            Mul => "(C)((unsigned)a * (unsigned)b)",
+            Div => "a / b",
+            Pow => "powf(a, b)",
+            Maximum => "(a > b ? a : b)",
+            Minimum => "(a < b ? a : b)",
+            Eq => "a == b",
+            Ne => "a != b",
+            Lt => "a < b",
+            Le => "a <= b",
+            Gt => "a > b",
+            Ge => "a >= b",
+        }
+    }
+}
+
 /// NaN test on the bit pattern: WGSL lets compilers assume floats are never NaN, so `x != x`
 /// may be folded away.
 pub(crate) const WGSL_IS_NAN: &str =

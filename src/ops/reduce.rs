@@ -105,6 +105,30 @@ impl ReduceOp {
     }
 }
 
+impl ReduceOp {
+    /// CUDA C: how accumulator `acc` absorbs `v` for sum and prod (integers wrap through
+    /// unsigned); the selecting ops compare with [`ReduceOp::cuda_better`].
+    pub(crate) fn cuda_combine(self, float: bool) -> &'static str {
+        match (self, float) {
+            (ReduceOp::Sum, true) => "acc + v",
+            (ReduceOp::Prod, true) => "acc * v",
+            (ReduceOp::Sum, false) => "(A)((unsigned)acc + (unsigned)v)",
+            (ReduceOp::Prod, false) => "(A)((unsigned)acc * (unsigned)v)",
+            _ => "(better(v, acc) ? v : acc)",
+        }
+    }
+
+    /// CUDA C comparison `better(v, acc)`, with the NaN rule of [`ReduceOp::better`].
+    pub(crate) fn cuda_better(self, float: bool) -> &'static str {
+        match (self, float) {
+            (ReduceOp::Max | ReduceOp::ArgMax, true) => "!is_nan(acc) && (is_nan(v) || v > acc)",
+            (_, true) => "!is_nan(acc) && (is_nan(v) || v < acc)",
+            (ReduceOp::Max | ReduceOp::ArgMax, false) => "v > acc",
+            (_, false) => "v < acc",
+        }
+    }
+}
+
 impl Tensor {
     /// Runs a reduction kernel over `dims` (all dims when `None`).
     pub fn reduce(&self, op: ReduceOp, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {

@@ -196,6 +196,60 @@ impl UnaryOp {
     }
 }
 
+impl UnaryOp {
+    /// CUDA C expression over `float v` (f16 computes in f32, as in WGSL).
+    pub(crate) fn cuda_float(self) -> &'static str {
+        use UnaryOp::*;
+        match self {
+            Neg => "-v",
+            Abs => "fabsf(v)",
+            Exp => "expf(v)",
+            Log => "logf(v)",
+            Sqrt => "sqrtf(v)",
+            Rsqrt => "1.0f / sqrtf(v)",
+            Reciprocal => "1.0f / v",
+            Square => "v * v",
+            Sin => "sinf(v)",
+            Cos => "cosf(v)",
+            Tanh => "tanhf(v)",
+            Sigmoid => "1.0f / (1.0f + expf(-v))",
+            // fmaxf drops a NaN operand, as Rust's f32::max does on the CPU.
+            Relu => "fmaxf(v, 0.0f)",
+            Gelu => "0.5f * v * (1.0f + erf_approx(v * 0.70710678118654752f))",
+            Silu => "v / (1.0f + expf(-v))",
+            Floor => "floorf(v)",
+            Ceil => "ceilf(v)",
+            // rintf rounds half to even (roundf would round half away from zero).
+            Round => "rintf(v)",
+            Sign => "(v > 0.0f ? 1.0f : (v < 0.0f ? -1.0f : v))",
+        }
+    }
+
+    /// CUDA C expression over `int v` or `unsigned v`; signed arithmetic goes through unsigned
+    /// so that it wraps (signed overflow is undefined in C++).
+    pub(crate) fn cuda_int(self, dtype: DType) -> &'static str {
+        use UnaryOp::*;
+        match (self, dtype) {
+            (Neg, _) => "(int)(0u - (unsigned)v)",
+            (Abs, DType::I32) => "(v < 0 ? (int)(0u - (unsigned)v) : v)",
+            (Square, DType::I32) => "(int)((unsigned)v * (unsigned)v)",
+            (Square, _) => "v * v",
+            (Relu, DType::I32) => "(v > 0 ? v : 0)",
+            (Sign, DType::I32) => "((v > 0) - (v < 0))",
+            (Sign, _) => "(v > 0u ? 1u : 0u)",
+            _ => "v",
+        }
+    }
+}
+
+/// The CUDA twin of [`erf`].
+pub(crate) const CUDA_ERF: &str = "__device__ float erf_approx(float x) {
+    float t = 1.0f / (1.0f + 0.3275911f * fabsf(x));
+    float y = 1.0f - (((((1.0614054f * t - 1.4531521f) * t) + 1.4214138f) * t - 0.28449674f) * t + 0.2548296f) * t * expf(-x * x);
+    return x >= 0.0f ? y : -y;
+}
+";
+
 /// erf by Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7), the same formula as the WGSL helper so
 /// that every backend computes GELU alike.
 pub(crate) fn erf(x: f32) -> f32 {

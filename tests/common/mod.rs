@@ -26,10 +26,30 @@ pub fn gpu() -> Option<Device> {
     Some(dev)
 }
 
-/// Devices with storage to run every op on: the CPU and the GPU under test.
+/// Whether a missing CUDA device must fail the run (set on machines with an NVIDIA GPU).
+pub fn cuda_required() -> bool {
+    std::env::var("WEBTENSOR_REQUIRE_CUDA").is_ok_and(|v| v == "1")
+}
+
+/// `cuda:0` when this build has CUDA and the machine a CUDA device. Panics when there is none
+/// and `WEBTENSOR_REQUIRE_CUDA=1`.
+pub fn cuda() -> Option<Device> {
+    if webtensor::is_available(DeviceKind::Cuda) {
+        return Some(Device::cuda(0));
+    }
+    assert!(
+        !cuda_required(),
+        "WEBTENSOR_REQUIRE_CUDA=1 but there is no CUDA device: {}",
+        Tensor::zeros(&[1], webtensor::DType::F32, Device::cuda(0)).err().map(|e| e.to_string()).unwrap_or_default()
+    );
+    None
+}
+
+/// Devices with storage to run every op on: the CPU, the GPU under test and `cuda:0` if any.
 pub fn devices() -> Vec<Device> {
     let mut v = vec![Device::CPU];
     v.extend(gpu());
+    v.extend(cuda());
     v
 }
 

@@ -53,6 +53,7 @@ use crate::error::Result;
 pub async fn synchronize(device: Device) -> Result<()> {
     match Backend::of(device)? {
         Backend::Wgpu(d) => d.synchronize().await,
+        Backend::Cuda(d) => d.synchronize(),
         _ => Ok(()),
     }
 }

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::{lock, WgpuDevice};
+use crate::device::memory::size_class;
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 
@@ -13,18 +14,6 @@ use crate::error::{Error, Result};
 #[derive(Default)]
 pub(crate) struct Pool {
     free: HashMap<u64, Vec<wgpu::Buffer>>,
-}
-
-/// The block size that serves a request: powers of two up to 1 MiB (at most 2x waste on small
-/// tensors, which are many), then whole MiB (at most 1 MiB waste on large ones).
-fn size_class(bytes: u64) -> u64 {
-    const MIB: u64 = 1 << 20;
-    let b = bytes.max(256);
-    if b <= MIB {
-        b.next_power_of_two()
-    } else {
-        b.div_ceil(MIB) * MIB
-    }
 }
 
 /// A tensor's elements in one pooled wgpu buffer; the buffer returns to the pool on drop.
@@ -171,18 +160,5 @@ impl WgpuDevice {
         let free = std::mem::take(&mut lock(&self.pool).free);
         let bytes: u64 = free.iter().map(|(class, v)| class * v.len() as u64).sum();
         self.stats.on_release(bytes);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::size_class;
-
-    #[test]
-    fn classes() {
-        assert_eq!(size_class(1), 256);
-        assert_eq!(size_class(1000), 1024);
-        assert_eq!(size_class((1 << 20) + 1), 2 << 20);
-        assert_eq!(size_class(3 << 20), 3 << 20);
     }
 }

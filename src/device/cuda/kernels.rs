@@ -1,0 +1,449 @@
+//! `Kernels` for CUDA: parameter packing and launches per family, and the cuBLAS matmul.
+
+use std::ffi::{c_int, c_longlong, c_void};
+use std::sync::Arc;
+
+use cudarc::cublas::result::gemm_strided_batched_ex;
+use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType};
+
+use super::context::{CudaDevice, Params};
+use super::pool::CudaStorage;
+use crate::device::backend::Kernels;
+use crate::dtype::{CpuData, DType};
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::ops::binary::BinaryOp;
+use crate::ops::reduce::ReduceOp;
+use crate::ops::{IndexMode, MapOp, MatOperand, MatmulArgs};
+use crate::shaders::{accumulator, KernelKey, WG};
+
+/// Dims a strided kernel indexes (the same bound as on wgpu).
+const MAX_RANK: usize = 8;
+/// Rows this short are reduced one thread per row (reduce_small.cu).
+const SMALL_ROW: usize = 64;
+/// Elements one reduction block folds per pass.
+const REDUCE_CHUNK: usize = 16384;
+/// Grid-stride loops cover any size; more blocks than this only add scheduling.
+const MAX_BLOCKS: usize = 1 << 20;
+
+fn check_rank(op: &'static str, rank: usize) -> Result<()> {
+    if rank > MAX_RANK {
+        return Err(Error::invalid(
+            op,
+            format!("cuda kernels index at most {MAX_RANK} dims, got {rank}; reshape to fewer dims first"),
+        ));
+    }
+    Ok(())
+}
+
+/// A 1-D grid of `WG`-thread blocks covering `n` items (at least one block).
+fn grid(n: usize) -> (u32, u32, u32) {
+    (n.div_ceil(WG as usize).clamp(1, MAX_BLOCKS) as u32, 1, 1)
+}
+
+const BLOCK: (u32, u32, u32) = (WG, 1, 1);
+
+impl CudaDevice {
+    /// dst[dl] = op(src[sl]) elementwise over `sl`'s shape.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_map(&self, op: MapOp, src: &CudaStorage, sl: &Layout, dst: &CudaStorage, dl: &Layout) -> Result<()> {
+        let n = sl.numel();
+        if n == 0 {
+            return Ok(());
+        }
+        check_rank("map", sl.shape().len())?;
+        let fast = (sl.is_contiguous() && dl.is_contiguous()) as usize;
+        let p = Params::new(&[
+            (0, &[n, sl.shape().len(), sl.offset(), dl.offset()]),
+            (4, sl.shape()),
+            (12, sl.strides()),
+            (20, dl.strides()),
+            (28, &[fast]),
+        ]);
+        let key = KernelKey::Map { op, src: src.dtype(), dst: dst.dtype() };
+        self.launch(key, &[src.ptr(0), dst.ptr(0)], &p, grid(n), BLOCK)
+    }
+
+    /// A contiguous copy of an operand whose strides cuBLAS cannot express.
+    fn contiguous(self: &Arc<Self>, s: &CudaStorage, l: &Layout) -> Result<CudaStorage> {
+        self.map(s, l, MapOp::Cast, s.dtype())
+    }
+
+    fn matmul_blas(
+        &self,
+        a: &CudaStorage,
+        b: &CudaStorage,
+        c: &CudaStorage,
+        g: &MatmulArgs,
+        plan: &GemmPlan,
+    ) -> Result<()> {
+        let dtype = a.dtype();
+        let ty = if dtype == DType::F16 { cudaDataType::CUDA_R_16F } else { cudaDataType::CUDA_R_32F };
+        let compute = if dtype == DType::F32 && super::allow_tf32() {
+            cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32
+        } else {
+            cublasComputeType_t::CUBLAS_COMPUTE_32F
+        };
+        let (alpha, beta) = (1.0f32, 0.0f32);
+        let int = |x: usize| {
+            c_int::try_from(x).map_err(|_| Error::invalid("matmul", "a dimension past 2^31 is beyond cuBLAS"))
+        };
+        self.bind()?;
+        // Row-major C = A B is column-major C^T = B^T A^T: cuBLAS's first operand is B.
+        // SAFETY: the pointers address live blocks sized for these strides (the op layer
+        // checked the geometry); alpha and beta are host f32s, as CUBLAS_COMPUTE_32F wants.
+        let r = unsafe {
+            gemm_strided_batched_ex(
+                *self.blas.handle(),
+                plan.b.op,
+                plan.a.op,
+                int(g.n)?,
+                int(g.m)?,
+                int(g.k)?,
+                &alpha as *const f32 as *const c_void,
+                b.ptr(g.b.offset) as *const c_void,
+                ty,
+                int(plan.b.ld)?,
+                g.b.batch_stride as c_longlong,
+                a.ptr(g.a.offset) as *const c_void,
+                ty,
+                int(plan.a.ld)?,
+                g.a.batch_stride as c_longlong,
+                &beta as *const f32 as *const c_void,
+                c.ptr(0) as *mut c_void,
+                ty,
+                int(g.n)?,
+                (g.m * g.n) as c_longlong,
+                int(g.batch)?,
+                compute,
+                cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+            )
+        };
+        r.map_err(|e| Error::Gpu { device: self.name(), msg: format!("cuBLAS matmul: {e:?}") })?;
+        if crate::device::wgpu::launch_blocking() {
+            self.synchronize()?;
+        }
+        Ok(())
+    }
+}
+
+/// How cuBLAS reads one row-major `rows x cols` operand as its column-major transpose.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct BlasOperand {
+    op: cublasOperation_t,
+    ld: usize,
+}
+
+/// Both operands of a cuBLAS matmul.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct GemmPlan {
+    a: BlasOperand,
+    b: BlasOperand,
+}
+
+/// A row-major `rows x cols` matrix with these strides, as cuBLAS sees its transpose: rows
+/// contiguous is a column-major `cols x rows` matrix (no transpose); columns contiguous is a
+/// column-major `rows x cols` one (transpose). Any other stride pattern needs a copy. A
+/// dimension of size 1 may have any stride.
+fn blas_operand(rows: usize, cols: usize, o: &MatOperand) -> Option<BlasOperand> {
+    if cols == 1 || o.col_stride == 1 {
+        let ld = if rows == 1 { cols } else { o.row_stride };
+        (ld >= cols.max(1)).then_some(BlasOperand { op: cublasOperation_t::CUBLAS_OP_N, ld })
+    } else if rows == 1 || o.row_stride == 1 {
+        let ld = if cols == 1 { rows } else { o.col_stride };
+        (ld >= rows.max(1)).then_some(BlasOperand { op: cublasOperation_t::CUBLAS_OP_T, ld })
+    } else {
+        None
+    }
+}
+
+fn gemm_plan(g: &MatmulArgs) -> (Option<BlasOperand>, Option<BlasOperand>) {
+    (blas_operand(g.m, g.k, &g.a), blas_operand(g.k, g.n, &g.b))
+}
+
+fn numel(shape: &[usize]) -> usize {
+    shape.iter().product()
+}
+
+impl Kernels for Arc<CudaDevice> {
+    type Storage = CudaStorage;
+
+    fn upload(&self, data: &CpuData) -> Result<CudaStorage> {
+        self.upload_with(data, false)
+    }
+
+    fn fill(&self, n: usize, value: f64, dtype: DType) -> Result<CudaStorage> {
+        let out = self.alloc(n, dtype)?;
+        if n > 0 {
+            let bits = match dtype {
+                DType::F32 | DType::F16 => (value as f32).to_bits(),
+                DType::I32 => (value as i32) as u32,
+                DType::U32 => value as u32,
+                DType::Bool => (value != 0.0) as u32,
+            };
+            let p = Params::new(&[(0, &[n, bits as usize])]);
+            self.launch(KernelKey::Fill { dtype }, &[out.ptr(0)], &p, grid(n), BLOCK)?;
+        }
+        Ok(out)
+    }
+
+    fn map(&self, src: &CudaStorage, l: &Layout, op: MapOp, dst: DType) -> Result<CudaStorage> {
+        let out = self.alloc(l.numel(), dst)?;
+        self.launch_map(op, src, l, &out, &Layout::contiguous(l.shape()))?;
+        Ok(out)
+    }
+
+    fn binary(
+        &self,
+        op: BinaryOp,
+        a: &CudaStorage,
+        la: &Layout,
+        b: &CudaStorage,
+        lb: &Layout,
+        shape: &[usize],
+    ) -> Result<CudaStorage> {
+        let dtype = a.dtype();
+        let n = numel(shape);
+        let out = self.alloc(n, if op.is_comparison() { DType::Bool } else { dtype })?;
+        if n == 0 {
+            return Ok(out);
+        }
+        check_rank(op.name(), shape.len())?;
+        let same = la.is_contiguous() && lb.is_contiguous() && la.shape() == shape && lb.shape() == shape;
+        let p = Params::new(&[
+            (0, &[n, shape.len(), la.offset(), lb.offset()]),
+            (4, shape),
+            (12, &la.broadcast_strides(shape)),
+            (20, &lb.broadcast_strides(shape)),
+            (28, &[same as usize]),
+        ]);
+        self.launch(KernelKey::Binary { op, dtype }, &[a.ptr(0), b.ptr(0), out.ptr(0)], &p, grid(n), BLOCK)?;
+        Ok(out)
+    }
+
+    fn where_(
+        &self,
+        c: &CudaStorage,
+        lc: &Layout,
+        a: &CudaStorage,
+        la: &Layout,
+        b: &CudaStorage,
+        lb: &Layout,
+        shape: &[usize],
+    ) -> Result<CudaStorage> {
+        let dtype = a.dtype();
+        let n = numel(shape);
+        let out = self.alloc(n, dtype)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        check_rank("where", shape.len())?;
+        let p = Params::new(&[
+            (0, &[n, shape.len(), lc.offset(), la.offset()]),
+            (4, shape),
+            (12, &lc.broadcast_strides(shape)),
+            (20, &la.broadcast_strides(shape)),
+            (28, &lb.broadcast_strides(shape)),
+            (36, &[lb.offset()]),
+        ]);
+        let ptrs = [c.ptr(0), a.ptr(0), b.ptr(0), out.ptr(0)];
+        self.launch(KernelKey::Where { dtype }, &ptrs, &p, grid(n), BLOCK)?;
+        Ok(out)
+    }
+
+    fn reduce(&self, op: ReduceOp, src: &CudaStorage, l: &Layout, m: usize, k: usize) -> Result<CudaStorage> {
+        let dtype = src.dtype();
+        let out_dtype = op.output_dtype(dtype);
+        let out = self.alloc(m, out_dtype)?;
+        if m == 0 {
+            return Ok(out);
+        }
+        if k <= SMALL_ROW {
+            let key = KernelKey::ReduceSmall { op, src: dtype, dst: out_dtype };
+            let p = Params::new(&[(0, &[m, k, l.offset()])]);
+            self.launch(key, &[src.ptr(0), out.ptr(0)], &p, grid(m), BLOCK)?;
+            return Ok(out);
+        }
+        // Long rows fold in passes of REDUCE_CHUNK into an accumulator-typed temporary; an
+        // arg-reduction keeps whole rows in one pass so indices stay global.
+        let mut temp: Option<CudaStorage> = None;
+        let (mut k, mut off, mut sd) = (k, l.offset(), dtype);
+        loop {
+            let nchunks = if op.is_arg() { 1 } else { k.div_ceil(REDUCE_CHUNK).max(1) };
+            let chunk = if nchunks == 1 { k.max(1) } else { REDUCE_CHUNK };
+            let src_ptr = temp.as_ref().map_or(src.ptr(0), |t| t.ptr(0));
+            let p = Params::new(&[(0, &[m, k, chunk, nchunks, off])]);
+            let blocks = (m * nchunks).clamp(1, MAX_BLOCKS) as u32;
+            if nchunks == 1 {
+                let key = KernelKey::Reduce { op, src: sd, dst: out_dtype };
+                self.launch(key, &[src_ptr, out.ptr(0)], &p, (blocks, 1, 1), BLOCK)?;
+                return Ok(out);
+            }
+            let acc = accumulator(dtype);
+            let next = self.alloc(m * nchunks, acc)?;
+            let key = KernelKey::Reduce { op, src: sd, dst: acc };
+            self.launch(key, &[src_ptr, next.ptr(0)], &p, (blocks, 1, 1), BLOCK)?;
+            temp = Some(next);
+            (k, off, sd) = (nchunks, 0, acc);
+        }
+    }
+
+    fn softmax(&self, src: &CudaStorage, l: &Layout, m: usize, k: usize, log: bool) -> Result<CudaStorage> {
+        let dtype = src.dtype();
+        let out = self.alloc(m * k, dtype)?;
+        if m * k > 0 {
+            let p = Params::new(&[(0, &[m, k, l.offset()])]);
+            let blocks = m.clamp(1, MAX_BLOCKS) as u32;
+            self.launch(KernelKey::Softmax { log, dtype }, &[src.ptr(0), out.ptr(0)], &p, (blocks, 1, 1), BLOCK)?;
+        }
+        Ok(out)
+    }
+
+    fn matmul(&self, a: &CudaStorage, b: &CudaStorage, g: &MatmulArgs) -> Result<CudaStorage> {
+        let dtype = a.dtype();
+        let total = g.batch * g.m * g.n;
+        if total == 0 || g.k == 0 {
+            // An empty inner dimension sums nothing: the product is all zeros.
+            return self.fill(total, 0.0, dtype);
+        }
+        if dtype.is_float() {
+            let out = self.alloc(total, dtype)?;
+            let mut g = *g;
+            let (mut pa, mut pb) = gemm_plan(&g);
+            // An operand cuBLAS cannot stride through is copied to a contiguous one first.
+            let (ca, cb);
+            let a = if pa.is_none() {
+                let l = operand_layout(g.batch, g.m, g.k, &g.a);
+                ca = self.contiguous(a, &l)?;
+                g.a = MatOperand { offset: 0, batch_stride: g.m * g.k, row_stride: g.k, col_stride: 1 };
+                pa = blas_operand(g.m, g.k, &g.a);
+                &ca
+            } else {
+                a
+            };
+            let b = if pb.is_none() {
+                let l = operand_layout(g.batch, g.k, g.n, &g.b);
+                cb = self.contiguous(b, &l)?;
+                g.b = MatOperand { offset: 0, batch_stride: g.k * g.n, row_stride: g.n, col_stride: 1 };
+                pb = blas_operand(g.k, g.n, &g.b);
+                &cb
+            } else {
+                b
+            };
+            let (Some(pa), Some(pb)) = (pa, pb) else {
+                return Err(Error::invalid("matmul", "internal: a contiguous operand has no cuBLAS layout"));
+            };
+            self.matmul_blas(a, b, &out, &g, &GemmPlan { a: pa, b: pb })?;
+            return Ok(out);
+        }
+        // Integers: the tiled kernel, which wraps on overflow like the CPU.
+        let out = self.alloc(total, dtype)?;
+        const TILE: usize = 16;
+        let mut base = 0;
+        while base < g.batch {
+            let count = (g.batch - base).min(65535);
+            let p = Params::new(&[(
+                0,
+                &[
+                    g.m,
+                    g.n,
+                    g.k,
+                    g.a.batch_stride,
+                    g.b.batch_stride,
+                    g.a.offset,
+                    g.b.offset,
+                    base,
+                    g.a.row_stride,
+                    g.a.col_stride,
+                    g.b.row_stride,
+                    g.b.col_stride,
+                ],
+            )]);
+            let gx = u32::try_from(g.n.div_ceil(TILE)).map_err(|_| Error::invalid("matmul", "too many columns"))?;
+            let gy = u32::try_from(g.m.div_ceil(TILE)).map_err(|_| Error::invalid("matmul", "too many rows"))?;
+            if gy > 65535 {
+                return Err(Error::invalid(
+                    "matmul",
+                    format!("an integer matmul with {} rows is past the kernel's grid (65535 * 16 rows)", g.m),
+                ));
+            }
+            let ptrs = [a.ptr(0), b.ptr(0), out.ptr(0)];
+            self.launch(KernelKey::Matmul { dtype }, &ptrs, &p, (gx, gy, count as u32), (TILE as u32, TILE as u32, 1))?;
+            base += count;
+        }
+        Ok(out)
+    }
+
+    fn index(
+        &self,
+        mode: IndexMode,
+        src: &CudaStorage,
+        l: &Layout,
+        idx: &CudaStorage,
+        li: &Layout,
+        dim: usize,
+        shape: &[usize],
+    ) -> Result<CudaStorage> {
+        let dtype = src.dtype();
+        let n = numel(shape);
+        let out = self.alloc(n, dtype)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        check_rank("index", shape.len())?;
+        let p = Params::new(&[
+            (0, &[n, shape.len(), l.offset(), dim]),
+            (4, shape),
+            (12, l.strides()),
+            (20, &[l.shape()[dim], (mode == IndexMode::Gather) as usize, li.offset()]),
+        ]);
+        let key = KernelKey::Index { dtype, index: idx.dtype() };
+        self.launch(key, &[src.ptr(0), idx.ptr(0), out.ptr(0)], &p, grid(n), BLOCK)?;
+        Ok(out)
+    }
+
+    fn cat(&self, parts: &[(&CudaStorage, &Layout)], dim: usize, shape: &[usize], dtype: DType) -> Result<CudaStorage> {
+        let out = self.alloc(numel(shape), dtype)?;
+        let dst = Layout::contiguous(shape);
+        let mut start = 0;
+        for (s, l) in parts {
+            let len = l.shape()[dim];
+            let region = dst.narrow("cat", dim as isize, start, len)?;
+            self.launch_map(MapOp::Cast, s, l, &out, &region)?;
+            start += len;
+        }
+        Ok(out)
+    }
+}
+
+/// The strided `[batch, rows, cols]` view of one matmul operand.
+fn operand_layout(batch: usize, rows: usize, cols: usize, o: &MatOperand) -> Layout {
+    Layout::strided(&[batch, rows, cols], &[o.batch_stride, o.row_stride, o.col_stride], o.offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op(offset: usize, batch_stride: usize, row_stride: usize, col_stride: usize) -> MatOperand {
+        MatOperand { offset, batch_stride, row_stride, col_stride }
+    }
+
+    #[test]
+    fn blas_reads_row_major_and_transposed_operands() {
+        let n = cublasOperation_t::CUBLAS_OP_N;
+        let t = cublasOperation_t::CUBLAS_OP_T;
+        // A contiguous [3, 4]: rows contiguous, leading dimension 4.
+        assert_eq!(blas_operand(3, 4, &op(0, 12, 4, 1)), Some(BlasOperand { op: n, ld: 4 }));
+        // Its transpose view [4, 3] with strides (1, 4): columns contiguous.
+        assert_eq!(blas_operand(4, 3, &op(0, 12, 1, 4)), Some(BlasOperand { op: t, ld: 4 }));
+        // A column slice of a wider matrix keeps its parent's leading dimension.
+        assert_eq!(blas_operand(3, 2, &op(1, 0, 10, 1)), Some(BlasOperand { op: n, ld: 10 }));
+        // A single row may have any row stride.
+        assert_eq!(blas_operand(1, 5, &op(0, 5, 0, 1)), Some(BlasOperand { op: n, ld: 5 }));
+        // Every-other-element strides need a copy.
+        assert_eq!(blas_operand(3, 4, &op(0, 24, 8, 2)), None);
+        // Overlapping rows (leading dimension below the row length) are refused.
+        assert_eq!(blas_operand(3, 4, &op(0, 0, 2, 1)), None);
+    }
+}

@@ -1,0 +1,128 @@
+//! Stand-ins for a build without the `cuda` feature: the types are uninhabited, so every code
+//! path that would touch a CUDA device is statically unreachable, and lookups report why.
+
+use std::sync::Arc;
+
+use crate::device::backend::Kernels;
+use crate::device::memory::MemoryStats;
+use crate::device::transfer::TransferStats;
+use crate::device::DeviceInfo;
+use crate::dtype::{CpuData, DType};
+use crate::error::Result as LibResult;
+use crate::layout::Layout;
+use crate::ops::binary::BinaryOp;
+use crate::ops::reduce::ReduceOp;
+use crate::ops::{IndexMode, MapOp, MatmulArgs};
+
+/// A CUDA device; none can exist in this build.
+pub(crate) enum CudaDevice {}
+
+/// A tensor's elements on a CUDA device; none can exist in this build.
+pub(crate) enum CudaStorage {}
+
+/// No CUDA devices in this build.
+pub(crate) fn infos() -> Vec<DeviceInfo> {
+    Vec::new()
+}
+
+/// No CUDA devices in this build.
+pub(crate) fn count() -> usize {
+    0
+}
+
+/// Why `cuda:N` cannot be used.
+pub(crate) fn unavailable_reason(_ordinal: usize) -> String {
+    "CUDA support is not built into this version of webtensor (rebuild with the cargo feature `cuda`)".into()
+}
+
+/// Never succeeds: the error says why.
+pub(crate) fn get(ordinal: usize) -> Result<Arc<CudaDevice>, String> {
+    Err(unavailable_reason(ordinal))
+}
+
+impl CudaDevice {
+    pub(crate) fn stats(&self) -> &MemoryStats {
+        match *self {}
+    }
+    pub(crate) fn transfers(&self) -> &TransferStats {
+        match *self {}
+    }
+    pub(crate) fn empty_cache(&self) {
+        match *self {}
+    }
+    pub(crate) fn synchronize(&self) -> LibResult<()> {
+        match *self {}
+    }
+    pub(crate) fn upload_with(&self, _data: &CpuData, _non_blocking: bool) -> LibResult<CudaStorage> {
+        match *self {}
+    }
+}
+
+impl CudaStorage {
+    pub(crate) fn device(&self) -> &Arc<CudaDevice> {
+        match *self {}
+    }
+    pub(crate) fn read(&self, _l: &Layout) -> LibResult<CpuData> {
+        match *self {}
+    }
+}
+
+impl Kernels for Arc<CudaDevice> {
+    type Storage = CudaStorage;
+    fn upload(&self, _: &CpuData) -> LibResult<CudaStorage> {
+        match **self {}
+    }
+    fn fill(&self, _: usize, _: f64, _: DType) -> LibResult<CudaStorage> {
+        match **self {}
+    }
+    fn map(&self, _: &CudaStorage, _: &Layout, _: MapOp, _: DType) -> LibResult<CudaStorage> {
+        match **self {}
+    }
+    fn binary(
+        &self,
+        _: BinaryOp,
+        _: &CudaStorage,
+        _: &Layout,
+        _: &CudaStorage,
+        _: &Layout,
+        _: &[usize],
+    ) -> LibResult<CudaStorage> {
+        match **self {}
+    }
+    fn where_(
+        &self,
+        _: &CudaStorage,
+        _: &Layout,
+        _: &CudaStorage,
+        _: &Layout,
+        _: &CudaStorage,
+        _: &Layout,
+        _: &[usize],
+    ) -> LibResult<CudaStorage> {
+        match **self {}
+    }
+    fn reduce(&self, _: ReduceOp, _: &CudaStorage, _: &Layout, _: usize, _: usize) -> LibResult<CudaStorage> {
+        match **self {}
+    }
+    fn softmax(&self, _: &CudaStorage, _: &Layout, _: usize, _: usize, _: bool) -> LibResult<CudaStorage> {
+        match **self {}
+    }
+    fn matmul(&self, _: &CudaStorage, _: &CudaStorage, _: &MatmulArgs) -> LibResult<CudaStorage> {
+        match **self {}
+    }
+    fn index(
+        &self,
+        _: IndexMode,
+        _: &CudaStorage,
+        _: &Layout,
+        _: &CudaStorage,
+        _: &Layout,
+        _: usize,
+        _: &[usize],
+    ) -> LibResult<CudaStorage> {
+        match **self {}
+    }
+    fn cat(&self, _: &[(&CudaStorage, &Layout)], _: usize, _: &[usize], _: DType) -> LibResult<CudaStorage> {
+        match **self {}
+    }
+}

@@ -1,0 +1,286 @@
+//! The caching allocator and host staging: device blocks come in the same size classes as on
+//! wgpu and go back to a free list when their tensor drops; `empty_cache` returns the list to
+//! the driver. Uploads and readbacks go through pooled, page-locked (pinned) host blocks, so
+//! copies run at full bus speed and an upload can return before it lands (`non_blocking`).
+
+use std::sync::Arc;
+
+use cudarc::driver::sys::{cudaError_enum, CUdeviceptr};
+use cudarc::driver::{result, CudaEvent};
+
+use super::context::CudaDevice;
+use crate::device::memory::size_class;
+use crate::device::wgpu::lock;
+use crate::dtype::{CpuData, DType};
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+
+/// One device allocation (`cuMemAlloc`), freed by `empty_cache` or when the device closes.
+pub(crate) struct Block {
+    pub(super) ptr: CUdeviceptr,
+}
+
+/// A tensor's elements in one pooled device block; the block returns to the pool on drop.
+pub(crate) struct CudaStorage {
+    block: Option<Block>,
+    class: u64,
+    dtype: DType,
+    dev: Arc<CudaDevice>,
+}
+
+impl CudaStorage {
+    pub(crate) fn device(&self) -> &Arc<CudaDevice> {
+        &self.dev
+    }
+
+    pub(crate) fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// The device address of element `offset`.
+    pub(super) fn ptr(&self, offset: usize) -> u64 {
+        self.block.as_ref().map_or(0, |b| b.ptr) + (offset * self.dtype.gpu_size_in_bytes()) as u64
+    }
+
+    /// The elements of `l`, in row-major order, on the host (through pinned staging).
+    pub(crate) fn read(&self, l: &Layout) -> Result<CpuData> {
+        use crate::device::backend::Kernels;
+        let n = l.numel();
+        if n == 0 {
+            return Ok(CpuData::from_gpu_bytes(self.dtype, &[], 0));
+        }
+        let temp;
+        let src = if l.is_contiguous() {
+            self.ptr(l.offset())
+        } else {
+            temp = self.dev.map(self, l, crate::ops::MapOp::Cast, self.dtype)?;
+            temp.ptr(0)
+        };
+        let bytes = n * self.dtype.gpu_size_in_bytes();
+        let dev = &self.dev;
+        dev.bind()?;
+        let mut host = dev.pinned(bytes)?;
+        let waited_from = crate::clock::now_ms();
+        // SAFETY: `host` holds at least `bytes` bytes; `src` addresses `bytes` bytes of a live
+        // block, and the stream orders this copy after the kernels that wrote it.
+        let copied =
+            unsafe { result::memcpy_dtoh_async(&mut host.as_mut_slice()[..bytes], src, dev.stream.cu_stream()) };
+        copied.map_err(|e| dev.driver_error("reading back", e))?;
+        dev.stream.synchronize().map_err(|e| dev.driver_error("reading back", e))?;
+        dev.transfers.add_wait_ms(crate::clock::now_ms() - waited_from);
+        let data = CpuData::from_gpu_bytes(self.dtype, &host.as_slice()[..bytes], n);
+        dev.return_pinned(host, None);
+        Ok(data)
+    }
+}
+
+impl Drop for CudaStorage {
+    fn drop(&mut self) {
+        self.dev.stats.on_free(self.class, false);
+        if let Some(b) = self.block.take() {
+            lock(&self.dev.pool).entry(self.class).or_default().push(b);
+        }
+    }
+}
+
+/// A page-locked host block.
+pub(crate) struct Pinned {
+    ptr: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the block is plain host memory owned by this value alone.
+unsafe impl Send for Pinned {}
+
+impl Pinned {
+    fn as_slice(&self) -> &[u8] {
+        // SAFETY: `ptr` is a live cuMemHostAlloc block of `len` bytes.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: as above, and `&mut self` makes the access exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        // SAFETY: allocated by cuMemHostAlloc and not referenced elsewhere.
+        let _ = unsafe { result::free_host(self.ptr as *mut std::ffi::c_void) };
+    }
+}
+
+/// Pinned host blocks: free ones by size class, and those an asynchronous upload still reads,
+/// each with the event that marks its copy done.
+#[derive(Default)]
+pub(crate) struct Staging {
+    free: Vec<Pinned>,
+    in_flight: Vec<(CudaEvent, Pinned)>,
+}
+
+/// Pinned blocks kept for reuse; more are freed on return (page-locked memory is scarce).
+const STAGING_KEEP: usize = 4;
+
+impl CudaDevice {
+    /// A device block for `len` elements of `dtype`, from the pool when one is free. Past the
+    /// memory limit, or when the driver runs out, the cache is emptied and the allocation
+    /// retried once before it fails with `OutOfMemory`; nothing else is disturbed.
+    pub(crate) fn alloc(self: &Arc<Self>, len: usize, dtype: DType) -> Result<CudaStorage> {
+        let bytes = (len as u64).saturating_mul(dtype.gpu_size_in_bytes() as u64);
+        let class = size_class(bytes);
+        let reused = lock(&self.pool).get_mut(&class).and_then(|v| v.pop());
+        let block = match reused {
+            Some(b) => b,
+            None => self.create_block(class)?,
+        };
+        self.stats.on_alloc(class, false);
+        Ok(CudaStorage { block: Some(block), class, dtype, dev: self.clone() })
+    }
+
+    fn create_block(&self, class: u64) -> Result<Block> {
+        const LIMIT: &str = "the memory limit set with set_memory_limit would be passed";
+        if !self.stats.try_reserve(class) {
+            self.empty_cache();
+            if !self.stats.try_reserve(class) {
+                return Err(self.stats.oom(self.name(), class, LIMIT));
+            }
+        }
+        let malloc = || -> std::result::Result<CUdeviceptr, cudarc::driver::DriverError> {
+            self.ctx.bind_to_thread()?;
+            // SAFETY: a plain device allocation; the pool owns the pointer from here on.
+            unsafe { result::malloc_sync(class as usize) }
+        };
+        let out = match malloc() {
+            Err(e) if is_oom(&e) => {
+                self.empty_cache();
+                malloc()
+            }
+            other => other,
+        };
+        out.map(|ptr| Block { ptr }).map_err(|e| {
+            self.stats.unreserve(class);
+            if is_oom(&e) {
+                self.stats.oom(self.name(), class, &format!("the device refused: {e}"))
+            } else {
+                self.driver_error("allocating device memory", e)
+            }
+        })
+    }
+
+    /// Returns every cached block to the driver; live tensors keep theirs.
+    pub(crate) fn empty_cache(&self) {
+        let free = std::mem::take(&mut *lock(&self.pool));
+        if free.is_empty() {
+            return;
+        }
+        // Queued kernels may still use a block that was freed to the pool; let them finish.
+        let _ = self.ctx.bind_to_thread();
+        let _ = self.stream.synchronize();
+        for (class, blocks) in free {
+            for b in blocks {
+                // SAFETY: the block is no tensor's and no queued work uses it any more.
+                let _ = unsafe { result::free_sync(b.ptr) };
+                self.stats.on_release(class);
+            }
+        }
+        lock(&self.staging).free.clear();
+    }
+
+    /// A pinned host block of at least `bytes` bytes.
+    pub(super) fn pinned(&self, bytes: usize) -> Result<Pinned> {
+        self.reclaim_staging();
+        let want = size_class(bytes as u64) as usize;
+        let mut staging = lock(&self.staging);
+        if let Some(i) = staging.free.iter().position(|p| p.len >= want && p.len <= want * 2) {
+            return Ok(staging.free.swap_remove(i));
+        }
+        drop(staging);
+        // SAFETY: page-locked host memory, owned by the returned value.
+        let ptr = unsafe { result::malloc_host(want, 0) }.map_err(|e| {
+            if is_oom(&e) {
+                Error::OutOfMemory {
+                    device: "pinned host memory".into(),
+                    requested: want as u64,
+                    allocated: 0,
+                    reserved: 0,
+                    limit: None,
+                    cause: format!("the driver refused page-locked memory for {}'s staging: {e}", self.name()),
+                }
+            } else {
+                self.driver_error("allocating pinned host memory", e)
+            }
+        })?;
+        Ok(Pinned { ptr: ptr as *mut u8, len: want })
+    }
+
+    /// Gives a staging block back: at once, or once `done` (its copy's event) has passed.
+    pub(super) fn return_pinned(&self, p: Pinned, done: Option<CudaEvent>) {
+        let mut staging = lock(&self.staging);
+        match done {
+            Some(e) => staging.in_flight.push((e, p)),
+            None if staging.free.len() < STAGING_KEEP => staging.free.push(p),
+            None => {}
+        }
+    }
+
+    /// Moves staging blocks whose copies have finished back to the free list.
+    pub(super) fn reclaim_staging(&self) {
+        let mut staging = lock(&self.staging);
+        let (done, pending): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut staging.in_flight).into_iter().partition(|(e, _)| e.is_complete());
+        staging.in_flight = pending;
+        for (_, p) in done {
+            if staging.free.len() < STAGING_KEEP {
+                staging.free.push(p);
+            }
+        }
+    }
+
+    /// Copies host data to a new device block through pinned staging. With `non_blocking` the
+    /// call returns once the copy is queued (later ops on this device are ordered after it);
+    /// otherwise it returns once the data is on the device. The caller's data is never read
+    /// after return either way: it is staged first.
+    pub(crate) fn upload_with(self: &Arc<Self>, data: &CpuData, non_blocking: bool) -> Result<CudaStorage> {
+        let s = self.alloc(data.len(), data.dtype())?;
+        let bytes = data.to_gpu_bytes();
+        if bytes.is_empty() {
+            return Ok(s);
+        }
+        self.bind()?;
+        let mut host = self.pinned(bytes.len())?;
+        host.as_mut_slice()[..bytes.len()].copy_from_slice(&bytes);
+        // SAFETY: the destination block holds at least `bytes.len()` bytes; `host` stays alive
+        // until the event after the copy has passed (see return_pinned).
+        let copied =
+            unsafe { result::memcpy_htod_async(s.ptr(0), &host.as_slice()[..bytes.len()], self.stream.cu_stream()) };
+        copied.map_err(|e| self.driver_error("uploading", e))?;
+        let event = self.ctx.new_event(None).and_then(|e| e.record(&self.stream).map(|_| e));
+        let event = event.map_err(|e| self.driver_error("uploading", e))?;
+        if non_blocking {
+            self.return_pinned(host, Some(event));
+        } else {
+            event.synchronize().map_err(|e| self.driver_error("uploading", e))?;
+            self.return_pinned(host, None);
+        }
+        Ok(s)
+    }
+}
+
+impl Drop for CudaDevice {
+    fn drop(&mut self) {
+        let _ = self.ctx.bind_to_thread();
+        let _ = self.stream.synchronize();
+        for blocks in std::mem::take(&mut *lock(&self.pool)).into_values() {
+            for b in blocks {
+                // SAFETY: the device is closing; no tensor holds these blocks.
+                let _ = unsafe { result::free_sync(b.ptr) };
+            }
+        }
+    }
+}
+
+/// Whether a driver error means out of memory.
+fn is_oom(e: &cudarc::driver::DriverError) -> bool {
+    e.0 == cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY
+}
