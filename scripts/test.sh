@@ -39,12 +39,20 @@ for target in wasm32-unknown-unknown x86_64-apple-darwin x86_64-pc-windows-msvc;
   fi
 done
 
-step "format and lints"
+step "NVRTC from its PyPI wheel, so every CUDA kernel is compiled by the suite (no GPU needed)"
+nvrtc_lib=$(bash scripts/install-nvrtc.sh)
+export LD_LIBRARY_PATH="$nvrtc_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export WEBTENSOR_REQUIRE_NVRTC="${WEBTENSOR_REQUIRE_NVRTC:-1}"
+
+step "format and lints, with and without the cuda feature"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -q -- -D warnings
+cargo clippy --workspace --all-targets -q --features webtensor/cuda -- -D warnings
 
-step "native tests (cpu, meta, webgpu; WEBTENSOR_REQUIRE_GPU=$WEBTENSOR_REQUIRE_GPU)"
-cargo test --workspace
+step "native tests with the cuda feature (cpu, meta, webgpu; cuda:0 where one exists; WEBTENSOR_REQUIRE_GPU=$WEBTENSOR_REQUIRE_GPU)"
+cargo test --workspace --features webtensor/cuda
+step "without the cuda feature: unit tests and the clear 'not built' error"
+WEBTENSOR_REQUIRE_NVRTC=0 cargo test -q --lib --test cuda --test semantics
 
 step "the library builds for wasm32-unknown-unknown; the binary checks for macOS (Metal) and Windows (DX12)"
 cargo build --lib --target wasm32-unknown-unknown -q

@@ -1,4 +1,4 @@
-//! `webtensor bench`: f32 matmul, elementwise add, a whole-tensor reduction, softmax over rows,
+//! `webtensor bench`: f32 matmul, a device copy, elementwise add, a whole-tensor reduction, softmax over rows,
 //! and host-to-device / device-to-host transfers, per device. Each case runs once to warm up,
 //! then `runs` synchronized times; the table gives the median and the spread (min-max).
 
@@ -32,9 +32,19 @@ fn time(device: Device, runs: usize, f: &dyn Fn() -> webtensor::Result<Tensor>) 
 
 /// The cases for one device, each with the closure that runs it.
 #[allow(clippy::type_complexity)]
-fn cases(d: Device, quick: bool) -> webtensor::Result<Vec<(Case, Box<dyn Fn() -> webtensor::Result<Tensor>>)>> {
+fn cases(
+    d: Device,
+    quick: bool,
+    matmul_sizes: &[usize],
+) -> webtensor::Result<Vec<(Case, Box<dyn Fn() -> webtensor::Result<Tensor>>)>> {
     let mut out: Vec<(Case, Box<dyn Fn() -> webtensor::Result<Tensor>>)> = Vec::new();
-    let sizes: &[usize] = if quick { &[256, 512] } else { &[256, 512, 1024, 2048] };
+    // CUDA gets the sizes where cuBLAS is compared with PyTorch (1024 to 4096).
+    let sizes: &[usize] = match (quick, d.kind()) {
+        _ if !matmul_sizes.is_empty() => matmul_sizes,
+        (true, _) => &[256, 512],
+        (false, webtensor::DeviceKind::Cuda) => &[1024, 2048, 4096],
+        (false, _) => &[256, 512, 1024, 2048],
+    };
     for &n in sizes {
         let a = Tensor::randn(&[n, n], Some(1), d)?;
         let b = Tensor::randn(&[n, n], Some(2), d)?;
@@ -44,8 +54,13 @@ fn cases(d: Device, quick: bool) -> webtensor::Result<Vec<(Case, Box<dyn Fn() ->
     let n = if quick { 1 << 20 } else { 16 << 20 };
     let x = Tensor::ones(&[n], DType::F32, d)?;
     let y = Tensor::ones(&[n], DType::F32, d)?;
-    let (x2, sm) = (x.clone(), Tensor::randn(&[n / 1024, 1024], Some(3), d)?);
+    let (x2, x3, sm) = (x.clone(), x.clone(), Tensor::randn(&[n / 1024, 1024], Some(3), d)?);
     let mb = format!("{}M", n >> 20);
+    // The device's own copy rate: the ceiling elementwise ops are measured against.
+    out.push((
+        Case { name: "copy f32", size: mb.clone(), work: 8.0 * n as f64, unit: "GB/s" },
+        Box::new(move || x3.deep_copy()),
+    ));
     out.push((
         Case { name: "add f32", size: mb.clone(), work: 12.0 * n as f64, unit: "GB/s" },
         Box::new(move || x.add(&y)),
@@ -71,7 +86,7 @@ fn cases(d: Device, quick: bool) -> webtensor::Result<Vec<(Case, Box<dyn Fn() ->
 }
 
 /// Benchmarks `device`, or every device of the tour.
-pub fn run(device: Option<Device>, quick: bool, runs: usize, json: bool) -> Result<(), String> {
+pub fn run(device: Option<Device>, quick: bool, runs: usize, json: bool, matmul_sizes: &[usize]) -> Result<(), String> {
     let devices: Vec<Device> = match device {
         Some(d) => vec![d],
         None => {
@@ -94,7 +109,7 @@ pub fn run(device: Option<Device>, quick: bool, runs: usize, json: bool) -> Resu
     }
     let mut failures = Vec::new();
     for d in devices {
-        let list = match cases(d, quick) {
+        let list = match cases(d, quick, matmul_sizes) {
             Ok(l) => l,
             Err(e) => {
                 failures.push(format!("{d}: {e}"));

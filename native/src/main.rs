@@ -39,7 +39,7 @@ enum Command {
     },
     /// List devices with backend, type, limits and features, and which one is best and why
     Devices,
-    /// Benchmarks: matmul, elementwise add, reduction, softmax and transfers, per device
+    /// Benchmarks: matmul, device copy, elementwise add, reduction, softmax and transfers, per device
     Bench {
         /// Benchmark only this device
         #[arg(long, short, value_parser = device)]
@@ -53,6 +53,12 @@ enum Command {
         /// Print results as JSON instead of a table
         #[arg(long)]
         json: bool,
+        /// Square f32 matmul sizes, comma-separated (default 256,512,1024,2048; 1024,2048,4096 on CUDA)
+        #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=32768))]
+        matmul_sizes: Vec<u32>,
+        /// Also allow TF32 for f32 matmul on CUDA (off by default: strict f32)
+        #[arg(long)]
+        tf32: bool,
     },
     /// Versions, compiled-in backends and the environment variables webtensor honours
     Info,
@@ -66,7 +72,11 @@ fn main() -> ExitCode {
             demo::print_devices();
             Ok(())
         }
-        Command::Bench { device, quick, runs, json } => bench::run(device, quick, runs as usize, json),
+        Command::Bench { device, quick, runs, json, matmul_sizes, tf32 } => {
+            webtensor::set_allow_tf32(tf32);
+            let sizes: Vec<usize> = matmul_sizes.into_iter().map(|n| n as usize).collect();
+            bench::run(device, quick, runs as usize, json, &sizes)
+        }
         Command::Info => {
             info();
             Ok(())
@@ -84,7 +94,16 @@ fn main() -> ExitCode {
 fn info() {
     println!("webtensor {} (binary {})", webtensor::VERSION, env!("CARGO_PKG_VERSION"));
     println!("wgpu backends compiled in: {}", webtensor::compiled_backends().join(", "));
-    println!("cuda: not built into this version");
+    if webtensor::cuda_compiled() {
+        let n = webtensor::device_count(webtensor::DeviceKind::Cuda);
+        let why = match webtensor::Tensor::zeros(&[1], webtensor::DType::F32, webtensor::Device::cuda(0)) {
+            Ok(_) => String::new(),
+            Err(e) => format!(" ({e})"),
+        };
+        println!("cuda: built in; {n} device(s){why}; TF32 for f32 matmul: {}", webtensor::allow_tf32());
+    } else {
+        println!("cuda: not built into this version (build with --features cuda)");
+    }
     println!("devices: {}", webtensor::devices().iter().map(|i| i.device.to_string()).collect::<Vec<_>>().join(", "));
     let (best, why) = webtensor::best_device_with_reason();
     println!("best device: {best} ({why})");
@@ -94,6 +113,8 @@ fn info() {
         ("WEBTENSOR_LAUNCH_BLOCKING", "1: submit and check every op before the next (debugging)"),
         ("MATMUL_NUM_THREADS", "threads for the cpu matmul (default: physical cores, at most 4)"),
         ("WEBTENSOR_REQUIRE_GPU", "1: the test suites fail instead of skipping without a GPU adapter"),
+        ("WEBTENSOR_REQUIRE_CUDA", "1: the test suites fail instead of skipping without a CUDA device"),
+        ("LD_LIBRARY_PATH", "where the cuda feature finds libcuda, libnvrtc and libcublas"),
     ] {
         let now = std::env::var(var).map(|v| format!(" (now: {v})")).unwrap_or_default();
         println!("  {var:<26} {what}{now}");

@@ -110,6 +110,13 @@ impl Tensor {
         self.map(MapOp::Cast, self.dtype(), "contiguous")
     }
 
+    /// A copy with its own storage on the same device (PyTorch's `clone()`; `Tensor::clone`
+    /// only shares the data, as tensors are immutable). Also the device-to-device copy that
+    /// elementwise bandwidth is measured against.
+    pub fn deep_copy(&self) -> Result<Tensor> {
+        self.map(MapOp::Cast, self.dtype(), "deep_copy")
+    }
+
     /// Concatenates tensors along `dim`. They must share a device and agree in every other dim;
     /// dtypes are promoted.
     pub fn cat(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
