@@ -62,7 +62,7 @@ fn cuda_devices_are_listed_or_reported_unavailable() {
         let msg = e.to_string();
         assert!(matches!(e, Error::DeviceUnavailable { .. }), "{e:?}");
         let why = if webtensor::cuda_compiled() {
-            ["no CUDA driver", "reports no devices", "failed"].iter().any(|w| msg.contains(w))
+            ["no CUDA driver", "reports no devices", "failed", "library path"].iter().any(|w| msg.contains(w))
         } else {
             msg.contains("rebuild with the cargo feature `cuda`")
         };

@@ -302,6 +302,14 @@ fn nan_propagates_and_scalars_keep_their_value() {
         let first = t(&[f32::NAN, 1.0, 5.0], &[3], d);
         assert!(f32s(&first.max_all().unwrap())[0].is_nan(), "order does not matter on {d}");
         assert_eq!(i32s(&x.argmax(None, false).unwrap()), vec![1], "argmax finds the NaN on {d}");
+        // A row long enough for the tree reduction, with two NaNs in different threads' slots:
+        // the first NaN wins, as on the CPU.
+        let mut long = vec![0.0f32; 300];
+        long[256] = f32::NAN;
+        long[5] = f32::NAN;
+        let long = t(&long, &[1, 300], d);
+        assert_eq!(i32s(&long.argmax(Some(1), false).unwrap()), vec![5], "argmax picks the first NaN on {d}");
+        assert_eq!(i32s(&long.argmin(Some(1), false).unwrap()), vec![5], "argmin picks the first NaN on {d}");
         // Scalars keep their value whatever the tensor's dtype.
         let b = Tensor::from_slice(&[true, false], &[2], d).unwrap();
         assert_eq!(i32s(&b.add_scalar(2.0).unwrap()), vec![3, 2], "bool + 2 on {d}");

@@ -176,13 +176,15 @@ impl KernelKey {
                      fn combine(acc: A, v: A) -> A {{ return {}; }}\n\
                      fn better(v: A, acc: A) -> bool {{ return {}; }}\n\
                      fn identity() -> A {{ return {identity}; }}\n\
-                     fn finish(acc: A, idx: u32) -> D {{ {finish} }}\n{REDUCE_FOLD}",
+                     fn finish(acc: A, idx: u32) -> D {{ {finish} }}\n\
+                     fn is_nan_any(x: A) -> bool {{ return {}; }}\n{REDUCE_FOLD}",
                     if src.is_float() { WGSL_IS_NAN } else { "" },
                     storage_type(src),
                     storage_type(dst),
                     !matches!(op, ReduceOp::Sum | ReduceOp::Prod),
                     op.wgsl_combine(),
                     op.wgsl_better(src.is_float()),
+                    if src.is_float() { "is_nan(x)" } else { "false" },
                 )
             }
             KernelKey::Softmax { log, dtype } => {

@@ -44,7 +44,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 si[t] = oi;
                 sh[t] = 1u;
             } else if (SELECT) {
-                if (better(o, sv[t]) || (o == sv[t] && oi < si[t])) {
+                // Equal values, or two NaNs (NaN != NaN), keep the lower index: the first wins.
+                if (better(o, sv[t]) || ((o == sv[t] || (is_nan_any(o) && is_nan_any(sv[t]))) && oi < si[t])) {
                     sv[t] = o;
                     si[t] = oi;
                 }

@@ -147,7 +147,7 @@ impl CudaDevice {
         }
         let mut errors = Vec::new();
         for target in &self.targets {
-            let image = match compile_for(&key, target) {
+            let image = match super::discover::guarded("NVRTC", || compile_for(&key, target)) {
                 Ok(image) => image,
                 Err(e) => {
                     errors.push(e);
@@ -157,8 +157,9 @@ impl CudaDevice {
             let module = self.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(image));
             match module.and_then(|m| m.load_function(source::ENTRY)) {
                 Ok(f) => {
-                    lock(&self.functions).insert(key, f.clone());
-                    return Ok(f);
+                    // Two threads may compile the same kernel: both launch the one cached, so
+                    // no module is unloaded under a queued launch.
+                    return Ok(lock(&self.functions).entry(key).or_insert(f).clone());
                 }
                 Err(e) => errors.push(format!("{target:?}: loading the module failed: {e}")),
             }

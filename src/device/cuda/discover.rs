@@ -19,7 +19,11 @@ struct Probe {
 }
 
 static PROBE: OnceLock<Probe> = OnceLock::new();
-static OPENED: Mutex<Option<HashMap<usize, Arc<CudaDevice>>>> = Mutex::new(None);
+/// An opened device, or why opening it failed.
+type Opened = Result<Arc<CudaDevice>, String>;
+
+/// Opened devices, and opens that failed (not retried: each try costs a context).
+static OPENED: Mutex<Option<HashMap<usize, Opened>>> = Mutex::new(None);
 
 /// Runs `f`, turning a panic inside cudarc (a library or symbol that failed to load) into an
 /// error, so a broken CUDA install reports instead of aborting.
@@ -48,6 +52,22 @@ fn find() -> Result<Vec<DeviceInfo>, String> {
         return Err(
             "no CUDA driver was found (libcuda.so is not on the library path; install the NVIDIA driver)".into()
         );
+    }
+    // A driver without NVRTC (kernels) or cuBLAS (matmul) cannot run ops: report no usable
+    // device, so best_device() and init() go on to wgpu, which the same GPU also serves.
+    // SAFETY: only probe whether the shared libraries can be opened.
+    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        return Err("the CUDA driver was found, but NVRTC (libnvrtc.so), which compiles webtensor's kernels, was not \
+             on the library path (install the CUDA toolkit, or `pip install nvidia-cuda-nvrtc-cu12` and add its lib \
+             folder to LD_LIBRARY_PATH)"
+            .into());
+    }
+    // SAFETY: as above.
+    if !unsafe { cudarc::cublas::sys::is_culib_present() } {
+        return Err("the CUDA driver was found, but cuBLAS (libcublas.so), which runs matmul, was not on the \
+             library path (install the CUDA toolkit, or `pip install nvidia-cublas-cu12` and add its lib folder \
+             to LD_LIBRARY_PATH)"
+            .into());
     }
     result::init().map_err(|e| format!("the CUDA driver failed to initialise: {e}"))?;
     let count = result::device::get_count().map_err(|e| format!("the CUDA driver cannot count devices: {e}"))?;
@@ -120,12 +140,7 @@ pub(crate) fn get(ordinal: usize) -> Result<Arc<CudaDevice>, String> {
     let info = probe().infos.get(ordinal).cloned().ok_or_else(|| unavailable_reason(ordinal))?;
     let mut opened = lock(&OPENED);
     let map = opened.get_or_insert_with(HashMap::new);
-    if let Some(d) = map.get(&ordinal) {
-        return Ok(d.clone());
-    }
-    let d = guarded("opening a CUDA device", || CudaDevice::open(info))?;
-    map.insert(ordinal, d.clone());
-    Ok(d)
+    map.entry(ordinal).or_insert_with(|| guarded("opening a CUDA device", || CudaDevice::open(info))).clone()
 }
 
 /// Compiles every kernel variant with NVRTC for `arch` (`compute_75` gives PTX, `sm_90` a cubin) and returns how many

@@ -51,15 +51,19 @@ impl CudaDevice {
         if n == 0 {
             return Ok(());
         }
-        check_rank("map", sl.shape().len())?;
-        let fast = (sl.is_contiguous() && dl.is_contiguous()) as usize;
-        let p = Params::new(&[
-            (0, &[n, sl.shape().len(), sl.offset(), dl.offset()]),
-            (4, sl.shape()),
-            (12, sl.strides()),
-            (20, dl.strides()),
-            (28, &[fast]),
-        ]);
+        let fast = sl.is_contiguous() && dl.is_contiguous();
+        // The contiguous path reads no shape, so any rank goes; strided indexing has 8 slots.
+        let p = if fast {
+            Params::new(&[(0, &[n, 0, sl.offset(), dl.offset()]), (28, &[1])])
+        } else {
+            check_rank("map", sl.shape().len())?;
+            Params::new(&[
+                (0, &[n, sl.shape().len(), sl.offset(), dl.offset()]),
+                (4, sl.shape()),
+                (12, sl.strides()),
+                (20, dl.strides()),
+            ])
+        };
         let key = KernelKey::Map { op, src: src.dtype(), dst: dst.dtype() };
         self.launch(key, &[src.ptr(0), dst.ptr(0)], &p, grid(n), BLOCK)
     }
@@ -88,38 +92,41 @@ impl CudaDevice {
         let int = |x: usize| {
             c_int::try_from(x).map_err(|_| Error::invalid("matmul", "a dimension past 2^31 is beyond cuBLAS"))
         };
+        let (n, m, k, ldb, lda, batch) =
+            (int(g.n)?, int(g.m)?, int(g.k)?, int(plan.b.ld)?, int(plan.a.ld)?, int(g.batch)?);
         self.bind()?;
         // Row-major C = A B is column-major C^T = B^T A^T: cuBLAS's first operand is B.
         // SAFETY: the pointers address live blocks sized for these strides (the op layer
         // checked the geometry); alpha and beta are host f32s, as CUBLAS_COMPUTE_32F wants.
-        let r = unsafe {
+        let r = super::discover::guarded("cuBLAS", || unsafe {
             gemm_strided_batched_ex(
                 *self.blas.handle(),
                 plan.b.op,
                 plan.a.op,
-                int(g.n)?,
-                int(g.m)?,
-                int(g.k)?,
+                n,
+                m,
+                k,
                 &alpha as *const f32 as *const c_void,
                 b.ptr(g.b.offset) as *const c_void,
                 ty,
-                int(plan.b.ld)?,
+                ldb,
                 g.b.batch_stride as c_longlong,
                 a.ptr(g.a.offset) as *const c_void,
                 ty,
-                int(plan.a.ld)?,
+                lda,
                 g.a.batch_stride as c_longlong,
                 &beta as *const f32 as *const c_void,
                 c.ptr(0) as *mut c_void,
                 ty,
-                int(g.n)?,
+                n,
                 (g.m * g.n) as c_longlong,
-                int(g.batch)?,
+                batch,
                 compute,
                 cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
             )
-        };
-        r.map_err(|e| Error::Gpu { device: self.name(), msg: format!("cuBLAS matmul: {e:?}") })?;
+            .map_err(|e| format!("{e:?}"))
+        });
+        r.map_err(|msg| Error::Gpu { device: self.name(), msg: format!("cuBLAS matmul: {msg}") })?;
         if crate::device::wgpu::launch_blocking() {
             self.synchronize()?;
         }
@@ -208,15 +215,18 @@ impl Kernels for Arc<CudaDevice> {
         if n == 0 {
             return Ok(out);
         }
-        check_rank(op.name(), shape.len())?;
         let same = la.is_contiguous() && lb.is_contiguous() && la.shape() == shape && lb.shape() == shape;
-        let p = Params::new(&[
-            (0, &[n, shape.len(), la.offset(), lb.offset()]),
-            (4, shape),
-            (12, &la.broadcast_strides(shape)),
-            (20, &lb.broadcast_strides(shape)),
-            (28, &[same as usize]),
-        ]);
+        let p = if same {
+            Params::new(&[(0, &[n, 0, la.offset(), lb.offset()]), (28, &[1])])
+        } else {
+            check_rank(op.name(), shape.len())?;
+            Params::new(&[
+                (0, &[n, shape.len(), la.offset(), lb.offset()]),
+                (4, shape),
+                (12, &la.broadcast_strides(shape)),
+                (20, &lb.broadcast_strides(shape)),
+            ])
+        };
         self.launch(KernelKey::Binary { op, dtype }, &[a.ptr(0), b.ptr(0), out.ptr(0)], &p, grid(n), BLOCK)?;
         Ok(out)
     }

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::sys::{cudaError_enum, CUdeviceptr};
+use cudarc::driver::sys::{cudaError_enum, CUdeviceptr, CUevent_flags};
 use cudarc::driver::{result, CudaEvent};
 
 use super::context::CudaDevice;
@@ -15,7 +15,8 @@ use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 
-/// One device allocation (`cuMemAlloc`), freed by `empty_cache` or when the device closes.
+/// One device allocation (`cuMemAlloc`), freed by `empty_cache`. Opened devices live as long as
+/// the process (see discover.rs), so blocks still cached at exit go with the process.
 pub(crate) struct Block {
     pub(super) ptr: CUdeviceptr,
 }
@@ -42,7 +43,8 @@ impl CudaStorage {
         self.block.as_ref().map_or(0, |b| b.ptr) + (offset * self.dtype.gpu_size_in_bytes()) as u64
     }
 
-    /// The elements of `l`, in row-major order, on the host (through pinned staging).
+    /// The elements of `l`, in row-major order, on the host, through pinned staging in chunks
+    /// of at most `STAGE_CHUNK` bytes (a huge tensor never needs as much page-locked memory).
     pub(crate) fn read(&self, l: &Layout) -> Result<CpuData> {
         use crate::device::backend::Kernels;
         let n = l.numel();
@@ -59,18 +61,25 @@ impl CudaStorage {
         let bytes = n * self.dtype.gpu_size_in_bytes();
         let dev = &self.dev;
         dev.bind()?;
-        let mut host = dev.pinned(bytes)?;
+        let chunk = bytes.min(STAGE_CHUNK);
+        let mut host = dev.pinned(chunk)?;
+        let mut out = Vec::with_capacity(bytes);
         let waited_from = crate::clock::now_ms();
-        // SAFETY: `host` holds at least `bytes` bytes; `src` addresses `bytes` bytes of a live
-        // block, and the stream orders this copy after the kernels that wrote it.
-        let copied =
-            unsafe { result::memcpy_dtoh_async(&mut host.as_mut_slice()[..bytes], src, dev.stream.cu_stream()) };
-        copied.map_err(|e| dev.driver_error("reading back", e))?;
-        dev.stream.synchronize().map_err(|e| dev.driver_error("reading back", e))?;
+        for start in (0..bytes).step_by(chunk) {
+            let len = chunk.min(bytes - start);
+            // SAFETY: `host` holds at least `len` bytes; `src + start` addresses `len` bytes of
+            // a live block, and the stream orders this copy after the kernels that wrote it.
+            let copied = unsafe {
+                result::memcpy_dtoh_async(&mut host.as_mut_slice()[..len], src + start as u64, dev.stream.cu_stream())
+            };
+            copied.map_err(|e| dev.driver_error("reading back", e))?;
+            // Waiting also keeps `host` alive until the copy is done, on error too.
+            dev.stream.synchronize().map_err(|e| dev.driver_error("reading back", e))?;
+            out.extend_from_slice(&host.as_slice()[..len]);
+        }
         dev.transfers.add_wait_ms(crate::clock::now_ms() - waited_from);
-        let data = CpuData::from_gpu_bytes(self.dtype, &host.as_slice()[..bytes], n);
         dev.return_pinned(host, None);
-        Ok(data)
+        Ok(CpuData::from_gpu_bytes(self.dtype, &out, n))
     }
 }
 
@@ -121,6 +130,10 @@ pub(crate) struct Staging {
 
 /// Pinned blocks kept for reuse; more are freed on return (page-locked memory is scarce).
 const STAGING_KEEP: usize = 4;
+
+/// The largest pinned block: bigger transfers go through it in chunks, so staging never holds
+/// more than `STAGING_KEEP` such blocks.
+const STAGE_CHUNK: usize = 64 << 20;
 
 impl CudaDevice {
     /// A device block for `len` elements of `dtype`, from the pool when one is free. Past the
@@ -228,7 +241,8 @@ impl CudaDevice {
     pub(super) fn reclaim_staging(&self) {
         let mut staging = lock(&self.staging);
         let (done, pending): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut staging.in_flight).into_iter().partition(|(e, _)| e.is_complete());
+            // An error (a failed context) also means the copy is no longer running.
+            std::mem::take(&mut staging.in_flight).into_iter().partition(|(e, _)| e.try_is_complete().unwrap_or(true));
         staging.in_flight = pending;
         for (_, p) in done {
             if staging.free.len() < STAGING_KEEP {
@@ -237,10 +251,11 @@ impl CudaDevice {
         }
     }
 
-    /// Copies host data to a new device block through pinned staging. With `non_blocking` the
-    /// call returns once the copy is queued (later ops on this device are ordered after it);
-    /// otherwise it returns once the data is on the device. The caller's data is never read
-    /// after return either way: it is staged first.
+    /// Copies host data to a new device block through pinned staging, in chunks of at most
+    /// `STAGE_CHUNK` bytes through two alternating blocks. With `non_blocking` the call returns
+    /// once the copy is queued (later ops on this device are ordered after it); otherwise once
+    /// the data is on the device. The caller's data is never read after return either way: it
+    /// is staged first.
     pub(crate) fn upload_with(self: &Arc<Self>, data: &CpuData, non_blocking: bool) -> Result<CudaStorage> {
         let s = self.alloc(data.len(), data.dtype())?;
         let bytes = data.to_gpu_bytes();
@@ -248,35 +263,54 @@ impl CudaDevice {
             return Ok(s);
         }
         self.bind()?;
-        let mut host = self.pinned(bytes.len())?;
-        host.as_mut_slice()[..bytes.len()].copy_from_slice(&bytes);
-        // SAFETY: the destination block holds at least `bytes.len()` bytes; `host` stays alive
-        // until the event after the copy has passed (see return_pinned).
-        let copied =
-            unsafe { result::memcpy_htod_async(s.ptr(0), &host.as_slice()[..bytes.len()], self.stream.cu_stream()) };
-        copied.map_err(|e| self.driver_error("uploading", e))?;
-        let event = self.ctx.new_event(None).and_then(|e| e.record(&self.stream).map(|_| e));
-        let event = event.map_err(|e| self.driver_error("uploading", e))?;
-        if non_blocking {
-            self.return_pinned(host, Some(event));
-        } else {
-            event.synchronize().map_err(|e| self.driver_error("uploading", e))?;
-            self.return_pinned(host, None);
+        let chunk = bytes.len().min(STAGE_CHUNK);
+        let mut slots: [Option<(Pinned, CudaEvent)>; 2] = [None, None];
+        let fail = |e| self.driver_error("uploading", e);
+        let mut queue = || -> Result<()> {
+            for (i, part) in bytes.chunks(chunk).enumerate() {
+                let mut host = match slots[i % 2].take() {
+                    Some((h, done)) => {
+                        done.synchronize().map_err(fail)?;
+                        h
+                    }
+                    None => self.pinned(chunk)?,
+                };
+                // The event exists before the copy is queued, so no failure can leave a queued
+                // copy without one.
+                let done = self.ctx.new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING)).map_err(fail)?;
+                host.as_mut_slice()[..part.len()].copy_from_slice(part);
+                let slot = &mut slots[i % 2];
+                // SAFETY: the block holds at least `chunk * i + part.len()` bytes; `host` stays
+                // alive until `done` has passed (kept in the slot, then in return_pinned).
+                let copied = unsafe {
+                    result::memcpy_htod_async(
+                        s.ptr(0) + (i * chunk) as u64,
+                        &host.as_slice()[..part.len()],
+                        self.stream.cu_stream(),
+                    )
+                };
+                *slot = Some((host, done));
+                copied.map_err(fail)?;
+                if let Some((_, done)) = slot {
+                    done.record(&self.stream).map_err(fail)?;
+                }
+            }
+            Ok(())
+        };
+        if let Err(e) = queue() {
+            // Nothing queued may still read a staging block when the slots drop.
+            let _ = self.stream.synchronize();
+            return Err(e);
         }
-        Ok(s)
-    }
-}
-
-impl Drop for CudaDevice {
-    fn drop(&mut self) {
-        let _ = self.ctx.bind_to_thread();
-        let _ = self.stream.synchronize();
-        for blocks in std::mem::take(&mut *lock(&self.pool)).into_values() {
-            for b in blocks {
-                // SAFETY: the device is closing; no tensor holds these blocks.
-                let _ = unsafe { result::free_sync(b.ptr) };
+        for (host, done) in slots.into_iter().flatten() {
+            if non_blocking {
+                self.return_pinned(host, Some(done));
+            } else {
+                done.synchronize().map_err(fail)?;
+                self.return_pinned(host, None);
             }
         }
+        Ok(s)
     }
 }
 

@@ -30,7 +30,9 @@ extern "C" __global__ void k(const S* __restrict__ src, D* __restrict__ dst, Par
                     si[t] = oi;
                     sh[t] = true;
                 } else if (SELECT) {
-                    if (better(o, sv[t]) || (o == sv[t] && oi < si[t])) {
+                    // Equal values, or two NaNs (NaN != NaN), keep the lower index: the first wins.
+                    bool tie = o == sv[t] || (is_nan(o) && is_nan(sv[t]));
+                    if (better(o, sv[t]) || (tie && oi < si[t])) {
                         sv[t] = o;
                         si[t] = oi;
                     }
