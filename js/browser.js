@@ -11,7 +11,7 @@ export async function init(options = {}) {
     ready = (async () => {
       await initWasm({ module_or_path: options.wasm ?? new URL('../pkg/webtensor_bg.wasm', import.meta.url) });
       bind(wasm);
-      return wasm.initCore();
+      return wasm.initCore(options.logicalDevices);
     })();
   }
   return ready;

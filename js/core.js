@@ -249,7 +249,7 @@ export const emptyCache = (device) => core().emptyCache(device);
 export const memorySummary = (device) => core().memorySummary(device);
 
 // Device management (see the README): soft placement, the placement log, memory limits,
-// transfer counters, timing events, recovery after device loss.
+// transfer counters, timing events, recovery after device loss, logical devices, launch blocking.
 export const setSoftDevicePlacement = (on) => core().setSoftDevicePlacement(!!on);
 export const softDevicePlacement = () => core().softDevicePlacement();
 export const setLogDevicePlacement = (on) => core().setLogDevicePlacement(!!on);
@@ -260,6 +260,13 @@ export const memoryLimit = (device) => core().memoryLimit(device) ?? null;
 export const transferStats = (device) => core().transferStats(device);
 export const resetTransferStats = (device) => core().resetTransferStats(device);
 export const recover = (device) => core().recover(device);
+export const setLogicalDeviceConfiguration = (device, configs) => core().setLogicalDeviceConfiguration(device, configs);
+export const setLaunchBlocking = (on) => core().setLaunchBlocking(!!on);
+export const launchBlocking = () => core().launchBlocking();
+/** @internal Test hook: makes the next kernel on `device` invalid. */
+export const __injectDispatchError = (device) => core().__injectDispatchError(device);
+/** @internal Test hook: destroys `device`, which is then reported lost (see `recover`). */
+export const __destroyDevice = (device) => core().__destroyDevice(device);
 
 /** A point in a device's queued work, for timing (GPU timestamps where available). */
 export class Event {

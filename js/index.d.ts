@@ -48,6 +48,14 @@ export interface DeviceInfo {
   driver: string;
   limits: Record<string, number>;
   features: string[];
+  /** For a logical device (see `logicalDevices`): its index among its adapter's logical devices. */
+  logical: number | null;
+}
+
+/** One logical device carved out of an adapter. */
+export interface LogicalDeviceConfig {
+  /** Its memory limit in bytes (`null` or absent: none). */
+  memoryLimit?: number | null;
 }
 
 export declare class Tensor<D extends DType = DType> {
@@ -149,6 +157,12 @@ export interface InitOptions {
   globals?: Record<string, unknown>;
   /** Where the .wasm lives (a URL, path, or bytes), when not next to the package. */
   wasm?: URL | string | BufferSource;
+  /**
+   * Splits adapters into logical devices before any opens (TensorFlow's
+   * `setLogicalDeviceConfiguration`), e.g. `{ 'webgpu:0': [{ memoryLimit: 1 << 26 }, {}] }`:
+   * `webgpu:0` and `webgpu:1` become the two halves, each its own device.
+   */
+  logicalDevices?: Record<DeviceName, LogicalDeviceConfig[]>;
 }
 
 /** Loads the module, discovers adapters and opens the best device; resolves to its name. */
@@ -214,6 +228,14 @@ export function transferStats(device: DeviceName): TransferStats;
 export function resetTransferStats(device: DeviceName): void;
 /** Opens a fresh device in place of a lost one; the lost device's tensors stay lost. */
 export function recover(device: DeviceName): Promise<void>;
+/** Splits an adapter into logical devices: after `init`, before any GPU device is opened. */
+export function setLogicalDeviceConfiguration(device: DeviceName, configs: LogicalDeviceConfig[]): void;
+/**
+ * Launch-blocking mode (CUDA_LAUNCH_BLOCKING's analogue): every op gets its own error scope, and
+ * the next `synchronize` or readback rejects with the first error, naming the kernel that caused it.
+ */
+export function setLaunchBlocking(on: boolean): void;
+export function launchBlocking(): boolean;
 
 /** A point in a device's queued work, for timing. */
 export declare class Event {

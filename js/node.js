@@ -33,7 +33,7 @@ export async function init(options = {}) {
       const bytes = readFileSync(options.wasm ?? new URL('../pkg/webtensor_bg.wasm', import.meta.url));
       wasm.initSync({ module: bytes });
       bind(wasm);
-      return wasm.initCore();
+      return wasm.initCore(options.logicalDevices);
     })();
   }
   return ready;

@@ -6,7 +6,17 @@ export const assert = {
   ok: (v, msg = 'expected a truthy value') => v || fail(msg),
   equal: (a, b, msg) => Object.is(a, b) || fail(msg ?? `${a} !== ${b}`),
   deepEqual: (a, b, msg) => JSON.stringify(a) === JSON.stringify(b) || fail(msg ?? `${JSON.stringify(a)} != ${JSON.stringify(b)}`),
-  match: (s, re) => re.test(s) || fail(`${JSON.stringify(s)} does not match ${re}`),
+  match: (s, re, msg) => re.test(s) || fail(`${msg ? `${msg}: ` : ''}${JSON.stringify(s)} does not match ${re}`),
+  /** Awaits `promise`, which must reject with an Error; returns that error. */
+  async rejects(promise) {
+    try {
+      await promise;
+    } catch (e) {
+      if (!(e instanceof Error)) fail(`rejected with a non-Error: ${e}`);
+      return e;
+    }
+    return fail('expected a rejection');
+  },
   throws(fn, re) {
     try {
       fn();

@@ -2,17 +2,21 @@
 // the outcome on window.__results for the runner (browser.mjs) to collect.
 import * as wt from '../browser.js';
 import { cases } from './cases.mjs';
+import { LOGICAL, logicalCases } from './logical.mjs';
 
 const results = [];
+// `?suite=logical` runs the logical-device cases, which need the adapter split before any device
+// opens, so they get a page (a fresh module) of their own.
+const logical = new URLSearchParams(location.search).get('suite') === 'logical';
 try {
   // The wasm location override, as a page that hosts the .wasm elsewhere would use it.
-  await wt.init({ wasm: new URL('/pkg/webtensor_bg.wasm', location.href) });
+  await wt.init({ wasm: new URL('/pkg/webtensor_bg.wasm', location.href), logicalDevices: logical ? LOGICAL : undefined });
   const devices = ['cpu'];
-  if (wt.devices().some((d) => d.name === 'webgpu:0')) {
+  if (!logical && wt.devices().some((d) => d.name === 'webgpu:0')) {
     await wt.open('webgpu:0');
     devices.push('webgpu:0');
   }
-  for (const { name, fn } of cases(wt, devices)) {
+  for (const { name, fn } of logical ? logicalCases(wt) : cases(wt, devices)) {
     try {
       await fn();
       results.push({ name, ok: true });

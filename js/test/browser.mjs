@@ -5,26 +5,33 @@ import { fileURLToPath } from 'node:url';
 import { withPage } from './chromium.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const failed = await withPage(root, '/js/test/browser.html', async (page, errors) => {
-  const out = await (await page.waitForFunction(() => window.__results, null, { timeout: 300_000 })).jsonValue();
-  let bad = 0;
-  if (out.error) {
-    console.log(`page error: ${out.error}`);
-    bad++;
-  }
-  const devices = out.devices ?? [];
-  console.log(`# chromium devices: ${devices.map((d) => `${d.name} (${d.adapter})`).join(', ')}`);
-  if (!devices.some((d) => d.name.startsWith('webgpu')) && process.env.WEBTENSOR_REQUIRE_GPU === '1') {
-    console.log('not ok - WEBTENSOR_REQUIRE_GPU=1 but the browser offered no WebGPU device');
-    bad++;
-  }
-  for (const r of out.results) {
-    console.log(r.ok ? `ok - ${r.name}` : `not ok - ${r.name}: ${r.error}`);
-    bad += r.ok ? 0 : 1;
-  }
-  for (const e of errors) console.log(`console error: ${e}`);
-  bad += errors.length;
-  console.log(`${out.results.filter((r) => r.ok).length} passed, ${bad} failed`);
-  return bad;
-});
+/** Runs one page of cases and returns how many failed. */
+async function run(path, gpuRequired) {
+  return withPage(root, path, async (page, errors) => {
+    const out = await (await page.waitForFunction(() => window.__results, null, { timeout: 300_000 })).jsonValue();
+    let bad = 0;
+    if (out.error) {
+      console.log(`page error: ${out.error}`);
+      bad++;
+    }
+    const devices = out.devices ?? [];
+    console.log(`# ${path}: chromium devices: ${devices.map((d) => `${d.name} (${d.adapter})`).join(', ')}`);
+    if (gpuRequired && !devices.some((d) => d.name.startsWith('webgpu')) && process.env.WEBTENSOR_REQUIRE_GPU === '1') {
+      console.log('not ok - WEBTENSOR_REQUIRE_GPU=1 but the browser offered no WebGPU device');
+      bad++;
+    }
+    for (const r of out.results) {
+      console.log(r.ok ? `ok - ${r.name}` : `not ok - ${r.name}: ${r.error}`);
+      bad += r.ok ? 0 : 1;
+    }
+    for (const e of errors) console.log(`console error: ${e}`);
+    bad += errors.length;
+    console.log(`${out.results.filter((r) => r.ok).length} passed, ${bad} failed`);
+    return bad;
+  });
+}
+
+// The shared suite, then the logical-device cases in a fresh page (the adapter is split before
+// any device opens).
+const failed = (await run('/js/test/browser.html', true)) + (await run('/js/test/browser.html?suite=logical', true));
 process.exit(failed ? 1 : 0);

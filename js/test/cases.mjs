@@ -187,8 +187,23 @@ export function cases(wt, devices) {
       const log = wt.placementLog();
       assert.equal(log.length, 1);
       assert.match(log[0].fallback, /soft placement: .*webgpu:7/);
+      // An adapter without shader-f16 (SwiftShader in Chromium) cannot run f16 kernels, and a
+      // browser cannot fall back op by op: the f16 tensor is placed on the cpu instead.
+      const noF16 = wt.devices().find((d) => d.name.startsWith('webgpu') && !d.features.includes('shader-f16'));
+      if (noF16) {
+        wt.clearPlacementLog();
+        const h = wt.ones([2], { device: noF16.name, dtype: 'float16' });
+        assert.equal(h.device, 'cpu');
+        assert.match(wt.placementLog()[0].fallback, /lacks shader-f16/);
+        close(await h.add(h).data(), [2, 2]);
+        h.dispose();
+      }
     } finally {
       wt.setSoftDevicePlacement(false);
+    }
+    const noF16 = wt.devices().find((d) => d.name.startsWith('webgpu') && !d.features.includes('shader-f16'));
+    if (noF16 && devices.includes(noF16.name)) {
+      assert.throws(() => wt.ones([2], { device: noF16.name, dtype: 'float16' }).add(1), /shader-f16/);
     }
     wt.setLogDevicePlacement(true);
     wt.clearPlacementLog();
@@ -226,6 +241,27 @@ export function cases(wt, devices) {
       assert.ok((await start.elapsedMs(end)) >= 0);
       await wt.recover(device); // a no-op on a healthy device
     });
+
+    if (device !== 'cpu') {
+      add(`${device}: launch blocking names the kernel that failed`, async () => {
+        const a = wt.ones([4], { device });
+        wt.setLaunchBlocking(true);
+        try {
+          assert.equal(wt.launchBlocking(), true);
+          wt.__injectDispatchError(device);
+          a.add(a).dispose();
+          const e = await assert.rejects(wt.synchronize(device));
+          assert.match(e.message, /launch blocking/);
+          assert.match(e.message, /Add/, 'the error names the failing kernel');
+        } finally {
+          wt.setLaunchBlocking(false);
+        }
+        assert.equal(wt.launchBlocking(), false);
+        await wt.synchronize(device);
+        assert.deepEqual(Array.from(await a.mul(a).add(a).data()), [2, 2, 2, 2], 'the device still works');
+        a.dispose();
+      });
+    }
   }
 
   add('devices, bestDevice, default device', () => {

@@ -26,4 +26,12 @@ export async function check(): Promise<void> {
   // @ts-expect-error binary ops take tensors or numbers
   x.add('1');
   void wrong;
+  // Device management: logical devices through init, launch blocking.
+  const split: Promise<wt.DeviceName> = wt.init({ logicalDevices: { 'webgpu:0': [{ memoryLimit: 1 << 26 }, {}] } });
+  const logicalIndex: number | null = info[0].logical;
+  wt.setLaunchBlocking(true);
+  const blocking: boolean = wt.launchBlocking();
+  void [split, logicalIndex, blocking];
+  // @ts-expect-error a memory limit is a number of bytes
+  wt.setLogicalDeviceConfiguration('webgpu:0', [{ memoryLimit: '64M' }]);
 }

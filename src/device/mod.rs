@@ -178,7 +178,9 @@ pub struct LogicalDeviceConfig {
 /// logical device is its own wgpu device with its own memory limit; transfers between them work
 /// and count as device-to-device. Devices are renumbered, best adapter first, logical devices in
 /// order: splitting `webgpu:0` in two makes `webgpu:0` and `webgpu:1` its halves. Must be called
-/// before any GPU device is used. Native only for now (a browser adapter opens one device).
+/// before any GPU device is used. On the web, after discovery (`init` takes the configuration);
+/// each logical device after the first opens on a fresh request for the same adapter, since a
+/// browser adapter opens one device.
 pub fn set_logical_device_configuration(physical: Device, configs: &[LogicalDeviceConfig]) -> Result<()> {
     if physical.kind != DeviceKind::WebGpu {
         return Err(Error::invalid(

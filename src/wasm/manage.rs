@@ -1,13 +1,85 @@
 //! Device management from JavaScript: soft placement, the placement log, memory limits,
-//! transfer counters, timing events and device recovery. (Launch blocking, logical devices and
-//! the CPU fallback for ops need blocking waits or several devices per adapter, which browsers
-//! do not allow; they are native only.)
+//! transfer counters, timing events, device recovery, launch blocking and logical devices. (The
+//! CPU fallback for ops needs a blocking readback, which browsers do not allow: native only.)
 
 use js_sys::{Array, Object, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::{device, js_err, set};
+
+/// Parses `{ "webgpu:0": [{ memoryLimit: bytes | null }, ...], ... }` (or undefined).
+pub(crate) fn logical_configs(
+    value: &JsValue,
+) -> Result<Vec<(crate::Device, Vec<crate::LogicalDeviceConfig>)>, JsValue> {
+    const HOW: &str =
+        "logicalDevices must look like { 'webgpu:0': [{ memoryLimit: 67108864 }, { memoryLimit: null }] }";
+    if value.is_undefined() || value.is_null() {
+        return Ok(Vec::new());
+    }
+    let bad = |what: String| JsValue::from(js_sys::Error::new(&format!("{what}; {HOW}")));
+    let object: &Object = value.dyn_ref().ok_or_else(|| bad("logicalDevices is not an object".into()))?;
+    let mut out = Vec::new();
+    for entry in Object::entries(object).iter() {
+        let pair = Array::from(&entry);
+        let name = pair.get(0).as_string().unwrap_or_default();
+        let list: Array =
+            pair.get(1).dyn_into().map_err(|_| bad(format!("logicalDevices['{name}'] is not an array")))?;
+        let mut configs = Vec::new();
+        for (k, c) in list.iter().enumerate() {
+            let limit = js_sys::Reflect::get(&c, &JsValue::from_str("memoryLimit")).unwrap_or(JsValue::UNDEFINED);
+            let memory_limit = match limit.as_f64() {
+                _ if limit.is_undefined() || limit.is_null() => None,
+                Some(b) if b >= 0.0 && b.fract() == 0.0 => Some(b as u64),
+                _ => {
+                    return Err(bad(format!(
+                        "logicalDevices['{name}'][{k}].memoryLimit is not a whole number of bytes"
+                    )))
+                }
+            };
+            configs.push(crate::LogicalDeviceConfig { memory_limit });
+        }
+        out.push((device(&name)?, configs));
+    }
+    Ok(out)
+}
+
+/// Splits a discovered adapter into logical devices (after `init`, before any GPU device is
+/// opened; `init({ logicalDevices })` does it before the best device opens).
+#[wasm_bindgen(js_name = setLogicalDeviceConfiguration)]
+pub fn set_logical_device_configuration_js(name: &str, configs: JsValue) -> Result<(), JsValue> {
+    let wrapped = Object::new();
+    set(&wrapped, name, configs);
+    for (physical, configs) in logical_configs(&wrapped)? {
+        crate::set_logical_device_configuration(physical, &configs).map_err(js_err)?;
+    }
+    Ok(())
+}
+
+/// Launch-blocking mode on or off: every op gets its own error scope, and the next synchronize
+/// or readback reports the first error with the kernel that caused it.
+#[wasm_bindgen(js_name = setLaunchBlocking)]
+pub fn set_launch_blocking_js(on: bool) {
+    crate::set_launch_blocking(on);
+}
+
+/// Whether launch-blocking mode is on.
+#[wasm_bindgen(js_name = launchBlocking)]
+pub fn launch_blocking_js() -> bool {
+    crate::launch_blocking()
+}
+
+/// Test hook: makes the next kernel dispatched on the device invalid.
+#[wasm_bindgen(js_name = __injectDispatchError)]
+pub fn inject_dispatch_error_js(name: &str) -> Result<(), JsValue> {
+    crate::__inject_dispatch_error(device(name)?).map_err(js_err)
+}
+
+/// Test hook: destroys the device's wgpu device, which the browser then reports lost.
+#[wasm_bindgen(js_name = __destroyDevice)]
+pub fn destroy_device_js(name: &str) -> Result<(), JsValue> {
+    crate::__destroy_device(device(name)?).map_err(js_err)
+}
 
 /// Soft placement on or off.
 #[wasm_bindgen(js_name = setSoftDevicePlacement)]

@@ -29,14 +29,26 @@ pub(crate) fn set(o: &Object, k: &str, v: impl Into<JsValue>) {
     let _ = Reflect::set(o, &JsValue::from_str(k), &v.into());
 }
 
-/// Installs the panic hook, discovers adapters and opens the best device; resolves to its name.
+/// Installs the panic hook, discovers adapters, splits those named in `logical` (an object such
+/// as `{ "webgpu:0": [{ memoryLimit: 1 << 26 }, {}] }`, or undefined) into logical devices, and
+/// opens the best device; resolves to its name.
 #[wasm_bindgen(js_name = initCore)]
-pub fn init_core() -> Promise {
+pub fn init_core(logical: JsValue) -> Promise {
     console_error_panic_hook::set_once();
-    future_to_promise(async { crate::init().await.map(|d| JsValue::from_str(&d.to_string())).map_err(js_err) })
+    future_to_promise(async move {
+        let splits = manage::logical_configs(&logical)?;
+        if !splits.is_empty() {
+            crate::device::wgpu::discover().await.map_err(js_err)?;
+            for (physical, configs) in splits {
+                crate::set_logical_device_configuration(physical, &configs).map_err(js_err)?;
+            }
+        }
+        crate::init().await.map(|d| JsValue::from_str(&d.to_string())).map_err(js_err)
+    })
 }
 
-/// Every usable device as `{ name, backend, type, fallback, adapter, driver, limits, features }`.
+/// Every usable device as `{ name, backend, type, fallback, adapter, driver, limits, features,
+/// logical }`.
 #[wasm_bindgen(js_name = devices)]
 pub fn devices_js() -> Array {
     crate::devices()
@@ -55,6 +67,7 @@ pub fn devices_js() -> Array {
             }
             set(&o, "limits", limits);
             set(&o, "features", i.features.into_iter().map(JsValue::from).collect::<Array>());
+            set(&o, "logical", i.logical.map_or(JsValue::NULL, |k| JsValue::from(k as f64)));
             JsValue::from(o)
         })
         .collect()

@@ -166,6 +166,29 @@ pub(crate) fn adapter_infos() -> Vec<DeviceInfo> {
     lock(&REGISTRY).as_ref().map(|r| r.iter().map(|e| e.info.clone()).collect()).unwrap_or_default()
 }
 
+/// A browser adapter opens one device only (the WebGPU spec consumes it), so a second logical
+/// device, or a device after a loss, asks the browser again for the same adapter.
+#[cfg(target_arch = "wasm32")]
+async fn fresh_adapter(like: &wgpu::Adapter, device: Device) -> Result<wgpu::Adapter> {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let want = like.get_info();
+    find_adapters(&instance).await.into_iter().find(|a| a.get_info() == want).ok_or_else(|| Error::DeviceUnavailable {
+        device: device.to_string(),
+        reason: format!("the browser no longer offers the adapter {} for a further device", want.name),
+    })
+}
+
+/// The adapter to open a device of `info` on: natively the entry's own; on the web a fresh one
+/// for every logical device after the first.
+async fn adapter_for(adapter: wgpu::Adapter, info: &DeviceInfo) -> Result<wgpu::Adapter> {
+    #[cfg(target_arch = "wasm32")]
+    if info.logical.is_some_and(|k| k > 0) {
+        return fresh_adapter(&adapter, info.device).await;
+    }
+    let _ = info;
+    Ok(adapter)
+}
+
 /// Opens the `ordinal`-th adapter (once; later calls return the same device).
 pub(crate) async fn open(ordinal: usize) -> Result<Arc<WgpuDevice>> {
     discover().await?;
@@ -182,6 +205,7 @@ pub(crate) async fn open(ordinal: usize) -> Result<Arc<WgpuDevice>> {
         Some((_, _, Some(d), _)) => return Ok(d),
         Some((a, i, None, l)) => (a, i, l),
     };
+    let adapter = adapter_for(adapter, &info).await?;
     let dev = Arc::new(WgpuDevice::new(&adapter, info).await?);
     dev.stats.set_limit(limit);
     let mut reg = lock(&REGISTRY);
@@ -206,6 +230,8 @@ pub(crate) async fn recover(ordinal: usize) -> Result<()> {
     }
     // Keep a limit the user set on the lost device (set_memory_limit), else the configured one.
     let limit = opened.as_ref().and_then(|d| d.stats.limit()).or(limit);
+    #[cfg(target_arch = "wasm32")]
+    let adapter = fresh_adapter(&adapter, info.device).await?;
     let dev = Arc::new(WgpuDevice::new(&adapter, info).await?);
     dev.stats.set_limit(limit);
     if let Some(entry) = lock(&REGISTRY).as_mut().and_then(|r| r.get_mut(ordinal)) {
@@ -217,8 +243,11 @@ pub(crate) async fn recover(ordinal: usize) -> Result<()> {
 /// Replaces adapter `ordinal`'s entry with one entry per logical device and renumbers.
 pub(crate) fn configure_logical(ordinal: usize, configs: &[crate::device::LogicalDeviceConfig]) -> Result<()> {
     const OP: &str = "set_logical_device_configuration";
-    if cfg!(target_arch = "wasm32") {
-        return Err(Error::invalid(OP, "logical devices are native only for now: a browser adapter opens one device"));
+    if cfg!(target_arch = "wasm32") && lock(&REGISTRY).is_none() {
+        return Err(Error::invalid(
+            OP,
+            "adapters are not discovered yet: pass the configuration to init() (logicalDevices), or call this after init() and before opening a GPU device",
+        ));
     }
     if configs.is_empty() {
         return Err(Error::invalid(OP, "give at least one logical device configuration"));

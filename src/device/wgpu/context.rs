@@ -50,7 +50,8 @@ static LAUNCH_BLOCKING: AtomicU8 = AtomicU8::new(0);
 /// `WEBTENSOR_LAUNCH_BLOCKING=1`). With it on, every op is submitted and checked inside an error
 /// scope before the next one, so a GPU error is returned by the op that caused it, naming its
 /// kernel. It serialises the GPU: a debugging aid, not a mode to run in. On the web the check
-/// cannot block, so errors still arrive at the next synchronize there.
+/// cannot block: each op still gets its own error scope, and the next synchronize or readback
+/// reports the first error with the kernel that caused it.
 pub fn set_launch_blocking(on: bool) {
     LAUNCH_BLOCKING.store(if on { 2 } else { 1 }, Ordering::Relaxed);
 }
@@ -99,6 +100,10 @@ pub(crate) struct WgpuDevice {
     pub(crate) lost: Arc<Mutex<Option<String>>>,
     /// Test hook: make the next dispatch invalid (see `inject_dispatch_error`).
     pub(crate) poison_next_dispatch: AtomicBool,
+    /// On the web, launch-blocking verdicts still on their way (see `dispatch`): each channel
+    /// closes once its error scope has been popped and any error stored.
+    #[cfg(target_arch = "wasm32")]
+    verdicts: Mutex<Vec<futures::channel::oneshot::Receiver<()>>>,
 }
 
 impl WgpuDevice {
@@ -153,6 +158,8 @@ impl WgpuDevice {
             error,
             lost,
             poison_next_dispatch: AtomicBool::new(false),
+            #[cfg(target_arch = "wasm32")]
+            verdicts: Mutex::default(),
         })
     }
 
@@ -250,7 +257,11 @@ impl WgpuDevice {
             });
         }
         let blocking = launch_blocking();
-        #[cfg(not(target_arch = "wasm32"))]
+        if blocking {
+            // Earlier ops go in their own submission: an invalid command invalidates its whole
+            // command buffer, which must hold this op alone.
+            self.flush();
+        }
         let scope = blocking.then(|| self.device.push_error_scope(wgpu::ErrorFilter::Validation));
         let groups = if self.poison_next_dispatch.swap(false, Ordering::Relaxed) {
             (self.limits.max_compute_workgroups_per_dimension.saturating_add(1), 1, 1)
@@ -297,6 +308,26 @@ impl WgpuDevice {
             self.submit_locked(&mut pending);
         }
         drop(pending);
+        #[cfg(target_arch = "wasm32")]
+        if let Some(scope) = scope {
+            // A browser cannot wait here: the scope is popped now (it covers this op alone)
+            // and its verdict, naming this kernel, is stored for the next synchronize or
+            // readback, which waits for every verdict first (see `wait_idle`).
+            let verdict = scope.pop();
+            let slot = self.error.clone();
+            let kernel = format!("{key:?}");
+            let (done, settled) = futures::channel::oneshot::channel();
+            lock(&self.verdicts).push(settled);
+            wasm_bindgen_futures::spawn_local(async move {
+                if let Some(e) = verdict.await {
+                    let mut s = lock(&slot);
+                    if s.is_none() {
+                        *s = Some(format!("in kernel {kernel} (launch blocking): {e}"));
+                    }
+                }
+                let _ = done.send(());
+            });
+        }
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(scope) = scope {
             // Wait for this op alone and report its error as its own.
@@ -376,6 +407,11 @@ impl WgpuDevice {
         self.queue.on_submitted_work_done(move || {
             let _ = tx.send(());
         });
-        rx.await.map_err(|_| Error::Gpu { device: self.name(), msg: "the queue was dropped while waiting".into() })
+        rx.await.map_err(|_| Error::Gpu { device: self.name(), msg: "the queue was dropped while waiting".into() })?;
+        let verdicts = std::mem::take(&mut *lock(&self.verdicts));
+        for v in verdicts {
+            let _ = v.await;
+        }
+        Ok(())
     }
 }
