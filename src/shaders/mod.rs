@@ -2,6 +2,8 @@
 //! variant (`enable f16;`, type aliases, `const WG`, the op function). No template language:
 //! every family body is valid WGSL once a prelude is in front of it.
 
+pub(crate) mod params;
+
 use crate::dtype::DType;
 use crate::ops::binary::{BinaryOp, WGSL_IS_NAN, WGSL_POW};
 use crate::ops::reduce::ReduceOp;

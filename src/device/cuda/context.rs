@@ -27,13 +27,11 @@ pub(super) struct Params(pub(super) [u64; 40]);
 unsafe impl DeviceRepr for Params {}
 
 impl Params {
-    /// Words `at..` set from `values`.
-    pub(super) fn new(parts: &[(usize, &[usize])]) -> Params {
+    /// Parameter words (see `shaders::params`), zero past their end.
+    pub(super) fn words(values: &[usize]) -> Params {
         let mut p = [0u64; 40];
-        for (at, values) in parts {
-            for (i, v) in values.iter().enumerate() {
-                p[at + i] = *v as u64;
-            }
+        for (slot, v) in p.iter_mut().zip(values) {
+            *slot = *v as u64;
         }
         Params(p)
     }
@@ -62,23 +60,10 @@ pub(crate) struct CudaDevice {
 }
 
 impl CudaDevice {
-    /// Opens the device `info` describes: a context, a non-blocking stream and a cuBLAS handle.
+    /// Opens the device `info` describes: a context, a non-blocking stream and a cuBLAS handle
+    /// (discovery has checked that the driver, NVRTC and cuBLAS load).
     pub(super) fn open(info: DeviceInfo) -> std::result::Result<Arc<CudaDevice>, String> {
         let name = info.device;
-        // SAFETY: only probes whether the shared library can be opened.
-        if !unsafe { nvrtc_sys::is_culib_present() } {
-            return Err(format!(
-                "{name} needs NVRTC to compile its kernels, but libnvrtc.so was not found on the library path \
-                 (install the CUDA toolkit, or `pip install nvidia-cuda-nvrtc-cu12` and add its lib folder to LD_LIBRARY_PATH)"
-            ));
-        }
-        // SAFETY: as above.
-        if !unsafe { cudarc::cublas::sys::is_culib_present() } {
-            return Err(format!(
-                "{name} needs cuBLAS for matmul, but libcublas.so was not found on the library path \
-                 (install the CUDA toolkit, or `pip install nvidia-cublas-cu12` and add its lib folder to LD_LIBRARY_PATH)"
-            ));
-        }
         let fail = |what: &str, e: &dyn std::fmt::Display| format!("{name}: {what} failed: {e}");
         let ctx = CudaContext::new(name.ordinal()).map_err(|e| fail("creating a context", &e))?;
         // One stream orders everything, so cudarc's per-buffer event tracking (for several

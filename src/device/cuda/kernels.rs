@@ -15,26 +15,14 @@ use crate::layout::Layout;
 use crate::ops::binary::BinaryOp;
 use crate::ops::reduce::ReduceOp;
 use crate::ops::{IndexMode, MapOp, MatOperand, MatmulArgs};
-use crate::shaders::{accumulator, KernelKey, WG};
+use crate::shaders::{accumulator, params, KernelKey, WG};
 
-/// Dims a strided kernel indexes (the same bound as on wgpu).
-const MAX_RANK: usize = 8;
 /// Rows this short are reduced one thread per row (reduce_small.cu).
 const SMALL_ROW: usize = 64;
 /// Elements one reduction block folds per pass.
 const REDUCE_CHUNK: usize = 16384;
 /// Grid-stride loops cover any size; more blocks than this only add scheduling.
 const MAX_BLOCKS: usize = 1 << 20;
-
-fn check_rank(op: &'static str, rank: usize) -> Result<()> {
-    if rank > MAX_RANK {
-        return Err(Error::invalid(
-            op,
-            format!("cuda kernels index at most {MAX_RANK} dims, got {rank}; reshape to fewer dims first"),
-        ));
-    }
-    Ok(())
-}
 
 /// A 1-D grid of `WG`-thread blocks covering `n` items (at least one block).
 fn grid(n: usize) -> (u32, u32, u32) {
@@ -51,19 +39,7 @@ impl CudaDevice {
         if n == 0 {
             return Ok(());
         }
-        let fast = sl.is_contiguous() && dl.is_contiguous();
-        // The contiguous path reads no shape, so any rank goes; strided indexing has 8 slots.
-        let p = if fast {
-            Params::new(&[(0, &[n, 0, sl.offset(), dl.offset()]), (28, &[1])])
-        } else {
-            check_rank("map", sl.shape().len())?;
-            Params::new(&[
-                (0, &[n, sl.shape().len(), sl.offset(), dl.offset()]),
-                (4, sl.shape()),
-                (12, sl.strides()),
-                (20, dl.strides()),
-            ])
-        };
+        let p = Params::words(&params::map(sl, dl)?);
         let key = KernelKey::Map { op, src: src.dtype(), dst: dst.dtype() };
         self.launch(key, &[src.ptr(0), dst.ptr(0)], &p, grid(n), BLOCK)
     }
@@ -188,7 +164,7 @@ impl Kernels for Arc<CudaDevice> {
                 DType::U32 => value as u32,
                 DType::Bool => (value != 0.0) as u32,
             };
-            let p = Params::new(&[(0, &[n, bits as usize])]);
+            let p = Params::words(&[n, bits as usize]);
             self.launch(KernelKey::Fill { dtype }, &[out.ptr(0)], &p, grid(n), BLOCK)?;
         }
         Ok(out)
@@ -215,18 +191,7 @@ impl Kernels for Arc<CudaDevice> {
         if n == 0 {
             return Ok(out);
         }
-        let same = la.is_contiguous() && lb.is_contiguous() && la.shape() == shape && lb.shape() == shape;
-        let p = if same {
-            Params::new(&[(0, &[n, 0, la.offset(), lb.offset()]), (28, &[1])])
-        } else {
-            check_rank(op.name(), shape.len())?;
-            Params::new(&[
-                (0, &[n, shape.len(), la.offset(), lb.offset()]),
-                (4, shape),
-                (12, &la.broadcast_strides(shape)),
-                (20, &lb.broadcast_strides(shape)),
-            ])
-        };
+        let p = Params::words(&params::binary(op.name(), la, lb, shape)?);
         self.launch(KernelKey::Binary { op, dtype }, &[a.ptr(0), b.ptr(0), out.ptr(0)], &p, grid(n), BLOCK)?;
         Ok(out)
     }
@@ -247,15 +212,7 @@ impl Kernels for Arc<CudaDevice> {
         if n == 0 {
             return Ok(out);
         }
-        check_rank("where", shape.len())?;
-        let p = Params::new(&[
-            (0, &[n, shape.len(), lc.offset(), la.offset()]),
-            (4, shape),
-            (12, &lc.broadcast_strides(shape)),
-            (20, &la.broadcast_strides(shape)),
-            (28, &lb.broadcast_strides(shape)),
-            (36, &[lb.offset()]),
-        ]);
+        let p = Params::words(&params::where_(lc, la, lb, shape)?);
         let ptrs = [c.ptr(0), a.ptr(0), b.ptr(0), out.ptr(0)];
         self.launch(KernelKey::Where { dtype }, &ptrs, &p, grid(n), BLOCK)?;
         Ok(out)
@@ -270,7 +227,7 @@ impl Kernels for Arc<CudaDevice> {
         }
         if k <= SMALL_ROW {
             let key = KernelKey::ReduceSmall { op, src: dtype, dst: out_dtype };
-            let p = Params::new(&[(0, &[m, k, l.offset()])]);
+            let p = Params::words(&[m, k, l.offset()]);
             self.launch(key, &[src.ptr(0), out.ptr(0)], &p, grid(m), BLOCK)?;
             return Ok(out);
         }
@@ -282,7 +239,7 @@ impl Kernels for Arc<CudaDevice> {
             let nchunks = if op.is_arg() { 1 } else { k.div_ceil(REDUCE_CHUNK).max(1) };
             let chunk = if nchunks == 1 { k.max(1) } else { REDUCE_CHUNK };
             let src_ptr = temp.as_ref().map_or(src.ptr(0), |t| t.ptr(0));
-            let p = Params::new(&[(0, &[m, k, chunk, nchunks, off])]);
+            let p = Params::words(&[m, k, chunk, nchunks, off]);
             let blocks = (m * nchunks).clamp(1, MAX_BLOCKS) as u32;
             if nchunks == 1 {
                 let key = KernelKey::Reduce { op, src: sd, dst: out_dtype };
@@ -302,7 +259,7 @@ impl Kernels for Arc<CudaDevice> {
         let dtype = src.dtype();
         let out = self.alloc(m * k, dtype)?;
         if m * k > 0 {
-            let p = Params::new(&[(0, &[m, k, l.offset()])]);
+            let p = Params::words(&[m, k, l.offset()]);
             let blocks = m.clamp(1, MAX_BLOCKS) as u32;
             self.launch(KernelKey::Softmax { log, dtype }, &[src.ptr(0), out.ptr(0)], &p, (blocks, 1, 1), BLOCK)?;
         }
@@ -352,23 +309,7 @@ impl Kernels for Arc<CudaDevice> {
         let mut base = 0;
         while base < g.batch {
             let count = (g.batch - base).min(65535);
-            let p = Params::new(&[(
-                0,
-                &[
-                    g.m,
-                    g.n,
-                    g.k,
-                    g.a.batch_stride,
-                    g.b.batch_stride,
-                    g.a.offset,
-                    g.b.offset,
-                    base,
-                    g.a.row_stride,
-                    g.a.col_stride,
-                    g.b.row_stride,
-                    g.b.col_stride,
-                ],
-            )]);
+            let p = Params::words(&params::matmul(g, base));
             let gx = u32::try_from(g.n.div_ceil(TILE)).map_err(|_| Error::invalid("matmul", "too many columns"))?;
             let gy = u32::try_from(g.m.div_ceil(TILE)).map_err(|_| Error::invalid("matmul", "too many rows"))?;
             if gy > 65535 {
@@ -400,13 +341,7 @@ impl Kernels for Arc<CudaDevice> {
         if n == 0 {
             return Ok(out);
         }
-        check_rank("index", shape.len())?;
-        let p = Params::new(&[
-            (0, &[n, shape.len(), l.offset(), dim]),
-            (4, shape),
-            (12, l.strides()),
-            (20, &[l.shape()[dim], (mode == IndexMode::Gather) as usize, li.offset()]),
-        ]);
+        let p = Params::words(&params::index(mode, l, li, dim, shape)?);
         let key = KernelKey::Index { dtype, index: idx.dtype() };
         self.launch(key, &[src.ptr(0), idx.ptr(0), out.ptr(0)], &p, grid(n), BLOCK)?;
         Ok(out)

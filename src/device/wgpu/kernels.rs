@@ -11,12 +11,10 @@ use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::ops::binary::BinaryOp;
 use crate::ops::reduce::ReduceOp;
-use crate::ops::{IndexMode, MapOp, MatmulArgs};
-use crate::shaders::{accumulator, KernelKey, WG};
+use crate::ops::{IndexMode, MapOp, MatOperand, MatmulArgs};
+use crate::shaders::{accumulator, params, KernelKey, WG};
 use crate::shape::numel;
 
-/// Dims the strided kernels index (the params uniform has room for 8 per array).
-const MAX_RANK: usize = 8;
 /// Rows this short are reduced one thread per row (reduce_small.wgsl).
 const SMALL_ROW: usize = 64;
 /// Elements one reduction workgroup folds per pass.
@@ -28,16 +26,6 @@ const SPLIT_K_MIN: usize = 4096;
 /// Matmul output tile (see matmul.wgsl).
 const TILE: usize = 64;
 
-fn check_rank(op: &'static str, rank: usize) -> Result<()> {
-    if rank > MAX_RANK {
-        return Err(Error::invalid(
-            op,
-            format!("webgpu kernels index at most {MAX_RANK} dims, got {rank}; reshape to fewer dims first"),
-        ));
-    }
-    Ok(())
-}
-
 fn u(x: usize) -> u32 {
     // Buffer limits (< 4 GiB per binding) keep every element index and count within u32.
     x as u32
@@ -48,11 +36,9 @@ fn aligned4(vals: &[usize]) -> bool {
     vals.iter().all(|v| v % 4 == 0)
 }
 
-/// Writes `vals` at `at..` of a params array.
-fn put(params: &mut [u32], at: usize, vals: &[usize]) {
-    for (i, &v) in vals.iter().enumerate() {
-        params[at + i] = u(v);
-    }
+/// Parameter words (see `shaders::params`) as the u32s a uniform holds.
+fn words(w: &[usize]) -> Vec<u32> {
+    w.iter().map(|&x| u(x)).collect()
 }
 
 impl WgpuDevice {
@@ -85,13 +71,7 @@ impl WgpuDevice {
                 self.groups(n / 4, WG)?,
             );
         }
-        check_rank("map", sl.shape().len())?;
-        let mut p = [0u32; 29];
-        put(&mut p, 0, &[n, sl.shape().len(), sl.offset(), dl.offset()]);
-        put(&mut p, 4, sl.shape());
-        put(&mut p, 12, sl.strides());
-        put(&mut p, 20, dl.strides());
-        p[28] = (sl.is_contiguous() && dl.is_contiguous()) as u32;
+        let p = words(&params::map(sl, dl)?);
         self.dispatch(
             KernelKey::Map { op, src: sd, dst: dd },
             &[Bind::whole(src), Bind::whole(dst)],
@@ -119,13 +99,13 @@ impl WgpuDevice {
         let partial = self.alloc(total * mn, dtype)?;
         let key = KernelKey::Matmul { dtype };
         let bind = [Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(partial.buffer())];
-        let params = |k, a_step, b_step, a_off, b_off, base| [k, a_step, b_step, a_off, b_off, base].map(u);
-        let strides = [g.a.row_stride, g.a.col_stride, g.b.row_stride, g.b.col_stride].map(u);
-        let launch = |p: [u32; 6], count: usize| {
-            let mut all = [u(g.m), u(g.n), p[0], p[1], p[2], p[3], p[4], p[5], 0, 0, 0, 0];
-            all[8..].copy_from_slice(&strides);
-            self.dispatch(key, &bind, &all, (u(gx), u(gy), u(count)))
+        // Each slice is a batch of a `k`-long product whose operands step by the slice length.
+        let params = |k, a_step, b_step, a_off, b_off, base| {
+            let a = MatOperand { offset: a_off, batch_stride: a_step, ..g.a };
+            let b = MatOperand { offset: b_off, batch_stride: b_step, ..g.b };
+            params::matmul(&MatmulArgs { k, a, b, ..*g }, base).map(u)
         };
+        let launch = |p: [u32; 12], count: usize| self.dispatch(key, &bind, &p, (u(gx), u(gy), u(count)));
         // Slice s starts at inner index s * len: A moves len columns, B len rows.
         launch(params(len, len * g.a.col_stride, len * g.b.row_stride, g.a.offset, g.b.offset, 0), full)?;
         if rest > 0 {
@@ -203,20 +183,13 @@ impl Kernels for Arc<WgpuDevice> {
         if large && self.binary_pieces(op, (a.buffer(), la), (b.buffer(), lb), out.buffer(), shape, dtype)? {
             return Ok(out);
         }
-        let same = la.is_contiguous() && lb.is_contiguous() && la.shape() == shape && lb.shape() == shape;
-        if same && aligned4(&[n, la.offset(), lb.offset()]) {
+        if params::same_shape(la, lb, shape) && aligned4(&[n, la.offset(), lb.offset()]) {
             let p = [n / 4, la.offset() / 4, lb.offset() / 4].map(u);
             let bufs = [Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())];
             self.dispatch(KernelKey::Binary4 { op, dtype }, &bufs, &p, self.groups(n / 4, WG)?)?;
             return Ok(out);
         }
-        check_rank(op.name(), shape.len())?;
-        let mut p = [0u32; 29];
-        put(&mut p, 0, &[n, shape.len(), la.offset(), lb.offset()]);
-        put(&mut p, 4, shape);
-        put(&mut p, 12, &la.broadcast_strides(shape));
-        put(&mut p, 20, &lb.broadcast_strides(shape));
-        p[28] = same as u32;
+        let p = words(&params::binary(op.name(), la, lb, shape)?);
         self.dispatch(
             KernelKey::Binary { op, dtype },
             &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
@@ -242,14 +215,7 @@ impl Kernels for Arc<WgpuDevice> {
         if n == 0 {
             return Ok(out);
         }
-        check_rank("where", shape.len())?;
-        let mut p = [0u32; 37];
-        put(&mut p, 0, &[n, shape.len(), lc.offset(), la.offset()]);
-        put(&mut p, 4, shape);
-        put(&mut p, 12, &lc.broadcast_strides(shape));
-        put(&mut p, 20, &la.broadcast_strides(shape));
-        put(&mut p, 28, &lb.broadcast_strides(shape));
-        p[36] = u(lb.offset());
+        let p = words(&params::where_(lc, la, lb, shape)?);
         self.dispatch(
             KernelKey::Where { dtype },
             &[Bind::whole(c.buffer()), Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
@@ -363,21 +329,7 @@ impl Kernels for Arc<WgpuDevice> {
         let mut base = 0;
         while base < g.batch {
             let count = (g.batch - base).min(max);
-            let p = [
-                g.m,
-                g.n,
-                g.k,
-                g.a.batch_stride,
-                g.b.batch_stride,
-                g.a.offset,
-                g.b.offset,
-                base,
-                g.a.row_stride,
-                g.a.col_stride,
-                g.b.row_stride,
-                g.b.col_stride,
-            ]
-            .map(u);
+            let p = params::matmul(g, base).map(u);
             self.dispatch(
                 KernelKey::Matmul { dtype },
                 &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
@@ -405,12 +357,7 @@ impl Kernels for Arc<WgpuDevice> {
         if n == 0 {
             return Ok(out);
         }
-        check_rank("index", shape.len())?;
-        let mut p = [0u32; 23];
-        put(&mut p, 0, &[n, shape.len(), l.offset(), dim]);
-        put(&mut p, 4, shape);
-        put(&mut p, 12, l.strides());
-        put(&mut p, 20, &[l.shape()[dim], (mode == IndexMode::Gather) as usize, li.offset()]);
+        let p = words(&params::index(mode, l, li, dim, shape)?);
         let key = KernelKey::Index { dtype, index: idx.dtype() };
         self.dispatch(
             key,

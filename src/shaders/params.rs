@@ -1,0 +1,127 @@
+//! The parameter words of the strided kernel families (map, binary, where, index, matmul): one
+//! source of truth for both GPU backends, whose kernels read the same word indices (see the
+//! header comment of each `.wgsl` and `.cu` file). wgpu narrows the words to u32, CUDA passes
+//! them as u64. Strided indexing has 8 slots per shape; the contiguous fast paths read no shape,
+//! so they take any rank.
+
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::ops::{IndexMode, MatmulArgs};
+use crate::shape::numel;
+
+/// Dims a strided kernel indexes.
+pub(crate) const MAX_RANK: usize = 8;
+
+fn check_rank(op: &'static str, rank: usize) -> Result<()> {
+    if rank > MAX_RANK {
+        return Err(Error::invalid(
+            op,
+            format!("GPU kernels index at most {MAX_RANK} dims, got {rank}; reshape to fewer dims first"),
+        ));
+    }
+    Ok(())
+}
+
+/// `n` zero words with `parts` (start index, values) written in.
+fn words(n: usize, parts: &[(usize, &[usize])]) -> Vec<usize> {
+    let mut w = vec![0; n];
+    for (at, values) in parts {
+        w[*at..*at + values.len()].copy_from_slice(values);
+    }
+    w
+}
+
+/// Map (unary, cast, copy) from `sl` into `dl`: 0 numel, 1 rank, 2 src offset, 3 dst offset,
+/// 4..12 shape, 12..20 src strides, 20..28 dst strides, 28 fast path.
+pub(crate) fn map(sl: &Layout, dl: &Layout) -> Result<Vec<usize>> {
+    let n = sl.numel();
+    if sl.is_contiguous() && dl.is_contiguous() {
+        return Ok(words(29, &[(0, &[n, 0, sl.offset(), dl.offset()]), (28, &[1])]));
+    }
+    check_rank("map", sl.shape().len())?;
+    Ok(words(
+        29,
+        &[
+            (0, &[n, sl.shape().len(), sl.offset(), dl.offset()]),
+            (4, sl.shape()),
+            (12, sl.strides()),
+            (20, dl.strides()),
+        ],
+    ))
+}
+
+/// Whether a binary op's operands are contiguous with the output's shape (the fast path).
+pub(crate) fn same_shape(la: &Layout, lb: &Layout, shape: &[usize]) -> bool {
+    la.is_contiguous() && lb.is_contiguous() && la.shape() == shape && lb.shape() == shape
+}
+
+/// Binary with broadcasting: 0 numel, 1 rank, 2 a offset, 3 b offset, 4..12 shape,
+/// 12..20 a strides, 20..28 b strides, 28 fast path.
+pub(crate) fn binary(op: &'static str, la: &Layout, lb: &Layout, shape: &[usize]) -> Result<Vec<usize>> {
+    let n = numel(shape);
+    if same_shape(la, lb, shape) {
+        return Ok(words(29, &[(0, &[n, 0, la.offset(), lb.offset()]), (28, &[1])]));
+    }
+    check_rank(op, shape.len())?;
+    Ok(words(
+        29,
+        &[
+            (0, &[n, shape.len(), la.offset(), lb.offset()]),
+            (4, shape),
+            (12, &la.broadcast_strides(shape)),
+            (20, &lb.broadcast_strides(shape)),
+        ],
+    ))
+}
+
+/// where(c, a, b): 0 numel, 1 rank, 2 c offset, 3 a offset, 4..12 shape, 12..20 c strides,
+/// 20..28 a strides, 28..36 b strides, 36 b offset.
+pub(crate) fn where_(lc: &Layout, la: &Layout, lb: &Layout, shape: &[usize]) -> Result<Vec<usize>> {
+    check_rank("where", shape.len())?;
+    Ok(words(
+        37,
+        &[
+            (0, &[numel(shape), shape.len(), lc.offset(), la.offset()]),
+            (4, shape),
+            (12, &lc.broadcast_strides(shape)),
+            (20, &la.broadcast_strides(shape)),
+            (28, &lb.broadcast_strides(shape)),
+            (36, &[lb.offset()]),
+        ],
+    ))
+}
+
+/// index_select / gather along `dim`: 0 numel, 1 rank, 2 src offset, 3 dim, 4..12 output shape,
+/// 12..20 src strides, 20 src size along dim, 21 mode (1 gather), 22 index offset.
+pub(crate) fn index(mode: IndexMode, l: &Layout, li: &Layout, dim: usize, shape: &[usize]) -> Result<Vec<usize>> {
+    check_rank("index", shape.len())?;
+    Ok(words(
+        23,
+        &[
+            (0, &[numel(shape), shape.len(), l.offset(), dim]),
+            (4, shape),
+            (12, l.strides()),
+            (20, &[l.shape()[dim], (mode == IndexMode::Gather) as usize, li.offset()]),
+        ],
+    ))
+}
+
+/// Batched matmul from batch `base` on: 0 m, 1 n, 2 k, 3 a batch stride, 4 b batch stride,
+/// 5 a offset, 6 b offset, 7 first batch, 8 a row stride, 9 a col stride, 10 b row stride,
+/// 11 b col stride.
+pub(crate) fn matmul(g: &MatmulArgs, base: usize) -> [usize; 12] {
+    [
+        g.m,
+        g.n,
+        g.k,
+        g.a.batch_stride,
+        g.b.batch_stride,
+        g.a.offset,
+        g.b.offset,
+        base,
+        g.a.row_stride,
+        g.a.col_stride,
+        g.b.row_stride,
+        g.b.col_stride,
+    ]
+}
