@@ -34,9 +34,11 @@ pub mod wasm;
 pub use creation::manual_seed;
 pub use device::cuda::{allow_tf32, cuda_compiled, set_allow_tf32};
 pub use device::event::{Event, TimingMethod};
+#[cfg(not(target_arch = "wasm32"))]
+pub use device::memory::set_memory_budget_threshold;
 pub use device::memory::{
-    empty_cache, max_memory_allocated, memory_allocated, memory_limit, memory_reserved, memory_stats, memory_summary,
-    reset_peak_memory_stats, set_memory_limit, MemorySnapshot,
+    empty_cache, max_memory_allocated, memory_allocated, memory_budget_threshold, memory_limit, memory_reserved,
+    memory_stats, memory_summary, reset_peak_memory_stats, set_memory_limit, MemorySnapshot,
 };
 pub use device::placement::{
     clear_placement_log, placement_log, set_log_device_placement, set_soft_device_placement, soft_device_placement,

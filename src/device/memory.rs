@@ -155,6 +155,26 @@ pub fn set_memory_limit(device: Device, bytes: Option<u64>) -> Result<()> {
     with_stats(device, |s| s.set_limit(bytes))
 }
 
+/// Makes wgpu refuse buffer creation with an out-of-memory error once the driver's reported
+/// memory usage plus the request would pass `percent` of the driver's memory budget (wgpu's
+/// `MemoryBudgetThresholds::for_resource_creation`; `None`, the default, turns it off). The
+/// refusal becomes [`Error::OutOfMemory`] like any driver OOM, after the cache is emptied and
+/// the request retried, so a process stops short of paging or device loss instead of running
+/// into them (TensorFlow's `per_process_gpu_memory_fraction` plays a similar role). It applies
+/// where the driver reports a budget: Vulkan with `VK_EXT_memory_budget` and DX12; elsewhere
+/// (Metal, GL) it has no effect. Native only, and only before any GPU device is used: it
+/// configures the wgpu instance the devices open on. Unlike [`set_memory_limit`], which counts
+/// this allocator's own bytes on one device, it follows the driver's view of the whole heap.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn set_memory_budget_threshold(percent: Option<u8>) -> Result<()> {
+    crate::device::wgpu::set_budget_threshold(percent)
+}
+
+/// The threshold set with `set_memory_budget_threshold` (native), if any.
+pub fn memory_budget_threshold() -> Option<u8> {
+    crate::device::wgpu::budget_threshold()
+}
+
 /// The memory limit of `device`, if one is set.
 pub fn memory_limit(device: Device) -> Result<Option<u64>> {
     with_stats(device, |s| s.limit())

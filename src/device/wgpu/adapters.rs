@@ -18,6 +18,17 @@ struct Entry {
 
 static REGISTRY: Mutex<Option<Vec<Entry>>> = Mutex::new(None);
 
+/// The memory-budget threshold (percent) instances are created with; see
+/// `set_memory_budget_threshold`.
+static BUDGET_THRESHOLD: Mutex<Option<u8>> = Mutex::new(None);
+
+/// A wgpu instance configured from the environment and the memory-budget threshold.
+fn new_instance() -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    desc.memory_budget_thresholds.for_resource_creation = *lock(&BUDGET_THRESHOLD);
+    wgpu::Instance::new(desc)
+}
+
 fn backend_name(b: wgpu::Backend) -> &'static str {
     match b {
         wgpu::Backend::Vulkan => "vulkan",
@@ -126,7 +137,7 @@ pub(crate) async fn discover() -> Result<()> {
         }
         return Ok(());
     }
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let instance = new_instance();
     let mut adapters: Vec<wgpu::Adapter> = find_adapters(&instance)
         .await
         .into_iter()
@@ -170,7 +181,7 @@ pub(crate) fn adapter_infos() -> Vec<DeviceInfo> {
 /// device, or a device after a loss, asks the browser again for the same adapter.
 #[cfg(target_arch = "wasm32")]
 async fn fresh_adapter(like: &wgpu::Adapter, device: Device) -> Result<wgpu::Adapter> {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let instance = new_instance();
     let want = like.get_info();
     find_adapters(&instance).await.into_iter().find(|a| a.get_info() == want).ok_or_else(|| Error::DeviceUnavailable {
         device: device.to_string(),
@@ -265,8 +276,8 @@ pub(crate) fn configure_logical(ordinal: usize, configs: &[crate::device::Logica
             None => Outcome::Missing,
             Some(entries) if ordinal >= entries.len() => Outcome::Missing,
             Some(entries) => {
-                if let Some(e) = entries.iter().find(|e| e.opened.is_some()) {
-                    Outcome::InUse(e.info.device.to_string())
+                if let Some(d) = opened_device(entries) {
+                    Outcome::InUse(d)
                 } else if entries[ordinal].info.logical.is_some() {
                     Outcome::InUse(format!("{} (already split)", entries[ordinal].info.device))
                 } else {
@@ -296,6 +307,54 @@ pub(crate) fn configure_logical(ordinal: usize, configs: &[crate::device::Logica
             format!("{d} is already in use; configure logical devices before any GPU device is used"),
         )),
     }
+}
+
+/// The device already opened, if any (settings that shape devices must come before).
+fn opened_device(entries: &[Entry]) -> Option<String> {
+    entries.iter().find(|e| e.opened.is_some()).map(|e| e.info.device.to_string())
+}
+
+/// Sets the memory-budget threshold (see `memory::set_memory_budget_threshold`): adapters
+/// discovered already move to a fresh instance created with it, matched by their adapter info.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn set_budget_threshold(percent: Option<u8>) -> Result<()> {
+    const OP: &str = "set_memory_budget_threshold";
+    if percent.is_some_and(|p| p == 0 || p > 100) {
+        return Err(Error::invalid(
+            OP,
+            format!("the threshold is a percent of the driver's budget: give 1..=100 (or None), not {percent:?}"),
+        ));
+    }
+    let in_use = |entries: &[Entry]| {
+        opened_device(entries).map(|d| {
+            Error::invalid(OP, format!("{d} is already in use; set the threshold before any GPU device is used"))
+        })
+    };
+    if let Some(e) = lock(&REGISTRY).as_deref().and_then(in_use) {
+        return Err(e);
+    }
+    *lock(&BUDGET_THRESHOLD) = percent;
+    if lock(&REGISTRY).is_none() {
+        return Ok(()); // discovery will create its instance with the threshold
+    }
+    let fresh = crate::block::block_on(find_adapters(&new_instance()));
+    let mut reg = lock(&REGISTRY);
+    let entries = reg.as_mut().map(|r| r.as_mut_slice()).unwrap_or_default();
+    if let Some(e) = in_use(entries) {
+        return Err(e);
+    }
+    for entry in entries.iter_mut() {
+        let want = entry.adapter.get_info();
+        if let Some(a) = fresh.iter().find(|a| a.get_info() == want) {
+            entry.adapter = a.clone();
+        }
+    }
+    Ok(())
+}
+
+/// The memory-budget threshold set with `set_budget_threshold`.
+pub(crate) fn budget_threshold() -> Option<u8> {
+    *lock(&BUDGET_THRESHOLD)
 }
 
 /// The opened device behind `webgpu:ordinal` (natively opened on first use).

@@ -10,7 +10,11 @@ mod pool;
 mod readback;
 mod split;
 
-pub(crate) use adapters::{adapter_infos, configure_logical, discover, get, open, resolve_backend_alias};
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) use adapters::set_budget_threshold;
+pub(crate) use adapters::{
+    adapter_infos, budget_threshold, configure_logical, discover, get, open, resolve_backend_alias,
+};
 
 /// After `device` was lost (driver reset, `destroy`, a browser reclaiming the GPU), opens a fresh
 /// device on the same adapter so new work can go on. Tensors of the lost device stay lost (their

@@ -110,8 +110,11 @@ impl WgpuDevice {
             if crate::block::block_on(scope.pop()).is_none() {
                 return Ok(buffer);
             }
-            // The driver is out of memory: return the cache and try once more.
+            // The driver is out of memory: return the cache and try once more. wgpu frees a
+            // dropped buffer only once the GPU is done with it, so wait for that first.
             self.empty_cache();
+            self.flush();
+            let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
             let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
             let buffer = create();
             match crate::block::block_on(scope.pop()) {
@@ -159,6 +162,11 @@ impl WgpuDevice {
     pub(crate) fn empty_cache(&self) {
         let free = std::mem::take(&mut lock(&self.pool).free);
         let bytes: u64 = free.iter().map(|(class, v)| class * v.len() as u64).sum();
+        drop(free);
         self.stats.on_release(bytes);
+        // Natively wgpu frees dropped buffers during a poll; make it happen now for those the
+        // GPU is done with (a browser frees them by itself).
+        #[cfg(not(target_arch = "wasm32"))]
+        let _ = self.device.poll(wgpu::PollType::Poll);
     }
 }
