@@ -214,7 +214,11 @@ export interface TransferStats {
   readbackWaitMs: number;
 }
 
-/** Soft placement: a device that does not exist falls back to one that does (and is logged). */
+/**
+ * Soft placement: a device that does not exist falls back to one that does, and an op the device
+ * cannot run (f16 without `shader-f16`) runs on the cpu with its result moved back; later work on
+ * that device waits for it. Every fallback is in the placement log.
+ */
 export function setSoftDevicePlacement(on: boolean): void;
 export function softDevicePlacement(): boolean;
 /** Records every op's placement (off by default). */

@@ -22,7 +22,7 @@ impl Tensor {
             return Err(Error::DataLength { op, got: data.len(), expected, shape: shape.to_vec() });
         }
         let dtype = data.dtype();
-        let device = placement::resolve_for(op, device, dtype)?;
+        let device = placement::resolve(op, device)?;
         let bytes = (data.len() * dtype.size_in_bytes()) as u64;
         let storage = Storage::from_cpu(data, device).map_err(|e| e.in_op(op))?;
         crate::device::transfer::record(device, crate::device::transfer::Direction::HostToDevice, bytes);
@@ -47,7 +47,7 @@ impl Tensor {
 
     /// A tensor of `shape` filled with `value`.
     pub fn full(shape: &[usize], value: f64, dtype: DType, device: impl Into<Option<Device>>) -> Result<Tensor> {
-        let device = placement::resolve_for("full", place(device), dtype)?;
+        let device = placement::resolve("full", place(device))?;
         let t = Tensor::full_on(shape, value, dtype, device)?;
         placement::record("full", &[], device);
         Ok(t)

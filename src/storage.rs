@@ -81,7 +81,8 @@ impl Storage {
         Ok(match Backend::of(device)? {
             Backend::Cpu => Storage::Cpu(CpuBackend.fill(n, value, dtype)?),
             Backend::Wgpu(d) => {
-                Storage::Wgpu(or_cpu("full", &d, &[], d.fill(n, value, dtype), |_| CpuBackend.fill(n, value, dtype))?)
+                let r = d.fill(n, value, dtype);
+                Storage::Wgpu(or_cpu("full", &d, &[], (n, dtype), r, move |_| CpuBackend.fill(n, value, dtype))?)
             }
             Backend::Cuda(d) => Storage::Cuda(d.fill(n, value, dtype)?),
             Backend::Meta => meta(&[n], dtype)?,
@@ -98,7 +99,8 @@ impl Storage {
                     MapOp::Cast => "to_dtype",
                 };
                 let d = s.device();
-                Storage::Wgpu(or_cpu(name, d, &[s], d.map(s, l, op, dst), |h| CpuBackend.map(&h[0], l, op, dst))?)
+                let (r, l) = (d.map(s, l, op, dst), l.clone());
+                Storage::Wgpu(or_cpu(name, d, &[s], (l.numel(), dst), r, move |h| CpuBackend.map(&h[0], &l, op, dst))?)
             }
             Storage::Cuda(s) => Storage::Cuda(s.device().map(s, l, op, dst)?),
             Storage::Meta(_) => meta(l.shape(), dst)?,
@@ -120,7 +122,11 @@ impl Storage {
                 same_gpu(op.name(), &[a, b])?;
                 let d = a.device();
                 let r = d.binary(op, a, la, b, lb, shape);
-                Storage::Wgpu(or_cpu(op.name(), d, &[a, b], r, |h| CpuBackend.binary(op, &h[0], la, &h[1], lb, shape))?)
+                let out = (shape.iter().product(), if op.is_comparison() { DType::Bool } else { dtype });
+                let (la, lb, shape) = (la.clone(), lb.clone(), shape.to_vec());
+                Storage::Wgpu(or_cpu(op.name(), d, &[a, b], out, r, move |h| {
+                    CpuBackend.binary(op, &h[0], &la, &h[1], &lb, &shape)
+                })?)
             }
             (Storage::Cuda(a), Storage::Cuda(b)) => {
                 same_cuda(op.name(), &[a, b])?;
@@ -150,8 +156,10 @@ impl Storage {
                 same_gpu("where", &[c, a, b])?;
                 let d = c.device();
                 let r = d.where_(c, lc, a, la, b, lb, shape);
-                Storage::Wgpu(or_cpu("where", d, &[c, a, b], r, |h| {
-                    CpuBackend.where_(&h[0], lc, &h[1], la, &h[2], lb, shape)
+                let out = (shape.iter().product(), dtype);
+                let (lc, la, lb, shape) = (lc.clone(), la.clone(), lb.clone(), shape.to_vec());
+                Storage::Wgpu(or_cpu("where", d, &[c, a, b], out, r, move |h| {
+                    CpuBackend.where_(&h[0], &lc, &h[1], &la, &h[2], &lb, &shape)
                 })?)
             }
             (Storage::Cuda(c), Storage::Cuda(a), Storage::Cuda(b)) => {
@@ -168,9 +176,8 @@ impl Storage {
             Storage::Cpu(s) => Storage::Cpu(CpuBackend.reduce(op, s, l, m, k)?),
             Storage::Wgpu(s) => {
                 let d = s.device();
-                Storage::Wgpu(or_cpu(op.name(), d, &[s], d.reduce(op, s, l, m, k), |h| {
-                    CpuBackend.reduce(op, &h[0], l, m, k)
-                })?)
+                let (r, l) = (d.reduce(op, s, l, m, k), l.clone());
+                Storage::Wgpu(or_cpu(op.name(), d, &[s], (m, out), r, move |h| CpuBackend.reduce(op, &h[0], &l, m, k))?)
             }
             Storage::Cuda(s) => Storage::Cuda(s.device().reduce(op, s, l, m, k)?),
             Storage::Meta(_) => meta(&[m], out)?,
@@ -183,8 +190,9 @@ impl Storage {
             Storage::Wgpu(s) => {
                 let d = s.device();
                 let name = if log { "log_softmax" } else { "softmax" };
-                let r = d.softmax(s, l, m, k, log);
-                Storage::Wgpu(or_cpu(name, d, &[s], r, |h| CpuBackend.softmax(&h[0], l, m, k, log))?)
+                let (r, l) = (d.softmax(s, l, m, k, log), l.clone());
+                let out = (m * k, dtype);
+                Storage::Wgpu(or_cpu(name, d, &[s], out, r, move |h| CpuBackend.softmax(&h[0], &l, m, k, log))?)
             }
             Storage::Cuda(s) => Storage::Cuda(s.device().softmax(s, l, m, k, log)?),
             Storage::Meta(_) => meta(&[m, k], dtype)?,
@@ -197,9 +205,9 @@ impl Storage {
             (Storage::Wgpu(a), Storage::Wgpu(b)) => {
                 same_gpu("matmul", &[a, b])?;
                 let d = a.device();
-                Storage::Wgpu(or_cpu("matmul", d, &[a, b], d.matmul(a, b, args), |h| {
-                    CpuBackend.matmul(&h[0], &h[1], args)
-                })?)
+                let (r, args) = (d.matmul(a, b, args), *args);
+                let out = (args.batch * args.m * args.n, dtype);
+                Storage::Wgpu(or_cpu("matmul", d, &[a, b], out, r, move |h| CpuBackend.matmul(&h[0], &h[1], &args))?)
             }
             (Storage::Cuda(a), Storage::Cuda(b)) => {
                 same_cuda("matmul", &[a, b])?;
@@ -228,7 +236,11 @@ impl Storage {
                 let d = s.device();
                 let name = if mode == IndexMode::Select { "index_select" } else { "gather" };
                 let r = d.index(mode, s, l, i, li, dim, shape);
-                Storage::Wgpu(or_cpu(name, d, &[s, i], r, |h| CpuBackend.index(mode, &h[0], l, &h[1], li, dim, shape))?)
+                let out = (shape.iter().product(), dtype);
+                let (l, li, shape) = (l.clone(), li.clone(), shape.to_vec());
+                Storage::Wgpu(or_cpu(name, d, &[s, i], out, r, move |h| {
+                    CpuBackend.index(mode, &h[0], &l, &h[1], &li, dim, &shape)
+                })?)
             }
             (Storage::Cuda(s), Storage::Cuda(i)) => {
                 same_cuda("index", &[s, i])?;
@@ -269,9 +281,11 @@ impl Storage {
                     }
                 }
                 let r = d.cat(&parts, dim, shape, dtype);
-                Storage::Wgpu(or_cpu("cat", &d, &inputs, r, |h| {
-                    let host: Vec<_> = h.iter().zip(&parts).map(|(s, p)| (s, p.1)).collect();
-                    CpuBackend.cat(&host, dim, shape, dtype)
+                let out = (shape.iter().product(), dtype);
+                let (layouts, shape): (Vec<Layout>, _) = (parts.iter().map(|p| p.1.clone()).collect(), shape.to_vec());
+                Storage::Wgpu(or_cpu("cat", &d, &inputs, out, r, move |h| {
+                    let host: Vec<_> = h.iter().zip(&layouts).collect();
+                    CpuBackend.cat(&host, dim, &shape, dtype)
                 })?)
             }
             Backend::Cuda(d) => {

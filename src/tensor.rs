@@ -125,7 +125,7 @@ impl Tensor {
     /// [`Tensor::to`] with options (PyTorch's `to(device, non_blocking=True)`): see
     /// [`ToOptions`].
     pub async fn to_with(&self, device: Device, options: ToOptions) -> Result<Tensor> {
-        let device = placement::resolve_for("to", device, self.dtype())?;
+        let device = placement::resolve("to", device)?;
         let out = if device == self.device() {
             self.clone()
         } else if device.kind() == DeviceKind::Meta {

@@ -20,6 +20,12 @@ async function run(path, gpuRequired) {
       console.log('not ok - WEBTENSOR_REQUIRE_GPU=1 but the browser offered no WebGPU device');
       bad++;
     }
+    // SwiftShader lacks shader-f16: the web's op-by-op cpu fallback must have been exercised.
+    const noF16 = devices.find((d) => d.name === 'webgpu:0' && !d.features.includes('shader-f16'));
+    if (noF16 && !path.includes('suite=') && !out.results.some((r) => r.name.includes('without shader-f16'))) {
+      console.log('not ok - webgpu:0 lacks shader-f16 but the cpu-fallback case did not run');
+      bad++;
+    }
     for (const r of out.results) {
       console.log(r.ok ? `ok - ${r.name}` : `not ok - ${r.name}: ${r.error}`);
       bad += r.ok ? 0 : 1;

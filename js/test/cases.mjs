@@ -187,17 +187,6 @@ export function cases(wt, devices) {
       const log = wt.placementLog();
       assert.equal(log.length, 1);
       assert.match(log[0].fallback, /soft placement: .*webgpu:7/);
-      // An adapter without shader-f16 (SwiftShader in Chromium) cannot run f16 kernels, and a
-      // browser cannot fall back op by op: the f16 tensor is placed on the cpu instead.
-      const noF16 = wt.devices().find((d) => d.name.startsWith('webgpu') && !d.features.includes('shader-f16'));
-      if (noF16) {
-        wt.clearPlacementLog();
-        const h = wt.ones([2], { device: noF16.name, dtype: 'float16' });
-        assert.equal(h.device, 'cpu');
-        assert.match(wt.placementLog()[0].fallback, /lacks shader-f16/);
-        close(await h.add(h).data(), [2, 2]);
-        h.dispose();
-      }
     } finally {
       wt.setSoftDevicePlacement(false);
     }
@@ -213,6 +202,48 @@ export function cases(wt, devices) {
     const ops = wt.placementLog().map((p) => `${p.op}:${p.inputs.join('+')}->${p.output}`).filter((o) => !o.startsWith('contiguous'));
     assert.deepEqual(ops, ['full:->cpu', 'add:cpu+cpu->cpu', 'sum:cpu->cpu']);
   });
+
+  // An adapter without shader-f16 (SwiftShader in Chromium) cannot run f16 kernels. Under soft
+  // placement each such op runs on the cpu and its result moves back: in a browser as a host step
+  // that later work on the device waits behind (it cannot block for the readback).
+  const noF16 = wt.devices().find((d) => d.name.startsWith('webgpu') && !d.features.includes('shader-f16'));
+  if (noF16 && devices.includes(noF16.name)) {
+    add(`${noF16.name}: without shader-f16, soft placement runs f16 ops on the cpu and moves the results back`, async () => {
+      const on = { device: noF16.name };
+      wt.setSoftDevicePlacement(true);
+      try {
+        wt.clearPlacementLog();
+        wt.resetTransferStats(noF16.name);
+        const h = wt.ones([2], { ...on, dtype: 'float16' });
+        assert.equal(h.device, noF16.name);
+        assert.equal(h.dtype, 'float16');
+        const fallback = wt.placementLog().find((p) => p.fallback);
+        assert.ok(fallback, JSON.stringify(wt.placementLog()));
+        assert.match(fallback.fallback, /shader-f16.*ran on cpu and moved the result back/);
+        close(await h.add(h).data(), [2, 2]);
+        // A chain of host steps, then a GPU kernel that must wait for them.
+        const x = wt.tensor([1, 2, 3], on);
+        const y = x.toDtype('float16').mul(2).toDtype('float32');
+        close(await y.add(x).data(), [3, 6, 9]);
+        // An input's buffer recycled by a later upload: the upload waits for the step reading it.
+        const a = wt.tensor([5, 6, 7], on);
+        const ah = a.toDtype('float16');
+        a.dispose();
+        const b = wt.tensor([1, 1, 1], on);
+        close(await ah.toDtype('float32').data(), [5, 6, 7]);
+        close(await b.data(), [1, 1, 1]);
+        await wt.synchronize(noF16.name);
+        assert.ok(wt.transferStats(noF16.name).deviceToHostCopies >= 6, JSON.stringify(wt.transferStats(noF16.name)));
+        // A host step that fails (an index the cpu refuses) is reported by the next readback;
+        // the device goes on.
+        const bad = wt.tensor([1, 2, 3], on).toDtype('float16').indexSelect(0, wt.tensor([5], { ...on, dtype: 'int32' }));
+        assert.match((await assert.rejects(bad.data())).message, /running index_select on the cpu failed.*out of bounds/);
+        close(await wt.tensor([1, 2], on).add(1).data(), [2, 3]);
+      } finally {
+        wt.setSoftDevicePlacement(false);
+      }
+    });
+  }
 
   for (const device of devices) {
     add(`${device}: memory limit, transfer counters, events`, async () => {

@@ -109,30 +109,3 @@ pub(crate) fn resolve(op: &'static str, device: Device) -> Result<Device> {
         Err(e) => Err(e),
     }
 }
-
-/// [`resolve`] for creating a tensor of `dtype`. On the web, an f16 tensor for an adapter without
-/// `shader-f16` goes to the CPU under soft placement (recorded), so the ops that follow run
-/// where they can: a browser cannot read back synchronously, so they could not fall back one by
-/// one as they do natively (see `wgpu/fallback.rs`).
-pub(crate) fn resolve_for(op: &'static str, device: Device, dtype: crate::DType) -> Result<Device> {
-    let device = resolve(op, device)?;
-    #[cfg(target_arch = "wasm32")]
-    if dtype == crate::DType::F16 && soft_device_placement() {
-        if let Ok(Backend::Wgpu(d)) = Backend::of(device) {
-            if !d.f16 {
-                record_fallback(
-                    op,
-                    &[],
-                    Device::CPU,
-                    format!(
-                        "soft placement: {device} ({}) lacks shader-f16; the f16 tensor is placed on cpu",
-                        d.info.name
-                    ),
-                );
-                return Ok(Device::CPU);
-            }
-        }
-    }
-    let _ = dtype;
-    Ok(device)
-}

@@ -1,6 +1,6 @@
 //! Device management from JavaScript: soft placement, the placement log, memory limits,
-//! transfer counters, timing events, device recovery, launch blocking and logical devices. (The
-//! CPU fallback for ops needs a blocking readback, which browsers do not allow: native only.)
+//! transfer counters, timing events, device recovery, launch blocking and logical devices. (An
+//! op's CPU fallback runs as a host step here, since a browser cannot block: see wgpu/hold.rs.)
 
 use js_sys::{Array, Object, Promise};
 use wasm_bindgen::prelude::*;

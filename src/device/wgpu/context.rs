@@ -92,11 +92,14 @@ pub(crate) struct WgpuDevice {
     /// Whether the device writes GPU timestamps (`Event` uses them).
     pub(crate) timestamps: bool,
     pending: Mutex<Pending>,
+    /// Submissions and uploads held behind a host step (web soft placement; see hold.rs).
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) hold: Mutex<super::hold::Hold>,
     pipelines: Mutex<HashMap<KernelKey, Arc<Pipeline>>>,
     pub(crate) pool: Mutex<Pool>,
     pub(crate) stats: MemoryStats,
     pub(crate) transfers: TransferStats,
-    error: Arc<Mutex<Option<String>>>,
+    pub(crate) error: Arc<Mutex<Option<String>>>,
     pub(crate) lost: Arc<Mutex<Option<String>>>,
     /// Test hook: make the next dispatch invalid (see `inject_dispatch_error`).
     pub(crate) poison_next_dispatch: AtomicBool,
@@ -151,6 +154,8 @@ impl WgpuDevice {
             f16,
             timestamps,
             pending: Mutex::default(),
+            #[cfg(target_arch = "wasm32")]
+            hold: Mutex::default(),
             pipelines: Mutex::default(),
             pool: Mutex::default(),
             stats: MemoryStats::new(),
@@ -376,7 +381,7 @@ impl WgpuDevice {
 
     fn submit_locked(&self, pending: &mut Pending) {
         if let Some(enc) = pending.encoder.take() {
-            self.queue.submit([enc.finish()]);
+            self.submit_commands(enc.finish());
         }
         pending.dispatches = 0;
     }
@@ -403,6 +408,8 @@ impl WgpuDevice {
 
     #[cfg(target_arch = "wasm32")]
     pub(crate) async fn wait_idle(&self) -> Result<()> {
+        // Work held behind a host step is not submitted yet: wait until it is.
+        self.host_settled().await;
         let (tx, rx) = futures::channel::oneshot::channel();
         self.queue.on_submitted_work_done(move || {
             let _ = tx.send(());

@@ -1,14 +1,14 @@
 //! Soft placement for ops a GPU cannot run (TensorFlow's soft placement, for kernels): when a
 //! kernel fails for a dtype the device lacks (f16 without `shader-f16`) and soft placement is
 //! on, the op runs on the CPU over host copies of its inputs and the result moves back to the
-//! device; the fallback is recorded in the placement log. Native only: the readback it needs
-//! cannot block in a browser, so there the error stands.
+//! device; the fallback is recorded in the placement log. Natively the readback blocks; on the
+//! web the op becomes a host step that later work on the device waits behind (`hold.rs`).
 
 use std::sync::Arc;
 
 use super::{WgpuDevice, WgpuStorage};
 use crate::device::cpu::CpuStorage;
-use crate::dtype::CpuData;
+use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 
 impl WgpuDevice {
@@ -21,13 +21,16 @@ impl WgpuDevice {
 }
 
 /// `result` if it succeeded; otherwise, under soft placement and for a dtype the device lacks,
-/// `cpu` run over host copies of `inputs`, moved back to `dev`.
+/// `cpu` run over host copies of `inputs`, its result (`out`: element count and dtype) moved back
+/// to `dev`. Natively this blocks on the readback. A browser cannot block: there the output is
+/// allocated now and filled by a host step that later submissions wait behind (see hold.rs).
 pub(crate) fn or_cpu(
     op: &'static str,
     dev: &Arc<WgpuDevice>,
     inputs: &[&WgpuStorage],
+    out: (usize, DType),
     result: Result<WgpuStorage>,
-    cpu: impl FnOnce(&[CpuStorage]) -> Result<CpuStorage>,
+    cpu: impl FnOnce(&[CpuStorage]) -> Result<CpuStorage> + Send + 'static,
 ) -> Result<WgpuStorage> {
     let err = match result {
         Ok(s) => return Ok(s),
@@ -37,30 +40,40 @@ pub(crate) fn or_cpu(
         return Err(err);
     }
     #[cfg(target_arch = "wasm32")]
-    {
-        let _ = (op, dev, inputs, cpu);
-        Err(err)
-    }
+    let back = {
+        let output = dev.alloc(out.0, out.1)?;
+        dev.defer_host(super::hold::HostStep {
+            op,
+            inputs: inputs.iter().map(|s| (s.buffer().clone(), s.dtype())).collect(),
+            output: output.buffer().clone(),
+            dtype: out.1,
+            run: Box::new(cpu),
+        });
+        output
+    };
     #[cfg(not(target_arch = "wasm32"))]
-    {
+    let back = {
         let host = inputs
             .iter()
             .map(|s| crate::block::block_on(dev.read_raw(s)).and_then(CpuStorage::new))
             .collect::<Result<Vec<_>>>()?;
-        let out = cpu(&host)?;
-        let back = dev.upload_data(out.data())?;
-        let device = dev.info.device;
-        use crate::device::transfer::{record, Direction};
-        for s in inputs {
-            record(device, Direction::DeviceToHost, s.buffer().size());
+        let result = cpu(&host)?;
+        if result.data().dtype() != out.1 || result.data().len() != out.0 {
+            return Err(Error::invalid(op, "internal: the cpu kernel's result has another dtype or size"));
         }
-        record(device, Direction::HostToDevice, (out.data().len() * out.data().dtype().size_in_bytes()) as u64);
-        crate::device::placement::record_fallback(
-            op,
-            &vec![device; inputs.len()],
-            device,
-            format!("soft placement: {device} cannot run it ({}); ran on cpu and moved the result back", err.in_op(op)),
-        );
-        Ok(back)
+        dev.upload_data(result.data())?
+    };
+    let device = dev.info.device;
+    use crate::device::transfer::{record, Direction};
+    for s in inputs {
+        record(device, Direction::DeviceToHost, s.buffer().size());
     }
+    record(device, Direction::HostToDevice, (out.0 * out.1.size_in_bytes()) as u64);
+    crate::device::placement::record_fallback(
+        op,
+        &vec![device; inputs.len()],
+        device,
+        format!("soft placement: {device} cannot run it ({}); ran on cpu and moved the result back", err.in_op(op)),
+    );
+    Ok(back)
 }

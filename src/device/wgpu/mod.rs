@@ -5,6 +5,7 @@
 mod adapters;
 mod context;
 mod fallback;
+mod hold;
 mod kernels;
 mod pool;
 mod readback;

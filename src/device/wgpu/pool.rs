@@ -153,7 +153,7 @@ impl WgpuDevice {
             // `write_buffer` lands before the *next* submission, so commands already recorded
             // (which may read a recycled buffer's old contents) must be submitted first.
             self.flush();
-            self.queue.write_buffer(s.buffer(), 0, &bytes);
+            self.write_bytes(s.buffer(), bytes);
         }
         Ok(s)
     }

@@ -44,14 +44,38 @@ impl WgpuDevice {
     /// `size` bytes of `buf` from `offset` (both multiples of 4), after everything recorded so
     /// far: one copy into a mappable staging buffer, one submission, one map.
     pub(crate) async fn read_bytes(&self, buf: &wgpu::Buffer, offset: u64, size: u64) -> Result<Vec<u8>> {
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+        let staging = self.staging(size);
+        self.with_encoder(|e| e.copy_buffer_to_buffer(buf, offset, &staging, 0, size));
+        self.flush();
+        // On the web the copy may be held behind a host step (see hold.rs): mapping before it
+        // is submitted would read the staging buffer empty.
+        #[cfg(target_arch = "wasm32")]
+        self.host_settled().await;
+        self.map_staging(staging).await
+    }
+
+    /// The first `size` bytes of `buf`, copied in a submission of their own that goes to the
+    /// queue now: for a host step, which runs when everything before it is submitted.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) async fn read_now(&self, buf: &wgpu::Buffer, size: u64) -> Result<Vec<u8>> {
+        let staging = self.staging(size);
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buf, 0, &staging, 0, size);
+        self.queue.submit([encoder.finish()]);
+        self.map_staging(staging).await
+    }
+
+    fn staging(&self, size: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
             size,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
-        });
-        self.with_encoder(|e| e.copy_buffer_to_buffer(buf, offset, &staging, 0, size));
-        self.flush();
+        })
+    }
+
+    /// Maps `staging` once the copies into it have run, and returns its bytes.
+    async fn map_staging(&self, staging: wgpu::Buffer) -> Result<Vec<u8>> {
         let (tx, rx) = futures::channel::oneshot::channel();
         staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
