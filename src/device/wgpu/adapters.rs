@@ -24,8 +24,12 @@ static BUDGET_THRESHOLD: Mutex<Option<u8>> = Mutex::new(None);
 
 /// A wgpu instance configured from the environment and the memory-budget threshold.
 fn new_instance() -> wgpu::Instance {
+    instance_with(budget_threshold())
+}
+
+fn instance_with(threshold: Option<u8>) -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-    desc.memory_budget_thresholds.for_resource_creation = *lock(&BUDGET_THRESHOLD);
+    desc.memory_budget_thresholds.for_resource_creation = threshold;
     wgpu::Instance::new(desc)
 }
 
@@ -330,19 +334,24 @@ pub(crate) fn set_budget_threshold(percent: Option<u8>) -> Result<()> {
             Error::invalid(OP, format!("{d} is already in use; set the threshold before any GPU device is used"))
         })
     };
-    if let Some(e) = lock(&REGISTRY).as_deref().and_then(in_use) {
-        return Err(e);
+    {
+        let reg = lock(&REGISTRY);
+        if let Some(e) = reg.as_deref().and_then(in_use) {
+            return Err(e);
+        }
+        if reg.is_none() {
+            // Discovery will create its instance with the threshold.
+            *lock(&BUDGET_THRESHOLD) = percent;
+            return Ok(());
+        }
     }
-    *lock(&BUDGET_THRESHOLD) = percent;
-    if lock(&REGISTRY).is_none() {
-        return Ok(()); // discovery will create its instance with the threshold
-    }
-    let fresh = crate::block::block_on(find_adapters(&new_instance()));
+    let fresh = crate::block::block_on(find_adapters(&instance_with(percent)));
     let mut reg = lock(&REGISTRY);
     let entries = reg.as_mut().map(|r| r.as_mut_slice()).unwrap_or_default();
     if let Some(e) = in_use(entries) {
         return Err(e);
     }
+    *lock(&BUDGET_THRESHOLD) = percent;
     for entry in entries.iter_mut() {
         let want = entry.adapter.get_info();
         if let Some(a) = fresh.iter().find(|a| a.get_info() == want) {

@@ -15,9 +15,13 @@ impl WgpuDevice {
     /// The whole buffer behind `s` on the host, so layouts over `s` index it unchanged.
     pub(crate) async fn read_raw(&self, s: &WgpuStorage) -> Result<CpuData> {
         let size = s.buffer().size();
-        let bytes = self.read_bytes(s.buffer(), 0, size).await?;
-        Ok(CpuData::from_gpu_bytes(s.dtype(), &bytes, size as usize / s.dtype().gpu_size_in_bytes()))
+        Ok(whole_buffer(s.dtype(), &self.read_bytes(s.buffer(), 0, size).await?))
     }
+}
+
+/// The host copy of a whole buffer of `dtype` elements (the block may hold more than the tensor).
+pub(crate) fn whole_buffer(dtype: DType, bytes: &[u8]) -> CpuData {
+    CpuData::from_gpu_bytes(dtype, bytes, bytes.len() / dtype.gpu_size_in_bytes())
 }
 
 /// `result` if it succeeded; otherwise, under soft placement and for a dtype the device lacks,

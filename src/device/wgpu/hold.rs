@@ -65,8 +65,9 @@ mod web {
 
     use super::{Step, WgpuDevice};
     use crate::device::cpu::CpuStorage;
+    use crate::device::wgpu::fallback::whole_buffer;
     use crate::device::wgpu::lock;
-    use crate::dtype::{CpuData, DType};
+    use crate::dtype::DType;
     use crate::error::{Error, Result};
 
     /// The CPU kernel of a fallback, over host copies of its inputs.
@@ -154,13 +155,8 @@ mod web {
         async fn run_host(&self, step: HostStep) -> Result<()> {
             let mut host = Vec::with_capacity(step.inputs.len());
             for (buffer, dtype) in &step.inputs {
-                let size = buffer.size();
-                let bytes = self.read_now(buffer, size).await?;
-                host.push(CpuStorage::new(CpuData::from_gpu_bytes(
-                    *dtype,
-                    &bytes,
-                    size as usize / dtype.gpu_size_in_bytes(),
-                ))?);
+                let bytes = self.read_now(buffer, buffer.size()).await?;
+                host.push(CpuStorage::new(whole_buffer(*dtype, &bytes))?);
             }
             let out = (step.run)(&host)?;
             if out.data().dtype() != step.dtype {
