@@ -15,6 +15,7 @@ use crate::ops::reduce::ReduceOp;
 use crate::ops::{IndexMode, MapOp, MatmulArgs};
 use crate::shape::numel;
 
+mod alloc;
 mod gemm;
 mod scalar;
 
@@ -166,10 +167,11 @@ macro_rules! with_type {
 
 /// `f` over the elements of `l` in row-major order.
 fn map_strided<T: Copy, U>(v: &[T], l: &Layout, f: impl Fn(T) -> U) -> Vec<U> {
+    let n = l.numel();
     if l.is_contiguous() {
-        v[l.offset()..l.offset() + l.numel()].iter().map(|&x| f(x)).collect()
+        alloc::collect_n(n, v[l.offset()..l.offset() + n].iter().map(|&x| f(x)))
     } else {
-        StridedOffsets::new(l.shape(), l.strides(), l.offset()).map(|o| f(v[o])).collect()
+        alloc::collect_n(n, StridedOffsets::new(l.shape(), l.strides(), l.offset()).map(|o| f(v[o])))
     }
 }
 
@@ -206,13 +208,13 @@ fn zip_broadcast<T: Copy, U>(
     shape: &[usize],
     f: impl Fn(T, T) -> U,
 ) -> Vec<U> {
+    let n = numel(shape);
     if la.is_contiguous() && lb.is_contiguous() && la.shape() == shape && lb.shape() == shape {
-        let n = numel(shape);
         let (a, b) = (&a[la.offset()..la.offset() + n], &b[lb.offset()..lb.offset() + n]);
-        return a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect();
+        return alloc::collect_n(n, a.iter().zip(b).map(|(&x, &y)| f(x, y)));
     }
     let (sa, sb) = (la.broadcast_strides(shape), lb.broadcast_strides(shape));
-    offsets(la, shape, &sa).zip(offsets(lb, shape, &sb)).map(|(i, j)| f(a[i], b[j])).collect()
+    alloc::collect_n(n, offsets(la, shape, &sa).zip(offsets(lb, shape, &sb)).map(|(i, j)| f(a[i], b[j])))
 }
 
 fn binary_typed<T: Scalar>(
