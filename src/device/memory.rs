@@ -165,6 +165,9 @@ pub fn set_memory_limit(device: Device, bytes: Option<u64>) -> Result<()> {
 /// (Metal, GL) it has no effect. Native only, and only before any GPU device is used: it
 /// configures the wgpu instance the devices open on. Unlike [`set_memory_limit`], which counts
 /// this allocator's own bytes on one device, it follows the driver's view of the whole heap.
+/// wgpu applies it to every buffer, including the small ones webtensor makes outside the pool
+/// (kernel parameters, readback staging): at the threshold those fail too, and that comes back
+/// as [`Error::Gpu`] from the next `synchronize` or readback rather than as `OutOfMemory`.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn set_memory_budget_threshold(percent: Option<u8>) -> Result<()> {
     crate::device::wgpu::set_budget_threshold(percent)

@@ -22,11 +22,7 @@ static REGISTRY: Mutex<Option<Vec<Entry>>> = Mutex::new(None);
 /// `set_memory_budget_threshold`.
 static BUDGET_THRESHOLD: Mutex<Option<u8>> = Mutex::new(None);
 
-/// A wgpu instance configured from the environment and the memory-budget threshold.
-fn new_instance() -> wgpu::Instance {
-    instance_with(budget_threshold())
-}
-
+/// A wgpu instance configured from the environment, with `threshold` as its memory budget.
 fn instance_with(threshold: Option<u8>) -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
     desc.memory_budget_thresholds.for_resource_creation = threshold;
@@ -141,7 +137,8 @@ pub(crate) async fn discover() -> Result<()> {
         }
         return Ok(());
     }
-    let instance = new_instance();
+    let threshold = budget_threshold();
+    let instance = instance_with(threshold);
     let mut adapters: Vec<wgpu::Adapter> = find_adapters(&instance)
         .await
         .into_iter()
@@ -160,9 +157,17 @@ pub(crate) async fn discover() -> Result<()> {
         .enumerate()
         .map(|(i, adapter)| Entry { info: describe(&adapter, i), adapter, opened: None, memory_limit: None })
         .collect();
-    let mut reg = lock(&REGISTRY);
-    if reg.is_none() {
-        *reg = Some(entries);
+    let stale = {
+        let mut reg = lock(&REGISTRY);
+        // set_memory_budget_threshold may have run meanwhile: then discover again with its value.
+        let stale = reg.is_none() && budget_threshold() != threshold;
+        if reg.is_none() && !stale {
+            *reg = Some(entries);
+        }
+        stale
+    };
+    if stale {
+        return Box::pin(discover()).await;
     }
     Ok(())
 }
@@ -185,7 +190,7 @@ pub(crate) fn adapter_infos() -> Vec<DeviceInfo> {
 /// device, or a device after a loss, asks the browser again for the same adapter.
 #[cfg(target_arch = "wasm32")]
 async fn fresh_adapter(like: &wgpu::Adapter, device: Device) -> Result<wgpu::Adapter> {
-    let instance = new_instance();
+    let instance = instance_with(budget_threshold());
     let want = like.get_info();
     find_adapters(&instance).await.into_iter().find(|a| a.get_info() == want).ok_or_else(|| Error::DeviceUnavailable {
         device: device.to_string(),
@@ -340,7 +345,7 @@ pub(crate) fn set_budget_threshold(percent: Option<u8>) -> Result<()> {
             return Err(e);
         }
         if reg.is_none() {
-            // Discovery will create its instance with the threshold.
+            // Discovery creates its instance with the threshold (and checks it under this lock).
             *lock(&BUDGET_THRESHOLD) = percent;
             return Ok(());
         }
@@ -351,13 +356,32 @@ pub(crate) fn set_budget_threshold(percent: Option<u8>) -> Result<()> {
     if let Some(e) = in_use(entries) {
         return Err(e);
     }
-    *lock(&BUDGET_THRESHOLD) = percent;
-    for entry in entries.iter_mut() {
-        let want = entry.adapter.get_info();
-        if let Some(a) = fresh.iter().find(|a| a.get_info() == want) {
-            entry.adapter = a.clone();
+    // Logical devices share their adapter; identical GPUs share an info. So the k-th distinct
+    // adapter with a given info maps to the k-th fresh one with that info.
+    let mut distinct: Vec<wgpu::Adapter> = Vec::new();
+    for e in entries.iter() {
+        if !distinct.contains(&e.adapter) {
+            distinct.push(e.adapter.clone());
         }
     }
+    let mut mapping = Vec::with_capacity(distinct.len());
+    for (i, old) in distinct.iter().enumerate() {
+        let info = old.get_info();
+        let k = distinct[..i].iter().filter(|a| a.get_info() == info).count();
+        let Some(new) = fresh.iter().filter(|a| a.get_info() == info).nth(k) else {
+            return Err(Error::invalid(
+                OP,
+                format!("the adapter {} is no longer offered by the driver; the threshold was not set", info.name),
+            ));
+        };
+        mapping.push((old.clone(), new.clone()));
+    }
+    for entry in entries.iter_mut() {
+        if let Some((_, new)) = mapping.iter().find(|(old, _)| *old == entry.adapter) {
+            entry.adapter = new.clone();
+        }
+    }
+    *lock(&BUDGET_THRESHOLD) = percent;
     Ok(())
 }
 

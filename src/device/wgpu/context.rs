@@ -6,8 +6,6 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
-use wgpu::util::DeviceExt;
-
 use super::lock;
 use super::pool::Pool;
 use crate::device::memory::MemoryStats;
@@ -276,11 +274,7 @@ impl WgpuDevice {
         let pipe = self.pipeline(key)?;
         let mut words = [0u32; PARAM_WORDS];
         words[..params.len()].copy_from_slice(params);
-        let uniform = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("params"),
-            contents: bytemuck::cast_slice(&words),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
+        let uniform = self.params_buffer(&words, key)?;
         let mut entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
             .enumerate()
@@ -347,6 +341,28 @@ impl WgpuDevice {
             }
         }
         Ok(())
+    }
+
+    /// A uniform buffer holding `words`. (wgpu's `create_buffer_init` panics when the buffer
+    /// cannot be created, e.g. past a memory budget; this returns the error instead.)
+    fn params_buffer(&self, words: &[u32; PARAM_WORDS], key: KernelKey) -> Result<wgpu::Buffer> {
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("params"),
+            size: (PARAM_WORDS * 4) as u64,
+            usage: wgpu::BufferUsages::UNIFORM,
+            mapped_at_creation: true,
+        });
+        match buffer.get_mapped_range_mut(..) {
+            Ok(mut view) => view.copy_from_slice(bytemuck::cast_slice(words)),
+            Err(e) => {
+                return Err(Error::Gpu {
+                    device: self.name(),
+                    msg: format!("{key:?}: the parameter buffer could not be created (out of memory?): {e}"),
+                })
+            }
+        }
+        buffer.unmap();
+        Ok(buffer)
     }
 
     /// Workgroup counts for `n` threads in 1-D workgroups of `wg`, folded into 2-D beyond the

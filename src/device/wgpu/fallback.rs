@@ -50,6 +50,7 @@ pub(crate) fn or_cpu(
             op,
             inputs: inputs.iter().map(|s| (s.buffer().clone(), s.dtype())).collect(),
             output: output.buffer().clone(),
+            len: out.0,
             dtype: out.1,
             run: Box::new(cpu),
         });

@@ -25,7 +25,30 @@ enum Step {
 pub(crate) struct Hold {
     active: bool,
     steps: std::collections::VecDeque<Step>,
-    waiters: Vec<futures::channel::oneshot::Sender<()>>,
+    /// Steps ever held, and ever released: a waiter waits for the ones held before it asked,
+    /// not for the queue to empty (which later work could put off indefinitely).
+    held: u64,
+    released: u64,
+    waiters: Vec<(u64, futures::channel::oneshot::Sender<()>)>,
+}
+
+#[cfg(target_arch = "wasm32")]
+impl Hold {
+    fn push(&mut self, step: Step) {
+        self.steps.push_back(step);
+        self.held += 1;
+    }
+
+    /// The next held step, counting it released and waking whoever waited for it.
+    fn pop(&mut self) -> Option<Step> {
+        let step = self.steps.pop_front()?;
+        self.released += 1;
+        let released = self.released;
+        for (_, w) in self.waiters.extract_if(.., |(t, _)| *t <= released) {
+            let _ = w.send(());
+        }
+        Some(step)
+    }
 }
 
 impl WgpuDevice {
@@ -35,7 +58,7 @@ impl WgpuDevice {
         let commands = {
             let mut hold = super::lock(&self.hold);
             if hold.active {
-                hold.steps.push_back(Step::Commands(commands));
+                hold.push(Step::Commands(commands));
                 return;
             }
             commands
@@ -50,7 +73,7 @@ impl WgpuDevice {
         let bytes = {
             let mut hold = super::lock(&self.hold);
             if hold.active {
-                hold.steps.push_back(Step::Write { buffer: buffer.clone(), bytes });
+                hold.push(Step::Write { buffer: buffer.clone(), bytes });
                 return;
             }
             bytes
@@ -79,6 +102,7 @@ mod web {
         pub op: &'static str,
         pub inputs: Vec<(wgpu::Buffer, DType)>,
         pub output: wgpu::Buffer,
+        pub len: usize,
         pub dtype: DType,
         pub run: HostKernel,
     }
@@ -90,7 +114,7 @@ mod web {
             {
                 let mut hold = lock(&self.hold);
                 if hold.active {
-                    hold.steps.push_back(Step::Host(step));
+                    hold.push(Step::Host(step));
                     return;
                 }
                 hold.active = true;
@@ -99,15 +123,16 @@ mod web {
             wasm_bindgen_futures::spawn_local(async move { dev.run_held(step).await });
         }
 
-        /// Resolves once no host step is running or queued.
+        /// Resolves once everything held so far has gone to the queue (at once when nothing is).
         pub(crate) async fn host_settled(&self) {
             let rx = {
                 let mut hold = lock(&self.hold);
-                if !hold.active {
+                if hold.released >= hold.held {
                     return;
                 }
                 let (tx, rx) = futures::channel::oneshot::channel();
-                hold.waiters.push(tx);
+                let ticket = hold.held;
+                hold.waiters.push((ticket, tx));
                 rx
             };
             let _ = rx.await;
@@ -127,13 +152,10 @@ mod web {
                 let next = loop {
                     let item = {
                         let mut hold = lock(&self.hold);
-                        match hold.steps.pop_front() {
+                        match hold.pop() {
                             Some(item) => item,
                             None => {
                                 hold.active = false;
-                                for w in hold.waiters.drain(..) {
-                                    let _ = w.send(());
-                                }
                                 return;
                             }
                         }
@@ -159,11 +181,8 @@ mod web {
                 host.push(CpuStorage::new(whole_buffer(*dtype, &bytes))?);
             }
             let out = (step.run)(&host)?;
-            if out.data().dtype() != step.dtype {
-                return Err(Error::invalid(
-                    step.op,
-                    format!("internal: the cpu kernel made {} where {} was expected", out.data().dtype(), step.dtype),
-                ));
+            if out.data().dtype() != step.dtype || out.data().len() != step.len {
+                return Err(Error::invalid(step.op, "internal: the cpu kernel's result has another dtype or size"));
             }
             let mut bytes = out.data().to_gpu_bytes();
             bytes.resize(bytes.len().next_multiple_of(4), 0);

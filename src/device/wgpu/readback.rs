@@ -51,7 +51,9 @@ impl WgpuDevice {
         // is submitted would read the staging buffer empty.
         #[cfg(target_arch = "wasm32")]
         self.host_settled().await;
-        self.map_staging(staging).await
+        let bytes = self.map_staging(staging).await?;
+        self.check()?;
+        Ok(bytes)
     }
 
     /// The first `size` bytes of `buf`, copied in a submission of their own that goes to the
@@ -74,7 +76,9 @@ impl WgpuDevice {
         })
     }
 
-    /// Maps `staging` once the copies into it have run, and returns its bytes.
+    /// Maps `staging` once the copies into it have run, and returns its bytes. Only a lost
+    /// device fails it: GPU errors raised meanwhile stay for the caller's `check` (a host step
+    /// must not take and misattribute them).
     async fn map_staging(&self, staging: wgpu::Buffer) -> Result<Vec<u8>> {
         let (tx, rx) = futures::channel::oneshot::channel();
         staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
@@ -83,7 +87,7 @@ impl WgpuDevice {
         #[cfg(not(target_arch = "wasm32"))]
         self.wait_idle().await?;
         let mapped = rx.await;
-        self.check()?;
+        self.ensure_alive()?;
         let fail = |msg: String| Error::Gpu { device: self.name(), msg };
         match mapped {
             Ok(Ok(())) => {}
