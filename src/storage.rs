@@ -14,6 +14,7 @@ use crate::layout::Layout;
 use crate::ops::binary::BinaryOp;
 use crate::ops::reduce::ReduceOp;
 use crate::ops::{IndexMode, MapOp, MatmulArgs};
+use crate::shape::numel;
 
 /// A tensor's elements, on one backend.
 pub(crate) enum Storage {
@@ -82,7 +83,7 @@ impl Storage {
             Backend::Cpu => Storage::Cpu(CpuBackend.fill(n, value, dtype)?),
             Backend::Wgpu(d) => {
                 let r = d.fill(n, value, dtype);
-                Storage::Wgpu(or_cpu("full", &d, &[], (n, dtype), r, move |_| CpuBackend.fill(n, value, dtype))?)
+                Storage::Wgpu(or_cpu("full", &d, &[], (n, dtype), r, || move |_| CpuBackend.fill(n, value, dtype))?)
             }
             Backend::Cuda(d) => Storage::Cuda(d.fill(n, value, dtype)?),
             Backend::Meta => meta(&[n], dtype)?,
@@ -99,8 +100,11 @@ impl Storage {
                     MapOp::Cast => "to_dtype",
                 };
                 let d = s.device();
-                let (r, l) = (d.map(s, l, op, dst), l.clone());
-                Storage::Wgpu(or_cpu(name, d, &[s], (l.numel(), dst), r, move |h| CpuBackend.map(&h[0], &l, op, dst))?)
+                let r = d.map(s, l, op, dst);
+                Storage::Wgpu(or_cpu(name, d, &[s], (l.numel(), dst), r, || {
+                    let l = l.clone();
+                    move |h| CpuBackend.map(&h[0], &l, op, dst)
+                })?)
             }
             Storage::Cuda(s) => Storage::Cuda(s.device().map(s, l, op, dst)?),
             Storage::Meta(_) => meta(l.shape(), dst)?,
@@ -122,17 +126,16 @@ impl Storage {
                 same_gpu(op.name(), &[a, b])?;
                 let d = a.device();
                 let r = d.binary(op, a, la, b, lb, shape);
-                let out = (shape.iter().product(), if op.is_comparison() { DType::Bool } else { dtype });
-                let (la, lb, shape) = (la.clone(), lb.clone(), shape.to_vec());
-                Storage::Wgpu(or_cpu(op.name(), d, &[a, b], out, r, move |h| {
-                    CpuBackend.binary(op, &h[0], &la, &h[1], &lb, &shape)
+                Storage::Wgpu(or_cpu(op.name(), d, &[a, b], (numel(shape), op.out_dtype(dtype)), r, || {
+                    let (la, lb, shape) = (la.clone(), lb.clone(), shape.to_vec());
+                    move |h| CpuBackend.binary(op, &h[0], &la, &h[1], &lb, &shape)
                 })?)
             }
             (Storage::Cuda(a), Storage::Cuda(b)) => {
                 same_cuda(op.name(), &[a, b])?;
                 Storage::Cuda(a.device().binary(op, a, la, b, lb, shape)?)
             }
-            (Storage::Meta(_), Storage::Meta(_)) => meta(shape, if op.is_comparison() { DType::Bool } else { dtype })?,
+            (Storage::Meta(_), Storage::Meta(_)) => meta(shape, op.out_dtype(dtype))?,
             _ => return Err(mixed(op.name())),
         })
     }
@@ -156,10 +159,9 @@ impl Storage {
                 same_gpu("where", &[c, a, b])?;
                 let d = c.device();
                 let r = d.where_(c, lc, a, la, b, lb, shape);
-                let out = (shape.iter().product(), dtype);
-                let (lc, la, lb, shape) = (lc.clone(), la.clone(), lb.clone(), shape.to_vec());
-                Storage::Wgpu(or_cpu("where", d, &[c, a, b], out, r, move |h| {
-                    CpuBackend.where_(&h[0], &lc, &h[1], &la, &h[2], &lb, &shape)
+                Storage::Wgpu(or_cpu("where", d, &[c, a, b], (numel(shape), dtype), r, || {
+                    let (lc, la, lb, shape) = (lc.clone(), la.clone(), lb.clone(), shape.to_vec());
+                    move |h| CpuBackend.where_(&h[0], &lc, &h[1], &la, &h[2], &lb, &shape)
                 })?)
             }
             (Storage::Cuda(c), Storage::Cuda(a), Storage::Cuda(b)) => {
@@ -176,8 +178,11 @@ impl Storage {
             Storage::Cpu(s) => Storage::Cpu(CpuBackend.reduce(op, s, l, m, k)?),
             Storage::Wgpu(s) => {
                 let d = s.device();
-                let (r, l) = (d.reduce(op, s, l, m, k), l.clone());
-                Storage::Wgpu(or_cpu(op.name(), d, &[s], (m, out), r, move |h| CpuBackend.reduce(op, &h[0], &l, m, k))?)
+                let r = d.reduce(op, s, l, m, k);
+                Storage::Wgpu(or_cpu(op.name(), d, &[s], (m, out), r, || {
+                    let l = l.clone();
+                    move |h| CpuBackend.reduce(op, &h[0], &l, m, k)
+                })?)
             }
             Storage::Cuda(s) => Storage::Cuda(s.device().reduce(op, s, l, m, k)?),
             Storage::Meta(_) => meta(&[m], out)?,
@@ -190,9 +195,11 @@ impl Storage {
             Storage::Wgpu(s) => {
                 let d = s.device();
                 let name = if log { "log_softmax" } else { "softmax" };
-                let (r, l) = (d.softmax(s, l, m, k, log), l.clone());
-                let out = (m * k, dtype);
-                Storage::Wgpu(or_cpu(name, d, &[s], out, r, move |h| CpuBackend.softmax(&h[0], &l, m, k, log))?)
+                let r = d.softmax(s, l, m, k, log);
+                Storage::Wgpu(or_cpu(name, d, &[s], (m * k, dtype), r, || {
+                    let l = l.clone();
+                    move |h| CpuBackend.softmax(&h[0], &l, m, k, log)
+                })?)
             }
             Storage::Cuda(s) => Storage::Cuda(s.device().softmax(s, l, m, k, log)?),
             Storage::Meta(_) => meta(&[m, k], dtype)?,
@@ -207,7 +214,7 @@ impl Storage {
                 let d = a.device();
                 let (r, args) = (d.matmul(a, b, args), *args);
                 let out = (args.batch * args.m * args.n, dtype);
-                Storage::Wgpu(or_cpu("matmul", d, &[a, b], out, r, move |h| CpuBackend.matmul(&h[0], &h[1], &args))?)
+                Storage::Wgpu(or_cpu("matmul", d, &[a, b], out, r, || move |h| CpuBackend.matmul(&h[0], &h[1], &args))?)
             }
             (Storage::Cuda(a), Storage::Cuda(b)) => {
                 same_cuda("matmul", &[a, b])?;
@@ -236,10 +243,9 @@ impl Storage {
                 let d = s.device();
                 let name = if mode == IndexMode::Select { "index_select" } else { "gather" };
                 let r = d.index(mode, s, l, i, li, dim, shape);
-                let out = (shape.iter().product(), dtype);
-                let (l, li, shape) = (l.clone(), li.clone(), shape.to_vec());
-                Storage::Wgpu(or_cpu(name, d, &[s, i], out, r, move |h| {
-                    CpuBackend.index(mode, &h[0], &l, &h[1], &li, dim, &shape)
+                Storage::Wgpu(or_cpu(name, d, &[s, i], (numel(shape), dtype), r, || {
+                    let (l, li, shape) = (l.clone(), li.clone(), shape.to_vec());
+                    move |h| CpuBackend.index(mode, &h[0], &l, &h[1], &li, dim, &shape)
                 })?)
             }
             (Storage::Cuda(s), Storage::Cuda(i)) => {
@@ -281,11 +287,13 @@ impl Storage {
                     }
                 }
                 let r = d.cat(&parts, dim, shape, dtype);
-                let out = (shape.iter().product(), dtype);
-                let (layouts, shape): (Vec<Layout>, _) = (parts.iter().map(|p| p.1.clone()).collect(), shape.to_vec());
-                Storage::Wgpu(or_cpu("cat", &d, &inputs, out, r, move |h| {
-                    let host: Vec<_> = h.iter().zip(&layouts).collect();
-                    CpuBackend.cat(&host, dim, &shape, dtype)
+                Storage::Wgpu(or_cpu("cat", &d, &inputs, (numel(shape), dtype), r, || {
+                    let (layouts, shape): (Vec<Layout>, _) =
+                        (parts.iter().map(|p| p.1.clone()).collect(), shape.to_vec());
+                    move |h| {
+                        let host: Vec<_> = h.iter().zip(&layouts).collect();
+                        CpuBackend.cat(&host, dim, &shape, dtype)
+                    }
                 })?)
             }
             Backend::Cuda(d) => {

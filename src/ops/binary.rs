@@ -78,6 +78,15 @@ impl BinaryOp {
         }
     }
 
+    /// The dtype of the result for operands computed in `dtype`: bool for comparisons.
+    pub(crate) fn out_dtype(self, dtype: DType) -> DType {
+        if self.is_comparison() {
+            DType::Bool
+        } else {
+            dtype
+        }
+    }
+
     /// CPU semantics for floats.
     pub(crate) fn f32(self, a: f32, b: f32) -> f32 {
         use BinaryOp::*;
@@ -255,7 +264,7 @@ impl Tensor {
         let device = self.same_device(other, op.name())?;
         let shape = crate::shape::broadcast_shapes(op.name(), self.shape(), other.shape())?;
         let dtype = op.compute_dtype(DType::promote(self.dtype(), other.dtype()));
-        let out_dtype = if op.is_comparison() { DType::Bool } else { dtype };
+        let out_dtype = op.out_dtype(dtype);
         let (a, b) = (self.to_dtype(dtype)?, other.to_dtype(dtype)?);
         crate::device::placement::record(op.name(), &[self.device(), other.device()], device);
         let storage = a

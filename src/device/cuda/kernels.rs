@@ -187,7 +187,7 @@ impl Kernels for Arc<CudaDevice> {
     ) -> Result<CudaStorage> {
         let dtype = a.dtype();
         let n = numel(shape);
-        let out = self.alloc(n, if op.is_comparison() { DType::Bool } else { dtype })?;
+        let out = self.alloc(n, op.out_dtype(dtype))?;
         if n == 0 {
             return Ok(out);
         }

@@ -25,17 +25,20 @@ pub(crate) fn whole_buffer(dtype: DType, bytes: &[u8]) -> CpuData {
 }
 
 /// `result` if it succeeded; otherwise, under soft placement and for a dtype the device lacks,
-/// `cpu` run over host copies of `inputs`, its result (`out`: element count and dtype) moved back
-/// to `dev`. Natively this blocks on the readback. A browser cannot block: there the output is
+/// the kernel `cpu` makes (called only then, so the common path copies nothing) run over host
+/// copies of `inputs`, its result (`out`: element count and dtype) moved back to `dev`. Natively this blocks on the readback. A browser cannot block: there the output is
 /// allocated now and filled by a host step that later submissions wait behind (see hold.rs).
-pub(crate) fn or_cpu(
+pub(crate) fn or_cpu<K>(
     op: &'static str,
     dev: &Arc<WgpuDevice>,
     inputs: &[&WgpuStorage],
     out: (usize, DType),
     result: Result<WgpuStorage>,
-    cpu: impl FnOnce(&[CpuStorage]) -> Result<CpuStorage> + Send + 'static,
-) -> Result<WgpuStorage> {
+    cpu: impl FnOnce() -> K,
+) -> Result<WgpuStorage>
+where
+    K: FnOnce(&[CpuStorage]) -> Result<CpuStorage> + Send + 'static,
+{
     let err = match result {
         Ok(s) => return Ok(s),
         Err(e) => e,
@@ -52,7 +55,7 @@ pub(crate) fn or_cpu(
             output: output.buffer().clone(),
             len: out.0,
             dtype: out.1,
-            run: Box::new(cpu),
+            run: Box::new(cpu()),
         });
         output
     };
@@ -62,7 +65,7 @@ pub(crate) fn or_cpu(
             .iter()
             .map(|s| crate::block::block_on(dev.read_raw(s)).and_then(CpuStorage::new))
             .collect::<Result<Vec<_>>>()?;
-        let result = cpu(&host)?;
+        let result = cpu()(&host)?;
         if result.data().dtype() != out.1 || result.data().len() != out.0 {
             return Err(Error::invalid(op, "internal: the cpu kernel's result has another dtype or size"));
         }
