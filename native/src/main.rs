@@ -112,6 +112,7 @@ fn info() {
         ("WGPU_BACKEND", "restrict the wgpu backends searched (e.g. vulkan, gl)"),
         ("WEBTENSOR_LAUNCH_BLOCKING", "1: submit and check every op before the next (debugging)"),
         ("MATMUL_NUM_THREADS", "threads for the cpu matmul (default: physical cores, at most 4)"),
+        ("WEBTENSOR_CPU_THREADS", "threads for the other cpu kernels (default: the cores available)"),
         ("WEBTENSOR_REQUIRE_GPU", "1: the test suites fail instead of skipping without a GPU adapter"),
         ("WEBTENSOR_REQUIRE_CUDA", "1: the test suites fail instead of skipping without a CUDA device"),
         ("LD_LIBRARY_PATH", "where the cuda feature finds libcuda, libnvrtc and libcublas"),

@@ -88,6 +88,7 @@ impl BinaryOp {
     }
 
     /// CPU semantics for floats.
+    #[inline]
     pub(crate) fn f32(self, a: f32, b: f32) -> f32 {
         use BinaryOp::*;
         match self {
@@ -105,6 +106,7 @@ impl BinaryOp {
     }
 
     /// CPU semantics for i32 (wrapping).
+    #[inline]
     pub(crate) fn i32(self, a: i32, b: i32) -> i32 {
         use BinaryOp::*;
         match self {
@@ -119,6 +121,7 @@ impl BinaryOp {
     }
 
     /// CPU semantics for u32 (wrapping).
+    #[inline]
     pub(crate) fn u32(self, a: u32, b: u32) -> u32 {
         use BinaryOp::*;
         match self {
@@ -132,6 +135,7 @@ impl BinaryOp {
     }
 
     /// Comparison semantics, shared by every dtype.
+    #[inline]
     pub(crate) fn compare<T: PartialOrd>(self, a: T, b: T) -> bool {
         use BinaryOp::*;
         match self {

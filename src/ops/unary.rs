@@ -98,6 +98,7 @@ impl UnaryOp {
     }
 
     /// CPU semantics for floats (f16 computes in f32 and rounds, like the GPU kernels).
+    #[inline]
     pub(crate) fn f32(self, x: f32) -> f32 {
         use UnaryOp::*;
         match self {
@@ -132,6 +133,7 @@ impl UnaryOp {
     }
 
     /// CPU semantics for i32 (wrapping, as GPUs and PyTorch do).
+    #[inline]
     pub(crate) fn i32(self, x: i32) -> i32 {
         use UnaryOp::*;
         match self {
@@ -145,6 +147,7 @@ impl UnaryOp {
     }
 
     /// CPU semantics for u32; `None` where the op makes no sense unsigned.
+    #[inline]
     pub(crate) fn u32(self, x: u32) -> u32 {
         use UnaryOp::*;
         match self {

@@ -9,10 +9,17 @@ const HUGE_FROM: usize = 4 << 20;
 
 /// The values of `iter` (of exactly `n` items) in a new vector.
 pub(crate) fn collect_n<U>(n: usize, iter: impl Iterator<Item = U>) -> Vec<U> {
+    let mut out = with_capacity(n);
+    out.extend(iter);
+    out
+}
+
+/// An empty vector with room for `n` values, on huge pages when large.
+pub(crate) fn with_capacity<U>(n: usize) -> Vec<U> {
+    #[allow(unused_mut)]
     let mut out = Vec::with_capacity(n);
     #[cfg(target_os = "linux")]
     advise_huge(&mut out);
-    out.extend(iter);
     out
 }
 

@@ -1,0 +1,174 @@
+//! Splitting CPU kernels across cores. Natively the work is cut into one contiguous range per
+//! thread and run on a standing rayon pool of its own (`WEBTENSOR_CPU_THREADS` threads, by
+//! default one per core); only work past `MIN_PER_THREAD` elements per extra thread is split.
+//! wasm32 has no threads; there everything runs on the calling thread, as it does natively
+//! when the pool cannot be built.
+
+use std::mem::MaybeUninit;
+use std::ops::Range;
+
+use super::alloc;
+
+/// Fewer elements than this per extra thread are not worth a spawn.
+const MIN_PER_THREAD: usize = 1 << 16;
+
+/// How many threads kernels may use: `WEBTENSOR_CPU_THREADS` when set to a positive number,
+/// else the cores available; 1 on wasm32.
+pub(crate) fn threads() -> usize {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        *THREADS.get_or_init(|| {
+            let set = std::env::var("WEBTENSOR_CPU_THREADS").ok().and_then(|v| v.trim().parse::<usize>().ok());
+            set.filter(|&n| n > 0).unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        })
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        1
+    }
+}
+
+/// How many parts `units` units of `unit_len` elements each are split into.
+fn parts(units: usize, unit_len: usize) -> usize {
+    let elems = units.saturating_mul(unit_len.max(1));
+    threads().min(elems / MIN_PER_THREAD).min(units).max(1)
+}
+
+/// `f` over consecutive ranges covering `0..units` (one per thread when the `units * unit_len`
+/// elements are many enough), with the results in range order.
+pub(crate) fn ranges<R: Send>(units: usize, unit_len: usize, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
+    let p = parts(units, unit_len);
+    if p == 1 {
+        return vec![f(0..units)];
+    }
+    let step = units.div_ceil(p);
+    let bounds: Vec<Range<usize>> = (0..units).step_by(step).map(|s| s..(s + step).min(units)).collect();
+    run(bounds, &f)
+}
+
+/// A vector of `units * unit_len` elements written by `write(first_unit, chunk)` over consecutive
+/// chunks of whole units, one per thread when there are enough elements.
+///
+/// # Safety
+/// `write` must initialise every element of each chunk it is given.
+pub(crate) unsafe fn fill<U: Send>(
+    units: usize,
+    unit_len: usize,
+    write: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync,
+) -> Vec<U> {
+    let n = units * unit_len;
+    let mut out = alloc::with_capacity(n);
+    if n == 0 {
+        return out;
+    }
+    let p = parts(units, unit_len);
+    let step = units.div_ceil(p);
+    let chunks: Vec<(usize, &mut [MaybeUninit<U>])> =
+        out.spare_capacity_mut()[..n].chunks_mut(step * unit_len).enumerate().map(|(i, c)| (i * step, c)).collect();
+    run(chunks, &|(first, chunk)| write(first, chunk));
+    // SAFETY: the chunks cover the first n elements, `run` calls `write` on every chunk (or
+    // unwinds), and `write` initialised each element.
+    unsafe { out.set_len(n) };
+    out
+}
+
+/// `f` over `a`'s elements, in order.
+pub(crate) fn map<T: Copy + Sync, U: Send>(a: &[T], f: impl Fn(T) -> U + Sync) -> Vec<U> {
+    let write = |start: usize, out: &mut [MaybeUninit<U>]| {
+        for (o, &x) in out.iter_mut().zip(&a[start..]) {
+            o.write(f(x));
+        }
+    };
+    // SAFETY: a chunk starting at `start` is no longer than `a[start..]`, so the zip writes all of it.
+    unsafe { fill(a.len(), 1, write) }
+}
+
+/// `f` over the pairs of `a`'s and `b`'s elements (as many as the shorter has), in order.
+pub(crate) fn zip<T: Copy + Sync, U: Send>(a: &[T], b: &[T], f: impl Fn(T, T) -> U + Sync) -> Vec<U> {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let write = |start: usize, out: &mut [MaybeUninit<U>]| {
+        for (o, (&x, &y)) in out.iter_mut().zip(a[start..].iter().zip(&b[start..])) {
+            o.write(f(x, y));
+        }
+    };
+    // SAFETY: as in `map`: both inputs have n elements, so the zip covers each chunk.
+    unsafe { fill(n, 1, write) }
+}
+
+/// The pool the kernels run on, with `threads()` threads; None where it could not be built.
+#[cfg(not(target_arch = "wasm32"))]
+fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads())
+            .thread_name(|i| format!("webtensor-cpu-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// Runs `f` on every item on the pool (here, in order, for a single item or when there is no
+/// pool); the results come back in item order.
+#[cfg(not(target_arch = "wasm32"))]
+fn run<I: Send, R: Send>(items: Vec<I>, f: &(impl Fn(I) -> R + Sync)) -> Vec<R> {
+    use rayon::prelude::*;
+    match pool() {
+        Some(pool) if items.len() > 1 => pool.install(|| items.into_par_iter().map(f).collect()),
+        _ => items.into_iter().map(f).collect(),
+    }
+}
+
+/// wasm32 has no threads: every item runs here, in order.
+#[cfg(target_arch = "wasm32")]
+fn run<I, R>(items: Vec<I>, f: &impl Fn(I) -> R) -> Vec<R> {
+    items.into_iter().map(f).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_cover_everything_in_order() {
+        for (units, unit_len) in [(0, 1), (1, 1), (7, 1), (1 << 20, 1), (3, 1 << 20), (1000, 333)] {
+            let got = ranges(units, unit_len, |r| r);
+            assert_eq!(got.first().map_or(0, |r| r.start), 0);
+            assert_eq!(got.last().map_or(0, |r| r.end), units);
+            assert!(got.windows(2).all(|w| w[0].end == w[1].start), "{got:?}");
+        }
+        // Large work is split when there is more than one core.
+        assert_eq!(ranges(1 << 20, 1, |r| r).len(), threads().min(16));
+    }
+
+    #[test]
+    fn map_and_zip_write_every_element() {
+        for n in [0, 1, 5, MIN_PER_THREAD * 2 + 3, (1 << 20) + 7] {
+            let a: Vec<u32> = (0..n as u32).collect();
+            let b: Vec<u32> = (0..n as u32).map(|x| x * 3).collect();
+            assert_eq!(map(&a, |x| x + 1), (1..=n as u32).collect::<Vec<_>>());
+            let z = zip(&a, &b, |x, y| y - x);
+            assert_eq!(z.len(), n);
+            assert!(z.iter().enumerate().all(|(i, &v)| v == 2 * i as u32));
+        }
+        assert_eq!(zip(&[1, 2, 3], &[1], |x, y| x + y), vec![2]);
+    }
+
+    #[test]
+    fn fill_hands_out_whole_units() {
+        let (units, k) = (1000, 300);
+        // SAFETY: every element of each chunk is written.
+        let v: Vec<usize> = unsafe {
+            fill(units, k, |first, chunk| {
+                assert_eq!(chunk.len() % k, 0);
+                for (i, o) in chunk.iter_mut().enumerate() {
+                    o.write(first * k + i);
+                }
+            })
+        };
+        assert_eq!(v, (0..units * k).collect::<Vec<_>>());
+    }
+}

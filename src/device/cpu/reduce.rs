@@ -1,0 +1,182 @@
+//! Row reductions and softmax for the CPU backend, split across cores: by rows when there are
+//! several, and within the row when there is one (partial results then combine in order).
+//!
+//! Float sums and products accumulate in f64, so the CPU reference is at least as accurate as
+//! any GPU tree reduction; sums keep eight independent f64 lanes so the adds pipeline (one
+//! running total waits on every add: 4 GB/s here, against NumPy's 15). Integers accumulate in
+//! wrapping i64 and truncate, which equals wrapping 32-bit arithmetic.
+
+use std::mem::MaybeUninit;
+
+use super::{par, Scalar};
+use crate::dtype::CpuData;
+use crate::ops::reduce::ReduceOp;
+
+/// A reduction over part of a row; parts of one row combine left to right.
+#[derive(Clone, Copy)]
+enum Part<T> {
+    /// Float sum or product so far.
+    Float(f64),
+    /// Integer sum or product so far (wrapping).
+    Int(i64),
+    /// The best value so far and its index in the row (max, min and the arg forms).
+    Best(T, usize),
+}
+
+/// Sum of `xs` in f64 over eight lanes.
+fn sum_f64<T: Scalar>(xs: &[T]) -> f64 {
+    let mut lanes = [0.0f64; 8];
+    let chunks = xs.chunks_exact(8);
+    let rest: f64 = chunks.remainder().iter().map(|x| x.to_f32() as f64).sum();
+    for c in chunks {
+        for (acc, x) in lanes.iter_mut().zip(c) {
+            *acc += x.to_f32() as f64;
+        }
+    }
+    lanes.iter().sum::<f64>() + rest
+}
+
+/// Reduces `xs`, the part of a row that starts at index `start`.
+fn part<T: Scalar>(op: ReduceOp, xs: &[T], start: usize) -> Part<T> {
+    match op {
+        ReduceOp::Sum if T::FLOAT => Part::Float(sum_f64(xs)),
+        ReduceOp::Sum => Part::Int(xs.iter().fold(0i64, |acc, x| acc.wrapping_add(x.to_i64()))),
+        ReduceOp::Prod if T::FLOAT => Part::Float(xs.iter().fold(1.0f64, |acc, x| acc * x.to_f32() as f64)),
+        ReduceOp::Prod => Part::Int(xs.iter().fold(1i64, |acc, x| acc.wrapping_mul(x.to_i64()))),
+        _ => {
+            let mut best = 0;
+            for (i, x) in xs.iter().enumerate() {
+                if op.better(*x, xs[best]) {
+                    best = i;
+                }
+            }
+            Part::Best(xs.get(best).copied().unwrap_or_default(), start + best)
+        }
+    }
+}
+
+/// `a` followed by `b`. Ties keep `a`, so the first maximum or minimum wins, as in one pass.
+fn combine<T: Scalar>(op: ReduceOp, a: Part<T>, b: Part<T>) -> Part<T> {
+    match (a, b) {
+        (Part::Float(x), Part::Float(y)) => Part::Float(if op == ReduceOp::Sum { x + y } else { x * y }),
+        (Part::Int(x), Part::Int(y)) => {
+            Part::Int(if op == ReduceOp::Sum { x.wrapping_add(y) } else { x.wrapping_mul(y) })
+        }
+        (Part::Best(x, _), Part::Best(y, j)) if op.better(y, x) => Part::Best(y, j),
+        (a, _) => a,
+    }
+}
+
+/// The value and index a finished row reduces to.
+fn finish<T: Scalar>(p: Part<T>) -> (T, usize) {
+    match p {
+        Part::Float(x) => (T::from_f64(x), 0),
+        Part::Int(x) => (T::from_i64(x), 0),
+        Part::Best(x, i) => (x, i),
+    }
+}
+
+/// Reduces each of the `m` rows of `k` elements in `v` (the arg forms give i32 indices).
+pub(super) fn rows<T: Scalar>(op: ReduceOp, v: &[T], m: usize, k: usize) -> CpuData {
+    let results: Vec<(T, usize)> = if m == 1 {
+        let row = &v[..k];
+        let parts = par::ranges(k, 1, |r| part(op, &row[r.clone()], r.start));
+        let whole = parts.into_iter().reduce(|a, b| combine(op, a, b)).unwrap_or_else(|| part(op, row, 0));
+        vec![finish(whole)]
+    } else {
+        let chunks =
+            par::ranges(m, k, |rs| rs.map(|r| finish(part(op, &v[r * k..(r + 1) * k], 0))).collect::<Vec<_>>());
+        chunks.into_iter().flatten().collect()
+    };
+    if op.is_arg() {
+        CpuData::I32(results.into_iter().map(|(_, i)| i as i32).collect())
+    } else {
+        T::wrap(results.into_iter().map(|(x, _)| x).collect())
+    }
+}
+
+/// Softmax (or log-softmax) of each of the `m` rows of `k` elements in `v`, computed in f32 with
+/// the row's maximum subtracted first and the sum of exponentials in f64.
+pub(super) fn softmax<T: Scalar>(v: &[T], m: usize, k: usize, log: bool) -> Vec<T> {
+    let write = |first: usize, out: &mut [MaybeUninit<T>]| {
+        // Each row's exponentials, computed once and then scaled.
+        let mut e = vec![0.0f32; if log { 0 } else { k }];
+        for (r, orow) in out.chunks_exact_mut(k).enumerate() {
+            let row = &v[(first + r) * k..(first + r + 1) * k];
+            let max = row.iter().map(|x| x.to_f32()).fold(f32::NEG_INFINITY, f32::max);
+            if log {
+                let sum: f64 = row.iter().map(|x| (x.to_f32() - max).exp() as f64).sum();
+                let lse = (sum as f32).ln();
+                for (o, x) in orow.iter_mut().zip(row) {
+                    o.write(T::from_f64((x.to_f32() - max - lse) as f64));
+                }
+            } else {
+                for (y, x) in e.iter_mut().zip(row) {
+                    *y = (x.to_f32() - max).exp();
+                }
+                let sum = sum_f64(&e) as f32;
+                for (o, y) in orow.iter_mut().zip(&e) {
+                    o.write(T::from_f64((y / sum) as f64));
+                }
+            }
+        }
+    };
+    // SAFETY: fill hands out whole rows of k elements, and every element of each row is written
+    // (`row` and `e` have k elements).
+    unsafe { par::fill(m, k, write) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(d: CpuData) -> Vec<f32> {
+        match d {
+            CpuData::F32(v) => v,
+            other => panic!("{:?}", other.dtype()),
+        }
+    }
+
+    #[test]
+    fn one_long_row_splits_and_matches_a_single_pass() {
+        // Past the split threshold, with the maximum twice (the first must win) and late.
+        let n = 1 << 20;
+        let mut v: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.001).collect();
+        v[700_000] = 5.0;
+        v[900_000] = 5.0;
+        assert_eq!(f32s(rows(ReduceOp::Max, &v, 1, n)), vec![5.0]);
+        assert!(matches!(rows(ReduceOp::ArgMax, &v, 1, n), CpuData::I32(i) if i == vec![700_000]));
+        let want: f64 = v.iter().map(|&x| x as f64).sum();
+        assert_eq!(f32s(rows(ReduceOp::Sum, &v, 1, n)), vec![want as f32]);
+        v[800_000] = f32::NAN;
+        assert!(matches!(rows(ReduceOp::ArgMax, &v, 1, n), CpuData::I32(i) if i == vec![800_000]));
+        let ints: Vec<i32> = (0..n as i32).collect();
+        let want = (0..n as i64).sum::<i64>() as i32;
+        assert!(matches!(rows(ReduceOp::Sum, &ints, 1, n), CpuData::I32(s) if s == vec![want]));
+    }
+
+    #[test]
+    fn many_rows_split_by_rows() {
+        let (m, k) = (1000, 300);
+        let v: Vec<f32> = (0..m * k).map(|i| (i % k) as f32).collect();
+        assert_eq!(f32s(rows(ReduceOp::Sum, &v, m, k)), vec![(k * (k - 1) / 2) as f32; m]);
+        assert!(matches!(rows(ReduceOp::ArgMin, &v, m, k), CpuData::I32(i) if i == vec![0; m]));
+    }
+
+    #[test]
+    fn softmax_rows_sum_to_one() {
+        let (m, k) = (600, 257);
+        let v: Vec<f32> = (0..m * k).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
+        let s = softmax(&v, m, k, false);
+        let l = softmax(&v, m, k, true);
+        for r in 0..m {
+            let row = &s[r * k..(r + 1) * k];
+            assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+            for (x, y) in row.iter().zip(&l[r * k..(r + 1) * k]) {
+                assert!((x.ln() - y).abs() < 1e-5, "{x} {y}");
+            }
+        }
+        assert!(softmax(&v, 0, k, false).is_empty());
+        assert!(softmax::<f32>(&[], 5, 0, false).is_empty());
+    }
+}
