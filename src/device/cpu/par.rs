@@ -1,6 +1,6 @@
 //! Splitting CPU kernels across cores. Natively the work is cut into one contiguous range per
 //! thread and run on a standing rayon pool of its own (`WEBTENSOR_CPU_THREADS` threads, by
-//! default one per core); only work past `MIN_PER_THREAD` elements per extra thread is split.
+//! default one per core); work is split only into parts of at least `MIN_PER_THREAD` elements.
 //! wasm32 has no threads; there everything runs on the calling thread, as it does natively
 //! when the pool cannot be built.
 
@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use super::alloc;
 
-/// Fewer elements than this per extra thread are not worth a spawn.
+/// Parts smaller than this many elements are not worth handing to another thread.
 const MIN_PER_THREAD: usize = 1 << 16;
 
 /// How many threads kernels may use: `WEBTENSOR_CPU_THREADS` when set to a positive number,

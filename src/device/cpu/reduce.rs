@@ -12,6 +12,9 @@ use super::{par, Scalar};
 use crate::dtype::CpuData;
 use crate::ops::reduce::ReduceOp;
 
+/// Elements per block when a single row is split.
+const BLOCK: usize = 1 << 16;
+
 /// A reduction over part of a row; parts of one row combine left to right.
 #[derive(Clone, Copy)]
 enum Part<T> {
@@ -78,10 +81,20 @@ fn finish<T: Scalar>(p: Part<T>) -> (T, usize) {
 
 /// Reduces each of the `m` rows of `k` elements in `v` (the arg forms give i32 indices).
 pub(super) fn rows<T: Scalar>(op: ReduceOp, v: &[T], m: usize, k: usize) -> CpuData {
-    let results: Vec<(T, usize)> = if m == 1 {
+    let results: Vec<(T, usize)> = if m == 1 && T::FLOAT && op == ReduceOp::Prod {
+        // A float product split in parts could overflow in one and underflow in another where
+        // the whole row would not: one pass.
+        vec![finish(part(op, &v[..k], 0))]
+    } else if m == 1 {
+        // Blocks of a fixed size, whatever the thread count, combined left to right: a float
+        // sum comes out the same, to the bit, on every machine.
         let row = &v[..k];
-        let parts = par::ranges(k, 1, |r| part(op, &row[r.clone()], r.start));
-        let whole = parts.into_iter().reduce(|a, b| combine(op, a, b)).unwrap_or_else(|| part(op, row, 0));
+        let block = |b: usize| {
+            let r = b * BLOCK..((b + 1) * BLOCK).min(k);
+            part(op, &row[r.clone()], r.start)
+        };
+        let parts = par::ranges(k.div_ceil(BLOCK), BLOCK, |bs| bs.map(block).collect::<Vec<_>>());
+        let whole = parts.into_iter().flatten().reduce(|a, b| combine(op, a, b)).unwrap_or_else(|| part(op, row, 0));
         vec![finish(whole)]
     } else {
         let chunks =
@@ -148,6 +161,15 @@ mod tests {
         assert!(matches!(rows(ReduceOp::ArgMax, &v, 1, n), CpuData::I32(i) if i == vec![700_000]));
         let want: f64 = v.iter().map(|&x| x as f64).sum();
         assert_eq!(f32s(rows(ReduceOp::Sum, &v, 1, n)), vec![want as f32]);
+        // Fixed blocks combined in order, whatever the thread count.
+        let blocks: f64 = v.chunks(BLOCK).map(sum_f64).fold(0.0, |a, b| a + b);
+        assert_eq!(f32s(rows(ReduceOp::Sum, &v, 1, n)), vec![blocks as f32]);
+        // The first half's product underflows and the second's overflows: split in two that is
+        // 0 * inf = NaN; one pass stays at 0 once it underflows.
+        let mut p = vec![1.0f32; 1 << 18];
+        p[..11].fill(1e-30);
+        p[(1 << 17)..(1 << 17) + 11].fill(1e30);
+        assert_eq!(f32s(rows(ReduceOp::Prod, &p, 1, 1 << 18)), vec![0.0]);
         v[800_000] = f32::NAN;
         assert!(matches!(rows(ReduceOp::ArgMax, &v, 1, n), CpuData::I32(i) if i == vec![800_000]));
         let ints: Vec<i32> = (0..n as i32).collect();
