@@ -169,31 +169,14 @@ macro_rules! with_type {
 /// runtime match inside the loop kept f32 add at half NumPy's speed); the rest share one loop.
 macro_rules! fold_op {
     ($op:expr, $o:ident => $body:expr) => {
+        fold_op!(@arms $op, $o, $body, Add, Sub, Mul, Div, Maximum, Minimum)
+    };
+    (@arms $op:expr, $o:ident, $body:expr, $($v:ident),*) => {
         match $op {
-            BinaryOp::Add => {
-                const $o: BinaryOp = BinaryOp::Add;
+            $(BinaryOp::$v => {
+                const $o: BinaryOp = BinaryOp::$v;
                 $body
-            }
-            BinaryOp::Sub => {
-                const $o: BinaryOp = BinaryOp::Sub;
-                $body
-            }
-            BinaryOp::Mul => {
-                const $o: BinaryOp = BinaryOp::Mul;
-                $body
-            }
-            BinaryOp::Div => {
-                const $o: BinaryOp = BinaryOp::Div;
-                $body
-            }
-            BinaryOp::Maximum => {
-                const $o: BinaryOp = BinaryOp::Maximum;
-                $body
-            }
-            BinaryOp::Minimum => {
-                const $o: BinaryOp = BinaryOp::Minimum;
-                $body
-            }
+            })*
             other => {
                 #[allow(non_snake_case)]
                 let $o = other;
