@@ -92,7 +92,7 @@ pub enum Error {
         got: DType,
     },
     /// A device string that does not parse.
-    #[error("unknown device '{input}': {reason}; accepted forms: cpu, webgpu, webgpu:N, vulkan[:N], metal[:N], dx12[:N], gl[:N], cuda, cuda:N, meta")]
+    #[error("unknown device '{input}': {reason}; accepted forms: cpu, webgpu, webgpu:N, vulkan[:N], metal[:N], dx12[:N], gl[:N], cuda, cuda:N, meta, and TensorFlow's /CPU:0, /GPU:N, /device:GPU:N, gpu:N")]
     ParseDevice {
         /// The string given.
         input: String,

@@ -44,6 +44,7 @@ pub use device::placement::{
     clear_placement_log, placement_log, set_log_device_placement, set_soft_device_placement, soft_device_placement,
     Placement,
 };
+pub use device::scope::{device_scope, with_device, DeviceScope};
 pub use device::transfer::{reset_transfer_stats, transfer_stats, TransferSnapshot};
 #[cfg(not(target_arch = "wasm32"))]
 pub use device::wgpu::synchronize_blocking;

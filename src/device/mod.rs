@@ -8,6 +8,7 @@ pub mod cuda;
 pub mod event;
 pub mod memory;
 pub mod placement;
+pub mod scope;
 pub mod transfer;
 pub(crate) mod wgpu;
 
@@ -88,11 +89,14 @@ impl Device {
         self.ordinal
     }
 
-    /// Parses `cpu`, `meta`, `webgpu[:N]`, `cuda[:N]`, and natively `vulkan|metal|dx12|gl[:N]`,
-    /// which name the N-th adapter of that wgpu backend and resolve to its `webgpu:M` device.
+    /// Parses `cpu`, `meta`, `webgpu[:N]`, `cuda[:N]`, natively `vulkan|metal|dx12|gl[:N]` (the
+    /// N-th adapter of that wgpu backend, resolved to its `webgpu:M` device), and TensorFlow's
+    /// forms: `/CPU:0`, `/GPU:N`, `/device:GPU:N`, `/job:localhost/replica:0/task:0/device:GPU:N`
+    /// and plain `gpu[:N]`, where GPU N is the N-th accelerator (see [`Device::accelerator`]).
+    /// Case does not matter.
     pub fn parse(s: &str) -> Result<Device> {
         let bad = |reason: String| Error::ParseDevice { input: s.to_string(), reason };
-        let t = s.trim().to_ascii_lowercase();
+        let t = tf_device_part(s.trim()).map_err(bad)?.to_ascii_lowercase();
         let (name, ordinal) = match t.split_once(':') {
             None => (t.as_str(), None),
             Some((n, o)) => {
@@ -108,12 +112,61 @@ impl Device {
             }
             "cpu" => Ok(Device::CPU),
             "meta" => Ok(Device::META),
-            "webgpu" | "wgpu" | "gpu" => Ok(with(DeviceKind::WebGpu)),
+            "webgpu" | "wgpu" => Ok(with(DeviceKind::WebGpu)),
+            "gpu" => Device::accelerator(ordinal.unwrap_or(0)),
             "cuda" => Ok(with(DeviceKind::Cuda)),
             "vulkan" | "metal" | "dx12" | "gl" => self::wgpu::resolve_backend_alias(name, ordinal.unwrap_or(0)),
             "" => Err(bad("the string is empty".into())),
             other => Err(bad(format!("'{other}' is not a device kind"))),
         }
+    }
+
+    /// The `n`-th accelerator, TensorFlow's `/GPU:n`: `cuda:n` when this machine has CUDA
+    /// devices, else `webgpu:n` (software adapters included: asking for a GPU by number is a
+    /// request, not a preference). When there is none, an error naming the devices that exist
+    /// -- unless soft placement is on, in which case the descriptor is returned and falls back
+    /// where it is used, with the reason in the placement log.
+    pub fn accelerator(n: usize) -> Result<Device> {
+        let (kind, count) = match cuda::count() {
+            0 => (DeviceKind::WebGpu, self::wgpu::adapter_infos().len()),
+            c => (DeviceKind::Cuda, c),
+        };
+        let device = Device { kind, ordinal: n };
+        if n < count || placement::soft_device_placement() {
+            return Ok(device);
+        }
+        let what = if kind == DeviceKind::Cuda { "CUDA device" } else { "accelerator (CUDA or WebGPU adapter)" };
+        Err(unavailable_because(device, format!("GPU:{n} asks for the {}-th {what}, and there are {count}", n + 1)))
+    }
+}
+
+/// The device part of a TensorFlow device string: `/job:localhost/replica:0/task:0/device:GPU:1`,
+/// `/device:GPU:1` and `/GPU:1` all give `GPU:1`; a string without a leading `/` is returned
+/// as it is.
+fn tf_device_part(s: &str) -> std::result::Result<&str, String> {
+    let Some(rest) = s.strip_prefix('/') else { return Ok(s) };
+    let mut device = None;
+    for part in rest.split('/') {
+        let lower = part.to_ascii_lowercase();
+        if let Some(d) = lower.strip_prefix("device:") {
+            device = Some(&part[part.len() - d.len()..]);
+        } else if ["job:", "replica:", "task:"].iter().any(|p| lower.starts_with(p)) {
+            // Cluster coordinates: one process is the whole cluster here, so they select nothing.
+        } else if lower.starts_with("cpu") || lower.starts_with("gpu") {
+            device = Some(part);
+        } else {
+            return Err(format!("'/{part}' is not part of a TensorFlow device name (job, replica, task, device)"));
+        }
+    }
+    device.ok_or_else(|| "the TensorFlow device name has no device part (e.g. /device:GPU:0)".to_string())
+}
+
+impl TryFrom<usize> for Device {
+    type Error = Error;
+    /// The `n`-th accelerator (TensorFlow's `/GPU:n`, PyTorch's `torch.device(0)`): see
+    /// [`Device::accelerator`].
+    fn try_from(n: usize) -> Result<Device> {
+        Device::accelerator(n)
     }
 }
 
@@ -269,10 +322,11 @@ thread_local! {
     static DEFAULT_DEVICE: Cell<Device> = const { Cell::new(Device::CPU) };
 }
 
-/// Where tensors created without a device go: `cpu` unless [`set_default_device`] said
-/// otherwise (per thread natively; per module on wasm, which has one thread).
+/// Where tensors created without a device go: the innermost [`scope::with_device`] scope's
+/// device, else `cpu` unless [`set_default_device`] said otherwise (per thread natively; per
+/// module on wasm, which has one thread).
 pub fn default_device() -> Device {
-    DEFAULT_DEVICE.with(|d| d.get())
+    scope::current().unwrap_or_else(|| DEFAULT_DEVICE.with(|d| d.get()))
 }
 
 /// Sets the default device for this thread (PyTorch's `torch.set_default_device`).
@@ -333,7 +387,9 @@ mod tests {
         assert_eq!(Device::parse("WebGPU:2").unwrap(), Device::webgpu(2));
         assert_eq!(Device::parse("cuda:1").unwrap().to_string(), "cuda:1");
         assert_eq!(Device::parse("meta").unwrap().to_string(), "meta");
-        for bad in ["", "tpu", "webgpu:x", "cpu:1", "cuda:-1"] {
+        assert_eq!(Device::parse("/CPU:0").unwrap(), Device::CPU);
+        assert_eq!(Device::parse("/job:localhost/replica:0/task:0/device:CPU:0").unwrap(), Device::CPU);
+        for bad in ["", "tpu", "webgpu:x", "cpu:1", "cuda:-1", "/CPU:1", "/job:localhost", "/foo:0", "/device:TPU:0"] {
             let e = Device::parse(bad).unwrap_err().to_string();
             assert!(e.contains("accepted forms"), "{bad}: {e}");
         }

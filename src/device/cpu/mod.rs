@@ -41,7 +41,7 @@ pub(crate) fn info() -> DeviceInfo {
     let threads = par::threads();
     DeviceInfo {
         device: Device::CPU,
-        name: format!("cpu ({threads} threads, {})", std::env::consts::ARCH),
+        name: format!("cpu ({threads} thread{}, {})", if threads == 1 { "" } else { "s" }, std::env::consts::ARCH),
         backend: "cpu".into(),
         device_type: "cpu".into(),
         software: false,
