@@ -6,7 +6,7 @@ use js_sys::{Array, Object, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::{device, js_err, set};
+use super::{args, device, js_err, set};
 
 /// Parses `{ "webgpu:0": [{ memoryLimit: bytes | null }, ...], ... }` (or undefined).
 pub(crate) fn logical_configs(
@@ -39,7 +39,7 @@ pub(crate) fn logical_configs(
             };
             configs.push(crate::LogicalDeviceConfig { memory_limit });
         }
-        out.push((device(&name)?, configs));
+        out.push((device("logicalDevices", &JsValue::from_str(&name))?, configs));
     }
     Ok(out)
 }
@@ -47,9 +47,10 @@ pub(crate) fn logical_configs(
 /// Splits a discovered adapter into logical devices (after `init`, before any GPU device is
 /// opened; `init({ logicalDevices })` does it before the best device opens).
 #[wasm_bindgen(js_name = setLogicalDeviceConfiguration)]
-pub fn set_logical_device_configuration_js(name: &str, configs: JsValue) -> Result<(), JsValue> {
+pub fn set_logical_device_configuration_js(name: JsValue, configs: JsValue) -> Result<(), JsValue> {
     let wrapped = Object::new();
-    set(&wrapped, name, configs);
+    let name = device("setLogicalDeviceConfiguration", &name)?.to_string();
+    set(&wrapped, &name, configs);
     for (physical, configs) in logical_configs(&wrapped)? {
         crate::set_logical_device_configuration(physical, &configs).map_err(js_err)?;
     }
@@ -71,14 +72,14 @@ pub fn launch_blocking_js() -> bool {
 
 /// Test hook: makes the next kernel dispatched on the device invalid.
 #[wasm_bindgen(js_name = __injectDispatchError)]
-pub fn inject_dispatch_error_js(name: &str) -> Result<(), JsValue> {
-    crate::__inject_dispatch_error(device(name)?).map_err(js_err)
+pub fn inject_dispatch_error_js(name: JsValue) -> Result<(), JsValue> {
+    crate::__inject_dispatch_error(device("__injectDispatchError", &name)?).map_err(js_err)
 }
 
 /// Test hook: destroys the device's wgpu device, which the browser then reports lost.
 #[wasm_bindgen(js_name = __destroyDevice)]
-pub fn destroy_device_js(name: &str) -> Result<(), JsValue> {
-    crate::__destroy_device(device(name)?).map_err(js_err)
+pub fn destroy_device_js(name: JsValue) -> Result<(), JsValue> {
+    crate::__destroy_device(device("__destroyDevice", &name)?).map_err(js_err)
 }
 
 /// Soft placement on or off.
@@ -123,20 +124,21 @@ pub fn clear_placement_log_js() {
 
 /// Sets (or with `null` removes) a device's memory limit in bytes.
 #[wasm_bindgen(js_name = setMemoryLimit)]
-pub fn set_memory_limit_js(name: &str, bytes: Option<f64>) -> Result<(), JsValue> {
-    crate::set_memory_limit(device(name)?, bytes.map(|b| b as u64)).map_err(js_err)
+pub fn set_memory_limit_js(name: JsValue, bytes: Option<f64>) -> Result<(), JsValue> {
+    let bytes = bytes.map(|b| args::bytes("setMemoryLimit", b)).transpose()?;
+    crate::set_memory_limit(device("setMemoryLimit", &name)?, bytes).map_err(js_err)
 }
 
 /// A device's memory limit in bytes, or `undefined`.
 #[wasm_bindgen(js_name = memoryLimit)]
-pub fn memory_limit_js(name: &str) -> Result<Option<f64>, JsValue> {
-    Ok(crate::memory_limit(device(name)?).map_err(js_err)?.map(|b| b as f64))
+pub fn memory_limit_js(name: JsValue) -> Result<Option<f64>, JsValue> {
+    Ok(crate::memory_limit(device("memoryLimit", &name)?).map_err(js_err)?.map(|b| b as f64))
 }
 
 /// A device's transfer counters.
 #[wasm_bindgen(js_name = transferStats)]
-pub fn transfer_stats_js(name: &str) -> Result<Object, JsValue> {
-    let s = crate::transfer_stats(device(name)?).map_err(js_err)?;
+pub fn transfer_stats_js(name: JsValue) -> Result<Object, JsValue> {
+    let s = crate::transfer_stats(device("transferStats", &name)?).map_err(js_err)?;
     let o = Object::new();
     set(&o, "hostToDeviceBytes", s.host_to_device_bytes as f64);
     set(&o, "hostToDeviceCopies", s.host_to_device_copies as f64);
@@ -150,14 +152,14 @@ pub fn transfer_stats_js(name: &str) -> Result<Object, JsValue> {
 
 /// Zeroes a device's transfer counters.
 #[wasm_bindgen(js_name = resetTransferStats)]
-pub fn reset_transfer_stats_js(name: &str) -> Result<(), JsValue> {
-    crate::reset_transfer_stats(device(name)?).map_err(js_err)
+pub fn reset_transfer_stats_js(name: JsValue) -> Result<(), JsValue> {
+    crate::reset_transfer_stats(device("resetTransferStats", &name)?).map_err(js_err)
 }
 
 /// Opens a fresh device in place of a lost one.
 #[wasm_bindgen(js_name = recover)]
-pub fn recover_js(name: &str) -> Promise {
-    let d = device(name);
+pub fn recover_js(name: JsValue) -> Promise {
+    let d = device("recover", &name);
     future_to_promise(async move { crate::recover(d?).await.map(|_| JsValue::UNDEFINED).map_err(js_err) })
 }
 
@@ -170,8 +172,8 @@ pub struct RawEvent {
 #[wasm_bindgen]
 impl RawEvent {
     /// Marks the current point in a device's queued work.
-    pub fn record(name: &str) -> Promise {
-        let d = device(name);
+    pub fn record(name: JsValue) -> Promise {
+        let d = device("Event.record", &name);
         future_to_promise(async move {
             let e = crate::Event::record(d?).await.map_err(js_err)?;
             Ok(JsValue::from(RawEvent { e: std::rc::Rc::new(e) }))

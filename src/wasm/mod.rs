@@ -4,6 +4,7 @@
 //! (wasm-bindgen's "recursive use of an object" error). The hand-written `js/` layer wraps
 //! `RawTensor` in the user-facing `Tensor` class (number-or-tensor arguments, tidy, dispose).
 
+mod args;
 mod manage;
 mod tensor;
 
@@ -11,7 +12,7 @@ use js_sys::{Array, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use crate::{Device, Error};
+use crate::{Device, DeviceKind, Error};
 
 pub use tensor::RawTensor;
 
@@ -20,8 +21,9 @@ pub(crate) fn js_err(e: Error) -> JsValue {
     js_sys::Error::new(&e.to_string()).into()
 }
 
-pub(crate) fn device(s: &str) -> Result<Device, JsValue> {
-    Device::parse(s).map_err(js_err)
+/// A device from a JS value (see `args::device`), for the function named `op`.
+pub(crate) fn device(op: &'static str, v: &JsValue) -> Result<Device, JsValue> {
+    args::device(op, v)
 }
 
 pub(crate) fn set(o: &Object, k: &str, v: impl Into<JsValue>) {
@@ -43,6 +45,16 @@ pub fn init_core(logical: JsValue) -> Promise {
                 crate::set_logical_device_configuration(physical, &configs).map_err(js_err)?;
             }
         }
+        crate::init().await.map(|d| JsValue::from_str(&d.to_string())).map_err(js_err)
+    })
+}
+
+/// Discovers adapters again if the first `init` found none (WebGPU was provided later), then
+/// opens the best device; resolves to its name.
+#[wasm_bindgen(js_name = rediscover)]
+pub fn rediscover_js() -> Promise {
+    future_to_promise(async move {
+        crate::device::wgpu::forget_empty_discovery();
         crate::init().await.map(|d| JsValue::from_str(&d.to_string())).map_err(js_err)
     })
 }
@@ -81,22 +93,22 @@ pub fn best_device_js() -> String {
 
 /// Opens a device (required before first use on the web).
 #[wasm_bindgen(js_name = open)]
-pub fn open_js(name: &str) -> Promise {
-    let d = device(name);
+pub fn open_js(name: JsValue) -> Promise {
+    let d = device("open", &name);
     future_to_promise(async move { crate::open(d?).await.map(|_| JsValue::UNDEFINED).map_err(js_err) })
 }
 
 /// Waits for the device's queued work and reports GPU errors.
 #[wasm_bindgen(js_name = synchronize)]
-pub fn synchronize_js(name: &str) -> Promise {
-    let d = device(name);
+pub fn synchronize_js(name: JsValue) -> Promise {
+    let d = device("synchronize", &name);
     future_to_promise(async move { crate::synchronize(d?).await.map(|_| JsValue::UNDEFINED).map_err(js_err) })
 }
 
 /// Where creation without a device goes.
 #[wasm_bindgen(js_name = setDefaultDevice)]
-pub fn set_default_device_js(name: &str) -> Result<(), JsValue> {
-    crate::set_default_device(device(name)?);
+pub fn set_default_device_js(name: JsValue) -> Result<(), JsValue> {
+    crate::set_default_device(device("setDefaultDevice", &name)?);
     Ok(())
 }
 
@@ -108,36 +120,127 @@ pub fn default_device_js() -> String {
 
 /// Bytes held by live tensors on the device.
 #[wasm_bindgen(js_name = memoryAllocated)]
-pub fn memory_allocated_js(name: &str) -> Result<f64, JsValue> {
-    crate::memory_allocated(device(name)?).map(|b| b as f64).map_err(js_err)
+pub fn memory_allocated_js(name: JsValue) -> Result<f64, JsValue> {
+    crate::memory_allocated(device("memoryAllocated", &name)?).map(|b| b as f64).map_err(js_err)
 }
 
 /// Bytes held by the device's caching allocator.
 #[wasm_bindgen(js_name = memoryReserved)]
-pub fn memory_reserved_js(name: &str) -> Result<f64, JsValue> {
-    crate::memory_reserved(device(name)?).map(|b| b as f64).map_err(js_err)
+pub fn memory_reserved_js(name: JsValue) -> Result<f64, JsValue> {
+    crate::memory_reserved(device("memoryReserved", &name)?).map(|b| b as f64).map_err(js_err)
 }
 
 /// Peak bytes allocated since the last reset.
 #[wasm_bindgen(js_name = maxMemoryAllocated)]
-pub fn max_memory_allocated_js(name: &str) -> Result<f64, JsValue> {
-    crate::max_memory_allocated(device(name)?).map(|b| b as f64).map_err(js_err)
+pub fn max_memory_allocated_js(name: JsValue) -> Result<f64, JsValue> {
+    crate::max_memory_allocated(device("maxMemoryAllocated", &name)?).map(|b| b as f64).map_err(js_err)
 }
 
 /// Restarts peak tracking.
 #[wasm_bindgen(js_name = resetPeakMemoryStats)]
-pub fn reset_peak_memory_stats_js(name: &str) -> Result<(), JsValue> {
-    crate::reset_peak_memory_stats(device(name)?).map_err(js_err)
+pub fn reset_peak_memory_stats_js(name: JsValue) -> Result<(), JsValue> {
+    crate::reset_peak_memory_stats(device("resetPeakMemoryStats", &name)?).map_err(js_err)
 }
 
 /// Returns cached blocks to the driver.
 #[wasm_bindgen(js_name = emptyCache)]
-pub fn empty_cache_js(name: &str) -> Result<(), JsValue> {
-    crate::empty_cache(device(name)?).map_err(js_err)
+pub fn empty_cache_js(name: JsValue) -> Result<(), JsValue> {
+    crate::empty_cache(device("emptyCache", &name)?).map_err(js_err)
 }
 
 /// A human-readable memory summary.
 #[wasm_bindgen(js_name = memorySummary)]
-pub fn memory_summary_js(name: &str) -> Result<String, JsValue> {
-    crate::memory_summary(device(name)?).map_err(js_err)
+pub fn memory_summary_js(name: JsValue) -> Result<String, JsValue> {
+    crate::memory_summary(device("memorySummary", &name)?).map_err(js_err)
+}
+
+/// The device kind named by `kind` (`cpu`, `webgpu`, `cuda`, `meta`; `gpu` means the
+/// accelerators: cuda where present, else webgpu).
+fn kind(op: &'static str, kind: &JsValue) -> Result<DeviceKind, JsValue> {
+    let s = kind.as_string().unwrap_or_default().to_ascii_lowercase();
+    match s.as_str() {
+        "cpu" => Ok(DeviceKind::Cpu),
+        "webgpu" | "wgpu" => Ok(DeviceKind::WebGpu),
+        "cuda" => Ok(DeviceKind::Cuda),
+        "meta" => Ok(DeviceKind::Meta),
+        "gpu" if crate::device_count(DeviceKind::Cuda) > 0 => Ok(DeviceKind::Cuda),
+        "gpu" => Ok(DeviceKind::WebGpu),
+        _ => Err(js_err(Error::invalid(
+            op,
+            format!("kind must be one of 'cpu', 'webgpu', 'cuda', 'meta', 'gpu', got {kind:?}"),
+        ))),
+    }
+}
+
+/// Whether a device of this kind is usable (`torch.cuda.is_available()` for any kind).
+#[wasm_bindgen(js_name = isAvailable)]
+pub fn is_available_js(kind_: JsValue) -> Result<bool, JsValue> {
+    Ok(crate::is_available(kind("isAvailable", &kind_)?))
+}
+
+/// How many devices of this kind are usable.
+#[wasm_bindgen(js_name = deviceCount)]
+pub fn device_count_js(kind_: JsValue) -> Result<f64, JsValue> {
+    Ok(crate::device_count(kind("deviceCount", &kind_)?) as f64)
+}
+
+/// The canonical name of a device value (a string in any accepted form, TensorFlow's included,
+/// or a `DeviceInfo`).
+#[wasm_bindgen(js_name = canonicalDevice)]
+pub fn canonical_device_js(name: JsValue) -> Result<String, JsValue> {
+    Ok(device("device", &name)?.to_string())
+}
+
+/// A device's memory counters as `{ allocated, reserved, peak, allocations }` (bytes, count).
+#[wasm_bindgen(js_name = memoryStats)]
+pub fn memory_stats_js(name: JsValue) -> Result<Object, JsValue> {
+    let s = crate::memory_stats(device("memoryStats", &name)?).map_err(js_err)?;
+    let o = Object::new();
+    set(&o, "allocated", s.allocated as f64);
+    set(&o, "reserved", s.reserved as f64);
+    set(&o, "peak", s.peak as f64);
+    set(&o, "allocations", s.allocations as f64);
+    Ok(o)
+}
+
+thread_local! {
+    /// Open `withDevice` scopes, innermost last (wasm has one thread).
+    static SCOPES: std::cell::RefCell<Vec<crate::DeviceScope>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Opens a placement scope (TensorFlow's `with tf.device`); returns its depth for
+/// `exitDeviceScope`.
+#[wasm_bindgen(js_name = enterDeviceScope)]
+pub fn enter_device_scope_js(name: JsValue) -> Result<u32, JsValue> {
+    let d = device("withDevice", &name)?;
+    Ok(SCOPES.with(|s| {
+        let mut s = s.borrow_mut();
+        s.push(crate::device_scope(d));
+        s.len() as u32 - 1
+    }))
+}
+
+/// Closes the scope opened at `depth` and any opened inside it.
+#[wasm_bindgen(js_name = exitDeviceScope)]
+pub fn exit_device_scope_js(depth: u32) {
+    // Guards drop innermost first, each restoring the placement before it.
+    SCOPES.with(|s| {
+        let mut s = s.borrow_mut();
+        while s.len() > depth as usize {
+            s.pop();
+        }
+    });
+}
+
+/// The core's op table: names per family, the single source the JS methods and their types
+/// are checked against (`js/test/api-table.mjs`).
+#[wasm_bindgen(js_name = opTable)]
+pub fn op_table_js() -> Object {
+    let names = |v: Vec<&'static str>| v.into_iter().map(JsValue::from).collect::<Array>();
+    let o = Object::new();
+    set(&o, "unary", names(crate::UnaryOp::ALL.iter().map(|o| o.name()).collect()));
+    set(&o, "binary", names(crate::BinaryOp::ALL.iter().map(|o| o.name()).collect()));
+    set(&o, "reduce", names(crate::ReduceOp::ALL.iter().map(|o| o.name()).collect()));
+    set(&o, "other", names(tensor::OTHER_METHODS.to_vec()));
+    o
 }

@@ -7,8 +7,40 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
+use super::args::{self, opt_device};
 use super::{device, js_err};
 use crate::{BinaryOp, DType, Device, Error, ReduceOp, Tensor, UnaryOp};
+
+/// The Tensor methods beyond the unary, binary and reduce families, in Rust spelling (the JS
+/// class spells them in camelCase; `where_` is `where`). With the families' `ALL` tables this is
+/// the op table `opTable()` exports, which the JS suite checks `js/core.js` and `js/index.d.ts`
+/// against: an op added here without a JS method and a type fails that test.
+pub(crate) const OTHER_METHODS: [&str; 24] = [
+    "where_",
+    "clamp",
+    "argmax",
+    "argmin",
+    "var",
+    "std",
+    "softmax",
+    "log_softmax",
+    "matmul",
+    "reshape",
+    "view",
+    "permute",
+    "transpose",
+    "t",
+    "narrow",
+    "squeeze",
+    "unsqueeze",
+    "expand",
+    "contiguous",
+    "to_dtype",
+    "index_select",
+    "gather",
+    "cat",
+    "stack",
+];
 
 /// A tensor handle (cheap to clone: it shares the data).
 #[wasm_bindgen]
@@ -23,23 +55,23 @@ fn wrap(r: crate::Result<Tensor>) -> R {
     r.map(|t| RawTensor { t }).map_err(js_err)
 }
 
-fn dtype(s: &str) -> Result<DType, JsValue> {
-    s.parse().map_err(js_err)
+fn dtype(v: &JsValue) -> Result<DType, JsValue> {
+    args::string("dtype", "dtype", v)?.parse().map_err(js_err)
 }
 
-fn on(d: Option<String>) -> Result<Option<Device>, JsValue> {
-    d.map(|s| device(&s)).transpose()
+/// Floating-point dtypes only, for the random constructors (PyTorch refuses integer `rand`).
+fn float_dtype(op: &'static str, v: &JsValue) -> Result<DType, JsValue> {
+    match dtype(v)? {
+        d @ (DType::F32 | DType::F16) => Ok(d),
+        d => Err(js_err(Error::invalid(
+            op,
+            format!("dtype {d} is not supported: {op} makes floating-point tensors (float32, float16)"),
+        ))),
+    }
 }
 
-fn isize_vec(v: Vec<i32>) -> Vec<isize> {
-    v.into_iter().map(|x| x as isize).collect()
-}
-
-fn usize_vec(v: Vec<u32>) -> Vec<usize> {
-    v.into_iter().map(|x| x as usize).collect()
-}
-
-fn find<T: Copy>(all: &[T], name: &str, of: impl Fn(T) -> &'static str, what: &'static str) -> Result<T, JsValue> {
+fn find<T: Copy>(all: &[T], name: &JsValue, of: impl Fn(T) -> &'static str, what: &'static str) -> Result<T, JsValue> {
+    let name = args::string(what, "op", name)?;
     all.iter()
         .copied()
         .find(|&o| of(o) == name)
@@ -64,44 +96,49 @@ async fn typed(t: Tensor) -> Result<JsValue, JsValue> {
 impl RawTensor {
     /// From f32 data (then converted to `dtype`).
     #[wasm_bindgen(js_name = fromF32)]
-    pub fn from_f32(data: &[f32], shape: Vec<u32>, dtype_: &str, device_: Option<String>) -> R {
-        let t = Tensor::from_slice(data, &usize_vec(shape), on(device_)?).map_err(js_err)?;
-        wrap(t.to_dtype(dtype(dtype_)?))
+    pub fn from_f32(data: &[f32], shape: Vec<f64>, dtype_: JsValue, device_: JsValue) -> R {
+        let t = Tensor::from_slice(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?)
+            .map_err(js_err)?;
+        wrap(t.to_dtype(dtype(&dtype_)?))
     }
 
     /// From i32 data.
     #[wasm_bindgen(js_name = fromI32)]
-    pub fn from_i32(data: &[i32], shape: Vec<u32>, device_: Option<String>) -> R {
-        wrap(Tensor::from_slice(data, &usize_vec(shape), on(device_)?))
+    pub fn from_i32(data: &[i32], shape: Vec<f64>, device_: JsValue) -> R {
+        wrap(Tensor::from_slice(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?))
     }
 
     /// From u32 data.
     #[wasm_bindgen(js_name = fromU32)]
-    pub fn from_u32(data: &[u32], shape: Vec<u32>, device_: Option<String>) -> R {
-        wrap(Tensor::from_slice(data, &usize_vec(shape), on(device_)?))
+    pub fn from_u32(data: &[u32], shape: Vec<f64>, device_: JsValue) -> R {
+        wrap(Tensor::from_slice(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?))
     }
 
     /// From 0/1 bytes as bool.
     #[wasm_bindgen(js_name = fromBool)]
-    pub fn from_bool(data: &[u8], shape: Vec<u32>, device_: Option<String>) -> R {
+    pub fn from_bool(data: &[u8], shape: Vec<f64>, device_: JsValue) -> R {
         let v: Vec<bool> = data.iter().map(|&b| b != 0).collect();
-        wrap(Tensor::from_vec(v, &usize_vec(shape), on(device_)?))
+        wrap(Tensor::from_vec(v, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?))
     }
 
     /// `value` in `shape`.
-    pub fn full(shape: Vec<u32>, value: f64, dtype_: &str, device_: Option<String>) -> R {
-        wrap(Tensor::full(&usize_vec(shape), value, dtype(dtype_)?, on(device_)?))
+    pub fn full(shape: Vec<f64>, value: f64, dtype_: JsValue, device_: JsValue) -> R {
+        wrap(Tensor::full(&args::shape("full", &shape)?, value, dtype(&dtype_)?, opt_device("full", &device_)?))
     }
 
     /// `start, start + step, ...` below `end`.
-    pub fn arange(start: f64, end: f64, step: f64, dtype_: &str, device_: Option<String>) -> R {
-        wrap(Tensor::arange(start, end, step, dtype(dtype_)?, on(device_)?))
+    pub fn arange(start: f64, end: f64, step: f64, dtype_: JsValue, device_: JsValue) -> R {
+        wrap(Tensor::arange(start, end, step, dtype(&dtype_)?, opt_device("arange", &device_)?))
     }
 
-    /// Uniform [0, 1) samples (normal ones when `normal`), seeded when `seed` is given.
-    pub fn random(shape: Vec<u32>, normal: bool, seed: Option<f64>, device_: Option<String>) -> R {
-        let (shape, seed, d) = (usize_vec(shape), seed.map(|s| s as u64), on(device_)?);
-        wrap(if normal { Tensor::randn(&shape, seed, d) } else { Tensor::rand(&shape, seed, d) })
+    /// Uniform [0, 1) samples (normal ones when `normal`) of a float `dtype`, seeded when
+    /// `seed` is given.
+    pub fn random(shape: Vec<f64>, normal: bool, seed: Option<f64>, dtype_: JsValue, device_: JsValue) -> R {
+        let op = if normal { "randn" } else { "rand" };
+        let (shape, seed, dt, d) =
+            (args::shape(op, &shape)?, args::seed(op, seed)?, float_dtype(op, &dtype_)?, opt_device(op, &device_)?);
+        let t = if normal { Tensor::randn(&shape, seed, d) } else { Tensor::rand(&shape, seed, d) };
+        wrap(t.and_then(|t| if dt == DType::F32 { Ok(t) } else { t.to_dtype(dt) }))
     }
 
     /// Another handle to the same tensor.
@@ -135,19 +172,19 @@ impl RawTensor {
     }
 
     /// A unary op by name (`exp`, `relu`, ...).
-    pub fn unary(&self, op: &str) -> R {
-        wrap(self.t.unary(find(&UnaryOp::ALL, op, UnaryOp::name, "unary")?))
+    pub fn unary(&self, op: JsValue) -> R {
+        wrap(self.t.unary(find(&UnaryOp::ALL, &op, UnaryOp::name, "unary")?))
     }
 
     /// A binary op by name with another tensor.
-    pub fn binary(&self, op: &str, other: &RawTensor) -> R {
-        wrap(self.t.binary(&other.t, find(&BinaryOp::ALL, op, BinaryOp::name, "binary")?))
+    pub fn binary(&self, op: JsValue, other: &RawTensor) -> R {
+        wrap(self.t.binary(&other.t, find(&BinaryOp::ALL, &op, BinaryOp::name, "binary")?))
     }
 
     /// A binary op by name with a number.
     #[wasm_bindgen(js_name = binaryScalar)]
-    pub fn binary_scalar(&self, op: &str, other: f64) -> R {
-        wrap(self.t.binary_scalar(other, find(&BinaryOp::ALL, op, BinaryOp::name, "binary")?))
+    pub fn binary_scalar(&self, op: JsValue, other: f64) -> R {
+        wrap(self.t.binary_scalar(other, find(&BinaryOp::ALL, &op, BinaryOp::name, "binary")?))
     }
 
     /// `cond ? a : b` with this tensor as the condition.
@@ -162,34 +199,36 @@ impl RawTensor {
     }
 
     /// A reduction by name over `dims` (all when absent).
-    pub fn reduce(&self, op: &str, dims: Option<Vec<i32>>, keepdim: bool) -> R {
-        let dims = dims.map(isize_vec);
-        match op {
-            "mean" => wrap(match dims {
+    pub fn reduce(&self, op: JsValue, dims: Option<Vec<f64>>, keepdim: bool) -> R {
+        let dims = dims.map(|d| args::dims("reduce", &d)).transpose()?;
+        match op.as_string().as_deref() {
+            Some("mean") => wrap(match dims {
                 Some(d) => self.t.mean(&d, keepdim),
                 None => self.t.mean_all(),
             }),
-            _ => wrap(self.t.reduce(find(&ReduceOp::ALL, op, ReduceOp::name, "reduce")?, dims.as_deref(), keepdim)),
+            _ => wrap(self.t.reduce(find(&ReduceOp::ALL, &op, ReduceOp::name, "reduce")?, dims.as_deref(), keepdim)),
         }
     }
 
     /// Index of the max (`max` true) or min along `dim` (flattened when absent).
-    pub fn arg(&self, max: bool, dim: Option<i32>, keepdim: bool) -> R {
-        let dim = dim.map(|d| d as isize);
+    pub fn arg(&self, max: bool, dim: Option<f64>, keepdim: bool) -> R {
+        let dim = dim.map(|d| args::dim(if max { "argmax" } else { "argmin" }, d)).transpose()?;
         wrap(if max { self.t.argmax(dim, keepdim) } else { self.t.argmin(dim, keepdim) })
     }
 
     /// Variance (`std` false) or standard deviation over `dims` (all when absent).
-    pub fn moments(&self, std: bool, dims: Option<Vec<i32>>, correction: u32, keepdim: bool) -> R {
+    pub fn moments(&self, std: bool, dims: Option<Vec<f64>>, correction: f64, keepdim: bool) -> R {
+        let op = if std { "std" } else { "var" };
         let all: Vec<isize> = (0..self.t.rank() as isize).collect();
-        let dims = dims.map(isize_vec).unwrap_or(all);
-        let v = self.t.var(&dims, correction as usize, keepdim);
+        let dims = dims.map(|d| args::dims(op, &d)).transpose()?.unwrap_or(all);
+        let v = self.t.var(&dims, args::count(op, "correction", correction)?, keepdim);
         wrap(if std { v.and_then(|v| v.sqrt()) } else { v })
     }
 
     /// Softmax (or log-softmax) along `dim`.
-    pub fn softmax(&self, dim: i32, log: bool) -> R {
-        wrap(if log { self.t.log_softmax(dim as isize) } else { self.t.softmax(dim as isize) })
+    pub fn softmax(&self, dim: f64, log: bool) -> R {
+        let dim = args::dim(if log { "logSoftmax" } else { "softmax" }, dim)?;
+        wrap(if log { self.t.log_softmax(dim) } else { self.t.softmax(dim) })
     }
 
     /// Matrix product.
@@ -198,38 +237,50 @@ impl RawTensor {
     }
 
     /// A view with a new shape (`-1` infers one dim).
-    pub fn reshape(&self, shape: Vec<i32>) -> R {
-        wrap(self.t.reshape(&isize_vec(shape)))
+    pub fn reshape(&self, shape: Vec<f64>) -> R {
+        wrap(self.t.reshape(&args::dims("reshape", &shape)?))
+    }
+
+    /// Like `reshape`, but never copies: refuses a non-contiguous tensor.
+    pub fn view(&self, shape: Vec<f64>) -> R {
+        wrap(self.t.view(&args::dims("view", &shape)?))
+    }
+
+    /// The transpose of a tensor of at most 2 dims (more is an error: use `transpose`).
+    pub fn t(&self) -> R {
+        wrap(self.t.t())
     }
 
     /// Reordered dims.
-    pub fn permute(&self, dims: Vec<i32>) -> R {
-        wrap(self.t.permute(&isize_vec(dims)))
+    pub fn permute(&self, dims: Vec<f64>) -> R {
+        wrap(self.t.permute(&args::dims("permute", &dims)?))
     }
 
     /// Two dims swapped.
-    pub fn transpose(&self, a: i32, b: i32) -> R {
-        wrap(self.t.transpose(a as isize, b as isize))
+    pub fn transpose(&self, a: f64, b: f64) -> R {
+        wrap(self.t.transpose(args::dim("transpose", a)?, args::dim("transpose", b)?))
     }
 
     /// `len` entries of `dim` from `start`.
-    pub fn narrow(&self, dim: i32, start: u32, len: u32) -> R {
-        wrap(self.t.narrow(dim as isize, start as usize, len as usize))
+    pub fn narrow(&self, dim: f64, start: f64, len: f64) -> R {
+        let (dim, start, len) =
+            (args::dim("narrow", dim)?, args::count("narrow", "start", start)?, args::count("narrow", "length", len)?);
+        wrap(self.t.narrow(dim, start, len))
     }
 
     /// Size-1 dims removed (all, or `dim`).
-    pub fn squeeze(&self, dim: Option<i32>) -> R {
-        wrap(self.t.squeeze(dim.map(|d| d as isize)))
+    pub fn squeeze(&self, dim: Option<f64>) -> R {
+        wrap(self.t.squeeze(dim.map(|d| args::dim("squeeze", d)).transpose()?))
     }
 
     /// A size-1 dim inserted at `dim`.
-    pub fn unsqueeze(&self, dim: i32) -> R {
-        wrap(self.t.unsqueeze(dim as isize))
+    pub fn unsqueeze(&self, dim: f64) -> R {
+        wrap(self.t.unsqueeze(args::dim("unsqueeze", dim)?))
     }
 
     /// Broadcast to `shape` (`-1` keeps a dim).
-    pub fn expand(&self, shape: Vec<i32>) -> R {
-        wrap(self.t.expand(&isize_vec(shape)))
+    pub fn expand(&self, shape: Vec<f64>) -> R {
+        wrap(self.t.expand(&args::dims("expand", &shape)?))
     }
 
     /// A contiguous copy when needed.
@@ -239,29 +290,29 @@ impl RawTensor {
 
     /// Converted to `dtype`.
     #[wasm_bindgen(js_name = toDtype)]
-    pub fn to_dtype(&self, dtype_: &str) -> R {
-        wrap(self.t.to_dtype(dtype(dtype_)?))
+    pub fn to_dtype(&self, dtype_: JsValue) -> R {
+        wrap(self.t.to_dtype(dtype(&dtype_)?))
     }
 
     /// Slices of `dim` picked by a 1-D index.
     #[wasm_bindgen(js_name = indexSelect)]
-    pub fn index_select(&self, dim: i32, index: &RawTensor) -> R {
-        wrap(self.t.index_select(dim as isize, &index.t))
+    pub fn index_select(&self, dim: f64, index: &RawTensor) -> R {
+        wrap(self.t.index_select(args::dim("indexSelect", dim)?, &index.t))
     }
 
     /// Elements along `dim` picked by an index of the output's shape.
-    pub fn gather(&self, dim: i32, index: &RawTensor) -> R {
-        wrap(self.t.gather(dim as isize, &index.t))
+    pub fn gather(&self, dim: f64, index: &RawTensor) -> R {
+        wrap(self.t.gather(args::dim("gather", dim)?, &index.t))
     }
 
     /// Concatenation (the parts are handles from `cloneHandle`).
-    pub fn cat(parts: Vec<RawTensor>, dim: i32) -> R {
-        wrap(Tensor::cat(&parts.into_iter().map(|p| p.t).collect::<Vec<_>>(), dim as isize))
+    pub fn cat(parts: Vec<RawTensor>, dim: f64) -> R {
+        wrap(Tensor::cat(&parts.into_iter().map(|p| p.t).collect::<Vec<_>>(), args::dim("cat", dim)?))
     }
 
     /// Stacking along a new dim.
-    pub fn stack(parts: Vec<RawTensor>, dim: i32) -> R {
-        wrap(Tensor::stack(&parts.into_iter().map(|p| p.t).collect::<Vec<_>>(), dim as isize))
+    pub fn stack(parts: Vec<RawTensor>, dim: f64) -> R {
+        wrap(Tensor::stack(&parts.into_iter().map(|p| p.t).collect::<Vec<_>>(), args::dim("stack", dim)?))
     }
 
     /// The elements as a typed array (Float32Array for f32 and f16, Int32Array, Uint32Array,
@@ -290,9 +341,28 @@ impl RawTensor {
     }
 
     /// A copy on `device` (this tensor is untouched).
-    pub fn to(&self, device_: &str) -> Promise {
+    pub fn to(&self, device_: JsValue) -> Promise {
         let t = self.t.clone();
-        let d = device(device_);
+        let d = device("to", &device_);
         future_to_promise(async move { t.to(d?).await.map(|t| JsValue::from(RawTensor { t })).map_err(js_err) })
+    }
+
+    /// The value of a one-element tensor as a number (a boolean for bool tensors).
+    pub fn item(&self) -> Promise {
+        let t = self.t.clone();
+        future_to_promise(async move {
+            if t.numel() != 1 {
+                return Err(js_err(Error::invalid(
+                    "item",
+                    format!(
+                        "a tensor with {} elements cannot be converted to a number; item() needs exactly one",
+                        t.numel()
+                    ),
+                )));
+            }
+            let v = typed(t.clone()).await?;
+            let x = js_sys::Reflect::get_u32(&v, 0)?;
+            Ok(if t.dtype() == DType::Bool { JsValue::from_bool(x.as_f64() == Some(1.0)) } else { x })
+        })
     }
 }

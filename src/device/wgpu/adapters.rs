@@ -122,6 +122,16 @@ async fn find_adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
     out
 }
 
+/// Forgets a discovery that found no adapter, so the next [`discover`] looks again: on the web,
+/// WebGPU can be provided after a first, CPU-only `init` (Node's `init({ gpu })`).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) fn forget_empty_discovery() {
+    let mut reg = lock(&REGISTRY);
+    if reg.as_ref().is_some_and(|entries| entries.is_empty()) {
+        *reg = None;
+    }
+}
+
 /// Finds the usable adapters (those that run compute shaders), best first. Idempotent.
 pub(crate) async fn discover() -> Result<()> {
     if lock(&REGISTRY).is_some() {

@@ -11,6 +11,8 @@ mod pool;
 mod readback;
 mod split;
 
+#[cfg(target_arch = "wasm32")]
+pub(crate) use adapters::forget_empty_discovery;
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) use adapters::set_budget_threshold;
 pub(crate) use adapters::{
