@@ -4,6 +4,8 @@
 
 mod common;
 use common::*;
+
+device_tests!(meta: helpers_from_device_and_dtype_work_everywhere, bad_input_gives_clear_errors_and_loses_nothing, sizes_that_cannot_be_addressed_are_errors_not_panics);
 use webtensor::{DType, Device, Error, Tensor};
 
 #[test]
@@ -63,18 +65,15 @@ fn normalize(x: &Tensor) -> Tensor {
     x.div(&total).unwrap().add(&x.zeros_like().unwrap()).unwrap().add(&x.new_zeros(&[1]).unwrap()).unwrap()
 }
 
-#[test]
-fn helpers_from_device_and_dtype_work_everywhere() {
-    for d in devices().into_iter().chain([Device::META]) {
-        let x = Tensor::randn(&[4, 5], Some(3), d).unwrap();
-        let y = normalize(&x);
-        assert_eq!(y.device(), d);
-        assert_eq!(y.shape(), &[4, 5]);
-        assert_eq!(x.new_full(&[2], 7.0).unwrap().dtype(), DType::F32);
-        if d != Device::META {
-            let s: f32 = f32s(&y.abs().unwrap()).iter().sum();
-            assert!((s - 1.0).abs() < 1e-4, "{d}: {s}");
-        }
+fn helpers_from_device_and_dtype_work_everywhere(d: Device) {
+    let x = Tensor::randn(&[4, 5], Some(3), d).unwrap();
+    let y = normalize(&x);
+    assert_eq!(y.device(), d);
+    assert_eq!(y.shape(), &[4, 5]);
+    assert_eq!(x.new_full(&[2], 7.0).unwrap().dtype(), DType::F32);
+    if d != Device::META {
+        let s: f32 = f32s(&y.abs().unwrap()).iter().sum();
+        assert!((s - 1.0).abs() < 1e-4, "{d}: {s}");
     }
 }
 
@@ -136,64 +135,60 @@ fn best_and_default_devices() {
     }
 }
 
-#[test]
-fn bad_input_gives_clear_errors_and_loses_nothing() {
-    for d in devices().into_iter().chain([Device::META]) {
-        let a = t(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3], d);
-        let msg = |r: webtensor::Result<Tensor>| r.unwrap_err().to_string();
-        let e = msg(a.add(&t(&[1.0, 2.0], &[2], d)));
-        assert!(e.contains("add") && e.contains("[2, 3]") && e.contains("[2]"), "{e}");
-        let e = msg(a.matmul(&a));
-        assert!(e.contains("matmul") && e.contains("inner dimensions differ (3 vs 2)"), "{e}");
-        let e = msg(a.sum(&[2], false));
-        assert!(
-            e.contains("sum")
-                && e.contains("dimension 2 is out of range for a tensor of rank 2")
-                && e.contains("[-2, 1]"),
-            "{e}"
-        );
-        let e = msg(Tensor::from_slice(&[1.0f32, 2.0], &[3], d));
-        assert!(e.contains("got 2 elements") && e.contains("[3] needs 3"), "{e}");
-        let e = a.to_vec_blocking::<i32>().unwrap_err().to_string();
-        assert!(e.contains("expected dtype f32, got i32"), "{e}");
-        let e = msg(a.reshape(&[4, -1]));
-        assert!(e.contains("reshape") && e.contains("-1"), "{e}");
-        let e = msg(a.index_select(1, &t(&[0.0], &[1], d)));
-        assert!(e.contains("index_select") && e.contains("i32"), "{e}");
-        let e = msg(a.to_dtype(DType::U32).unwrap().neg());
-        assert!(e.contains("neg") && e.contains("u32"), "{e}");
-        assert!(msg(a.transpose(0, 5)).contains("transpose"));
-        assert!(msg(a.narrow(1, 2, 5)).contains("outside dimension 1 of size 3"));
-        assert!(msg(a.expand(&[3, 3])).contains("expand"));
-        assert!(msg(Tensor::cat(&[a.clone(), t(&[1.0], &[1, 1], d)], 0)).contains("cat"));
-        assert!(msg(Tensor::arange(0.0, 1.0, 0.0, DType::F32, d)).contains("step"));
-        if d == Device::CPU {
-            let e = msg(a.index_select(1, &Tensor::from_slice(&[5i32], &[1], d).unwrap()));
-            assert!(e.contains("index 5 is out of bounds for dimension 1 with size 3"), "{e}");
-        }
-        // Nothing was lost: the input still holds its values and the device still computes.
-        if d != Device::META {
-            assert_eq!(f32s(&a.sum_all().unwrap()), vec![21.0]);
-        }
+fn bad_input_gives_clear_errors_and_loses_nothing(d: Device) {
+    let a = t(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3], d);
+    let msg = |r: webtensor::Result<Tensor>| r.unwrap_err().to_string();
+    let e = msg(a.add(&t(&[1.0, 2.0], &[2], d)));
+    assert!(e.contains("add") && e.contains("[2, 3]") && e.contains("[2]"), "{e}");
+    let e = msg(a.matmul(&a));
+    assert!(e.contains("matmul") && e.contains("inner dimensions differ (3 vs 2)"), "{e}");
+    let e = msg(a.sum(&[2], false));
+    assert!(
+        e.contains("sum") && e.contains("dimension 2 is out of range for a tensor of rank 2") && e.contains("[-2, 1]"),
+        "{e}"
+    );
+    let e = msg(Tensor::from_slice(&[1.0f32, 2.0], &[3], d));
+    assert!(e.contains("got 2 elements") && e.contains("[3] needs 3"), "{e}");
+    let e = a.to_vec_blocking::<i32>().unwrap_err().to_string();
+    assert!(e.contains("expected dtype f32, got i32"), "{e}");
+    let e = msg(a.reshape(&[4, -1]));
+    assert!(e.contains("reshape") && e.contains("-1"), "{e}");
+    let e = msg(a.index_select(1, &t(&[0.0], &[1], d)));
+    assert!(e.contains("index_select") && e.contains("i32"), "{e}");
+    let e = msg(a.to_dtype(DType::U32).unwrap().neg());
+    assert!(e.contains("neg") && e.contains("u32"), "{e}");
+    assert!(msg(a.transpose(0, 5)).contains("transpose"));
+    assert!(msg(a.narrow(1, 2, 5)).contains("outside dimension 1 of size 3"));
+    assert!(msg(a.expand(&[3, 3])).contains("expand"));
+    assert!(msg(Tensor::cat(&[a.clone(), t(&[1.0], &[1, 1], d)], 0)).contains("cat"));
+    assert!(msg(Tensor::arange(0.0, 1.0, 0.0, DType::F32, d)).contains("step"));
+    if d == Device::CPU {
+        let e = msg(a.index_select(1, &Tensor::from_slice(&[5i32], &[1], d).unwrap()));
+        assert!(e.contains("index 5 is out of bounds for dimension 1 with size 3"), "{e}");
+    }
+    // Nothing was lost: the input still holds its values and the device still computes.
+    if d != Device::META {
+        assert_eq!(f32s(&a.sum_all().unwrap()), vec![21.0]);
     }
 }
 
+fn sizes_that_cannot_be_addressed_are_errors_not_panics(d: Device) {
+    let huge = [1usize << 32, 1 << 32];
+    assert!(Tensor::zeros(&huge, DType::F32, d).is_err(), "{d}");
+    assert!(Tensor::randn(&[usize::MAX], Some(0), d).is_err(), "{d}");
+    let row = Tensor::zeros(&[1, 4], DType::F32, d).unwrap();
+    assert!(row.expand(&[1 << 40, 1 << 40, 4]).is_err(), "{d}");
+    let a = Tensor::zeros(&[1 << 29, 1], DType::F32, Device::META).unwrap();
+    let b = Tensor::zeros(&[1, 1 << 30], DType::F32, Device::META).unwrap();
+    assert!(a.add(&b).is_ok(), "meta plans a 2^59-element sum without allocating");
+    assert!(
+        a.unsqueeze(0).unwrap().expand(&[8, 1 << 29, 1]).unwrap().add(&b).is_err(),
+        "2^62 elements cannot be addressed"
+    );
+}
+
 #[test]
-fn sizes_that_cannot_be_addressed_are_errors_not_panics() {
-    for d in devices().into_iter().chain([Device::META]) {
-        let huge = [1usize << 32, 1 << 32];
-        assert!(Tensor::zeros(&huge, DType::F32, d).is_err(), "{d}");
-        assert!(Tensor::randn(&[usize::MAX], Some(0), d).is_err(), "{d}");
-        let row = Tensor::zeros(&[1, 4], DType::F32, d).unwrap();
-        assert!(row.expand(&[1 << 40, 1 << 40, 4]).is_err(), "{d}");
-        let a = Tensor::zeros(&[1 << 29, 1], DType::F32, Device::META).unwrap();
-        let b = Tensor::zeros(&[1, 1 << 30], DType::F32, Device::META).unwrap();
-        assert!(a.add(&b).is_ok(), "meta plans a 2^59-element sum without allocating");
-        assert!(
-            a.unsqueeze(0).unwrap().expand(&[8, 1 << 29, 1]).unwrap().add(&b).is_err(),
-            "2^62 elements cannot be addressed"
-        );
-    }
+fn sizes_that_cannot_be_addressed_are_errors_not_panics_beyond_devices() {
     // A valid shape too large for this machine is an OutOfMemory error on the CPU, not an abort.
     let e = Tensor::zeros(&[1 << 45], DType::F32, Device::CPU).unwrap_err();
     assert!(matches!(e, Error::OutOfMemory { .. }), "{e:?}");
@@ -263,4 +258,70 @@ fn random_api_calls_never_panic() {
             Ok(())
         })
         .unwrap();
+}
+
+#[test]
+fn tensorflow_device_strings_and_accelerator_indices() {
+    for s in ["/CPU:0", "/cpu:0", "/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:0"] {
+        assert_eq!(Device::parse(s).unwrap(), Device::CPU, "{s}");
+    }
+    let e = Device::parse("/CPU:1").unwrap_err().to_string();
+    assert!(e.contains("only one cpu device") && e.contains("/GPU:N"), "{e}");
+    let e = Device::parse("/job:localhost/replica:0").unwrap_err().to_string();
+    assert!(e.contains("no device part"), "{e}");
+    let e = Device::parse("/device:TPU:0").unwrap_err().to_string();
+    assert!(e.contains("'tpu' is not a device kind"), "{e}");
+    // GPU N is the N-th accelerator: CUDA where present, else wgpu adapters.
+    let cuda = webtensor::device_count(webtensor::DeviceKind::Cuda);
+    let (kind, count) = if cuda > 0 {
+        (webtensor::DeviceKind::Cuda, cuda)
+    } else {
+        (webtensor::DeviceKind::WebGpu, webtensor::device_count(webtensor::DeviceKind::WebGpu))
+    };
+    if let Some(g) = gpu() {
+        assert!(count > 0, "{g} exists, so there is an accelerator");
+        for s in ["/GPU:0", "/device:GPU:0", "/job:localhost/replica:0/task:0/device:GPU:0", "gpu", "GPU:0"] {
+            let d = Device::parse(s).unwrap();
+            assert_eq!((d.kind(), d.ordinal()), (kind, 0), "{s}");
+        }
+        assert_eq!(Device::try_from(0usize).unwrap(), Device::parse("/GPU:0").unwrap());
+    }
+    let e = Device::try_from(count).unwrap_err();
+    assert!(matches!(e, Error::DeviceUnavailable { .. }), "{e:?}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains(&format!("GPU:{count} asks for the {}-th", count + 1)) && msg.contains("available devices: cpu"),
+        "{msg}"
+    );
+    let e = Device::parse(&format!("/GPU:{count}")).unwrap_err().to_string();
+    assert!(e.contains("available devices"), "{e}");
+}
+
+#[test]
+fn with_device_scopes_creation_and_nests() {
+    let inner = gpu().unwrap_or(Device::META);
+    let (a, b, c) = webtensor::with_device(inner, || {
+        let a = Tensor::zeros(&[2], DType::F32, None).unwrap();
+        let b = webtensor::with_device(Device::META, || Tensor::ones(&[1], DType::F32, None).unwrap());
+        let c = Tensor::randn(&[3], Some(1), None).unwrap();
+        (a, b, c)
+    });
+    assert_eq!((a.device(), b.device(), c.device()), (inner, Device::META, inner));
+    assert_eq!(webtensor::default_device(), Device::CPU, "the scope ended");
+    assert_eq!(Tensor::zeros(&[1], DType::F32, None).unwrap().device(), Device::CPU);
+    // An explicit device still wins inside a scope, and ops still need one device.
+    let on_cpu = webtensor::with_device(inner, || Tensor::ones(&[2], DType::F32, Device::CPU).unwrap());
+    assert_eq!(on_cpu.device(), Device::CPU);
+    if inner != Device::META {
+        let e = webtensor::with_device(inner, || on_cpu.add(&Tensor::ones(&[2], DType::F32, None).unwrap()));
+        assert!(matches!(e, Err(Error::DeviceMismatch { .. })), "{e:?}");
+    }
+    // The guard form, and a panic inside restores the placement.
+    {
+        let _scope = webtensor::device_scope(Device::META);
+        assert_eq!(Tensor::zeros(&[1], DType::F32, None).unwrap().device(), Device::META);
+    }
+    let r = std::panic::catch_unwind(|| webtensor::with_device(Device::META, || panic!("inside")));
+    assert!(r.is_err());
+    assert_eq!(webtensor::default_device(), Device::CPU);
 }

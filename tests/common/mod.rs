@@ -85,3 +85,45 @@ pub fn assert_close(got: &[f32], want: &[f32], tol: f32, what: &str) {
 pub fn t(data: &[f32], shape: &[usize], dev: Device) -> Tensor {
     Tensor::from_slice(data, shape, dev).unwrap()
 }
+
+/// One `#[test]` per (case, device), so a failure names both: `device_tests!(unary_ops)` over
+/// `fn unary_ops(d: Device)` gives `unary_ops::cpu`, `unary_ops::webgpu` and, with the `cuda`
+/// feature, `unary_ops::cuda`; `device_tests!(meta: f)` adds `f::meta`. A GPU that is required
+/// and missing fails its test loudly (see [`gpu`], [`cuda`]); when it is not required, the test
+/// says so on stderr and passes, as the rest of the suite does.
+// Not every test binary that includes `common` generates per-device tests.
+#[allow(unused_macros)]
+macro_rules! device_tests {
+    (@one $case:ident $($extra:tt)*) => {
+        mod $case {
+            #[test]
+            fn cpu() {
+                super::$case(webtensor::Device::CPU)
+            }
+            #[test]
+            fn webgpu() {
+                match crate::common::gpu() {
+                    Some(d) => super::$case(d),
+                    None => eprintln!("{}: no GPU adapter, not run", stringify!($case)),
+                }
+            }
+            #[cfg(feature = "cuda")]
+            #[test]
+            fn cuda() {
+                match crate::common::cuda() {
+                    Some(d) => super::$case(d),
+                    None => eprintln!("{}: no CUDA device, not run", stringify!($case)),
+                }
+            }
+            $($extra)*
+        }
+    };
+    (meta: $($case:ident),+ $(,)?) => {
+        $(device_tests!(@one $case #[test] fn meta() { super::$case(webtensor::Device::META) });)+
+    };
+    ($($case:ident),+ $(,)?) => {
+        $(device_tests!(@one $case);)+
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use device_tests;
