@@ -1,18 +1,21 @@
 // Browser and bundler entry: fetches the .wasm next to this file (or from `options.wasm`).
-import { bind } from './core.js';
+import { bind, bound } from './core.js';
+import { initOptions, once } from './init.js';
 import initWasm, * as wasm from '../pkg/webtensor.js';
 
 export * from './core.js';
 
-let ready = null;
-
-export async function init(options = {}) {
-  if (!ready) {
-    ready = (async () => {
-      await initWasm({ module_or_path: options.wasm ?? new URL('../pkg/webtensor_bg.wasm', import.meta.url) });
+/**
+ * Loads the module, discovers adapters and opens the best device; resolves to its name. A
+ * failed init (say, the .wasm could not be fetched) can be retried.
+ */
+export function init(options) {
+  const o = initOptions(options, ['wasm', 'logicalDevices']);
+  return once(o, async () => {
+    if (!bound()) {
+      await initWasm({ module_or_path: o.wasm ?? new URL('../pkg/webtensor_bg.wasm', import.meta.url) });
       bind(wasm);
-      return wasm.initCore(options.logicalDevices);
-    })();
-  }
-  return ready;
+    }
+    return wasm.initCore(o.logicalDevices);
+  });
 }

@@ -1,8 +1,19 @@
-// Types of the webtensor npm package (the same API from the Node and browser entries).
+// Types of the webtensor npm package (the same API from the Node and browser entries). They need
+// no DOM lib: a plain `--lib es2022,esnext.disposable` (Node) compiles them, also under `strict`
+// and `exactOptionalPropertyTypes`.
 
 export type DType = 'float32' | 'float16' | 'int32' | 'uint32' | 'bool';
-/** `cpu`, `webgpu`, `webgpu:N`, `meta` (and natively `cuda:N`, ...). */
+/** The short dtype names the functions also accept. */
+export type DTypeShort = 'f32' | 'f16' | 'i32' | 'u32';
+/**
+ * A device string: `cpu`, `webgpu`, `webgpu:N`, `meta`, natively `cuda:N`, ..., and
+ * TensorFlow's `/CPU:0`, `/GPU:N`, `/device:GPU:N`, `gpu:N` (GPU N: the N-th accelerator).
+ */
 export type DeviceName = string;
+/** Where a function accepts a device: its name, a `DeviceInfo` from `devices()`, or N for the N-th accelerator. */
+export type DeviceLike = DeviceName | DeviceInfo | number;
+/** Device kinds for `isAvailable` and `deviceCount` (`gpu`: the accelerators, cuda where present, else webgpu). */
+export type DeviceKind = 'cpu' | 'webgpu' | 'cuda' | 'meta' | 'gpu';
 
 /** The typed array `data()` resolves to for each dtype (float16 reads as Float32Array). */
 export interface DataByDType {
@@ -13,30 +24,61 @@ export interface DataByDType {
   bool: Uint8Array;
 }
 
+/** The dtype two operands compute in: float beats int, float32 beats float16, anything beats bool. */
+export type Promote<A extends DType, B extends DType> =
+  DType extends A ? DType : DType extends B ? DType :
+  [A] extends [B] ? A :
+  'float32' extends A | B ? 'float32' :
+  'float16' extends A | B ? 'float16' :
+  'int32' extends A | B ? 'int32' :
+  'uint32' extends A | B ? 'uint32' : 'bool';
+/** add, sub, mul, maximum, minimum: bool operands count in int32. */
+export type Arith<P extends DType> = P extends 'bool' ? 'int32' : P;
+/** div, pow and the float-only unary ops: integers and bools compute in float32. */
+export type Floating<P extends DType> = P extends 'float16' ? 'float16' : 'float32';
+/** A number operand: a float tensor keeps its dtype; an integer one may become float32 (a fractional number). */
+export type WithScalar<D extends DType> = D extends 'float32' | 'float16' ? D : D extends 'uint32' ? 'uint32' | 'int32' | 'float32' : 'int32' | 'float32';
+/** Unary ops with integer forms (neg, abs, square, relu, floor, ceil, round, sign): bool computes in float32. */
+export type Keep<D extends DType> = D extends 'bool' ? 'float32' : D;
+/** sum and prod: bool counts in int32. */
+export type Summed<D extends DType> = D extends 'bool' ? 'int32' : D;
+
 export type NestedArray<T> = T | NestedArray<T>[];
 export type ValueOf<D extends DType> = D extends 'bool' ? boolean : number;
 
 export interface CreateOptions<D extends DType = DType> {
-  device?: DeviceName;
-  dtype?: D;
+  device?: DeviceLike | undefined;
+  dtype?: D | undefined;
 }
 
 export interface TensorOptions<D extends DType = DType> extends CreateOptions<D> {
   /** Required when `values` is a typed array with more than one dimension. */
-  shape?: number[];
+  shape?: readonly number[] | undefined;
 }
 
-export interface RandomOptions {
-  device?: DeviceName;
-  /** Same seed, same values, on every device. */
-  seed?: number;
+export interface RandomOptions<D extends 'float32' | 'float16' = 'float32'> {
+  device?: DeviceLike | undefined;
+  /** float32 (the default) or float16. */
+  dtype?: D | undefined;
+  /** Same seed, same values, on every device: an integer in [0, 2^53). */
+  seed?: number | undefined;
 }
 
 export interface MomentOptions {
   /** 1 (the default) for the unbiased estimate, 0 for the population one. */
-  correction?: number;
-  keepdim?: boolean;
+  correction?: number | undefined;
+  keepdim?: boolean | undefined;
 }
+
+export interface ToOptions {
+  /** Accepted for PyTorch parity; uploads are always queued without waiting on the web. */
+  nonBlocking?: boolean | undefined;
+}
+
+/** A shape: an array of non-negative integers, or one integer for 1-D (`zeros(3)` is `[3]`). */
+export type Shape = readonly number[] | number;
+/** Reduction dims: one, several, or `null`/absent for all. */
+export type Dims = number | readonly number[] | null | undefined;
 
 export interface DeviceInfo {
   name: DeviceName;
@@ -55,7 +97,7 @@ export interface DeviceInfo {
 /** One logical device carved out of an adapter. */
 export interface LogicalDeviceConfig {
   /** Its memory limit in bytes (`null` or absent: none). */
-  memoryLimit?: number | null;
+  memoryLimit?: number | null | undefined;
 }
 
 export declare class Tensor<D extends DType = DType> {
@@ -63,86 +105,116 @@ export declare class Tensor<D extends DType = DType> {
   readonly shape: number[];
   readonly dtype: D;
   readonly device: DeviceName;
-  readonly size: number;
   readonly rank: number;
+  /** Whether `dispose()` was called. */
+  readonly disposed: boolean;
+  /** The number of elements (PyTorch's `numel()`, TensorFlow.js's `size`). */
+  numel(): number;
+  /** The shape, as PyTorch's `size()`. */
+  size(): number[];
+  /** The size of dimension `dim` (negative counts from the end). */
+  size(dim: number): number;
 
-  add(other: Tensor | number): Tensor;
-  sub(other: Tensor | number): Tensor;
-  mul(other: Tensor | number): Tensor;
-  div(other: Tensor | number): Tensor;
-  pow(other: Tensor | number): Tensor;
-  maximum(other: Tensor | number): Tensor;
-  minimum(other: Tensor | number): Tensor;
-  eq(other: Tensor | number): Tensor<'bool'>;
-  ne(other: Tensor | number): Tensor<'bool'>;
-  lt(other: Tensor | number): Tensor<'bool'>;
-  le(other: Tensor | number): Tensor<'bool'>;
-  gt(other: Tensor | number): Tensor<'bool'>;
-  ge(other: Tensor | number): Tensor<'bool'>;
+  add<O extends DType>(other: Tensor<O>): Tensor<Arith<Promote<D, O>>>;
+  add(other: number | boolean): Tensor<WithScalar<D>>;
+  sub<O extends DType>(other: Tensor<O>): Tensor<Arith<Promote<D, O>>>;
+  sub(other: number | boolean): Tensor<WithScalar<D>>;
+  mul<O extends DType>(other: Tensor<O>): Tensor<Arith<Promote<D, O>>>;
+  mul(other: number | boolean): Tensor<WithScalar<D>>;
+  div<O extends DType>(other: Tensor<O>): Tensor<Floating<Promote<D, O>>>;
+  div(other: number | boolean): Tensor<Floating<D>>;
+  pow<O extends DType>(other: Tensor<O>): Tensor<Floating<Promote<D, O>>>;
+  pow(other: number | boolean): Tensor<Floating<D>>;
+  maximum<O extends DType>(other: Tensor<O>): Tensor<Arith<Promote<D, O>>>;
+  maximum(other: number | boolean): Tensor<WithScalar<D>>;
+  minimum<O extends DType>(other: Tensor<O>): Tensor<Arith<Promote<D, O>>>;
+  minimum(other: number | boolean): Tensor<WithScalar<D>>;
+  eq(other: Tensor | number | boolean): Tensor<'bool'>;
+  ne(other: Tensor | number | boolean): Tensor<'bool'>;
+  lt(other: Tensor | number | boolean): Tensor<'bool'>;
+  le(other: Tensor | number | boolean): Tensor<'bool'>;
+  gt(other: Tensor | number | boolean): Tensor<'bool'>;
+  ge(other: Tensor | number | boolean): Tensor<'bool'>;
 
-  neg(): Tensor<D>;
-  abs(): Tensor<D>;
-  exp(): Tensor;
-  log(): Tensor;
-  sqrt(): Tensor;
-  rsqrt(): Tensor;
-  reciprocal(): Tensor;
-  square(): Tensor<D>;
-  sin(): Tensor;
-  cos(): Tensor;
-  tanh(): Tensor;
-  sigmoid(): Tensor;
-  relu(): Tensor<D>;
-  gelu(): Tensor;
-  silu(): Tensor;
-  floor(): Tensor<D>;
-  ceil(): Tensor<D>;
-  round(): Tensor<D>;
-  sign(): Tensor<D>;
+  neg(): Tensor<Keep<D>>;
+  abs(): Tensor<Keep<D>>;
+  exp(): Tensor<Floating<D>>;
+  log(): Tensor<Floating<D>>;
+  sqrt(): Tensor<Floating<D>>;
+  rsqrt(): Tensor<Floating<D>>;
+  reciprocal(): Tensor<Floating<D>>;
+  square(): Tensor<Keep<D>>;
+  sin(): Tensor<Floating<D>>;
+  cos(): Tensor<Floating<D>>;
+  tanh(): Tensor<Floating<D>>;
+  sigmoid(): Tensor<Floating<D>>;
+  relu(): Tensor<Keep<D>>;
+  gelu(): Tensor<Floating<D>>;
+  silu(): Tensor<Floating<D>>;
+  floor(): Tensor<Keep<D>>;
+  ceil(): Tensor<Keep<D>>;
+  round(): Tensor<Keep<D>>;
+  sign(): Tensor<Keep<D>>;
 
   /** `this ? a : b`, elementwise with broadcasting (this is the condition). */
-  where(a: Tensor, b: Tensor): Tensor;
+  where<A extends DType, B extends DType>(a: Tensor<A>, b: Tensor<B>): Tensor<Promote<A, B>>;
   clamp(min?: number | null, max?: number | null): Tensor<D>;
 
-  sum(dim?: number | number[] | null, keepdim?: boolean): Tensor;
-  mean(dim?: number | number[] | null, keepdim?: boolean): Tensor;
-  max(dim?: number | number[] | null, keepdim?: boolean): Tensor<D>;
-  min(dim?: number | number[] | null, keepdim?: boolean): Tensor<D>;
-  prod(dim?: number | number[] | null, keepdim?: boolean): Tensor;
+  sum(dim?: Dims, keepdim?: boolean): Tensor<Summed<D>>;
+  mean(dim?: Dims, keepdim?: boolean): Tensor<Floating<D>>;
+  max(dim?: Dims, keepdim?: boolean): Tensor<D>;
+  min(dim?: Dims, keepdim?: boolean): Tensor<D>;
+  prod(dim?: Dims, keepdim?: boolean): Tensor<Summed<D>>;
   argmax(dim?: number | null, keepdim?: boolean): Tensor<'int32'>;
   argmin(dim?: number | null, keepdim?: boolean): Tensor<'int32'>;
-  var(dim?: number | number[] | null, options?: MomentOptions): Tensor;
-  std(dim?: number | number[] | null, options?: MomentOptions): Tensor;
-  softmax(dim?: number): Tensor;
-  logSoftmax(dim?: number): Tensor;
-  matmul(other: Tensor): Tensor;
+  var(dim?: Dims, options?: MomentOptions): Tensor<Floating<D>>;
+  std(dim?: Dims, options?: MomentOptions): Tensor<Floating<D>>;
+  softmax(dim?: number): Tensor<Floating<D>>;
+  logSoftmax(dim?: number): Tensor<Floating<D>>;
+  matmul<O extends DType>(other: Tensor<O>): Tensor<Promote<D, O>>;
 
-  reshape(shape: number[]): Tensor<D>;
-  view(shape: number[]): Tensor<D>;
+  reshape(shape: Shape): Tensor<D>;
+  /** Like `reshape`, but never copies: a non-contiguous tensor is an error. */
+  view(shape: Shape): Tensor<D>;
   flatten(): Tensor<D>;
-  permute(dims: number[]): Tensor<D>;
-  transpose(a: number, b: number): Tensor<D>;
+  permute(dims: readonly number[]): Tensor<D>;
+  transpose(dim0: number, dim1: number): Tensor<D>;
+  /** The transpose of a tensor of at most 2 dims (more is an error: use `transpose`). */
   t(): Tensor<D>;
   narrow(dim: number, start: number, length: number): Tensor<D>;
-  slice(dim: number, start: number, end: number): Tensor<D>;
-  squeeze(dim?: number): Tensor<D>;
+  /** Entries `start` (inclusive) to `end` (exclusive; default the end) of `dim`. */
+  slice(dim: number, start: number, end?: number | null): Tensor<D>;
+  squeeze(dim?: number | null): Tensor<D>;
   unsqueeze(dim: number): Tensor<D>;
-  expand(shape: number[]): Tensor<D>;
-  broadcastTo(shape: number[]): Tensor<D>;
+  expand(shape: Shape): Tensor<D>;
+  broadcastTo(shape: Shape): Tensor<D>;
   contiguous(): Tensor<D>;
+  /** Another handle to the same data (free; dispose each handle separately). */
   clone(): Tensor<D>;
   toDtype<T extends DType>(dtype: T): Tensor<T>;
   indexSelect(dim: number, index: Tensor<'int32' | 'uint32'>): Tensor<D>;
   gather(dim: number, index: Tensor<'int32' | 'uint32'>): Tensor<D>;
 
+  /** Zeros of `shape` with this tensor's dtype and device (options override them). */
+  newZeros<T extends DType = D>(shape: Shape, options?: CreateOptions<T>): Tensor<T>;
+  newOnes<T extends DType = D>(shape: Shape, options?: CreateOptions<T>): Tensor<T>;
+  newFull<T extends DType = D>(shape: Shape, value: number | boolean, options?: CreateOptions<T>): Tensor<T>;
+  newTensor<T extends DType = D>(values: NestedArray<number | boolean> | ArrayLike<number>, options?: TensorOptions<T>): Tensor<T>;
+
   /** The elements as a typed array, read back from any device. */
   data(): Promise<DataByDType[D]>;
   /** The elements as nested arrays. */
   array(): Promise<NestedArray<ValueOf<D>>>;
+  /** The value of a one-element tensor (PyTorch's `item()`); more elements is an error. */
+  item(): Promise<ValueOf<D>>;
   /** Synchronous read, only for tensors on the cpu (elsewhere it throws: use `await data()`). */
   dataSync(): DataByDType[D];
+  /** A copy converted to `dtype` (as `toDtype`). */
+  to<T extends DType>(dtype: T): Promise<Tensor<T>>;
+  /** A copy with `other`'s device and dtype, as PyTorch's `x.to(other)`. */
+  to<T extends DType>(other: Tensor<T>, options?: ToOptions): Promise<Tensor<T>>;
   /** A copy on `device`; this tensor is untouched. */
-  to(device: DeviceName): Promise<Tensor<D>>;
+  to(device: DeviceLike, options?: ToOptions): Promise<Tensor<D>>;
   cpu(): Promise<Tensor<D>>;
   /** Frees the tensor's memory now (idempotent). */
   dispose(): void;
@@ -150,51 +222,119 @@ export declare class Tensor<D extends DType = DType> {
   toString(): string;
 }
 
+/** Something with an `href`, as a URL: typed structurally so that no DOM lib is needed. */
+export interface URLLike {
+  readonly href: string;
+}
+
 export interface InitOptions {
   /** Node: a WebGPU implementation, e.g. `create([])` from the `webgpu` package. */
   gpu?: unknown;
-  /** Node: WebGPU globals to install (defaults to the `webgpu` package's). */
-  globals?: Record<string, unknown>;
-  /** Where the .wasm lives (a URL, path, or bytes), when not next to the package. */
-  wasm?: URL | string | BufferSource;
+  /** Node: WebGPU globals to install where missing (defaults to the `webgpu` package's). */
+  globals?: Record<string, unknown> | undefined;
+  /** Where the .wasm lives (a URL, a path, or its bytes), when not next to the package. */
+  wasm?: URLLike | string | ArrayBuffer | ArrayBufferView | undefined;
   /**
    * Splits adapters into logical devices before any opens (TensorFlow's
    * `setLogicalDeviceConfiguration`), e.g. `{ 'webgpu:0': [{ memoryLimit: 1 << 26 }, {}] }`:
    * `webgpu:0` and `webgpu:1` become the two halves, each its own device.
    */
-  logicalDevices?: Record<DeviceName, LogicalDeviceConfig[]>;
+  logicalDevices?: Record<DeviceName, LogicalDeviceConfig[]> | undefined;
 }
 
-/** Loads the module, discovers adapters and opens the best device; resolves to its name. */
+/**
+ * Loads the module, discovers adapters and opens the best device; resolves to its name. A failed
+ * init can be retried; in Node, `init({ gpu })` after a CPU-only init adds WebGPU.
+ */
 export function init(options?: InitOptions): Promise<DeviceName>;
 export function devices(): DeviceInfo[];
 export function bestDevice(): DeviceName;
-export function open(device: DeviceName): Promise<void>;
-export function synchronize(device: DeviceName): Promise<void>;
-export function setDefaultDevice(device: DeviceName): void;
+export function open(device: DeviceLike): Promise<void>;
+export function synchronize(device: DeviceLike): Promise<void>;
+export function setDefaultDevice(device: DeviceLike): void;
 export function defaultDevice(): DeviceName;
+/** Whether a device of `kind` is usable (`isAvailable('cuda')` is `torch.cuda.is_available()`). */
+export function isAvailable(kind: DeviceKind): boolean;
+/** How many devices of `kind` are usable. */
+export function deviceCount(kind: DeviceKind): number;
 
+/**
+ * A tensor from a number or boolean (0-d), nested arrays, or a typed array. Without `dtype`:
+ * bool for booleans, int32/uint32 for Int32Array/Uint32Array, float32 otherwise.
+ */
+export function tensor(values: boolean | NestedArray<boolean>[], options?: TensorOptions<'bool'>): Tensor<'bool'>;
+export function tensor(values: Int32Array, options?: TensorOptions<'int32'>): Tensor<'int32'>;
+export function tensor(values: Uint32Array, options?: TensorOptions<'uint32'>): Tensor<'uint32'>;
 export function tensor<D extends DType = 'float32'>(
   values: NestedArray<number | boolean> | ArrayLike<number>,
   options?: TensorOptions<D>,
 ): Tensor<D>;
-export function full<D extends DType = 'float32'>(shape: number[], value: number, options?: CreateOptions<D>): Tensor<D>;
-export function zeros<D extends DType = 'float32'>(shape: number[], options?: CreateOptions<D>): Tensor<D>;
-export function ones<D extends DType = 'float32'>(shape: number[], options?: CreateOptions<D>): Tensor<D>;
+export function full<D extends DType = 'float32'>(shape: Shape, value: number | boolean, options?: CreateOptions<D>): Tensor<D>;
+export function zeros<D extends DType = 'float32'>(shape: Shape, options?: CreateOptions<D>): Tensor<D>;
+export function ones<D extends DType = 'float32'>(shape: Shape, options?: CreateOptions<D>): Tensor<D>;
+/** `0, 1, ...` below `end`. */
+export function arange<D extends DType = 'float32'>(end: number, options?: CreateOptions<D>): Tensor<D>;
+/** `start, start + step, ...` below `end`. */
 export function arange<D extends DType = 'float32'>(start: number, end: number, step?: number, options?: CreateOptions<D>): Tensor<D>;
-export function rand(shape: number[], options?: RandomOptions): Tensor<'float32'>;
-export function randn(shape: number[], options?: RandomOptions): Tensor<'float32'>;
-export function cat(tensors: Tensor[], dim?: number): Tensor;
-export function stack(tensors: Tensor[], dim?: number): Tensor;
-/** Runs `fn`, then disposes every tensor it created except those in its result. */
+export function arange<D extends DType = 'float32'>(start: number, end: number, options?: CreateOptions<D>): Tensor<D>;
+export function rand<D extends 'float32' | 'float16' = 'float32'>(shape: Shape, options?: RandomOptions<D>): Tensor<D>;
+export function randn<D extends 'float32' | 'float16' = 'float32'>(shape: Shape, options?: RandomOptions<D>): Tensor<D>;
+/** Zeros with `t`'s shape, dtype and device (options override dtype and device). */
+export function zerosLike<D extends DType, T extends DType = D>(t: Tensor<D>, options?: CreateOptions<T>): Tensor<T>;
+export function onesLike<D extends DType, T extends DType = D>(t: Tensor<D>, options?: CreateOptions<T>): Tensor<T>;
+export function fullLike<D extends DType, T extends DType = D>(t: Tensor<D>, value: number | boolean, options?: CreateOptions<T>): Tensor<T>;
+export function randLike<D extends 'float32' | 'float16', T extends 'float32' | 'float16' = D>(t: Tensor<D>, options?: RandomOptions<T>): Tensor<T>;
+export function randnLike<D extends 'float32' | 'float16', T extends 'float32' | 'float16' = D>(t: Tensor<D>, options?: RandomOptions<T>): Tensor<T>;
+export function cat<D extends DType>(tensors: readonly Tensor<D>[], dim?: number): Tensor<D>;
+export function stack<D extends DType>(tensors: readonly Tensor<D>[], dim?: number): Tensor<D>;
+/**
+ * Runs `fn`, then disposes every tensor it created except those in its result; if `fn` throws,
+ * disposes them all and rethrows. `fn` must be synchronous (a Promise result is a TypeError).
+ */
 export function tidy<T>(fn: () => T): T;
+export function tidy<T>(name: string, fn: () => T): T;
+/**
+ * Runs `fn` with `device` as the placement of tensors created without one (TensorFlow's
+ * `with tf.device(...)`); scopes nest. `fn` must be synchronous.
+ */
+export function withDevice<T>(device: DeviceLike, fn: () => T): T;
 
-export function memoryAllocated(device: DeviceName): number;
-export function memoryReserved(device: DeviceName): number;
-export function maxMemoryAllocated(device: DeviceName): number;
-export function resetPeakMemoryStats(device: DeviceName): void;
-export function emptyCache(device: DeviceName): void;
-export function memorySummary(device: DeviceName): string;
+export function memoryAllocated(device: DeviceLike): number;
+export function memoryReserved(device: DeviceLike): number;
+export function maxMemoryAllocated(device: DeviceLike): number;
+export function resetPeakMemoryStats(device: DeviceLike): void;
+export function emptyCache(device: DeviceLike): void;
+export function memorySummary(device: DeviceLike): string;
+
+export interface MemoryStats {
+  /** Bytes in blocks held by live tensors. */
+  allocated: number;
+  /** Bytes held by the allocator: live blocks plus cached ones. */
+  reserved: number;
+  /** The highest `allocated` since the last `resetPeakMemoryStats`. */
+  peak: number;
+  /** Allocations served since the device opened. */
+  allocations: number;
+}
+/** A device's allocator counters. */
+export function memoryStats(device: DeviceLike): MemoryStats;
+
+export interface DeviceMemory {
+  /** Live Tensor objects on the device. */
+  numTensors: number;
+  /** Bytes their storage holds (views share storage, so this is not per tensor). */
+  numBytes: number;
+  /** Bytes the device's allocator holds, cached blocks included. */
+  reserved: number;
+}
+export interface MemoryInfo {
+  numTensors: number;
+  numBytes: number;
+  /** Per device: the cpu, and every device with live tensors. */
+  devices: Record<DeviceName, DeviceMemory>;
+}
+/** What is alive, as TensorFlow.js's `tf.memory()`: compare two snapshots to find a leak. */
+export function memory(): MemoryInfo;
 
 export interface Placement {
   op: string;
@@ -226,14 +366,14 @@ export function setLogDevicePlacement(on: boolean): void;
 export function placementLog(): Placement[];
 export function clearPlacementLog(): void;
 /** A hard memory limit in bytes (`null` removes it): passing it fails with an out-of-memory error. */
-export function setMemoryLimit(device: DeviceName, bytes: number | null): void;
-export function memoryLimit(device: DeviceName): number | null;
-export function transferStats(device: DeviceName): TransferStats;
-export function resetTransferStats(device: DeviceName): void;
+export function setMemoryLimit(device: DeviceLike, bytes: number | null): void;
+export function memoryLimit(device: DeviceLike): number | null;
+export function transferStats(device: DeviceLike): TransferStats;
+export function resetTransferStats(device: DeviceLike): void;
 /** Opens a fresh device in place of a lost one; the lost device's tensors stay lost. */
-export function recover(device: DeviceName): Promise<void>;
+export function recover(device: DeviceLike): Promise<void>;
 /** Splits an adapter into logical devices: after `init`, before any GPU device is opened. */
-export function setLogicalDeviceConfiguration(device: DeviceName, configs: LogicalDeviceConfig[]): void;
+export function setLogicalDeviceConfiguration(device: DeviceLike, configs: LogicalDeviceConfig[]): void;
 /**
  * Launch-blocking mode (CUDA_LAUNCH_BLOCKING's analogue): every op gets its own error scope, and
  * the next `synchronize` or readback rejects with the first error, naming the kernel that caused it.
@@ -244,7 +384,7 @@ export function launchBlocking(): boolean;
 /** A point in a device's queued work, for timing. */
 export declare class Event {
   private constructor();
-  static record(device: DeviceName): Promise<Event>;
+  static record(device: DeviceLike): Promise<Event>;
   readonly device: DeviceName;
   readonly method: 'timestamp-query' | 'wall-clock';
   elapsedMs(end: Event): Promise<number>;

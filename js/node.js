@@ -1,14 +1,15 @@
 // Node entry: loads the .wasm from disk synchronously. Pass `gpu` to compute on WebGPU, e.g.
 // from the `webgpu` package (Dawn): `await init({ gpu: create([]) })`; its WebGPU globals
 // (GPUBufferUsage, ...) are installed from that package too, or from `options.globals`. Without
-// `gpu`, the cpu device works alone.
+// `gpu`, the cpu device works alone; a later `init({ gpu })` adds the GPU.
 import { readFileSync } from 'node:fs';
-import { bind } from './core.js';
+import { bind, bound } from './core.js';
+import { initOptions, once } from './init.js';
 import * as wasm from '../pkg/webtensor.js';
 
 export * from './core.js';
 
-let ready = null;
+let gpuGiven = false;
 
 async function provideGpu(options) {
   let globals = options.globals;
@@ -19,22 +20,39 @@ async function provideGpu(options) {
       globals = {};
     }
   }
-  Object.assign(globalThis, globals);
+  for (const [k, v] of Object.entries(globals)) if (!(k in globalThis)) globalThis[k] = v;
   // wgpu's web backend reads navigator.gpu only where a window (or worker) scope exists.
   globalThis.Window ??= class Window {};
-  Object.defineProperty(globalThis, 'navigator', { value: { gpu: options.gpu }, configurable: true, writable: true });
+  // Node 21+ has a navigator of its own (hardwareConcurrency, userAgent, language): add `gpu` to
+  // it rather than replacing it.
+  const nav = globalThis.navigator;
+  if (nav && typeof nav === 'object') {
+    Object.defineProperty(nav, 'gpu', { value: options.gpu, configurable: true, writable: true });
+  } else {
+    Object.defineProperty(globalThis, 'navigator', { value: { gpu: options.gpu }, configurable: true, writable: true });
+  }
 }
 
-/** Loads the module, discovers adapters and opens the best device; resolves to its name. */
-export async function init(options = {}) {
-  if (!ready) {
-    ready = (async () => {
-      if (options.gpu) await provideGpu(options);
-      const bytes = readFileSync(options.wasm ?? new URL('../pkg/webtensor_bg.wasm', import.meta.url));
+/**
+ * Loads the module, discovers adapters and opens the best device; resolves to its name. A
+ * failed init can be retried; after a CPU-only init, `init({ gpu })` adds WebGPU.
+ */
+export function init(options) {
+  const o = initOptions(options, ['gpu', 'globals', 'wasm', 'logicalDevices']);
+  return once(o, async (first) => {
+    if (o.gpu && !gpuGiven) {
+      await provideGpu(o);
+      gpuGiven = true;
+    } else if (o.gpu && !first) {
+      return wasm.bestDevice(); // the same GPU again: nothing to add
+    }
+    if (!bound()) {
+      const bytes = o.wasm instanceof Uint8Array || o.wasm instanceof ArrayBuffer
+        ? o.wasm
+        : readFileSync(o.wasm ?? new URL('../pkg/webtensor_bg.wasm', import.meta.url));
       wasm.initSync({ module: bytes });
       bind(wasm);
-      return wasm.initCore(options.logicalDevices);
-    })();
-  }
-  return ready;
+    }
+    return first ? wasm.initCore(o.logicalDevices) : wasm.rediscover();
+  });
 }

@@ -2,17 +2,30 @@
 function fail(msg) {
   throw new Error(msg);
 }
+/** Checks error `e` against a RegExp (its message), an Error class, or a predicate. */
+function expect(e, want) {
+  if (!want) return;
+  if (want instanceof RegExp) {
+    if (!want.test(e.message)) fail(`error ${JSON.stringify(e.message)} does not match ${want}`);
+  } else if (want === Error || want.prototype instanceof Error) {
+    if (!(e instanceof want)) fail(`expected a ${want.name}, got ${e.constructor.name}: ${e.message}`);
+  } else if (!want(e)) {
+    fail(`error ${e.constructor.name}: ${JSON.stringify(e.message)} fails the check ${want}`);
+  }
+}
+
 export const assert = {
   ok: (v, msg = 'expected a truthy value') => v || fail(msg),
   equal: (a, b, msg) => Object.is(a, b) || fail(msg ?? `${a} !== ${b}`),
   deepEqual: (a, b, msg) => JSON.stringify(a) === JSON.stringify(b) || fail(msg ?? `${JSON.stringify(a)} != ${JSON.stringify(b)}`),
   match: (s, re, msg) => re.test(s) || fail(`${msg ? `${msg}: ` : ''}${JSON.stringify(s)} does not match ${re}`),
   /** Awaits `promise`, which must reject with an Error; returns that error. */
-  async rejects(promise) {
+  async rejects(promise, want) {
     try {
       await promise;
     } catch (e) {
       if (!(e instanceof Error)) fail(`rejected with a non-Error: ${e}`);
+      expect(e, want);
       return e;
     }
     return fail('expected a rejection');
@@ -22,7 +35,7 @@ export const assert = {
       fn();
     } catch (e) {
       if (!(e instanceof Error)) fail(`threw a non-Error: ${e}`);
-      if (re && !re.test(e.message)) fail(`error ${JSON.stringify(e.message)} does not match ${re}`);
+      expect(e, re);
       return;
     }
     fail(`expected an error matching ${re}`);

@@ -39,5 +39,8 @@ async function run(path, gpuRequired) {
 
 // The shared suite, then the logical-device cases in a fresh page (the adapter is split before
 // any device opens).
-const failed = (await run('/js/test/browser.html', true)) + (await run('/js/test/browser.html?suite=logical', true));
+// The API fuzz (100,000 calls) runs in a page of its own too.
+const runs = process.env.WEBTENSOR_FUZZ_RUNS ?? '1000';
+const failed = (await run('/js/test/browser.html', true)) + (await run('/js/test/browser.html?suite=logical', true))
+  + (await run(`/js/test/browser.html?suite=fuzz&runs=${runs}`, true));
 process.exit(failed ? 1 : 0);

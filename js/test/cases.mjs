@@ -171,8 +171,97 @@ export function cases(wt, devices) {
       assert.throws(() => wt.zeros([2], { device: 'tpu:0' }), /unknown device 'tpu:0'/);
       assert.throws(() => wt.zeros([2], { device: 'webgpu:9' }), /webgpu:9 is not available/);
       assert.throws(() => wt.zeros([2], { ...on, dtype: 'complex64' }), /unknown dtype/);
-      assert.throws(() => x.add('a'), /expected a Tensor or a number/);
+      assert.throws(() => x.add('a'), /add: other must be a Tensor or a number, got the string "a"/);
       close(await x.add(1).data(), [2, 3, 4, 5], 0);
+    });
+
+    add(`${device}: hostile arguments get TypeError/RangeError naming the function and argument`, async () => {
+      const x = wt.tensor([[1, 2], [3, 4]], on);
+      const other = wt.tensor([1, 2], { device: 'cpu', dtype: 'int32' });
+      // x.to(tensor) is PyTorch's "to that tensor's device and dtype".
+      const moved = await x.to(other);
+      assert.deepEqual([moved.device, moved.dtype], ['cpu', 'int32']);
+      await assert.rejects(x.to({}), (e) => e instanceof TypeError && /to: device must be a device string/.test(e.message));
+      await assert.rejects(x.to(99), /GPU:99|gpu:99/);
+      assert.equal(wt.zeros([2], { device: wt.devices().find((d) => d.name === device) }).device, device, 'a DeviceInfo is accepted');
+      assert.throws(() => wt.memoryAllocated(), (e) => e instanceof TypeError && /memoryAllocated: device must be .* got undefined/.test(e.message));
+      assert.throws(() => wt.memoryAllocated(Symbol('d')), TypeError);
+      assert.throws(() => wt.setDefaultDevice(), TypeError);
+      await assert.rejects(wt.open({}), TypeError);
+      await assert.rejects(wt.open(), TypeError);
+      await assert.rejects(wt.synchronize(), TypeError);
+      // Shapes are integers in [0, 2^53); the element count is checked, never wrapped.
+      assert.throws(() => wt.zeros([2 ** 32], on), /more elements than memory can address|larger than this platform can address|out of memory/);
+      assert.throws(() => wt.zeros([2 ** 32 + 3], on), /more elements than memory can address|larger than this platform can address|out of memory/);
+      assert.throws(() => wt.zeros([2.5], on), (e) => e instanceof RangeError && /zeros|full/.test(e.message) && /shape\[0\] must be an integer/.test(e.message));
+      assert.throws(() => wt.zeros([-1], on), (e) => e instanceof RangeError && /got the number -1/.test(e.message));
+      assert.throws(() => wt.zeros([2 ** 53], on), RangeError);
+      assert.throws(() => wt.zeros(['2'], on), TypeError);
+      assert.deepEqual(wt.zeros(3, on).shape, [3], 'zeros(3) is 1-D as in PyTorch');
+      // Dims are integers.
+      assert.throws(() => x.sum('0'), (e) => e instanceof TypeError && /sum: dim must be/.test(e.message));
+      assert.throws(() => x.sum(0.5), (e) => e instanceof RangeError && /sum: dim must be an integer/.test(e.message));
+      assert.throws(() => x.softmax('x'), (e) => e instanceof TypeError && /softmax: dim/.test(e.message));
+      assert.throws(() => x.sum(0, 'yes'), (e) => e instanceof TypeError && /keepdim must be true or false/.test(e.message));
+      assert.throws(() => x.narrow(0, -1, 1), RangeError);
+      assert.throws(() => wt.setMemoryLimit(device, -5), (e) => e instanceof RangeError && /setMemoryLimit: bytes must be an integer/.test(e.message));
+      assert.equal(wt.memoryLimit(device), null);
+      assert.throws(() => wt.rand([2], { ...on, dtype: 'int32' }), /rand: dtype i32 is not supported: rand makes floating-point tensors/);
+      assert.throws(() => wt.zeros([2], { ...on, devcie: 'cpu' }), (e) => e instanceof TypeError && /unknown option 'devcie'/.test(e.message));
+      // Messages that name what was wrong.
+      assert.throws(() => x.matmul(3), (e) => e instanceof TypeError && /matmul: other must be a Tensor, got the number 3/.test(e.message));
+      const gone = wt.ones([2], on);
+      gone.dispose();
+      assert.throws(() => wt.cat([x.flatten(), gone]), /cat: tensors\[1\] was disposed/);
+      assert.throws(() => gone.add(1), /add: this tensor was disposed/);
+      assert.throws(() => x.add(gone), /add: other was disposed/);
+      assert.equal(await wt.tensor(5, on).item(), 5);
+      assert.throws(() => wt.tensor([[1, 2], [3]], on), (e) => e instanceof RangeError && /ragged/.test(e.message));
+      assert.throws(() => wt.tensor([1, 'a'], on), (e) => e instanceof TypeError && /values\[1\]/.test(e.message));
+      assert.throws(() => wt.tensor([2 ** 31], { ...on, dtype: 'int32' }), (e) => e instanceof RangeError && /int32 range/.test(e.message));
+      assert.throws(() => wt.full([1], -1, { ...on, dtype: 'uint32' }), RangeError);
+      // Views and t() follow the core: view never copies, t() is for at most 2 dims.
+      assert.throws(() => x.t().view([4]), /view: the tensor .* is not contiguous/);
+      assert.throws(() => wt.zeros([2, 2, 2], on).t(), /t\(\) expects a tensor with at most 2 dims/);
+      close(await x.view([4]).data(), [1, 2, 3, 4], 0);
+      // The tensor still works after all of it.
+      close(await x.add(1).data(), [2, 3, 4, 5], 0);
+    });
+
+    add(`${device}: *_like, new*, item, tensor(5), size and numel`, async () => {
+      const i = wt.tensor([[1, 2, 3], [4, 5, 6]], { ...on, dtype: 'int32' });
+      for (const [t, v] of [[wt.zerosLike(i), 0], [wt.onesLike(i), 1], [wt.fullLike(i, 7), 7]]) {
+        assert.deepEqual([t.shape, t.dtype, t.device], [[2, 3], 'int32', device]);
+        assert.deepEqual(Array.from(await t.data()), Array(6).fill(v));
+      }
+      assert.equal(wt.zerosLike(i, { dtype: 'float32' }).dtype, 'float32', 'options override the dtype');
+      const f = wt.randn([2, 2], { ...on, seed: 4 });
+      const r = wt.randLike(f, { seed: 2 });
+      assert.deepEqual([r.shape, r.dtype, r.device], [[2, 2], 'float32', device]);
+      assert.deepEqual(Array.from(await r.data()), Array.from(await wt.rand([2, 2], { ...on, seed: 2 }).data()));
+      assert.deepEqual(wt.randnLike(f).shape, [2, 2]);
+      assert.throws(() => wt.randLike(i), /rand: dtype i32 is not supported/);
+      const n = i.newZeros([4]);
+      assert.deepEqual([n.shape, n.dtype, n.device], [[4], 'int32', device]);
+      assert.deepEqual(Array.from(await i.newOnes(2).data()), [1, 1]);
+      assert.deepEqual(Array.from(await i.newFull([2], 9).data()), [9, 9]);
+      const nt = i.newTensor([[1, 2]]);
+      assert.deepEqual([nt.shape, nt.dtype, nt.device], [[1, 2], 'int32', device]);
+      const s = wt.tensor(5, on);
+      assert.deepEqual([s.shape, s.dtype], [[], 'float32']);
+      assert.equal(await s.item(), 5);
+      assert.equal(await wt.tensor(true, on).item(), true);
+      assert.equal(await i.sum().item(), 21);
+      await assert.rejects(i.item(), /a tensor with 6 elements cannot be converted to a number/);
+      assert.deepEqual(await wt.tensor([[[1], [2]], [[3], [4]]], on).array(), [[[1], [2]], [[3], [4]]]);
+      assert.deepEqual(i.size(), [2, 3]);
+      assert.equal(i.size(-1), 3);
+      assert.equal(i.numel(), 6);
+      assert.throws(() => i.size(2), RangeError);
+      assert.equal(wt.tensor(Int32Array.of(1, 2), on).dtype, 'int32', 'an Int32Array makes an int32 tensor');
+      assert.equal(wt.tensor([true, false], on).dtype, 'bool', 'booleans make a bool tensor');
+      assert.deepEqual(Array.from(await wt.arange(3, on).data()), [0, 1, 2], 'arange(end)');
+      assert.deepEqual(Array.from(await wt.arange(1, 3, { ...on, dtype: 'int32' }).data()), [1, 2], 'arange(start, end, options)');
     });
   }
 
@@ -294,6 +383,89 @@ export function cases(wt, devices) {
       });
     }
   }
+
+
+  add('tidy disposes on throw and refuses async work; withDevice scopes creation', async () => {
+    const before = wt.memory();
+    assert.throws(() => wt.tidy(() => { wt.ones([64]); wt.zeros([64]); throw new Error('boom'); }), /boom/);
+    assert.equal(wt.memory().numTensors, before.numTensors, 'tidy disposed what the throwing function made');
+    assert.equal(wt.memoryAllocated('cpu'), before.devices.cpu.numBytes);
+    assert.throws(() => wt.tidy(async () => wt.ones([2])), (e) => e instanceof TypeError && /tidy: fn must be synchronous/.test(e.message));
+    assert.throws(() => wt.tidy(() => Promise.resolve(1)), (e) => e instanceof TypeError && /tidy: fn returned a Promise/.test(e.message));
+    assert.throws(() => wt.tidy(5), TypeError);
+    const kept = wt.tidy('named', () => [wt.ones([2]), { inner: new Map([['m', wt.zeros([1])]]) }]);
+    assert.equal(kept[0].disposed, false);
+    assert.equal(kept[1].inner.get('m').disposed, false, 'tensors inside a Map are kept');
+    kept[0].dispose();
+    kept[1].inner.get('m').dispose();
+    assert.equal(wt.memory().numTensors, before.numTensors);
+    // withDevice: creation without a device goes to the scope's device; scopes nest and restore.
+    const gpu = devices.find((d) => d !== 'cpu');
+    const inner = gpu ?? 'meta';
+    const [a, b, c] = wt.withDevice(inner, () => [wt.ones([2]), wt.withDevice('cpu', () => wt.zeros([1])), wt.tensor([1])]);
+    assert.deepEqual([a.device, b.device, c.device], [inner, 'cpu', inner]);
+    assert.equal(wt.ones([1]).device, 'cpu', 'the scope ended');
+    assert.throws(() => wt.withDevice(inner, () => { throw new Error('inside'); }), /inside/);
+    assert.equal(wt.ones([1]).device, 'cpu', 'a throw restores the placement');
+    assert.throws(() => wt.withDevice('cpu', async () => 1), /withDevice: fn must be synchronous/);
+    assert.throws(() => wt.withDevice({}, () => 1), TypeError);
+    if (gpu) {
+      // Ops still need one device: no implicit copies.
+      const onCpu = wt.ones([2], { device: 'cpu' });
+      assert.throws(() => wt.withDevice(gpu, () => onCpu.add(wt.ones([2]))), /Expected all tensors to be on the same device/);
+    }
+    for (const t of [a, b, c]) t.dispose();
+  });
+
+  add("TensorFlow's device strings, accelerator indices, isAvailable, deviceCount, memory()", async () => {
+    for (const s of ['/CPU:0', '/cpu:0', '/device:CPU:0', '/job:localhost/replica:0/task:0/device:CPU:0']) {
+      assert.equal(wt.zeros([1], { device: s }).device, 'cpu', s);
+    }
+    assert.throws(() => wt.zeros([1], { device: '/CPU:1' }), /only one cpu device/);
+    assert.throws(() => wt.zeros([1], { device: '/job:localhost' }), /no device part/);
+    assert.equal(wt.isAvailable('cpu'), true);
+    assert.equal(wt.deviceCount('cpu'), 1);
+    assert.equal(wt.isAvailable('cuda'), false, 'no CUDA on the web');
+    assert.throws(() => wt.isAvailable('tpu'), /kind must be one of/);
+    assert.throws(() => wt.isAvailable(), TypeError);
+    const gpus = wt.deviceCount('webgpu');
+    assert.equal(wt.deviceCount('gpu'), gpus);
+    assert.equal(wt.isAvailable('gpu'), gpus > 0);
+    if (gpus > 0) {
+      for (const s of ['/GPU:0', '/device:GPU:0', '/job:localhost/replica:0/task:0/device:GPU:0', 'gpu', 'GPU:0']) {
+        assert.equal(wt.zeros([1], { device: s }).device, 'webgpu:0', s);
+      }
+      assert.equal(wt.zeros([1], { device: 0 }).device, 'webgpu:0', 'an index is the N-th accelerator');
+    }
+    assert.throws(() => wt.zeros([1], { device: `/GPU:${gpus}` }), new RegExp(`GPU:${gpus} asks for the ${gpus + 1}-th accelerator`));
+    assert.throws(() => wt.zeros([1], { device: -1 }), RangeError);
+    const m0 = wt.memory();
+    const t = wt.ones([1000], { device: 'cpu' });
+    const m1 = wt.memory();
+    assert.equal(m1.numTensors, m0.numTensors + 1);
+    assert.equal(m1.devices.cpu.numTensors, m0.devices.cpu.numTensors + 1);
+    assert.ok(m1.numBytes >= m0.numBytes + 4000);
+    t.dispose();
+    assert.equal(wt.memory().numTensors, m0.numTensors);
+    const st = wt.memoryStats('cpu');
+    assert.deepEqual(Object.keys(st).sort(), ['allocated', 'allocations', 'peak', 'reserved']);
+    assert.equal(st.allocated, wt.memoryAllocated('cpu'));
+  });
+
+  add('the JS API covers the core op table (one source of truth)', () => {
+    const table = wt.__opTable();
+    const camel = (n) => (n === 'where_' ? 'where' : n.replace(/_(\w)/g, (_, c) => c.toUpperCase()));
+    const missing = [];
+    for (const family of ['unary', 'binary', 'reduce', 'other']) {
+      assert.ok(table[family].length > 0, family);
+      for (const name of table[family].map(camel)) {
+        const where = ['cat', 'stack'].includes(name) ? wt : wt.Tensor.prototype;
+        if (typeof where[name] !== 'function') missing.push(`${family}: ${name}`);
+      }
+    }
+    assert.deepEqual(missing, [], 'ops of the core with no JS method');
+    assert.throws(() => new wt.Tensor(5), /Tensor cannot be constructed directly/);
+  });
 
   add('devices, bestDevice, default device', () => {
   const list = wt.devices();

@@ -34,4 +34,45 @@ export async function check(): Promise<void> {
   void [split, logicalIndex, blocking];
   // @ts-expect-error a memory limit is a number of bytes
   wt.setLogicalDeviceConfiguration('webgpu:0', [{ memoryLimit: '64M' }]);
+  // Binary ops and matmul keep the dtype, so data() needs no cast.
+  const sum: Float32Array = await x.add(x).data();
+  const prod: Float32Array = await x.matmul(x).data();
+  const iadd: Int32Array = await i.add(i).data();
+  const imm: Int32Array = await i.reshape([2, 2]).matmul(i.reshape([2, 2])).data();
+  const mixed: Float32Array = await i.add(x.flatten()).data();
+  const halfSum: Float32Array = await h.mul(h).data();
+  const ratio: Float32Array = await i.div(i).data();
+  const bools: Int32Array = await x.gt(1).add(x.gt(2)).data();
+  const scaled: Float32Array = await x.mul(2).data();
+  void [sum, prod, iadd, imm, mixed, halfSum, ratio, bools, scaled];
+  // @ts-expect-error float32 + float32 is not int32
+  const notInt: Int32Array = await x.add(x).data();
+  void notInt;
+  // The API PyTorch and TensorFlow.js users reach for.
+  const z: wt.Tensor<'int32'> = wt.zerosLike(i);
+  const o: wt.Tensor<'float16'> = wt.onesLike(x, { dtype: 'float16' });
+  const r: wt.Tensor<'float32'> = wt.randLike(x, { seed: 1 });
+  const n: wt.Tensor<'int32'> = i.newZeros([3]);
+  const nt: wt.Tensor<'float32'> = x.newTensor([1, 2]);
+  const v: number = await wt.tensor(5).item();
+  const b: boolean = await wt.tensor([true]).item();
+  const s3: wt.Tensor = wt.zeros(3);
+  const ar: wt.Tensor<'int32'> = wt.arange(5, { dtype: 'int32' });
+  const avail: boolean = wt.isAvailable('webgpu');
+  const count: number = wt.deviceCount('gpu');
+  const mem: number = wt.memory().numTensors;
+  const stats: wt.MemoryStats = wt.memoryStats(info[0] ?? 'cpu');
+  const scoped: wt.Tensor = wt.withDevice('/GPU:0', () => wt.ones([2]));
+  const onAccel: Promise<wt.Tensor<'float32'>> = x.to(0);
+  const cast: Promise<wt.Tensor<'int32'>> = x.to('int32');
+  const like: Promise<wt.Tensor<'int32'>> = x.to(i);
+  const dims: number[] = x.size();
+  const d0: number = x.size(0);
+  const numel: number = x.numel();
+  const opt: wt.CreateOptions = { device: undefined }; // fine under exactOptionalPropertyTypes
+  void [z, o, r, n, nt, v, b, s3, ar, avail, count, mem, stats, scoped, onAccel, cast, like, dims, d0, numel, opt];
+  // @ts-expect-error rand makes float tensors
+  wt.rand([2], { dtype: 'int32' });
+  // @ts-expect-error kinds are a closed set
+  wt.isAvailable('tpu');
 }
