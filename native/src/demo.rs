@@ -32,12 +32,29 @@ pub fn print_devices() {
             if i.device == default { "  (default)" } else { "" }
         );
     }
+    println!("{}", cuda_status());
     let (best, why) = webtensor::best_device_with_reason();
     println!(
         "
 best device: {best} ({why})"
     );
     println!("default device (where tensors go without one): {default}");
+}
+
+/// One line on CUDA, as `torch.cuda.is_available()` answers: not built in, built in with N
+/// devices, or built in but unavailable and why (no driver, no NVRTC, ...).
+pub fn cuda_status() -> String {
+    if !webtensor::cuda_compiled() {
+        return "cuda: not built into this version (build with --features cuda)".into();
+    }
+    let n = webtensor::device_count(webtensor::DeviceKind::Cuda);
+    if n > 0 {
+        return format!("cuda: built in; {n} device(s); TF32 for f32 matmul: {}", webtensor::allow_tf32());
+    }
+    match webtensor::Tensor::zeros(&[1], webtensor::DType::F32, Device::cuda(0)) {
+        Err(e) => format!("cuda: built in, but no CUDA device is available ({e})"),
+        Ok(_) => "cuda: built in; a device answered but is not listed".into(),
+    }
 }
 
 /// Devices for a tour: every device except software OpenGL adapters (llvmpipe through GL, which

@@ -94,16 +94,7 @@ fn main() -> ExitCode {
 fn info() {
     println!("webtensor {} (binary {})", webtensor::VERSION, env!("CARGO_PKG_VERSION"));
     println!("wgpu backends compiled in: {}", webtensor::compiled_backends().join(", "));
-    if webtensor::cuda_compiled() {
-        let n = webtensor::device_count(webtensor::DeviceKind::Cuda);
-        let why = match webtensor::Tensor::zeros(&[1], webtensor::DType::F32, webtensor::Device::cuda(0)) {
-            Ok(_) => String::new(),
-            Err(e) => format!(" ({e})"),
-        };
-        println!("cuda: built in; {n} device(s){why}; TF32 for f32 matmul: {}", webtensor::allow_tf32());
-    } else {
-        println!("cuda: not built into this version (build with --features cuda)");
-    }
+    println!("{}", demo::cuda_status());
     println!("devices: {}", webtensor::devices().iter().map(|i| i.device.to_string()).collect::<Vec<_>>().join(", "));
     let (best, why) = webtensor::best_device_with_reason();
     println!("best device: {best} ({why})");
