@@ -1,7 +1,9 @@
 // The demo page: devices, the k-means workload on a canvas per device, a benchmark chart, and a
-// memory/placement panel. Built from the package itself (vite.config.js aliases `webtensor` to
-// the package's browser entry).
-import * as wt from 'webtensor';
+// memory/placement panel. webtensor runs in a Worker (worker.js), so the page stays responsive;
+// every long run shows progress and can be cancelled (the worker is terminated and restarted).
+// One value, state.device, is the selected device: every caption, the memory chart and the
+// placement log follow it. Built from the package itself (vite.config.js aliases `webtensor`).
+import { lineChart, memoryChart } from './charts.js';
 
 const W = 480;
 const H = 320;
@@ -9,7 +11,7 @@ const K = 8;
 // `?iterations=N` shortens the workload (the end-to-end test uses it on slow software adapters).
 const ITERATIONS = Math.min(1000, Math.max(1, Math.floor(Number(new URLSearchParams(location.search).get('iterations'))) || 12));
 const $ = (id) => document.getElementById(id);
-const state = { device: 'cpu', runs: {}, bench: {}, ready: false };
+const state = { device: 'cpu', devices: [], runs: {}, bench: {}, ready: false, busy: null, cancelled: 0, progressEvents: 0 };
 window.__demo = state;
 
 /** The same sunset the native demo draws, RGB in [0, 1]. */
@@ -45,57 +47,126 @@ function paint(canvas, rgbAt) {
   ctx.putImageData(img, 0, 0);
 }
 
-/** k-means on `device`: distances by matmul, argmin, one-hot by broadcast eq, sums by matmul. */
-async function kmeans(device, pixels, iterations = ITERATIONS) {
-  const n = pixels.length / 3;
-  const p = wt.tensor(pixels, { device, shape: [n, 3] });
-  const picks = wt.tensor(Int32Array.from({ length: K }, (_, k) => Math.floor((k * n) / K + n / (2 * K))), { device, dtype: 'int32' });
-  let c = p.indexSelect(0, picks);
-  picks.dispose();
-  const pSq = p.square().sum(1, true);
-  const ids = wt.arange(0, K, 1, { device, dtype: 'int32' });
-  let labels = null;
-  try {
-    for (let i = 0; i < iterations; i++) {
-      const out = wt.tidy(() => {
-        const dist = p.matmul(c.t()).mul(-2).add(pSq).add(c.square().sum(1));
-        const lab = dist.argmin(1);
-        const onehot = lab.unsqueeze(1).eq(ids).toDtype('float32');
-        const counts = onehot.sum(0);
-        const mean = onehot.t().matmul(p).div(counts.clamp(1).unsqueeze(1));
-        return { next: counts.gt(0).unsqueeze(1).where(mean, c), lab };
-      });
-      c.dispose();
-      labels?.dispose();
-      c = out.next;
-      labels = out.lab;
-    }
-    return { centroids: await c.data(), labels: await labels.data() };
-  } finally {
-    for (const t of [p, c, pSq, ids, labels]) t?.dispose();
-  }
+/** A canvas with a message instead of a picture (before the first run). */
+function placeholder(canvas, text) {
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#ece8f5';
+  ctx.fillRect(0, 0, W, H);
+  ctx.fillStyle = '#3d3850';
+  ctx.font = '20px system-ui, sans-serif';
+  ctx.textAlign = 'center';
+  ctx.fillText(text, W / 2, H / 2);
 }
 
 const hex = (v) => Math.round(v * 255).toString(16).padStart(2, '0');
+const paletteOf = (centroids) => Array.from({ length: K }, (_, k) => `#${centroids.slice(k * 3, k * 3 + 3).map(hex).join('')}`);
 
-async function runOn(device, pixels) {
-  const t0 = performance.now();
-  const r = await kmeans(device, pixels);
-  await wt.synchronize(device);
-  const ms = performance.now() - t0;
-  state.runs[device] = { ms, centroids: Array.from(r.centroids), labels: r.labels };
-  paint($('quantised'), (i) => {
-    const k = r.labels[i] * 3;
-    return [r.centroids[k], r.centroids[k + 1], r.centroids[k + 2]];
+// --- the worker ------------------------------------------------------------------------------
+let worker = null;
+let nextId = 1;
+const pending = new Map(); // id -> { resolve, reject, onProgress }
+
+function startWorker() {
+  worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const ready = new Promise((resolve, reject) => {
+    worker.onmessage = ({ data }) => {
+      if (data.type === 'ready') resolve(data);
+      else if (data.type === 'error' && data.id === null) reject(new Error(data.message));
+      else receive(data);
+    };
+    worker.onerror = (e) => reject(new Error(e.message || 'the worker failed to load'));
   });
-  $('quantised-caption').textContent = `8 colours on ${device}, ${ms.toFixed(0)} ms`;
-  sampleMemory();
-  return state.runs[device];
+  return ready;
 }
 
-function agreement(run) {
+function receive(data) {
+  if (data.sample) takeSample(data.sample);
+  const job = pending.get(data.id);
+  if (!job) return;
+  if (data.type === 'progress') job.onProgress?.(data);
+  else {
+    pending.delete(data.id);
+    if (data.type === 'error') job.reject(new Error(data.message));
+    else job.resolve(data);
+  }
+}
+
+/** Sends a job to the worker; resolves with its result. */
+function ask(msg, onProgress, transfer = []) {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject, onProgress });
+    worker.postMessage({ ...msg, id }, transfer);
+  });
+}
+
+/** Cancels the running job: the worker (and its GPU work) is terminated and a fresh one started. */
+async function cancel() {
+  if (!state.busy) return;
+  worker.terminate();
+  for (const job of pending.values()) job.reject(new DOMException('cancelled', 'AbortError'));
+  pending.clear();
+  state.cancelled++;
+  status('cancelled; restarting the compute worker…');
+  await startWorker();
+  status('cancelled');
+}
+
+// --- the selected device and what follows it -------------------------------------------------
+const samples = {}; // device -> [[allocated, reserved, peak], ...]
+let placements = []; // { op, inputs, output, fallback }
+
+function takeSample({ device, memory, log }) {
+  if (memory) {
+    const list = (samples[device] ??= []);
+    list.push([memory.allocated, memory.reserved, memory.peak]);
+    if (list.length > 120) list.shift();
+  }
+  placements = [...placements, ...log].slice(-200);
+  if (device === state.device) renderMemory();
+}
+
+function renderMemory() {
+  const d = state.device;
+  memoryChart($('chart-memory'), samples[d] ?? [], d);
+  $('memory-caption').textContent = `memory on ${d}: allocated, reserved and peak bytes`;
+  $('placement-title').textContent = `placement log on ${d} (latest)`;
+  const mine = placements.filter((p) => p.output === d).slice(-15).reverse();
+  $('placement').innerHTML = mine.length
+    ? mine.map((p) => `<li>${p.op} [${p.inputs.join(', ')}] → ${p.output}${p.fallback ? ` (fell back: ${p.fallback})` : ''}</li>`).join('')
+    : `<li>no ops on ${d} yet</li>`;
+}
+
+function renderRun() {
+  const d = state.device;
+  const run = state.runs[d];
+  const canvas = $('quantised');
+  if (run) {
+    paint(canvas, (i) => {
+      const k = run.labels[i] * 3;
+      return [run.centroids[k], run.centroids[k + 1], run.centroids[k + 2]];
+    });
+    $('quantised-caption').textContent = `8 colours on ${d}, ${run.ms.toFixed(0)} ms`;
+    canvas.setAttribute('aria-label', `The sunset reduced to 8 colours on ${d} in ${run.ms.toFixed(0)} ms; palette ${paletteOf(run.centroids).join(', ')}`);
+  } else {
+    placeholder(canvas, `Press “Run” to quantise on ${d}`);
+    $('quantised-caption').textContent = `8 colours on ${d}: not run yet`;
+    canvas.setAttribute('aria-label', `Not run on ${d} yet: press Run to reduce the sunset to 8 colours there`);
+  }
+}
+
+function select(device) {
+  state.device = device;
+  for (const r of document.querySelectorAll('input[name=device]')) r.checked = r.value === device;
+  $('run').textContent = `Run on ${device}`;
+  renderRun();
+  renderMemory();
+}
+
+function agreement(device, run) {
   const cpu = state.runs.cpu;
-  if (!cpu || run === cpu) return run === cpu ? 'reference' : 'run cpu to compare';
+  if (device === 'cpu') return 'reference';
+  if (!cpu) return 'run cpu to compare';
   const diff = Math.max(...run.centroids.map((v, i) => Math.abs(v - cpu.centroids[i])));
   let same = 0;
   run.labels.forEach((l, i) => { same += l === cpu.labels[i] ? 1 : 0; });
@@ -108,146 +179,112 @@ function showTimings() {
   body.innerHTML = '';
   for (const [device, run] of Object.entries(state.runs)) {
     const tr = document.createElement('tr');
-    const palette = Array.from({ length: K }, (_, k) => {
-      const c = run.centroids.slice(k * 3, k * 3 + 3);
-      return `<span class="swatch" style="background:#${c.map(hex).join('')}"></span>`;
-    }).join('');
-    tr.innerHTML = `<td>${device}</td><td>${run.ms.toFixed(1)}</td><td>${agreement(run)}</td><td>${palette}</td>`;
+    const colours = paletteOf(run.centroids);
+    const palette = colours.map((c) => `<span class="swatch" style="background:${c}"></span>`).join('');
+    tr.innerHTML = `<td>${device}</td><td>${run.ms.toFixed(1)}</td><td>${agreement(device, run)}</td><td><span role="img" aria-label="palette ${colours.join(' ')}">${palette}</span></td>`;
     body.append(tr);
   }
 }
 
-async function median(device, runs, f) {
-  (await f()).dispose();
-  const times = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    const out = f();
-    await wt.synchronize(device);
-    // Browsers coarsen timers (to 0.1 ms or more): a floor keeps rates finite.
-    times.push(Math.max(performance.now() - t0, 0.05));
-    (await out).dispose();
-  }
-  return times.sort((a, b) => a - b)[Math.floor(runs / 2)];
+function renderCharts() {
+  const series = (key) => Object.entries(state.bench).map(([d, rows]) => [d, rows[key]]);
+  lineChart($('chart-matmul'), series('matmul'), { unit: 'GFLOP/s', empty: 'Press “Benchmark” to measure matmul on every device' });
+  lineChart($('chart-add'), series('add'), { unit: 'GB/s', empty: 'Press “Benchmark” to measure add on every device' });
 }
 
-async function bench() {
-  for (const d of wt.devices()) {
-    const device = d.name;
-    const rows = { matmul: [], add: [] };
-    for (const n of [64, 128, 256, 512]) {
-      const a = wt.randn([n, n], { device, seed: 1 });
-      try {
-        const ms = await median(device, 3, () => a.matmul(a));
-        rows.matmul.push([n, (2 * n ** 3) / ms / 1e6]);
-      } finally {
-        a.dispose();
-      }
-    }
-    for (const e of [16, 18, 20, 22]) {
-      const n = 2 ** e;
-      const a = wt.ones([n], { device });
-      try {
-        const ms = await median(device, 3, () => a.add(a));
-        rows.add.push([n, (12 * n) / ms / 1e6]);
-      } finally {
-        a.dispose();
-      }
-    }
-    state.bench[device] = rows;
-    chart($('chart-matmul'), 'matmul');
-    chart($('chart-add'), 'add');
-  }
+// --- long runs: progress, cancel, one at a time ------------------------------------------------
+function status(text) {
+  $('status').textContent = text;
 }
 
-const COLORS = ['#5b2e91', '#e07a1f', '#2a9d8f', '#c0392b'];
-
-/** A small line chart of state.bench[*][key], log-scaled x. */
-function chart(svg, key) {
-  const series = Object.entries(state.bench).map(([device, rows]) => [device, rows[key]]);
-  const all = series.flatMap(([, r]) => r);
-  if (!all.length) return;
-  const [w, h, m] = [460, 260, 40];
-  const xs = all.map(([x]) => Math.log2(x));
-  const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
-  const y1 = Math.max(...all.map(([, y]) => y).filter(Number.isFinite)) * 1.1 || 1;
-  const px = (x) => m + ((Math.log2(x) - x0) / (x1 - x0 || 1)) * (w - 2 * m);
-  const py = (y) => h - m + 10 - (y / y1) * (h - 2 * m);
-  let out = `<line x1="${m}" y1="${h - m + 10}" x2="${w - m}" y2="${h - m + 10}" stroke="#999"/><line x1="${m}" y1="${m - 10}" x2="${m}" y2="${h - m + 10}" stroke="#999"/>`;
-  out += `<text x="4" y="${m - 14}">${y1.toFixed(1)}</text><text x="4" y="${h - m + 14}">0</text>`;
-  series[0][1].forEach(([x]) => { out += `<text x="${px(x) - 12}" y="${h - 12}">${x >= 1024 ? `${x / 1024}k` : x}</text>`; });
-  series.forEach(([device, rows], i) => {
-    const pts = rows.map(([x, y]) => `${px(x)},${py(y)}`).join(' ');
-    out += `<polyline points="${pts}" fill="none" stroke="${COLORS[i % 4]}" stroke-width="2"/>`;
-    rows.forEach(([x, y]) => { out += `<circle cx="${px(x)}" cy="${py(y)}" r="3" fill="${COLORS[i % 4]}"/>`; });
-    out += `<text x="${w - m - 60}" y="${m + i * 14}" style="fill:${COLORS[i % 4]}">${device}</text>`;
-  });
-  svg.innerHTML = out;
-}
-
-const memory = [];
-let recent = []; // the latest placement-log entries shown (the log itself is emptied as read)
-function sampleMemory() {
-  const d = state.device;
-  memory.push([wt.memoryAllocated(d), wt.memoryReserved(d), wt.maxMemoryAllocated(d)]);
-  if (memory.length > 120) memory.shift();
-  const top = Math.max(1, ...memory.flat());
-  const line = (j, color) => `<polyline fill="none" stroke="${color}" stroke-width="2" points="${memory.map((m, i) => `${10 + i * 3.7},${190 - (m[j] / top) * 170}`).join(' ')}"/>`;
-  $('chart-memory').innerHTML = line(2, '#c0392b') + line(1, '#e07a1f') + line(0, '#5b2e91')
-    + `<text x="12" y="14">peak ${(top / 2 ** 20).toFixed(1)} MiB (red), reserved (orange), allocated (purple)</text>`;
-  $('memory-caption').textContent = `memory on ${d}`;
-  recent = [...recent, ...wt.placementLog()].slice(-15);
-  wt.clearPlacementLog();
-  $('placement').innerHTML = [...recent].reverse()
-    .map((p) => `<li>${p.op} [${p.inputs.join(', ')}] → ${p.output}${p.fallback ? ` (fell back: ${p.fallback})` : ''}</li>`).join('');
-}
-
-async function busy(button, f) {
-  document.querySelectorAll('button').forEach((b) => { b.disabled = true; });
+async function busy(label, f) {
+  const token = {};
+  state.busy = token;
+  document.querySelectorAll('button.work').forEach((b) => { b.disabled = true; });
+  $('cancel').disabled = false;
+  $('progress-box').hidden = false;
+  progress(0, 1, label);
   try {
     await f();
-    $('status').textContent = 'done';
+    status(`done: ${label}`);
   } catch (e) {
-    $('status').textContent = `error: ${e.message}`;
-    throw e;
+    if (e?.name !== 'AbortError') {
+      status(`error: ${e.message}`);
+      throw e;
+    }
   } finally {
-    document.querySelectorAll('button').forEach((b) => { b.disabled = false; });
+    if (state.busy === token) state.busy = null;
+    document.querySelectorAll('button.work').forEach((b) => { b.disabled = false; });
+    $('cancel').disabled = true;
+    $('progress-box').hidden = true;
+  }
+}
+
+function progress(done, total, label) {
+  state.progressEvents++;
+  $('progress').max = total;
+  $('progress').value = done;
+  $('progress-label').textContent = `${label}: ${done} of ${total}`;
+  status(`${label}: ${done} of ${total}`);
+}
+
+async function runOn(device, pixels) {
+  const label = `k-means on ${device}`;
+  const r = await ask({ type: 'kmeans', device, pixels, iterations: ITERATIONS }, (m) => progress(m.done, m.total, label));
+  state.runs[device] = { ms: r.ms, centroids: Array.from(r.centroids), labels: r.labels };
+  if (device === state.device) renderRun();
+  showTimings();
+}
+
+async function benchAll() {
+  for (const { name } of state.devices) {
+    const label = `benchmark on ${name}`;
+    const r = await ask({ type: 'bench', device: name }, (m) => {
+      progress(m.done, m.total, label);
+      state.bench[name] = m.extra;
+      renderCharts();
+    });
+    state.bench[name] = r.rows;
+    renderCharts();
   }
 }
 
 async function main() {
-  const best = await wt.init();
-  state.device = best;
-  const list = wt.devices();
+  const pixels = draw();
+  paint($('original'), (i) => [pixels[i * 3], pixels[i * 3 + 1], pixels[i * 3 + 2]]);
+  placeholder($('quantised'), 'Starting webtensor…');
+  renderCharts();
+  status('loading webtensor in a worker…');
+  const { best, devices } = await startWorker();
+  state.devices = devices;
   const body = $('devices').querySelector('tbody');
-  for (const d of list) {
-    if (d.name !== 'cpu') await wt.open(d.name);
+  devices.forEach((d, i) => {
     const tr = document.createElement('tr');
-    tr.innerHTML = `<td><input type="radio" name="device" value="${d.name}" ${d.name === best ? 'checked' : ''}></td>
-      <td>${d.name}</td><td>${d.backend}</td><td>${d.type}${d.fallback && d.type !== 'software' ? ' (software)' : ''}</td><td>${d.adapter}</td><td>${d.features.join(', ')}</td>`;
+    const kind = `${d.type}${d.fallback && d.type !== 'software' ? ' (software)' : ''}`;
+    tr.innerHTML = `<td><input type="radio" name="device" id="device-${i}" value="${d.name}"></td>
+      <td><label for="device-${i}">${d.name}</label></td><td>${d.backend}</td><td>${kind}</td><td>${d.adapter}</td><td>${d.features.join(', ')}</td>`;
     body.append(tr);
-  }
-  document.querySelectorAll('input[name=device]').forEach((r) => r.addEventListener('change', () => { state.device = r.value; }));
-  if (!list.some((d) => d.name.startsWith('webgpu'))) {
+  });
+  document.querySelectorAll('input[name=device]').forEach((r) => r.addEventListener('change', () => select(r.value)));
+  if (!devices.some((d) => d.name.startsWith('webgpu'))) {
     $('banner').hidden = false;
     $('banner').textContent = 'WebGPU is not available in this browser: everything runs on the CPU (inside WebAssembly).';
   }
-  const pixels = draw();
-  paint($('original'), (i) => [pixels[i * 3], pixels[i * 3 + 1], pixels[i * 3 + 2]]);
-  wt.setLogDevicePlacement(true);
-  setInterval(sampleMemory, 500);
-  sampleMemory();
-  $('run').onclick = () => busy($('run'), async () => { await runOn(state.device, pixels); showTimings(); });
-  $('run-all').onclick = () => busy($('run-all'), async () => {
-    for (const d of ['cpu', ...list.map((x) => x.name).filter((n) => n !== 'cpu')]) await runOn(d, pixels);
-    showTimings();
+  select(best);
+  setInterval(() => {
+    if (!state.busy) ask({ type: 'sample', device: state.device }).catch(() => {});
+  }, 500);
+  $('run').onclick = () => busy(`k-means on ${state.device}`, () => runOn(state.device, pixels.slice()));
+  $('run-all').onclick = () => busy('k-means on every device', async () => {
+    for (const d of ['cpu', ...devices.map((x) => x.name).filter((n) => n !== 'cpu')]) await runOn(d, pixels.slice());
   });
-  $('bench').onclick = () => busy($('bench'), bench);
-  $('status').textContent = `ready: best device ${best}`;
+  $('bench').onclick = () => busy('benchmark', benchAll);
+  $('cancel').onclick = () => cancel();
+  status(`ready: best device ${best}`);
   state.ready = true;
 }
 
 main().catch((e) => {
-  $('status').textContent = `error: ${e.message}`;
+  status(`error: ${e.message}`);
   console.error(e);
 });

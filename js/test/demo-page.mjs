@@ -1,13 +1,17 @@
 // End-to-end test of the demo page (www/, built by `npm run build:demo` into target/www): in
-// headless Chromium it picks cpu and then webgpu, runs the k-means workload on each, runs the
-// benchmark, asserts the results and that no error reached the console, and saves full-page
-// screenshots to target/screenshots/.
-import { mkdir } from 'node:fs/promises';
+// headless Chromium it picks cpu and then webgpu, runs the k-means workload on each (in the
+// page's worker, with progress, while the page stays responsive), checks that every label
+// follows the selected device, cancels a run and runs again, runs the benchmark, checks the page
+// at phone width (390 px) and with axe-core (WCAG 2 A/AA), asserts that no error reached the
+// console, and saves full-page screenshots to target/screenshots/.
+import { mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { withPage } from './chromium.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const shots = `${root}target/screenshots`;
+const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 await mkdir(shots, { recursive: true });
 let failed = 0;
 const check = (ok, what) => {
@@ -15,32 +19,92 @@ const check = (ok, what) => {
   failed += ok ? 0 : 1;
 };
 
+/** axe-core's WCAG 2 A and AA checks on the page as it is now. */
+async function accessibility(page, where) {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => (await window.axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }))
+    .violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`));
+  check(violations.length === 0, `axe-core at ${where}: ${violations.length ? violations.join('; ') : 'no violations'}`);
+}
+
+/** Whether every label on the page names `device`. */
+async function labelsFollow(page, device) {
+  const labels = await page.evaluate(() => ({
+    radio: document.querySelector('input[name=device]:checked')?.value,
+    caption: document.querySelector('#quantised-caption').textContent,
+    memory: document.querySelector('#memory-caption').textContent,
+    log: document.querySelector('#placement-title').textContent,
+    run: document.querySelector('#run').textContent,
+  }));
+  const ok = labels.radio === device && [labels.caption, labels.memory, labels.log, labels.run].every((t) => t.includes(device));
+  check(ok, `every label follows the selected device ${device}: ${JSON.stringify(labels)}`);
+}
+
+const idle = () => window.__demo.ready && !window.__demo.busy;
+
 await withPage(`${root}target/www`, '/?iterations=4', async (page, errors) => {
   await page.setViewportSize({ width: 1100, height: 900 });
   await page.waitForFunction(() => window.__demo?.ready, null, { timeout: 120_000 });
+  await page.screenshot({ path: `${shots}/demo-first-visit.png`, fullPage: true });
   const devices = await page.$$eval('input[name=device]', (els) => els.map((e) => e.value));
   check(devices.includes('cpu'), `the page lists devices: ${devices.join(', ')}`);
   const gpu = devices.find((d) => d.startsWith('webgpu'));
   if (!gpu && process.env.WEBTENSOR_REQUIRE_GPU === '1') check(false, 'WEBTENSOR_REQUIRE_GPU=1 but the page found no WebGPU device');
   for (const device of ['cpu', gpu].filter(Boolean)) {
     await page.check(`input[name=device][value="${device}"]`);
+    await labelsFollow(page, device);
+    // The main thread keeps ticking while the worker computes.
+    await page.evaluate(() => {
+      window.__gaps = [];
+      let last = performance.now();
+      window.__tick = setInterval(() => { const now = performance.now(); window.__gaps.push(now - last); last = now; }, 10);
+    });
+    const before = await page.evaluate(() => window.__demo.progressEvents);
     await page.click('#run');
-    await page.waitForFunction((d) => window.__demo.runs[d] && !document.querySelector('#run').disabled, device, { timeout: 300_000 });
-    const run = await page.evaluate((d) => ({ ms: window.__demo.runs[d].ms, agrees: window.__demo.runs[d].agrees, n: window.__demo.runs[d].labels.length }), device);
+    await page.waitForFunction((d) => window.__demo.runs[d] && !window.__demo.busy, device, { timeout: 300_000 });
+    const gap = await page.evaluate(() => { clearInterval(window.__tick); return Math.max(...window.__gaps); });
+    const run = await page.evaluate((d) => ({ ms: window.__demo.runs[d].ms, agrees: window.__demo.runs[d].agrees, n: window.__demo.runs[d].labels.length, progress: window.__demo.progressEvents }), device);
     check(run.n === 480 * 320, `k-means on ${device}: ${run.n} labels in ${run.ms.toFixed(0)} ms`);
+    check(run.progress - before >= 4, `progress was reported for each of the 4 iterations (${run.progress - before} updates)`);
+    check(gap < 250, `the page stayed responsive during the run (longest main-thread gap ${gap.toFixed(0)} ms)`);
     if (device !== 'cpu') check(run.agrees === true, `${device} agrees with the cpu`);
+    await labelsFollow(page, device);
     await page.screenshot({ path: `${shots}/demo-${device.replace(':', '')}.png`, fullPage: true });
   }
+  // Cancel: a long run stops at once, the page is usable again, and the next run works.
+  const slow = gpu ?? 'cpu';
+  await page.check(`input[name=device][value="${slow}"]`);
+  await page.click('#run-all');
+  await page.waitForFunction(() => window.__demo.busy && document.querySelector('#progress').value >= 1, null, { timeout: 120_000 });
+  await page.click('#cancel');
+  await page.waitForFunction(idle, null, { timeout: 60_000 });
+  const afterCancel = await page.evaluate(() => ({ cancelled: window.__demo.cancelled, status: document.querySelector('#status').textContent, runDisabled: document.querySelector('#run').disabled }));
+  check(afterCancel.cancelled === 1 && !afterCancel.runDisabled && /cancelled/.test(afterCancel.status), `cancel stops the run: ${JSON.stringify(afterCancel)}`);
+  await page.waitForFunction(() => /^cancelled$/.test(document.querySelector('#status').textContent), null, { timeout: 60_000 });
+  await page.check('input[name=device][value="cpu"]');
+  const runsBefore = await page.evaluate(() => window.__demo.progressEvents);
+  await page.click('#run');
+  await page.waitForFunction((n) => window.__demo.progressEvents > n && !window.__demo.busy, runsBefore, { timeout: 120_000 });
+  check(/done/.test(await page.$eval('#status', (s) => s.textContent)), 'a run after the cancel completes on the restarted worker');
   await page.click('#bench');
-  await page.waitForFunction((n) => Object.keys(window.__demo.bench).length === n && !document.querySelector('#bench').disabled, devices.length, { timeout: 300_000 });
+  await page.waitForFunction((n) => Object.keys(window.__demo.bench).length === n && !window.__demo.busy, devices.length, { timeout: 300_000 });
   const bench = await page.evaluate(() => window.__demo.bench);
   for (const [device, rows] of Object.entries(bench)) {
     check(rows.matmul.length === 4 && rows.matmul.every(([, g]) => g > 0), `benchmark on ${device}: matmul ${rows.matmul.map(([n, g]) => `${n}:${g.toFixed(2)}`).join(' ')} GFLOP/s`);
   }
   check(await page.$eval('#chart-matmul', (s) => s.querySelectorAll('polyline').length === Object.keys(window.__demo.bench).length), 'the chart draws a line per device');
+  check(/GFLOP\/s by size\. .*cpu: 64 /.test(await page.$eval('#chart-matmul', (s) => s.getAttribute('aria-label'))), 'the chart has a text alternative with its values');
   await page.waitForTimeout(1200); // one more memory sample
-  check(await page.$eval('#placement', (ol) => ol.children.length > 0), 'the placement log shows ops');
+  check(await page.$eval('#placement', (ol) => ol.children.length > 0 && !/no ops/.test(ol.textContent)), 'the placement log shows ops on the selected device');
   await page.screenshot({ path: `${shots}/demo-bench.png`, fullPage: true });
+  await accessibility(page, '1100 px');
+  // Phone width: nothing wider than the screen, legends inside their charts.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(300);
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  check(width <= 390, `the page fits a 390 px phone (scrollWidth ${width})`);
+  await page.screenshot({ path: `${shots}/demo-phone.png`, fullPage: true });
+  await accessibility(page, '390 px');
   check(errors.length === 0, `no console errors${errors.length ? `: ${errors.join('; ')}` : ''}`);
 });
 // Without WebGPU the page says so and runs on the CPU.
@@ -50,7 +114,7 @@ await withPage(`${root}target/www`, '/?iterations=2', async (page, errors) => {
   const banner = await page.$eval('#banner', (b) => (b.hidden ? '' : b.textContent));
   check(/WebGPU is not available/.test(banner), `without WebGPU a banner says so: "${banner}"`);
   await page.click('#run');
-  await page.waitForFunction(() => window.__demo.runs.cpu && !document.querySelector('#run').disabled, null, { timeout: 120_000 });
+  await page.waitForFunction(() => window.__demo.runs.cpu && !window.__demo.busy, null, { timeout: 120_000 });
   check(true, 'and the workload runs on the cpu');
   await page.screenshot({ path: `${shots}/demo-no-webgpu.png`, fullPage: true });
   check(errors.length === 0, `no console errors without WebGPU${errors.length ? `: ${errors.join('; ')}` : ''}`);

@@ -1,0 +1,53 @@
+// The page's compute thread: webtensor lives here, so the page never freezes while a workload
+// runs (a CPU k-means takes about a second, a software adapter far longer). Messages in:
+// { id, type: 'kmeans' | 'bench' | 'sample', ... }; out: { type: 'ready' | 'progress' | 'result'
+// | 'sample' | 'error', id, ... }. Cancelling is the page terminating this worker.
+import * as wt from 'webtensor';
+import { bench, kmeans } from './workload.js';
+
+/** Memory counters of `device` and the placement-log entries since the last sample. */
+function sample(device) {
+  let memory = null;
+  try {
+    memory = wt.memoryStats(device);
+  } catch {
+    // A device that failed to open has no counters.
+  }
+  const log = wt.placementLog();
+  wt.clearPlacementLog();
+  return { device, memory, log };
+}
+
+async function handle(msg) {
+  const { id, type } = msg;
+  const progress = async (done, total, extra) => {
+    postMessage({ type: 'progress', id, done, total, extra, sample: sample(msg.device) });
+    // Let a 'sample' request in between steps.
+    await new Promise((r) => setTimeout(r, 0));
+  };
+  if (type === 'kmeans') {
+    const t0 = performance.now();
+    const r = await kmeans(wt, msg.device, msg.pixels, { iterations: msg.iterations, step: progress });
+    const ms = performance.now() - t0;
+    postMessage({ type: 'result', id, ms, centroids: r.centroids, labels: r.labels, sample: sample(msg.device) });
+  } else if (type === 'bench') {
+    const rows = await bench(wt, msg.device, { step: progress });
+    postMessage({ type: 'result', id, rows, sample: sample(msg.device) });
+  } else if (type === 'sample') {
+    postMessage({ type: 'sample', id, sample: sample(msg.device) });
+  }
+}
+
+self.onmessage = (e) => {
+  handle(e.data).catch((err) => postMessage({ type: 'error', id: e.data.id, message: String(err?.message ?? err) }));
+};
+
+try {
+  const best = await wt.init();
+  const devices = wt.devices();
+  for (const d of devices) if (d.name !== 'cpu') await wt.open(d.name);
+  wt.setLogDevicePlacement(true);
+  postMessage({ type: 'ready', best, devices });
+} catch (err) {
+  postMessage({ type: 'error', id: null, message: `webtensor failed to start: ${err?.message ?? err}` });
+}
