@@ -10,7 +10,12 @@ export * from './core.js';
  * failed init (say, the .wasm could not be fetched) can be retried.
  */
 export function init(options) {
-  const o = initOptions(options, ['wasm', 'logicalDevices']);
+  let o;
+  try {
+    o = initOptions(options, ['wasm', 'logicalDevices']);
+  } catch (e) {
+    return Promise.reject(e); // init is async: bad options reject like any other failure
+  }
   return once(o, async () => {
     if (!bound()) {
       await initWasm({ module_or_path: o.wasm ?? new URL('../pkg/webtensor_bg.wasm', import.meta.url) });

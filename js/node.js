@@ -38,7 +38,12 @@ async function provideGpu(options) {
  * failed init can be retried; after a CPU-only init, `init({ gpu })` adds WebGPU.
  */
 export function init(options) {
-  const o = initOptions(options, ['gpu', 'globals', 'wasm', 'logicalDevices']);
+  let o;
+  try {
+    o = initOptions(options, ['gpu', 'globals', 'wasm', 'logicalDevices']);
+  } catch (e) {
+    return Promise.reject(e); // init is async: bad options reject like any other failure
+  }
   return once(o, async (first) => {
     if (o.gpu && !gpuGiven) {
       await provideGpu(o);

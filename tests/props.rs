@@ -53,128 +53,150 @@ fn broadcast_pair() -> impl Strategy<Value = (Vec<usize>, Vec<usize>)> {
         })
 }
 
-proptest! {
-    #![proptest_config(config())]
+/// The properties, instantiated once per device (`cpu::…`, `webgpu::…`, `cuda::…`) so a failure
+/// names the device; a required GPU that is missing fails its module's tests.
+macro_rules! properties_on {
+    ($devices:expr) => {
+        proptest! {
+            #![proptest_config(config())]
 
-    #[test]
-    fn broadcasting_add_matches_index_math((sa, sb) in broadcast_pair()) {
-        let out = webtensor::broadcast_shapes("test", &sa, &sb).unwrap();
-        let n: usize = out.iter().product();
-        let want: Vec<f32> = (0..n).map(|i| {
-            let c = coords(i, &out);
-            let at = |s: &[usize]| -> f32 {
-                let pad = out.len() - s.len();
-                let st = strides(s);
-                (0..s.len()).map(|k| if s[k] == 1 { 0 } else { c[k + pad] * st[k] }).sum::<usize>() as f32
-            };
-            at(&sa) * 1000.0 + at(&sb)
-        }).collect();
-        for d in devices() {
-            let r = iota(&sa, d).mul_scalar(1000.0).unwrap().add(&iota(&sb, d)).unwrap();
-            prop_assert_eq!(r.shape(), &out[..]);
-            assert_close(&f32s(&r), &want, 0.0, &format!("{sa:?} + {sb:?} on {d}"));
-        }
-    }
-
-    #[test]
-    fn view_chains_read_the_right_elements(
-        shape in prop::collection::vec(1usize..6, 1..5),
-        ops in prop::collection::vec((0u8..5, any::<prop::sample::Index>(), any::<prop::sample::Index>(), 1usize..4), 0..6),
-    ) {
-        for d in devices() {
-            let mut t = iota(&shape, d);
-            // `map` turns a coordinate of the current view into a coordinate of the base.
-            let mut map: Vec<CoordMap> = Vec::new();
-            for &(kind, i, j, extra) in &ops {
-                let r = t.rank();
-                match kind {
-                    0 if r >= 2 => {
-                        let (a, b) = (i.index(r), j.index(r));
-                        t = t.transpose(a as isize, b as isize).unwrap();
-                        map.push(Box::new(move |c: &[usize]| { let mut c = c.to_vec(); c.swap(a, b); c }));
-                    }
-                    1 => {
-                        let dim = i.index(r);
-                        let size = t.shape()[dim];
-                        let start = j.index(size);
-                        let len = (size - start).min(extra);
-                        t = t.narrow(dim as isize, start, len).unwrap();
-                        map.push(Box::new(move |c: &[usize]| { let mut c = c.to_vec(); c[dim] += start; c }));
-                    }
-                    2 if r < 6 => {
-                        let dim = i.index(r + 1);
-                        t = t.unsqueeze(dim as isize).unwrap();
-                        map.push(Box::new(move |c: &[usize]| { let mut c = c.to_vec(); c.remove(dim); c }));
-                    }
-                    3 => {
-                        // Expand: add a leading dim of size `extra` and grow size-1 dims.
-                        let mut target = vec![extra];
-                        target.extend(t.shape().iter().map(|&s| if s == 1 { extra } else { s }));
-                        let ones: Vec<bool> = t.shape().iter().map(|&s| s == 1).collect();
-                        t = t.broadcast_to(&target).unwrap();
-                        map.push(Box::new(move |c: &[usize]| c[1..].iter().zip(&ones).map(|(&x, &o)| if o { 0 } else { x }).collect()));
-                    }
-                    4 if r >= 2 => {
-                        let mut perm: Vec<usize> = (0..r).collect();
-                        perm.rotate_left(1 + i.index(r - 1));
-                        let p: Vec<isize> = perm.iter().map(|&x| x as isize).collect();
-                        t = t.permute(&p).unwrap();
-                        let perm2 = perm.clone();
-                        map.push(Box::new(move |c: &[usize]| { let mut o = vec![0; c.len()]; for (k, &p) in perm2.iter().enumerate() { o[p] = c[k]; } o }));
-                    }
-                    _ => {}
+            #[test]
+            fn broadcasting_add_matches_index_math((sa, sb) in broadcast_pair()) {
+                let out = webtensor::broadcast_shapes("test", &sa, &sb).unwrap();
+                let n: usize = out.iter().product();
+                let want: Vec<f32> = (0..n).map(|i| {
+                    let c = coords(i, &out);
+                    let at = |s: &[usize]| -> f32 {
+                        let pad = out.len() - s.len();
+                        let st = strides(s);
+                        (0..s.len()).map(|k| if s[k] == 1 { 0 } else { c[k + pad] * st[k] }).sum::<usize>() as f32
+                    };
+                    at(&sa) * 1000.0 + at(&sb)
+                }).collect();
+                for d in $devices {
+                    let r = iota(&sa, d).mul_scalar(1000.0).unwrap().add(&iota(&sb, d)).unwrap();
+                    prop_assert_eq!(r.shape(), &out[..]);
+                    assert_close(&f32s(&r), &want, 0.0, &format!("{sa:?} + {sb:?} on {d}"));
                 }
             }
-            let st = strides(&shape);
-            let n = t.numel();
-            let want: Vec<f32> = (0..n).map(|i| {
-                let mut c = coords(i, t.shape());
-                for m in map.iter().rev() { c = m(&c); }
-                c.iter().zip(&st).map(|(a, b)| a * b).sum::<usize>() as f32
-            }).collect();
-            assert_close(&f32s(&t), &want, 0.0, &format!("views {ops:?} of {shape:?} on {d}"));
-            // An op over the view reads it the same way.
-            assert_close(&f32s(&t.add_scalar(1.0).unwrap()), &want.iter().map(|x| x + 1.0).collect::<Vec<_>>(), 0.0, "op over view");
-        }
-    }
 
-    #[test]
-    fn reductions_match_naive_sums(
-        shape in prop::collection::vec(0usize..7, 1..4),
-        mask in prop::collection::vec(any::<bool>(), 3),
-        keepdim in any::<bool>(),
-        scale in 1usize..300,
-    ) {
-        let shape: Vec<usize> = shape.iter().enumerate().map(|(i, &s)| if i == 0 { s * scale } else { s }).collect();
-        let dims: Vec<isize> = (0..shape.len()).filter(|&i| mask[i]).map(|i| i as isize).collect();
-        let kept: Vec<usize> = (0..shape.len()).filter(|&i| !mask[i]).map(|i| shape[i]).collect();
-        let m: usize = kept.iter().product();
-        let mut want = vec![0f64; m];
-        let n: usize = shape.iter().product();
-        for i in 0..n {
-            let c = coords(i, &shape);
-            let kc: Vec<usize> = (0..shape.len()).filter(|&k| !mask[k]).map(|k| c[k]).collect();
-            let o = kc.iter().zip(strides(&kept)).map(|(a, b)| a * b).sum::<usize>();
-            want[o] += (i % 97) as f64;
-        }
-        for d in devices() {
-            let data: Vec<f32> = (0..n).map(|i| (i % 97) as f32).collect();
-            let x = Tensor::from_vec(data, &shape, d).unwrap();
-            let r = x.sum(&dims, keepdim).unwrap();
-            let expect_shape: Vec<usize> = if keepdim { (0..shape.len()).map(|i| if mask[i] { 1 } else { shape[i] }).collect() } else { kept.clone() };
-            prop_assert_eq!(r.shape(), &expect_shape[..]);
-            let w: Vec<f32> = want.iter().map(|&v| v as f32).collect();
-            assert_close(&f32s(&r), &w, 1e-6, &format!("sum {shape:?} over {dims:?} on {d}"));
-            // max/min have no identity: an empty reduced dim is an error even when the output
-            // is empty too, as in PyTorch.
-            let k: usize = (0..shape.len()).filter(|&i| mask[i]).map(|i| shape[i]).product();
-            if k > 0 {
-                let mx = x.max(&dims, keepdim).unwrap();
-                let mn = x.min(&dims, keepdim).unwrap();
-                prop_assert!(f32s(&mx).iter().zip(f32s(&mn)).all(|(a, b)| a >= &b));
-            } else {
-                prop_assert!(x.max(&dims, keepdim).is_err());
+            #[test]
+            fn view_chains_read_the_right_elements(
+                shape in prop::collection::vec(1usize..6, 1..5),
+                ops in prop::collection::vec((0u8..5, any::<prop::sample::Index>(), any::<prop::sample::Index>(), 1usize..4), 0..6),
+            ) {
+                for d in $devices {
+                    let mut t = iota(&shape, d);
+                    // `map` turns a coordinate of the current view into a coordinate of the base.
+                    let mut map: Vec<CoordMap> = Vec::new();
+                    for &(kind, i, j, extra) in &ops {
+                        let r = t.rank();
+                        match kind {
+                            0 if r >= 2 => {
+                                let (a, b) = (i.index(r), j.index(r));
+                                t = t.transpose(a as isize, b as isize).unwrap();
+                                map.push(Box::new(move |c: &[usize]| { let mut c = c.to_vec(); c.swap(a, b); c }));
+                            }
+                            1 => {
+                                let dim = i.index(r);
+                                let size = t.shape()[dim];
+                                let start = j.index(size);
+                                let len = (size - start).min(extra);
+                                t = t.narrow(dim as isize, start, len).unwrap();
+                                map.push(Box::new(move |c: &[usize]| { let mut c = c.to_vec(); c[dim] += start; c }));
+                            }
+                            2 if r < 6 => {
+                                let dim = i.index(r + 1);
+                                t = t.unsqueeze(dim as isize).unwrap();
+                                map.push(Box::new(move |c: &[usize]| { let mut c = c.to_vec(); c.remove(dim); c }));
+                            }
+                            3 => {
+                                // Expand: add a leading dim of size `extra` and grow size-1 dims.
+                                let mut target = vec![extra];
+                                target.extend(t.shape().iter().map(|&s| if s == 1 { extra } else { s }));
+                                let ones: Vec<bool> = t.shape().iter().map(|&s| s == 1).collect();
+                                t = t.broadcast_to(&target).unwrap();
+                                map.push(Box::new(move |c: &[usize]| c[1..].iter().zip(&ones).map(|(&x, &o)| if o { 0 } else { x }).collect()));
+                            }
+                            4 if r >= 2 => {
+                                let mut perm: Vec<usize> = (0..r).collect();
+                                perm.rotate_left(1 + i.index(r - 1));
+                                let p: Vec<isize> = perm.iter().map(|&x| x as isize).collect();
+                                t = t.permute(&p).unwrap();
+                                let perm2 = perm.clone();
+                                map.push(Box::new(move |c: &[usize]| { let mut o = vec![0; c.len()]; for (k, &p) in perm2.iter().enumerate() { o[p] = c[k]; } o }));
+                            }
+                            _ => {}
+                        }
+                    }
+                    let st = strides(&shape);
+                    let n = t.numel();
+                    let want: Vec<f32> = (0..n).map(|i| {
+                        let mut c = coords(i, t.shape());
+                        for m in map.iter().rev() { c = m(&c); }
+                        c.iter().zip(&st).map(|(a, b)| a * b).sum::<usize>() as f32
+                    }).collect();
+                    assert_close(&f32s(&t), &want, 0.0, &format!("views {ops:?} of {shape:?} on {d}"));
+                    // An op over the view reads it the same way.
+                    assert_close(&f32s(&t.add_scalar(1.0).unwrap()), &want.iter().map(|x| x + 1.0).collect::<Vec<_>>(), 0.0, "op over view");
+                }
+            }
+
+            #[test]
+            fn reductions_match_naive_sums(
+                shape in prop::collection::vec(0usize..7, 1..4),
+                mask in prop::collection::vec(any::<bool>(), 3),
+                keepdim in any::<bool>(),
+                scale in 1usize..300,
+            ) {
+                let shape: Vec<usize> = shape.iter().enumerate().map(|(i, &s)| if i == 0 { s * scale } else { s }).collect();
+                let dims: Vec<isize> = (0..shape.len()).filter(|&i| mask[i]).map(|i| i as isize).collect();
+                let kept: Vec<usize> = (0..shape.len()).filter(|&i| !mask[i]).map(|i| shape[i]).collect();
+                let m: usize = kept.iter().product();
+                let mut want = vec![0f64; m];
+                let n: usize = shape.iter().product();
+                for i in 0..n {
+                    let c = coords(i, &shape);
+                    let kc: Vec<usize> = (0..shape.len()).filter(|&k| !mask[k]).map(|k| c[k]).collect();
+                    let o = kc.iter().zip(strides(&kept)).map(|(a, b)| a * b).sum::<usize>();
+                    want[o] += (i % 97) as f64;
+                }
+                for d in $devices {
+                    let data: Vec<f32> = (0..n).map(|i| (i % 97) as f32).collect();
+                    let x = Tensor::from_vec(data, &shape, d).unwrap();
+                    let r = x.sum(&dims, keepdim).unwrap();
+                    let expect_shape: Vec<usize> = if keepdim { (0..shape.len()).map(|i| if mask[i] { 1 } else { shape[i] }).collect() } else { kept.clone() };
+                    prop_assert_eq!(r.shape(), &expect_shape[..]);
+                    let w: Vec<f32> = want.iter().map(|&v| v as f32).collect();
+                    assert_close(&f32s(&r), &w, 1e-6, &format!("sum {shape:?} over {dims:?} on {d}"));
+                    // max/min have no identity: an empty reduced dim is an error even when the output
+                    // is empty too, as in PyTorch.
+                    let k: usize = (0..shape.len()).filter(|&i| mask[i]).map(|i| shape[i]).product();
+                    if k > 0 {
+                        let mx = x.max(&dims, keepdim).unwrap();
+                        let mn = x.min(&dims, keepdim).unwrap();
+                        prop_assert!(f32s(&mx).iter().zip(f32s(&mn)).all(|(a, b)| a >= &b));
+                    } else {
+                        prop_assert!(x.max(&dims, keepdim).is_err());
+                    }
+                }
             }
         }
-    }
+    };
+}
+
+mod cpu {
+    use super::*;
+    properties_on!([Device::CPU]);
+}
+
+mod webgpu {
+    use super::*;
+    properties_on!(gpu().into_iter().collect::<Vec<_>>());
+}
+
+#[cfg(feature = "cuda")]
+mod cuda {
+    use super::*;
+    properties_on!(cuda().into_iter().collect::<Vec<_>>());
 }
