@@ -23,17 +23,9 @@ function core() {
 }
 
 // Safety net, never the contract: a Tensor collected without dispose() frees its wasm side.
-const finalizer = new FinalizationRegistry(({ raw, device }) => {
-  raw.free();
-  forget(device);
-});
+const finalizer = new FinalizationRegistry((raw) => raw.free());
 // Scopes of wt.tidy(), innermost last: tensors created inside are disposed on exit.
 const scopes = [];
-// Live (undisposed, uncollected) Tensor objects per device, for memory().
-const live = new Map();
-function forget(device) {
-  live.set(device, (live.get(device) ?? 1) - 1);
-}
 
 /** The other operand of a binary op: a live Tensor or a number (booleans count as 0 and 1). */
 function operand(fn, v) {
@@ -57,9 +49,7 @@ export class Tensor {
     }
     this.raw = raw;
     this.disposed = false;
-    const device = raw.device;
-    live.set(device, (live.get(device) ?? 0) + 1);
-    finalizer.register(this, { raw, device }, this);
+    finalizer.register(this, raw, this);
     if (scopes.length) scopes[scopes.length - 1].add(this);
   }
 
@@ -275,11 +265,9 @@ export class Tensor {
 
   dispose() {
     if (this.disposed) return;
-    const device = this.raw.device;
     this.disposed = true;
     finalizer.unregister(this);
     this.raw.free();
-    forget(device);
     for (const s of scopes) s.delete(this);
   }
   [Symbol.dispose]() { this.dispose(); }
@@ -515,9 +503,9 @@ export function memory() {
   const perDevice = {};
   let numTensors = 0;
   let numBytes = 0;
-  const names = new Set(['cpu', ...[...live.entries()].filter(([, n]) => n > 0).map(([d]) => d)]);
-  for (const name of names) {
-    const n = Math.max(0, live.get(name) ?? 0);
+  const live = w.liveTensors(); // counted by the core's handles
+  for (const name of new Set(['cpu', ...Object.keys(live)])) {
+    const n = live[name] ?? 0;
     let allocated = 0;
     let reserved = 0;
     try {

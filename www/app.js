@@ -47,8 +47,8 @@ function paint(canvas, rgbAt) {
   ctx.putImageData(img, 0, 0);
 }
 
-/** A canvas with a message instead of a picture (before the first run). */
-function placeholder(canvas, text) {
+/** A canvas that shows a hint instead of a picture (before the first run). */
+function hintCanvas(canvas, text) {
   const ctx = canvas.getContext('2d');
   ctx.fillStyle = '#ece8f5';
   ctx.fillRect(0, 0, W, H);
@@ -149,7 +149,7 @@ function renderRun() {
     $('quantised-caption').textContent = `8 colours on ${d}, ${run.ms.toFixed(0)} ms`;
     canvas.setAttribute('aria-label', `The sunset reduced to 8 colours on ${d} in ${run.ms.toFixed(0)} ms; palette ${paletteOf(run.centroids).join(', ')}`);
   } else {
-    placeholder(canvas, `Press “Run” to quantise on ${d}`);
+    hintCanvas(canvas, `Press “Run” to quantise on ${d}`);
     $('quantised-caption').textContent = `8 colours on ${d}: not run yet`;
     canvas.setAttribute('aria-label', `Not run on ${d} yet: press Run to reduce the sunset to 8 colours there`);
   }
@@ -252,7 +252,7 @@ async function benchAll() {
 async function main() {
   const pixels = draw();
   paint($('original'), (i) => [pixels[i * 3], pixels[i * 3 + 1], pixels[i * 3 + 2]]);
-  placeholder($('quantised'), 'Starting webtensor…');
+  hintCanvas($('quantised'), 'Starting webtensor…');
   renderCharts();
   status('loading webtensor in a worker…');
   const { best, devices } = await startWorker();

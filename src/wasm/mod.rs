@@ -5,6 +5,7 @@
 //! `RawTensor` in the user-facing `Tensor` class (number-or-tensor arguments, tidy, dispose).
 
 mod args;
+mod live;
 mod manage;
 mod tensor;
 
@@ -184,11 +185,14 @@ pub fn device_count_js(kind_: JsValue) -> Result<f64, JsValue> {
     Ok(crate::device_count(kind("deviceCount", &kind_)?) as f64)
 }
 
-/// The canonical name of a device value (a string in any accepted form, TensorFlow's included,
-/// or a `DeviceInfo`).
-#[wasm_bindgen(js_name = canonicalDevice)]
-pub fn canonical_device_js(name: JsValue) -> Result<String, JsValue> {
-    Ok(device("device", &name)?.to_string())
+/// Live tensor handles per device as `{ "cpu": 3, "webgpu:0": 1 }` (devices with none left out).
+#[wasm_bindgen(js_name = liveTensors)]
+pub fn live_tensors_js() -> Object {
+    let o = Object::new();
+    for (d, n) in live::counts() {
+        set(&o, &d.to_string(), n as f64);
+    }
+    o
 }
 
 /// A device's memory counters as `{ allocated, reserved, peak, allocations }` (bytes, count).

@@ -8,6 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::args::{self, opt_device};
+use super::live::Live;
 use super::{device, js_err};
 use crate::{BinaryOp, DType, Device, Error, ReduceOp, Tensor, UnaryOp};
 
@@ -47,12 +48,21 @@ pub(crate) const OTHER_METHODS: [&str; 24] = [
 #[derive(Clone)]
 pub struct RawTensor {
     t: Tensor,
+    /// Counts this handle in `wt.memory()` while it lives.
+    _live: Live,
+}
+
+impl RawTensor {
+    fn new(t: Tensor) -> RawTensor {
+        let _live = Live::new(t.device());
+        RawTensor { t, _live }
+    }
 }
 
 type R = Result<RawTensor, JsValue>;
 
 fn wrap(r: crate::Result<Tensor>) -> R {
-    r.map(|t| RawTensor { t }).map_err(js_err)
+    r.map(RawTensor::new).map_err(js_err)
 }
 
 fn dtype(v: &JsValue) -> Result<DType, JsValue> {
@@ -344,7 +354,7 @@ impl RawTensor {
     pub fn to(&self, device_: JsValue) -> Promise {
         let t = self.t.clone();
         let d = device("to", &device_);
-        future_to_promise(async move { t.to(d?).await.map(|t| JsValue::from(RawTensor { t })).map_err(js_err) })
+        future_to_promise(async move { t.to(d?).await.map(|t| JsValue::from(RawTensor::new(t))).map_err(js_err) })
     }
 
     /// The value of a one-element tensor as a number (a boolean for bool tensors).
