@@ -16,6 +16,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod autograd;
 mod block;
 mod clock;
 mod creation;
@@ -23,6 +24,7 @@ pub mod device;
 mod dtype;
 mod error;
 mod layout;
+pub mod op;
 pub mod ops;
 mod shaders;
 mod shape;
@@ -31,6 +33,7 @@ mod tensor;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
+pub use autograd::{enable_grad, is_grad_enabled, no_grad, set_grad_enabled, BackwardOptions, GradMode};
 pub use creation::manual_seed;
 pub use device::cuda::{allow_tf32, cuda_compiled, set_allow_tf32};
 pub use device::event::{Event, TimingMethod};
@@ -56,13 +59,15 @@ pub use device::{
 pub use dtype::{DType, Element};
 pub use error::{Error, Result};
 pub use layout::Layout;
-pub use ops::binary::BinaryOp;
-pub use ops::reduce::ReduceOp;
-pub use ops::unary::UnaryOp;
-pub use ops::{IndexMode, MapOp};
+pub use op::binary::BinaryOp;
+pub use op::reduce::ReduceOp;
+pub use op::unary::UnaryOp;
+pub use op::{IndexMode, MapOp};
 pub use shape::{broadcast_shapes, numel};
 pub use tensor::{Tensor, ToOptions};
 
+pub use device::policy::{launch_blocking, set_launch_blocking};
+pub use device::wgpu::recover;
 #[cfg(not(target_arch = "wasm32"))]
 pub use device::wgpu::recover_blocking;
 #[doc(hidden)]
@@ -70,7 +75,6 @@ pub use device::wgpu::{
     destroy_device as __destroy_device, inject_dispatch_error as __inject_dispatch_error,
     inject_validation_error as __inject_validation_error,
 };
-pub use device::wgpu::{launch_blocking, recover, set_launch_blocking};
 
 /// This crate's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

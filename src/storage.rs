@@ -11,9 +11,9 @@ use crate::device::{Backend, Device};
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::ops::binary::BinaryOp;
-use crate::ops::reduce::ReduceOp;
-use crate::ops::{IndexMode, MapOp, MatmulArgs};
+use crate::op::binary::BinaryOp;
+use crate::op::reduce::ReduceOp;
+use crate::op::{IndexMode, MapOp, MatmulArgs};
 use crate::shape::numel;
 
 /// A tensor's elements, on one backend.
@@ -254,6 +254,38 @@ impl Storage {
             }
             (Storage::Meta(_), Storage::Meta(_)) => meta(shape, dtype)?,
             _ => return Err(mixed("index")),
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn index_add(
+        &self,
+        mode: IndexMode,
+        l: &Layout,
+        idx: &Storage,
+        li: &Layout,
+        dim: usize,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Storage> {
+        let name = if mode == IndexMode::Select { "index_add" } else { "scatter_add" };
+        Ok(match (self, idx) {
+            (Storage::Cpu(s), Storage::Cpu(i)) => Storage::Cpu(CpuBackend.index_add(mode, s, l, i, li, dim, shape)?),
+            (Storage::Wgpu(s), Storage::Wgpu(i)) => {
+                same_gpu(name, &[s, i])?;
+                let d = s.device();
+                let r = d.index_add(mode, s, l, i, li, dim, shape);
+                Storage::Wgpu(or_cpu(name, d, &[s, i], (numel(shape), dtype), r, || {
+                    let (l, li, shape) = (l.clone(), li.clone(), shape.to_vec());
+                    move |h| CpuBackend.index_add(mode, &h[0], &l, &h[1], &li, dim, &shape)
+                })?)
+            }
+            (Storage::Cuda(s), Storage::Cuda(i)) => {
+                same_cuda(name, &[s, i])?;
+                Storage::Cuda(s.device().index_add(mode, s, l, i, li, dim, shape)?)
+            }
+            (Storage::Meta(_), Storage::Meta(_)) => meta(shape, dtype)?,
+            _ => return Err(mixed(name)),
         })
     }
 

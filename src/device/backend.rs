@@ -5,9 +5,9 @@
 use crate::dtype::{CpuData, DType};
 use crate::error::Result;
 use crate::layout::Layout;
-use crate::ops::binary::BinaryOp;
-use crate::ops::reduce::ReduceOp;
-use crate::ops::{IndexMode, MapOp, MatmulArgs};
+use crate::op::binary::BinaryOp;
+use crate::op::reduce::ReduceOp;
+use crate::op::{IndexMode, MapOp, MatmulArgs};
 
 /// The kernel families every backend provides. Outputs are always contiguous.
 pub(crate) trait Kernels {
@@ -52,6 +52,19 @@ pub(crate) trait Kernels {
     /// `index_select` / `gather` along `dim`; the index is contiguous.
     #[allow(clippy::too_many_arguments)]
     fn index(
+        &self,
+        mode: IndexMode,
+        src: &Self::Storage,
+        l: &Layout,
+        idx: &Self::Storage,
+        li: &Layout,
+        dim: usize,
+        shape: &[usize],
+    ) -> Result<Self::Storage>;
+    /// The adjoint of `index`: sums `src` into zeros of `shape` along `dim` at the positions the
+    /// (contiguous) index names, in increasing source order on every backend.
+    #[allow(clippy::too_many_arguments)]
+    fn index_add(
         &self,
         mode: IndexMode,
         src: &Self::Storage,

@@ -8,6 +8,7 @@ pub mod cuda;
 pub mod event;
 pub mod memory;
 pub mod placement;
+pub mod policy;
 pub mod scope;
 pub mod transfer;
 pub(crate) mod wgpu;

@@ -51,12 +51,12 @@ pub fn set_log_device_placement(on: bool) {
 
 /// The recorded placements, oldest first.
 pub fn placement_log() -> Vec<Placement> {
-    crate::device::wgpu::lock(&LOG).iter().cloned().collect()
+    crate::device::policy::lock(&LOG).iter().cloned().collect()
 }
 
 /// Empties the placement log.
 pub fn clear_placement_log() {
-    crate::device::wgpu::lock(&LOG).clear();
+    crate::device::policy::lock(&LOG).clear();
 }
 
 fn push(p: Placement) {
@@ -68,7 +68,7 @@ fn push(p: Placement) {
         p.inputs.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "),
         p.fallback.as_ref().map_or(String::new(), |f| format!("; fell back: {f}"))
     );
-    let mut log = crate::device::wgpu::lock(&LOG);
+    let mut log = crate::device::policy::lock(&LOG);
     if log.len() >= LOG_CAPACITY {
         log.pop_front();
     }

@@ -1,221 +1,12 @@
-//! Binary elementwise ops with NumPy broadcasting, their scalar forms, `where` and `clamp`.
+//! Binary elementwise ops with NumPy broadcasting, their scalar forms, `where` and `clamp`, and
+//! their backward rules. The op descriptors live in `crate::op::binary`.
 
 use crate::dtype::DType;
 use crate::error::Result;
+pub use crate::op::binary::BinaryOp;
+use crate::ops::grad::{binary_rule, sum_to, unary_rule};
+use crate::tensor::node::BackwardFn;
 use crate::tensor::Tensor;
-
-/// A binary elementwise op.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum BinaryOp {
-    /// `a + b`
-    Add,
-    /// `a - b`
-    Sub,
-    /// `a * b`
-    Mul,
-    /// `a / b` (true division: integers promote to f32, as in PyTorch)
-    Div,
-    /// `a ^ b` (integers promote to f32)
-    Pow,
-    /// elementwise max
-    Maximum,
-    /// elementwise min
-    Minimum,
-    /// `a == b` (bool result)
-    Eq,
-    /// `a != b` (bool result)
-    Ne,
-    /// `a < b` (bool result)
-    Lt,
-    /// `a <= b` (bool result)
-    Le,
-    /// `a > b` (bool result)
-    Gt,
-    /// `a >= b` (bool result)
-    Ge,
-}
-
-impl BinaryOp {
-    /// Every binary op.
-    pub const ALL: [BinaryOp; 13] = {
-        use BinaryOp::*;
-        [Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge]
-    };
-
-    /// The op's name, as errors print it.
-    pub fn name(self) -> &'static str {
-        use BinaryOp::*;
-        match self {
-            Add => "add",
-            Sub => "sub",
-            Mul => "mul",
-            Div => "div",
-            Pow => "pow",
-            Maximum => "maximum",
-            Minimum => "minimum",
-            Eq => "eq",
-            Ne => "ne",
-            Lt => "lt",
-            Le => "le",
-            Gt => "gt",
-            Ge => "ge",
-        }
-    }
-
-    /// Whether the result is bool.
-    pub(crate) fn is_comparison(self) -> bool {
-        use BinaryOp::*;
-        matches!(self, Eq | Ne | Lt | Le | Gt | Ge)
-    }
-
-    /// The dtype both operands are converted to before the kernel runs.
-    pub(crate) fn compute_dtype(self, promoted: DType) -> DType {
-        use BinaryOp::*;
-        match (self, promoted) {
-            (Div | Pow, d) if !d.is_float() => DType::F32,
-            (Add | Sub | Mul | Maximum | Minimum, DType::Bool) => DType::I32,
-            (_, d) => d,
-        }
-    }
-
-    /// The dtype of the result for operands computed in `dtype`: bool for comparisons.
-    pub(crate) fn out_dtype(self, dtype: DType) -> DType {
-        if self.is_comparison() {
-            DType::Bool
-        } else {
-            dtype
-        }
-    }
-
-    /// CPU semantics for floats.
-    #[inline]
-    pub(crate) fn f32(self, a: f32, b: f32) -> f32 {
-        use BinaryOp::*;
-        match self {
-            Add => a + b,
-            Sub => a - b,
-            Mul => a * b,
-            Div => a / b,
-            Pow => a.powf(b),
-            // NaN propagates, as in PyTorch (f32::max would drop it).
-            Maximum | Minimum if a.is_nan() || b.is_nan() => f32::NAN,
-            Maximum => a.max(b),
-            Minimum => a.min(b),
-            _ => self.compare(a, b) as u8 as f32,
-        }
-    }
-
-    /// CPU semantics for i32 (wrapping).
-    #[inline]
-    pub(crate) fn i32(self, a: i32, b: i32) -> i32 {
-        use BinaryOp::*;
-        match self {
-            Add => a.wrapping_add(b),
-            Sub => a.wrapping_sub(b),
-            Mul => a.wrapping_mul(b),
-            Maximum => a.max(b),
-            Minimum => a.min(b),
-            // Div and Pow never reach integers (compute_dtype promotes them).
-            _ => self.compare(a, b) as i32,
-        }
-    }
-
-    /// CPU semantics for u32 (wrapping).
-    #[inline]
-    pub(crate) fn u32(self, a: u32, b: u32) -> u32 {
-        use BinaryOp::*;
-        match self {
-            Add => a.wrapping_add(b),
-            Sub => a.wrapping_sub(b),
-            Mul => a.wrapping_mul(b),
-            Maximum => a.max(b),
-            Minimum => a.min(b),
-            _ => self.compare(a, b) as u32,
-        }
-    }
-
-    /// Comparison semantics, shared by every dtype.
-    #[inline]
-    pub(crate) fn compare<T: PartialOrd>(self, a: T, b: T) -> bool {
-        use BinaryOp::*;
-        match self {
-            Eq => a == b,
-            Ne => a != b,
-            Lt => a < b,
-            Le => a <= b,
-            Gt => a > b,
-            Ge => a >= b,
-            _ => false,
-        }
-    }
-
-    /// WGSL expression over `a`, `b` (f32 for float dtypes, else the storage type); comparisons
-    /// give a WGSL `bool`, which the kernel stores as a u32.
-    pub(crate) fn wgsl(self, float: bool) -> &'static str {
-        use BinaryOp::*;
-        match self {
-            // WGSL leaves max/min of NaN undefined; propagate it explicitly like the CPU does.
-            Maximum if float => "select(max(a, b), a + b, is_nan(a) || is_nan(b))",
-            Minimum if float => "select(min(a, b), a + b, is_nan(a) || is_nan(b))",
-            Add => "a + b",
-            Sub => "a - b",
-            Mul => "a * b",
-            Div => "a / b",
-            Pow => "fpow(a, b)",
-            Maximum => "max(a, b)",
-            Minimum => "min(a, b)",
-            Eq => "a == b",
-            Ne => "a != b",
-            Lt => "a < b",
-            Le => "a <= b",
-            Gt => "a > b",
-            Ge => "a >= b",
-        }
-    }
-}
-
-impl BinaryOp {
-    /// CUDA C expression over `a`, `b` (`float` for float dtypes, else the storage type);
-    /// comparisons give a C `bool`. Integer arithmetic goes through unsigned so that it wraps.
-    pub(crate) fn cuda(self, float: bool) -> &'static str {
-        use BinaryOp::*;
-        match self {
-            Maximum if float => "((is_nan(a) || is_nan(b)) ? a + b : fmaxf(a, b))",
-            Minimum if float => "((is_nan(a) || is_nan(b)) ? a + b : fminf(a, b))",
-            Add if float => "a + b",
-            Sub if float => "a - b",
-            Mul if float => "a * b",
-            Add => "(C)((unsigned)a + (unsigned)b)",
-            Sub => "(C)((unsigned)a - (unsigned)b)",
-            Mul => "(C)((unsigned)a * (unsigned)b)",
-            Div => "a / b",
-            Pow => "powf(a, b)",
-            Maximum => "(a > b ? a : b)",
-            Minimum => "(a < b ? a : b)",
-            Eq => "a == b",
-            Ne => "a != b",
-            Lt => "a < b",
-            Le => "a <= b",
-            Gt => "a > b",
-            Ge => "a >= b",
-        }
-    }
-}
-
-/// NaN test on the bit pattern: WGSL lets compilers assume floats are never NaN, so `x != x`
-/// may be folded away.
-pub(crate) const WGSL_IS_NAN: &str =
-    "fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n";
-
-/// pow with C's semantics for negative bases (WGSL's `pow` is undefined there).
-pub(crate) const WGSL_POW: &str = "fn fpow(a: f32, b: f32) -> f32 {
-    if (b == 0.0) { return 1.0; }
-    let m = pow(abs(a), b);
-    if (a >= 0.0) { return select(m, 1.0 / a, a == 0.0 && b < 0.0); }
-    if (fract(b) != 0.0) { return (a - a) / (a - a); }
-    return select(m, -m, fract(b * 0.5) != 0.0);
-}
-";
 
 macro_rules! binary_methods {
     ($($(#[$doc:meta])* $name:ident, $scalar:ident => $op:ident),* $(,)?) => {
@@ -275,7 +66,10 @@ impl Tensor {
             .storage()
             .binary(op, a.layout(), b.storage(), b.layout(), &shape, dtype)
             .map_err(|e| e.in_op(op.name()))?;
-        Ok(Tensor::from_parts(storage, &shape, out_dtype, device))
+        if op.is_comparison() {
+            return Ok(Tensor::from_op_nondiff(storage, &shape, out_dtype, device, op.name(), &[&a, &b]));
+        }
+        Ok(Tensor::from_op(storage, &shape, out_dtype, device, op.name(), &[&a, &b], |y| backward(op, &a, &b, y)))
     }
 
     /// `self op scalar`. An integer tensor with a fractional scalar promotes to f32.
@@ -309,7 +103,16 @@ impl Tensor {
         let (c, a, b) = (self.to_dtype(DType::Bool)?, a.to_dtype(dtype)?, b.to_dtype(dtype)?);
         let storage =
             c.storage().where_(c.layout(), a.storage(), a.layout(), b.storage(), b.layout(), &shape, dtype)?;
-        Ok(Tensor::from_parts(storage, &shape, dtype, device))
+        let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
+        let cond = c.clone();
+        Ok(Tensor::from_op(storage, &shape, dtype, device, op, &[&c, &a, &b], |_| {
+            Box::new(move |g, need| {
+                let zero = g.zeros_like()?;
+                let ga = if need[1] { Some(sum_to(&cond.where_(g, &zero)?, &sa)?) } else { None };
+                let gb = if need[2] { Some(sum_to(&cond.where_(&zero, g)?, &sb)?) } else { None };
+                Ok(vec![None, ga, gb])
+            })
+        }))
     }
 
     /// Limits values to `[min, max]`; either bound may be absent.
@@ -320,12 +123,80 @@ impl Tensor {
             }
         }
         let mut t = self.clone();
-        if let Some(lo) = min {
-            t = t.maximum_scalar(lo)?;
+        {
+            let _paused = crate::tensor::node::pause();
+            if let Some(lo) = min {
+                t = t.maximum_scalar(lo)?;
+            }
+            if let Some(hi) = max {
+                t = t.minimum_scalar(hi)?;
+            }
         }
-        if let Some(hi) = max {
-            t = t.minimum_scalar(hi)?;
+        // PyTorch's clamp passes the gradient strictly inside (min, max): 0 at a bound (the
+        // maximum/minimum it is computed with would give half there).
+        let x = self.clone();
+        Ok(Tensor::composite(t, "clamp", &[self], |_| {
+            unary_rule(move |g| {
+                let mut keep = g.ones_like()?;
+                if let Some(lo) = min {
+                    keep = keep.mul(&x.gt_scalar(lo)?.to_dtype(g.dtype())?)?;
+                }
+                if let Some(hi) = max {
+                    keep = keep.mul(&x.lt_scalar(hi)?.to_dtype(g.dtype())?)?;
+                }
+                g.mul(&keep)
+            })
+        }))
+    }
+}
+
+/// The backward rule of `a op b = y` (arithmetic ops only; comparisons have none). Each input's
+/// gradient is summed back to its shape over the broadcast dims.
+fn backward(op: BinaryOp, a: &Tensor, b: &Tensor, y: &Tensor) -> BackwardFn {
+    use BinaryOp::*;
+    let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
+    let (a, b, y) = (a.clone(), b.clone(), y.clone());
+    match op {
+        Add => binary_rule(move |g| sum_to(g, &sa), move |g| sum_to(g, &sb)),
+        Sub => binary_rule(move |g| sum_to(g, &sa), move |g| sum_to(&g.neg()?, &sb)),
+        Mul => {
+            let (a2, b2) = (a.clone(), b.clone());
+            binary_rule(move |g| sum_to(&g.mul(&b2)?, &sa), move |g| sum_to(&g.mul(&a2)?, &sb))
         }
-        Ok(t)
+        Div => {
+            let b2 = b.clone();
+            binary_rule(move |g| sum_to(&g.div(&b2)?, &sa), move |g| sum_to(&g.mul(&y)?.div(&b)?.neg()?, &sb))
+        }
+        // d/da a^b = b a^(b-1) (0 where b == 0, as PyTorch masks it); d/db a^b = a^b ln a (0 where
+        // a == 0 and b >= 0, where PyTorch defines it so).
+        Pow => {
+            let (a2, b2) = (a.clone(), b.clone());
+            binary_rule(
+                move |g| {
+                    let d = b2.mul(&a2.pow(&b2.sub_scalar(1.0)?)?)?;
+                    let d = b2.eq_scalar(0.0)?.where_(&d.zeros_like()?, &d)?;
+                    sum_to(&g.mul(&d)?, &sa)
+                },
+                move |g| {
+                    let d = y.mul(&a.log()?)?;
+                    let zero_base = a.eq_scalar(0.0)?.to_dtype(crate::DType::I32)?;
+                    let nonneg_exp = b.ge_scalar(0.0)?.to_dtype(crate::DType::I32)?;
+                    let masked = zero_base.mul(&nonneg_exp)?.ne_scalar(0.0)?;
+                    let d = masked.where_(&d.zeros_like()?, &d)?;
+                    sum_to(&g.mul(&d)?, &sb)
+                },
+            )
+        }
+        // Ties split the gradient in half, as PyTorch's maximum/minimum do.
+        Maximum | Minimum => {
+            let (a2, b2) = (a.clone(), b.clone());
+            let share = move |win: &Tensor, lose: &Tensor, g: &Tensor| -> Result<Tensor> {
+                let more = if op == Maximum { win.gt(lose)? } else { win.lt(lose)? };
+                let w = more.to_dtype(g.dtype())?.add(&win.eq(lose)?.to_dtype(g.dtype())?.mul_scalar(0.5)?)?;
+                g.mul(&w)
+            };
+            binary_rule(move |g| sum_to(&share(&a2, &b2, g)?, &sa), move |g| sum_to(&share(&b, &a, g)?, &sb))
+        }
+        Eq | Ne | Lt | Le | Gt | Ge => unary_rule(|g| g.zeros_like()),
     }
 }

@@ -3,7 +3,8 @@
 
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::ops::MapOp;
+use crate::op::MapOp;
+use crate::ops::grad::passthrough;
 use crate::tensor::Tensor;
 
 impl Tensor {
@@ -12,6 +13,7 @@ impl Tensor {
         if dtype == self.dtype() {
             return Ok(self.clone());
         }
-        self.map(MapOp::Cast, dtype, "to_dtype")
+        let src = self.dtype();
+        self.map(MapOp::Cast, dtype, "to_dtype", |_| passthrough(move |g| g.to_dtype(src)))
     }
 }

@@ -1,9 +1,11 @@
-//! Indexing ops: `index_select` and `gather`. Indices are i32 or u32. The CPU backend rejects an
+//! Indexing ops: `index_select` and `gather`, and their adjoints `index_add` and `scatter_add`
+//! (which are also their gradients). Indices are i32 or u32. The CPU backend rejects an
 //! out-of-range index with an error; GPU kernels cannot raise one mid-dispatch, so there an
 //! out-of-range index reads as 0 (as in TensorFlow.js) — validate indices on the CPU when unsure.
 
+use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::ops::IndexMode;
+use crate::op::IndexMode;
 use crate::shape::normalize_dim;
 use crate::tensor::Tensor;
 
@@ -60,6 +62,103 @@ impl Tensor {
             .storage()
             .index(mode, self.layout(), index.storage(), index.layout(), dim, shape, self.dtype())
             .map_err(|e| e.in_op(op))?;
-        Ok(Tensor::from_parts(storage, shape, self.dtype(), self.device()))
+        // The gradient adds each output's gradient back at the source position it came from.
+        let src_shape = self.shape().to_vec();
+        let idx = index.clone();
+        Ok(Tensor::from_op(storage, shape, self.dtype(), self.device(), op, &[self, &index], |_| {
+            Box::new(move |g, _| Ok(vec![Some(g.index_add_into(mode, dim, &idx, &src_shape)?), None]))
+        }))
+    }
+}
+
+impl Tensor {
+    /// `self` plus `source` added at the slices `index` names along `dim` (PyTorch's
+    /// `index_add`): slice `i` of `source` adds into slice `index[i]`; repeated indices add up.
+    pub fn index_add(&self, dim: isize, index: &Tensor, source: &Tensor) -> Result<Tensor> {
+        let op = "index_add";
+        self.check_index(index, op)?;
+        self.same_device(source, op)?;
+        let d = normalize_dim(op, dim, self.rank())?;
+        let mut expected = self.shape().to_vec();
+        if index.rank() != 1 || source.rank() != self.rank() || {
+            expected[d] = index.numel();
+            source.shape() != expected
+        } {
+            return Err(Error::ShapeMismatch {
+                op,
+                lhs: self.shape().to_vec(),
+                rhs: source.shape().to_vec(),
+                msg: format!("expected a 1-D index and a source of shape {expected:?}, got index {:?}", index.shape()),
+            });
+        }
+        let added = source.to_dtype(self.dtype())?.index_add_into(IndexMode::Select, d, index, self.shape())?;
+        self.add(&added)
+    }
+
+    /// `self` plus `src` added at the positions `index` names along `dim` (PyTorch's
+    /// `scatter_add`): `src[.., i, ..]` adds into `out[.., index[.., i, ..], ..]`.
+    pub fn scatter_add(&self, dim: isize, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+        let op = "scatter_add";
+        self.check_index(index, op)?;
+        self.same_device(src, op)?;
+        let d = normalize_dim(op, dim, self.rank())?;
+        let fits = index.rank() == self.rank()
+            && src.rank() == self.rank()
+            && (0..self.rank())
+                .all(|i| index.shape()[i] <= src.shape()[i] && (i == d || index.shape()[i] <= self.shape()[i]));
+        if !fits {
+            return Err(Error::ShapeMismatch {
+                op,
+                lhs: self.shape().to_vec(),
+                rhs: index.shape().to_vec(),
+                msg: format!(
+                    "index must have the input's rank, be no larger than src {:?}, and no larger than the input outside dim {d}",
+                    src.shape()
+                ),
+            });
+        }
+        // Only the part of src the index covers takes part, as in PyTorch.
+        let mut part = src.clone();
+        for (i, &n) in index.shape().iter().enumerate() {
+            part = part.narrow(i as isize, 0, n)?;
+        }
+        let added = part.to_dtype(self.dtype())?.index_add_into(IndexMode::Gather, d, index, self.shape())?;
+        self.add(&added)
+    }
+
+    /// Zeros of `shape` with `self` added at the positions `index` names along `dim`: the
+    /// kernel behind `index_add`, `scatter_add` and the gradients of `index_select`/`gather`.
+    pub(crate) fn index_add_into(
+        &self,
+        mode: IndexMode,
+        dim: usize,
+        index: &Tensor,
+        shape: &[usize],
+    ) -> Result<Tensor> {
+        let op = if mode == IndexMode::Select { "index_add" } else { "scatter_add" };
+        if self.dtype() == DType::Bool {
+            return Err(Error::UnsupportedDType {
+                op,
+                dtype: DType::Bool,
+                reason: "adding bool tensors; convert with to_dtype(i32) first".into(),
+            });
+        }
+        crate::device::placement::record(op, &[self.device(), index.device()], self.device());
+        let index = index.contiguous()?;
+        let storage = self
+            .storage()
+            .index_add(mode, self.layout(), index.storage(), index.layout(), dim, shape, self.dtype())
+            .map_err(|e| e.in_op(op))?;
+        // The adjoint's adjoint: the gradient of what was added is read back at the same indices.
+        let idx = index.clone();
+        Ok(Tensor::from_op(storage, shape, self.dtype(), self.device(), op, &[self, &index], |_| {
+            Box::new(move |g, _| {
+                let back = match mode {
+                    IndexMode::Select => g.index_select(dim as isize, &idx)?,
+                    IndexMode::Gather => g.gather(dim as isize, &idx)?,
+                };
+                Ok(vec![Some(back), None])
+            })
+        }))
     }
 }

@@ -5,7 +5,8 @@
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::ops::{MatOperand, MatmulArgs};
+use crate::op::{MatOperand, MatmulArgs};
+use crate::ops::grad::binary_rule;
 use crate::shape::broadcast_shapes;
 use crate::tensor::Tensor;
 
@@ -92,7 +93,12 @@ impl Tensor {
         let storage = a.storage().matmul(b.storage(), &args, dtype).map_err(|e| e.in_op(op))?;
         let mut shape = batch.clone();
         shape.extend([m, n]);
-        let mut out = Tensor::from_parts(storage, &shape, dtype, device);
+        // Over the expanded operands [batch.., m, k] @ [batch.., k, n]: dA = dY B^T, dB = A^T dY
+        // (the broadcast and unsqueeze views above sum and reshape them back).
+        let (ta, tb) = (a.clone(), b.clone());
+        let mut out = Tensor::from_op(storage, &shape, dtype, device, op, &[&a, &b], |_| {
+            binary_rule(move |g| g.matmul(&tb.transpose(-2, -1)?), move |g| ta.transpose(-2, -1)?.matmul(g))
+        });
         if other.rank() == 1 {
             out = out.squeeze(Some(-1))?;
         }

@@ -1,51 +1,15 @@
-//! The op families, one file each. Every op checks devices first, then shapes and dtypes, and
-//! then hands one kernel family to the storage (see `storage.rs`), which forwards to a backend.
+//! The public op API on `Tensor`, one file per family. Every op checks devices first, then shapes
+//! and dtypes, hands one kernel family to the storage (see `storage.rs`), which forwards to a
+//! backend, and builds its output through `Tensor::from_op`, where autograd records the op. Each
+//! op's backward rule sits next to its forward.
 
 pub mod binary;
 pub mod cast;
+pub(crate) mod grad;
 pub mod index;
 pub mod matmul;
 pub mod movement;
 pub mod reduce;
 pub mod unary;
 
-use crate::ops::unary::UnaryOp;
-
-/// The "map" kernel family: one input element to one output element through a strided read and
-/// a strided write. Unary ops, casts and copies (`contiguous`, `cat`) are all maps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum MapOp {
-    /// A unary op; input and output dtypes are equal.
-    Unary(UnaryOp),
-    /// A dtype conversion (a plain copy when the dtypes are equal).
-    Cast,
-}
-
-/// How an index op addresses its source.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum IndexMode {
-    /// `index_select`: a 1-D index picks whole slices along `dim`.
-    Select,
-    /// `gather`: an index of the output's shape picks one element along `dim` per position.
-    Gather,
-}
-
-/// One operand of a (batched) matmul: where its matrices start and how to step through them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct MatOperand {
-    pub offset: usize,
-    pub batch_stride: usize,
-    pub row_stride: usize,
-    pub col_stride: usize,
-}
-
-/// The geometry of a batched matmul `[batch, m, k] @ [batch, k, n] -> [batch, m, n]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct MatmulArgs {
-    pub batch: usize,
-    pub m: usize,
-    pub n: usize,
-    pub k: usize,
-    pub a: MatOperand,
-    pub b: MatOperand,
-}
+pub use crate::op::{IndexMode, MapOp};

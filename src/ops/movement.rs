@@ -4,7 +4,9 @@
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::ops::MapOp;
+use crate::layout::Layout;
+use crate::op::MapOp;
+use crate::ops::grad::{passthrough, sum_to};
 use crate::shape::{infer_shape, normalize_dim, normalize_insert_dim};
 use crate::tensor::Tensor;
 
@@ -14,7 +16,7 @@ impl Tensor {
     pub fn reshape(&self, shape: &[isize]) -> Result<Tensor> {
         let shape = infer_shape("reshape", self.shape(), shape)?;
         let base = self.contiguous()?;
-        Ok(base.with_layout(base.layout().reshape_contiguous(shape)))
+        Ok(base.reshaped(base.layout().reshape_contiguous(shape), "reshape"))
     }
 
     /// Like [`Tensor::reshape`] but never copies: fails on a non-contiguous tensor, like
@@ -31,7 +33,7 @@ impl Tensor {
                 ),
             ));
         }
-        Ok(self.with_layout(self.layout().reshape_contiguous(shape)))
+        Ok(self.reshaped(self.layout().reshape_contiguous(shape), "view"))
     }
 
     /// Flattens to one dimension.
@@ -41,12 +43,20 @@ impl Tensor {
 
     /// Reorders dimensions (a view).
     pub fn permute(&self, dims: &[isize]) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout().permute("permute", dims)?))
+        let layout = self.layout().permute("permute", dims)?;
+        // The inverse permutation takes the gradient back.
+        let mut inverse = vec![0isize; dims.len()];
+        let rank = self.rank() as isize;
+        for (i, &d) in dims.iter().enumerate() {
+            inverse[(if d < 0 { d + rank } else { d }) as usize] = i as isize;
+        }
+        Ok(self.view_op(layout, "permute", |_| passthrough(move |g| g.permute(&inverse))))
     }
 
     /// Swaps two dimensions (a view).
     pub fn transpose(&self, a: isize, b: isize) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout().transpose("transpose", a, b)?))
+        let layout = self.layout().transpose("transpose", a, b)?;
+        Ok(self.view_op(layout, "transpose", |_| passthrough(move |g| g.transpose(a, b))))
     }
 
     /// Transpose of a matrix (a 1-D or 0-D tensor is returned as is, as in PyTorch).
@@ -63,7 +73,8 @@ impl Tensor {
 
     /// `len` entries of `dim` from `start` (a view).
     pub fn narrow(&self, dim: isize, start: usize, len: usize) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout().narrow("narrow", dim, start, len)?))
+        let layout = self.layout().narrow("narrow", dim, start, len)?;
+        Ok(self.narrowed(layout, dim, start, "narrow"))
     }
 
     /// Entries `range` of `dim` (a view); `slice(0, 2..5)` is `narrow(0, 2, 3)`.
@@ -71,17 +82,18 @@ impl Tensor {
         if range.end < range.start {
             return Err(Error::invalid("slice", format!("range {range:?} ends before it starts")));
         }
-        Ok(self.with_layout(self.layout().narrow("slice", dim, range.start, range.end - range.start)?))
+        let layout = self.layout().narrow("slice", dim, range.start, range.end - range.start)?;
+        Ok(self.narrowed(layout, dim, range.start, "slice"))
     }
 
     /// Removes size-1 dims: all of them, or `dim` if it has size 1 (a view).
     pub fn squeeze(&self, dim: Option<isize>) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout().squeeze("squeeze", dim)?))
+        Ok(self.reshaped(self.layout().squeeze("squeeze", dim)?, "squeeze"))
     }
 
     /// Inserts a size-1 dim at `dim` (a view).
     pub fn unsqueeze(&self, dim: isize) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout().unsqueeze("unsqueeze", dim)?))
+        Ok(self.reshaped(self.layout().unsqueeze("unsqueeze", dim)?, "unsqueeze"))
     }
 
     /// Broadcasts to `shape` without copying (a view; `-1` keeps a dim's size, as in PyTorch's
@@ -94,12 +106,12 @@ impl Tensor {
             .map(|(i, &s)| if s == -1 && i >= pad { self.shape()[i - pad] as isize } else { s })
             .map(|s| usize::try_from(s).map_err(|_| Error::invalid("expand", format!("invalid size {s} in {shape:?}"))))
             .collect::<Result<_>>()?;
-        Ok(self.with_layout(self.layout().expand("expand", &target)?))
+        Ok(self.expanded(self.layout().expand("expand", &target)?, "expand"))
     }
 
     /// Broadcasts to `shape` without copying (a view).
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout().expand("broadcast_to", shape)?))
+        Ok(self.expanded(self.layout().expand("broadcast_to", shape)?, "broadcast_to"))
     }
 
     /// A contiguous tensor with the same values: `self` when it already is, else a copy.
@@ -107,14 +119,14 @@ impl Tensor {
         if self.is_contiguous() {
             return Ok(self.clone());
         }
-        self.map(MapOp::Cast, self.dtype(), "contiguous")
+        self.map(MapOp::Cast, self.dtype(), "contiguous", |_| passthrough(|g| Ok(g.clone())))
     }
 
     /// A copy with its own storage on the same device (PyTorch's `clone()`; `Tensor::clone`
     /// only shares the data, as tensors are immutable). Also the device-to-device copy that
     /// elementwise bandwidth is measured against.
     pub fn deep_copy(&self) -> Result<Tensor> {
-        self.map(MapOp::Cast, self.dtype(), "deep_copy")
+        self.map(MapOp::Cast, self.dtype(), "deep_copy", |_| passthrough(|g| Ok(g.clone())))
     }
 
     /// Concatenates tensors along `dim`. They must share a device and agree in every other dim;
@@ -147,7 +159,20 @@ impl Tensor {
         crate::device::placement::record(op, &devices, first.device());
         let refs: Vec<_> = parts.iter().map(|t| (t.storage(), t.layout())).collect();
         let storage = crate::storage::Storage::cat(&refs, d, &shape, dtype, first.device())?;
-        Ok(Tensor::from_parts(storage, &shape, dtype, first.device()))
+        // The gradient of each part is its stretch of the output's gradient along `d`.
+        let sizes: Vec<usize> = parts.iter().map(|t| t.shape()[d]).collect();
+        let inputs: Vec<&Tensor> = parts.iter().collect();
+        Ok(Tensor::from_op(storage, &shape, dtype, first.device(), op, &inputs, |_| {
+            Box::new(move |g, need| {
+                let mut start = 0;
+                let mut grads = Vec::with_capacity(sizes.len());
+                for (i, &n) in sizes.iter().enumerate() {
+                    grads.push(if need[i] { Some(g.narrow(d as isize, start, n)?) } else { None });
+                    start += n;
+                }
+                Ok(grads)
+            })
+        }))
     }
 
     /// Stacks equally shaped tensors along a new dim.
@@ -167,4 +192,48 @@ impl Tensor {
         let parts: Vec<Tensor> = tensors.iter().map(|t| t.unsqueeze(d)).collect::<Result<_>>()?;
         Tensor::cat(&parts, d)
     }
+}
+
+/// The recorded forms of the view families.
+impl Tensor {
+    /// A view with the same elements in another shape: the gradient is reshaped back.
+    fn reshaped(&self, layout: Layout, op: &'static str) -> Tensor {
+        let shape: Vec<isize> = self.shape().iter().map(|&s| s as isize).collect();
+        self.view_op(layout, op, |_| passthrough(move |g| g.reshape(&shape)))
+    }
+
+    /// A broadcast view: the gradient is summed over the broadcast dims.
+    fn expanded(&self, layout: Layout, op: &'static str) -> Tensor {
+        let shape = self.shape().to_vec();
+        self.view_op(layout, op, |_| passthrough(move |g| sum_to(g, &shape)))
+    }
+
+    /// A stretch of `dim` from `start`: the gradient is zero-padded back to the full size.
+    fn narrowed(&self, layout: Layout, dim: isize, start: usize, op: &'static str) -> Tensor {
+        let shape = self.shape().to_vec();
+        self.view_op(layout, op, |_| passthrough(move |g| pad_along(g, dim, start, &shape)))
+    }
+}
+
+/// `g` placed at `start` along `dim` in zeros of `shape`.
+fn pad_along(g: &Tensor, dim: isize, start: usize, shape: &[usize]) -> Result<Tensor> {
+    let d = normalize_dim("narrow", dim, shape.len())?;
+    let (len, total) = (g.shape()[d], shape[d]);
+    if len == total {
+        return Ok(g.clone());
+    }
+    let mut parts = Vec::with_capacity(3);
+    let zeros = |n: usize| {
+        let mut s = shape.to_vec();
+        s[d] = n;
+        g.new_zeros(&s)
+    };
+    if start > 0 {
+        parts.push(zeros(start)?);
+    }
+    parts.push(g.clone());
+    if start + len < total {
+        parts.push(zeros(total - start - len)?);
+    }
+    Tensor::cat(&parts, d as isize)
 }

@@ -1,133 +1,14 @@
 //! Reductions (sum, mean, max, min, prod, argmax, argmin, var, std) over one or more dims or
-//! everything, and the numerically stable softmax / log_softmax.
+//! everything, the numerically stable softmax / log_softmax, and their backward rules. The
+//! kernel descriptors live in `crate::op::reduce`.
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+pub use crate::op::reduce::ReduceOp;
+use crate::ops::grad::unary_rule;
 use crate::shape::{normalize_dim, normalize_dims};
+use crate::tensor::node::BackwardFn;
 use crate::tensor::Tensor;
-
-/// A reduction kernel. Mean, var and std are built from these.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ReduceOp {
-    /// Sum (integers accumulate wrapping in 32 bits).
-    Sum,
-    /// Product.
-    Prod,
-    /// Maximum.
-    Max,
-    /// Minimum.
-    Min,
-    /// Index of the first maximum (i32 result).
-    ArgMax,
-    /// Index of the first minimum (i32 result).
-    ArgMin,
-}
-
-impl ReduceOp {
-    /// Every reduction kernel.
-    pub const ALL: [ReduceOp; 6] =
-        [ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min, ReduceOp::ArgMax, ReduceOp::ArgMin];
-
-    /// The op's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            ReduceOp::Sum => "sum",
-            ReduceOp::Prod => "prod",
-            ReduceOp::Max => "max",
-            ReduceOp::Min => "min",
-            ReduceOp::ArgMax => "argmax",
-            ReduceOp::ArgMin => "argmin",
-        }
-    }
-
-    /// Whether the result is an index.
-    pub(crate) fn is_arg(self) -> bool {
-        matches!(self, ReduceOp::ArgMax | ReduceOp::ArgMin)
-    }
-
-    /// Whether an empty reduction has a value (the identity) or is an error.
-    pub(crate) fn has_identity(self) -> bool {
-        matches!(self, ReduceOp::Sum | ReduceOp::Prod)
-    }
-
-    /// The dtype the kernel reads and accumulates in (bool sums and products count in i32).
-    pub(crate) fn input_dtype(self, dtype: DType) -> DType {
-        match (self, dtype) {
-            (ReduceOp::Sum | ReduceOp::Prod, DType::Bool) => DType::I32,
-            (_, d) => d,
-        }
-    }
-
-    /// The output dtype for an input of `dtype`.
-    pub(crate) fn output_dtype(self, dtype: DType) -> DType {
-        if self.is_arg() {
-            DType::I32
-        } else {
-            self.input_dtype(dtype)
-        }
-    }
-
-    /// Whether `candidate` replaces `current`: strictly better (so the first of equals wins),
-    /// and NaN beats everything and is never replaced, so max/min propagate NaN as in PyTorch.
-    /// (`x != x` is the NaN test that works for every `PartialOrd` element type.)
-    #[allow(clippy::eq_op)]
-    pub(crate) fn better<T: PartialOrd>(self, candidate: T, current: T) -> bool {
-        let nan = |x: &T| x != x;
-        if nan(&current) {
-            return false;
-        }
-        nan(&candidate)
-            || match self {
-                ReduceOp::Max | ReduceOp::ArgMax => candidate > current,
-                _ => candidate < current,
-            }
-    }
-
-    /// WGSL: how accumulator `acc` absorbs value `v` (sum and prod; the others compare with
-    /// [`ReduceOp::wgsl_better`]).
-    pub(crate) fn wgsl_combine(self) -> &'static str {
-        match self {
-            ReduceOp::Sum => "acc + v",
-            ReduceOp::Prod => "acc * v",
-            _ => "select(acc, v, better(v, acc))",
-        }
-    }
-
-    /// WGSL comparison `better(v, acc)`, with the same NaN rule as [`ReduceOp::better`] for
-    /// float accumulators.
-    pub(crate) fn wgsl_better(self, float: bool) -> &'static str {
-        match (self, float) {
-            (ReduceOp::Max | ReduceOp::ArgMax, true) => "!is_nan(acc) && (is_nan(v) || v > acc)",
-            (_, true) => "!is_nan(acc) && (is_nan(v) || v < acc)",
-            (ReduceOp::Max | ReduceOp::ArgMax, false) => "v > acc",
-            (_, false) => "v < acc",
-        }
-    }
-}
-
-impl ReduceOp {
-    /// CUDA C: how accumulator `acc` absorbs `v` for sum and prod (integers wrap through
-    /// unsigned); the selecting ops compare with [`ReduceOp::cuda_better`].
-    pub(crate) fn cuda_combine(self, float: bool) -> &'static str {
-        match (self, float) {
-            (ReduceOp::Sum, true) => "acc + v",
-            (ReduceOp::Prod, true) => "acc * v",
-            (ReduceOp::Sum, false) => "(A)((unsigned)acc + (unsigned)v)",
-            (ReduceOp::Prod, false) => "(A)((unsigned)acc * (unsigned)v)",
-            _ => "(better(v, acc) ? v : acc)",
-        }
-    }
-
-    /// CUDA C comparison `better(v, acc)`, with the NaN rule of [`ReduceOp::better`].
-    pub(crate) fn cuda_better(self, float: bool) -> &'static str {
-        match (self, float) {
-            (ReduceOp::Max | ReduceOp::ArgMax, true) => "!is_nan(acc) && (is_nan(v) || v > acc)",
-            (_, true) => "!is_nan(acc) && (is_nan(v) || v < acc)",
-            (ReduceOp::Max | ReduceOp::ArgMax, false) => "v > acc",
-            (_, false) => "v < acc",
-        }
-    }
-}
 
 impl Tensor {
     /// Runs a reduction kernel over `dims` (all dims when `None`).
@@ -161,7 +42,15 @@ impl Tensor {
         } else {
             kept.iter().map(|&d| self.shape()[d]).collect()
         };
-        Ok(Tensor::from_parts(storage, &shape, out_dtype, self.device()))
+        if op.is_arg() {
+            return Ok(Tensor::from_op_nondiff(storage, &shape, out_dtype, self.device(), name, &[&x]));
+        }
+        // `x` is [kept.., reduced..]; each output is broadcast back over its reduced block.
+        let block: Vec<isize> = kept.iter().map(|&d| self.shape()[d] as isize).chain(dims.iter().map(|_| 1)).collect();
+        let reduced: Vec<isize> = (kept.len()..rank).map(|d| d as isize).collect();
+        Ok(Tensor::from_op(storage, &shape, out_dtype, self.device(), name, &[&x], |y| {
+            backward(op, &x, y, block, reduced)
+        }))
     }
 
     /// Sum over `dims`.
@@ -290,7 +179,17 @@ impl Tensor {
         let m = x.numel().checked_div(k).unwrap_or(0);
         let storage = x.storage().softmax(x.layout(), m, k, log, x.dtype()).map_err(|e| e.in_op(op))?;
         crate::device::placement::record(op, &[self.device()], self.device());
-        let y = Tensor::from_parts(storage, x.shape(), x.dtype(), self.device());
+        // Along the last dim: softmax' = y (g - sum(g y)); log_softmax' = g - e^y sum(g).
+        let y = Tensor::from_op(storage, x.shape(), x.dtype(), self.device(), op, &[&x], |y| {
+            let y = y.clone();
+            unary_rule(move |g| {
+                if log {
+                    g.sub(&y.exp()?.mul(&g.sum(&[-1], true)?)?)
+                } else {
+                    y.mul(&g.sub(&g.mul(&y)?.sum(&[-1], true)?)?)
+                }
+            })
+        });
         y.transpose(d, -1)
     }
 }
@@ -301,4 +200,36 @@ fn reduced_count(t: &Tensor, dims: Option<&[isize]>) -> Result<usize> {
         None => t.numel(),
         Some(d) => normalize_dims("reduce", d, t.rank())?.iter().map(|&d| t.shape()[d]).product(),
     })
+}
+
+/// The backward rule of reduction `op` from `x` ([kept.., reduced..], contiguous) to `y`:
+/// `block` is the output's shape with the reduced dims kept as 1, `reduced` the trailing dims.
+fn backward(op: ReduceOp, x: &Tensor, y: &Tensor, block: Vec<isize>, reduced: Vec<isize>) -> BackwardFn {
+    let (x, y) = (x.clone(), y.clone());
+    let full: Vec<isize> = x.shape().iter().map(|&s| s as isize).collect();
+    let spread = move |t: &Tensor| t.reshape(&block)?.expand(&full);
+    match op {
+        ReduceOp::Sum => unary_rule(move |g| spread(g)),
+        // The product of the others: y / x where x != 0; where x == 0, the product of the
+        // nonzero others if that is the only zero in the block, else 0 (as PyTorch's
+        // prod_backward does).
+        ReduceOp::Prod => unary_rule(move |g| {
+            let zero = x.eq_scalar(0.0)?;
+            let others = spread(&y)?.div(&x)?;
+            let nonzero = zero.where_(&x.ones_like()?, &x)?;
+            let nonzero_prod = nonzero.prod(&reduced, true)?;
+            let zeros = zero.to_dtype(DType::I32)?.sum(&reduced, true)?;
+            let at_zero = zeros.eq_scalar(1.0)?.where_(&nonzero_prod, &nonzero_prod.zeros_like()?)?;
+            let d =
+                zero.where_(&at_zero.expand(&x.shape().iter().map(|&s| s as isize).collect::<Vec<_>>())?, &others)?;
+            spread(g)?.mul(&d)
+        }),
+        // Like PyTorch's amax/amin: ties share the gradient evenly.
+        ReduceOp::Max | ReduceOp::Min => unary_rule(move |g| {
+            let hit = x.eq(&spread(&y)?)?.to_dtype(g.dtype())?;
+            let count = hit.sum(&reduced, true)?;
+            spread(g)?.mul(&hit)?.div(&count)
+        }),
+        ReduceOp::ArgMax | ReduceOp::ArgMin => unary_rule(|g| g.zeros_like()),
+    }
 }

@@ -5,10 +5,10 @@
 pub(crate) mod params;
 
 use crate::dtype::DType;
-use crate::ops::binary::{BinaryOp, WGSL_IS_NAN, WGSL_POW};
-use crate::ops::reduce::ReduceOp;
-use crate::ops::unary::{UnaryOp, WGSL_ERF};
-use crate::ops::MapOp;
+use crate::op::binary::{BinaryOp, WGSL_IS_NAN, WGSL_POW};
+use crate::op::reduce::ReduceOp;
+use crate::op::unary::{UnaryOp, WGSL_ERF};
+use crate::op::MapOp;
 
 /// Threads per workgroup of the 1-D kernels (WebGPU's default limit is 256).
 pub(crate) const WG: u32 = 256;
@@ -64,6 +64,10 @@ pub(crate) enum KernelKey {
         dtype: DType,
         index: DType,
     },
+    IndexAdd {
+        dtype: DType,
+        index: DType,
+    },
 }
 
 /// The WGSL storage type of a dtype (bool is a u32 word).
@@ -98,7 +102,8 @@ impl KernelKey {
             | KernelKey::Fill { dtype }
             | KernelKey::Softmax { dtype, .. }
             | KernelKey::Matmul { dtype }
-            | KernelKey::Index { dtype, .. } => dtype == DType::F16,
+            | KernelKey::Index { dtype, .. }
+            | KernelKey::IndexAdd { dtype, .. } => dtype == DType::F16,
         }
     }
 
@@ -115,6 +120,7 @@ impl KernelKey {
             KernelKey::Softmax { .. } => include_str!("softmax.wgsl"),
             KernelKey::Matmul { .. } => include_str!("matmul.wgsl"),
             KernelKey::Index { .. } => include_str!("index.wgsl"),
+            KernelKey::IndexAdd { .. } => include_str!("index_add.wgsl"),
         }
     }
 
@@ -130,7 +136,7 @@ impl KernelKey {
                     MapOp::Cast if src == dst || storage_type(src) == storage_type(dst) => "return x;".into(),
                     MapOp::Cast => "return D(x);".into(),
                 };
-                let helpers = if op == MapOp::Unary(UnaryOp::Gelu) { WGSL_ERF } else { "" };
+                let helpers = if matches!(op, MapOp::Unary(u) if u.needs_erf()) { WGSL_ERF } else { "" };
                 format!("alias S = {s};\nalias D = {d};\n{helpers}fn op(x: S) -> D {{ {body} }}\n")
             }
             KernelKey::Binary { op, dtype } | KernelKey::Binary4 { op, dtype } => {
@@ -198,6 +204,12 @@ impl KernelKey {
             KernelKey::Index { dtype, index } => {
                 format!("alias S = {};\nalias I = {};\n", storage_type(dtype), storage_type(index))
             }
+            KernelKey::IndexAdd { dtype, index } => format!(
+                "alias S = {};\nalias A = {};\nalias I = {};\n",
+                storage_type(dtype),
+                storage_type(accumulator(dtype)),
+                storage_type(index)
+            ),
         }
     }
 
@@ -245,6 +257,9 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
         v.push(KernelKey::Fill { dtype: src });
         for index in [DType::I32, DType::U32] {
             v.push(KernelKey::Index { dtype: src, index });
+            if src != DType::Bool {
+                v.push(KernelKey::IndexAdd { dtype: src, index });
+            }
         }
     }
     for d in [DType::F32, DType::F16, DType::I32, DType::U32] {

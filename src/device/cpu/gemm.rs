@@ -1,7 +1,7 @@
 //! Matrix products for the CPU backend: f32 through `matrixmultiply`'s strided, cache-blocked
 //! SGEMM (threaded natively), integers through a plain triple loop.
 
-use crate::ops::MatmulArgs;
+use crate::op::MatmulArgs;
 
 pub(crate) fn sgemm_batched(a: &[f32], b: &[f32], g: &MatmulArgs) -> Vec<f32> {
     let mut c = vec![0.0f32; g.batch * g.m * g.n];

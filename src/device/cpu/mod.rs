@@ -10,9 +10,9 @@ use crate::device::{Device, DeviceInfo};
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::{Layout, StridedOffsets};
-use crate::ops::binary::BinaryOp;
-use crate::ops::reduce::ReduceOp;
-use crate::ops::{IndexMode, MapOp, MatmulArgs};
+use crate::op::binary::BinaryOp;
+use crate::op::reduce::ReduceOp;
+use crate::op::{IndexMode, MapOp, MatmulArgs};
 use crate::shape::numel;
 
 mod alloc;
@@ -20,6 +20,7 @@ mod gemm;
 mod par;
 mod reduce;
 mod scalar;
+mod scatter;
 
 use gemm::{naive_matmul, sgemm_batched};
 pub(crate) use scalar::Scalar;
@@ -211,7 +212,7 @@ fn cast<T: Scalar>(v: &[T], l: &Layout, dst: DType) -> CpuData {
     }
 }
 
-fn unary(d: &CpuData, l: &Layout, op: crate::ops::unary::UnaryOp) -> CpuData {
+fn unary(d: &CpuData, l: &Layout, op: crate::op::unary::UnaryOp) -> CpuData {
     match d {
         CpuData::F32(v) => CpuData::F32(map_strided(v, l, |x| op.f32(x))),
         CpuData::F16(v) => CpuData::F16(map_strided(v, l, |x| f16::from_f32(op.f32(x.to_f32())))),
@@ -421,6 +422,19 @@ impl Kernels for CpuBackend {
             T::wrap(src_offsets.iter().map(|&o| v[o]).collect())
         });
         CpuStorage::new(out)
+    }
+
+    fn index_add(
+        &self,
+        mode: IndexMode,
+        src: &CpuStorage,
+        l: &Layout,
+        idx: &CpuStorage,
+        li: &Layout,
+        dim: usize,
+        shape: &[usize],
+    ) -> Result<CpuStorage> {
+        scatter::index_add(mode, src, l, idx, li, dim, shape)
     }
 
     fn cat(&self, parts: &[(&CpuStorage, &Layout)], dim: usize, shape: &[usize], dtype: DType) -> Result<CpuStorage> {

@@ -10,7 +10,7 @@ use std::mem::MaybeUninit;
 
 use super::{par, Scalar};
 use crate::dtype::CpuData;
-use crate::ops::reduce::ReduceOp;
+use crate::op::reduce::ReduceOp;
 
 /// Elements per block when a single row is split.
 const BLOCK: usize = 1 << 16;

@@ -9,7 +9,7 @@ use cudarc::driver::result;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 
 use super::context::CudaDevice;
-use crate::device::wgpu::lock;
+use crate::device::policy::lock;
 use crate::device::{Device, DeviceInfo};
 
 /// What discovery found: the devices, or why there are none.

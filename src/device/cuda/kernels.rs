@@ -12,9 +12,9 @@ use crate::device::backend::Kernels;
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::ops::binary::BinaryOp;
-use crate::ops::reduce::ReduceOp;
-use crate::ops::{IndexMode, MapOp, MatOperand, MatmulArgs};
+use crate::op::binary::BinaryOp;
+use crate::op::reduce::ReduceOp;
+use crate::op::{IndexMode, MapOp, MatOperand, MatmulArgs};
 use crate::shaders::{accumulator, params, KernelKey, WG};
 
 /// Rows this short are reduced one thread per row (reduce_small.cu).
@@ -103,7 +103,7 @@ impl CudaDevice {
             .map_err(|e| format!("{e:?}"))
         });
         r.map_err(|msg| Error::Gpu { device: self.name(), msg: format!("cuBLAS matmul: {msg}") })?;
-        if crate::device::wgpu::launch_blocking() {
+        if crate::device::policy::launch_blocking() {
             self.synchronize()?;
         }
         Ok(())
@@ -343,6 +343,28 @@ impl Kernels for Arc<CudaDevice> {
         }
         let p = Params::words(&params::index(mode, l, li, dim, shape)?);
         let key = KernelKey::Index { dtype, index: idx.dtype() };
+        self.launch(key, &[src.ptr(0), idx.ptr(0), out.ptr(0)], &p, grid(n), BLOCK)?;
+        Ok(out)
+    }
+
+    fn index_add(
+        &self,
+        mode: IndexMode,
+        src: &CudaStorage,
+        l: &Layout,
+        idx: &CudaStorage,
+        li: &Layout,
+        dim: usize,
+        shape: &[usize],
+    ) -> Result<CudaStorage> {
+        let dtype = src.dtype();
+        let n = numel(shape);
+        let out = self.alloc(n, dtype)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        let p = Params::words(&params::index_add(mode, l, li, dim, shape)?);
+        let key = KernelKey::IndexAdd { dtype, index: idx.dtype() };
         self.launch(key, &[src.ptr(0), idx.ptr(0), out.ptr(0)], &p, grid(n), BLOCK)?;
         Ok(out)
     }

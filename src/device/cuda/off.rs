@@ -10,9 +10,9 @@ use crate::device::DeviceInfo;
 use crate::dtype::{CpuData, DType};
 use crate::error::Result as LibResult;
 use crate::layout::Layout;
-use crate::ops::binary::BinaryOp;
-use crate::ops::reduce::ReduceOp;
-use crate::ops::{IndexMode, MapOp, MatmulArgs};
+use crate::op::binary::BinaryOp;
+use crate::op::reduce::ReduceOp;
+use crate::op::{IndexMode, MapOp, MatmulArgs};
 
 /// A CUDA device; none can exist in this build.
 pub(crate) enum CudaDevice {}
@@ -111,6 +111,18 @@ impl Kernels for Arc<CudaDevice> {
         match **self {}
     }
     fn index(
+        &self,
+        _: IndexMode,
+        _: &CudaStorage,
+        _: &Layout,
+        _: &CudaStorage,
+        _: &Layout,
+        _: usize,
+        _: &[usize],
+    ) -> LibResult<CudaStorage> {
+        match **self {}
+    }
+    fn index_add(
         &self,
         _: IndexMode,
         _: &CudaStorage,

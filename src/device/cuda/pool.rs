@@ -10,7 +10,7 @@ use cudarc::driver::{result, CudaEvent};
 
 use super::context::CudaDevice;
 use crate::device::memory::size_class;
-use crate::device::wgpu::lock;
+use crate::device::policy::lock;
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
@@ -55,7 +55,7 @@ impl CudaStorage {
         let src = if l.is_contiguous() {
             self.ptr(l.offset())
         } else {
-            temp = self.dev.map(self, l, crate::ops::MapOp::Cast, self.dtype)?;
+            temp = self.dev.map(self, l, crate::op::MapOp::Cast, self.dtype)?;
             temp.ptr(0)
         };
         let bytes = n * self.dtype.gpu_size_in_bytes();

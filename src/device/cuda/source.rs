@@ -6,9 +6,9 @@
 #![cfg_attr(not(all(feature = "cuda", not(target_arch = "wasm32"))), allow(dead_code))]
 
 use crate::dtype::DType;
-use crate::ops::reduce::ReduceOp;
-use crate::ops::unary::{UnaryOp, CUDA_ERF};
-use crate::ops::MapOp;
+use crate::op::reduce::ReduceOp;
+use crate::op::unary::CUDA_ERF;
+use crate::op::MapOp;
 use crate::shaders::{accumulator, KernelKey, WG};
 
 /// Every kernel's entry point (`extern "C"`, so the name is not mangled).
@@ -74,6 +74,7 @@ fn body(key: &KernelKey) -> &'static str {
         KernelKey::Softmax { .. } => include_str!("kernels/softmax.cu"),
         KernelKey::Matmul { .. } => include_str!("kernels/matmul.cu"),
         KernelKey::Index { .. } => include_str!("kernels/index.cu"),
+        KernelKey::IndexAdd { .. } => include_str!("kernels/index_add.cu"),
     }
 }
 
@@ -89,7 +90,7 @@ fn variant(key: &KernelKey) -> String {
                 MapOp::Cast if storage(src) == storage(dst) => "return x;".into(),
                 MapOp::Cast => format!("return {};", store(dst, &convert(src, dst, &x))),
             };
-            let helpers = if op == MapOp::Unary(UnaryOp::Gelu) { CUDA_ERF } else { "" };
+            let helpers = if matches!(op, MapOp::Unary(u) if u.needs_erf()) { CUDA_ERF } else { "" };
             format!("typedef {} S;\ntypedef {} D;\n{helpers}{f} D op(S x) {{ {body} }}\n", storage(src), storage(dst))
         }
         KernelKey::Binary { op, dtype } | KernelKey::Binary4 { op, dtype } => {
@@ -154,6 +155,18 @@ fn variant(key: &KernelKey) -> String {
             )
         }
         KernelKey::Index { dtype, index } => format!("typedef {} S;\ntypedef {} I;\n", storage(dtype), storage(index)),
+        KernelKey::IndexAdd { dtype, index } => {
+            // Integers add in unsigned so that overflow wraps like the CPU's.
+            let acc = if dtype.is_float() { "float" } else { "unsigned" };
+            format!(
+                "typedef {} S;\ntypedef {} I;\ntypedef {acc} A;\n{f} A load(S x) {{ return (A)({}); }}\n\
+                 {f} A add(A a, A b) {{ return a + b; }}\n{f} S store(A v) {{ return {}; }}\n",
+                storage(dtype),
+                storage(index),
+                load(dtype, "x"),
+                store(dtype, "v")
+            )
+        }
     }
 }
 

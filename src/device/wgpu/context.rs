@@ -3,12 +3,12 @@
 //! defaults would panic or go unnoticed).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::lock;
 use super::pool::Pool;
 use crate::device::memory::MemoryStats;
+use crate::device::policy::{launch_blocking, lock};
 use crate::device::transfer::TransferStats;
 use crate::device::DeviceInfo;
 use crate::error::{Error, Result};
@@ -39,31 +39,6 @@ impl<'a> Bind<'a> {
     fn bytes(&self) -> u64 {
         self.size.unwrap_or(self.buffer.size() - self.offset)
     }
-}
-
-/// Launch-blocking mode: 0 = not yet read from the environment, 1 = off, 2 = on.
-static LAUNCH_BLOCKING: AtomicU8 = AtomicU8::new(0);
-
-/// Turns launch-blocking mode on or off (CUDA_LAUNCH_BLOCKING's analogue; natively also
-/// `WEBTENSOR_LAUNCH_BLOCKING=1`). With it on, every op is submitted and checked inside an error
-/// scope before the next one, so a GPU error is returned by the op that caused it, naming its
-/// kernel. It serialises the GPU: a debugging aid, not a mode to run in. On the web the check
-/// cannot block: each op still gets its own error scope, and the next synchronize or readback
-/// reports the first error with the kernel that caused it.
-pub fn set_launch_blocking(on: bool) {
-    LAUNCH_BLOCKING.store(if on { 2 } else { 1 }, Ordering::Relaxed);
-}
-
-/// Whether launch-blocking mode is on.
-pub fn launch_blocking() -> bool {
-    if LAUNCH_BLOCKING.load(Ordering::Relaxed) == 0 {
-        #[cfg(not(target_arch = "wasm32"))]
-        let on = std::env::var("WEBTENSOR_LAUNCH_BLOCKING").is_ok_and(|v| v == "1");
-        #[cfg(target_arch = "wasm32")]
-        let on = false;
-        let _ = LAUNCH_BLOCKING.compare_exchange(0, if on { 2 } else { 1 }, Ordering::Relaxed, Ordering::Relaxed);
-    }
-    LAUNCH_BLOCKING.load(Ordering::Relaxed) == 2
 }
 
 /// Words in a kernel's params uniform (`array<vec4<u32>, 16>`).

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::{WgpuDevice, WgpuStorage};
 use crate::device::cpu::CpuStorage;
 use crate::dtype::{CpuData, DType};
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 impl WgpuDevice {
     /// The whole buffer behind `s` on the host, so layouts over `s` index it unchanged.
@@ -43,7 +43,7 @@ where
         Ok(s) => return Ok(s),
         Err(e) => e,
     };
-    if !matches!(err, Error::UnsupportedDType { .. }) || !crate::device::placement::soft_device_placement() {
+    if !crate::device::policy::falls_back_to_cpu(&err) {
         return Err(err);
     }
     #[cfg(target_arch = "wasm32")]
@@ -67,7 +67,7 @@ where
             .collect::<Result<Vec<_>>>()?;
         let result = cpu()(&host)?;
         if result.data().dtype() != out.1 || result.data().len() != out.0 {
-            return Err(Error::invalid(op, "internal: the cpu kernel's result has another dtype or size"));
+            return Err(crate::error::Error::invalid(op, "internal: the cpu kernel's result has another dtype or size"));
         }
         dev.upload_data(result.data())?
     };

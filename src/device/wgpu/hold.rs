@@ -88,8 +88,8 @@ mod web {
 
     use super::{Step, WgpuDevice};
     use crate::device::cpu::CpuStorage;
+    use crate::device::policy::lock;
     use crate::device::wgpu::fallback::whole_buffer;
-    use crate::device::wgpu::lock;
     use crate::dtype::DType;
     use crate::error::{Error, Result};
 

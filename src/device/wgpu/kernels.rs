@@ -9,9 +9,9 @@ use crate::device::backend::Kernels;
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::ops::binary::BinaryOp;
-use crate::ops::reduce::ReduceOp;
-use crate::ops::{IndexMode, MapOp, MatOperand, MatmulArgs};
+use crate::op::binary::BinaryOp;
+use crate::op::reduce::ReduceOp;
+use crate::op::{IndexMode, MapOp, MatOperand, MatmulArgs};
 use crate::shaders::{accumulator, params, KernelKey, WG};
 use crate::shape::numel;
 
@@ -359,6 +359,33 @@ impl Kernels for Arc<WgpuDevice> {
         }
         let p = words(&params::index(mode, l, li, dim, shape)?);
         let key = KernelKey::Index { dtype, index: idx.dtype() };
+        self.dispatch(
+            key,
+            &[Bind::whole(src.buffer()), Bind::whole(idx.buffer()), Bind::whole(out.buffer())],
+            &p,
+            self.groups(n, WG)?,
+        )?;
+        Ok(out)
+    }
+
+    fn index_add(
+        &self,
+        mode: IndexMode,
+        src: &WgpuStorage,
+        l: &Layout,
+        idx: &WgpuStorage,
+        li: &Layout,
+        dim: usize,
+        shape: &[usize],
+    ) -> Result<WgpuStorage> {
+        let dtype = src.dtype();
+        let n = numel(shape);
+        let out = self.alloc(n, dtype)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        let p = words(&params::index_add(mode, l, li, dim, shape)?);
+        let key = KernelKey::IndexAdd { dtype, index: idx.dtype() };
         self.dispatch(
             key,
             &[Bind::whole(src.buffer()), Bind::whole(idx.buffer()), Bind::whole(out.buffer())],

@@ -46,8 +46,8 @@ pub fn destroy_device(device: Device) -> Result<()> {
     }
     Ok(())
 }
+pub(crate) use crate::device::policy::lock;
 pub(crate) use context::WgpuDevice;
-pub use context::{launch_blocking, set_launch_blocking};
 pub(crate) use fallback::or_cpu;
 pub(crate) use pool::WgpuStorage;
 
@@ -95,10 +95,4 @@ pub fn inject_dispatch_error(device: Device) -> Result<()> {
         d.poison_next_dispatch.store(true, std::sync::atomic::Ordering::Relaxed);
     }
     Ok(())
-}
-
-/// Locks a mutex, recovering the data if another thread panicked while holding it: the state
-/// guarded here (queues, pools, caches) stays consistent between statements.
-pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -8,7 +8,7 @@ use crate::device::backend::Kernels;
 use crate::dtype::CpuData;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::ops::MapOp;
+use crate::op::MapOp;
 
 impl WgpuDevice {
     /// The elements of `l` over `s`, in row-major order, on the host.

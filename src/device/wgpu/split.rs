@@ -52,9 +52,9 @@ use super::WgpuStorage;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Layout;
-use crate::ops::binary::BinaryOp;
-use crate::ops::reduce::ReduceOp;
-use crate::ops::MapOp;
+use crate::op::binary::BinaryOp;
+use crate::op::reduce::ReduceOp;
+use crate::op::MapOp;
 use crate::shaders::{accumulator, KernelKey, WG};
 
 /// Elements of a piece are multiples of this, so every piece after the first starts 256-byte

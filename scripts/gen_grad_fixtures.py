@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Generates tests/fixtures/grad.json: forward values and gradients computed by PyTorch (CPU)
+for every differentiable op, with broadcasting and views, which the Rust suite
+(tests/grad_fixtures.rs) and the JS suites compare against on every device.
+
+Regenerate (needs PyTorch from PyPI; CI does not, the output is committed):
+    python3 -m venv /tmp/torchenv && /tmp/torchenv/bin/pip install torch
+    /tmp/torchenv/bin/python scripts/gen_grad_fixtures.py
+
+Each case: an op name and args (interpreted the same way by the Rust and JS suites), inputs
+(shape, data, dtype, whether they require grad, and an optional view applied after marking
+them), the output, a random output gradient, and the input gradients PyTorch computes for it.
+"""
+import json
+import math
+import os
+
+import torch
+
+torch.manual_seed(0)
+gen = torch.Generator().manual_seed(1234)
+
+
+def randn(*shape):
+    return torch.randn(shape, generator=gen)
+
+
+def positive(*shape):
+    return torch.rand(*shape, generator=gen) * 1.5 + 0.25
+
+
+def away_from_zero(*shape):
+    x = randn(*shape)
+    return torch.where(x.abs() < 0.2, x.sign() * 0.2 + x, x)
+
+
+def distinct(*shape):
+    """Values without ties (max/min/prod gradients are exact then)."""
+    n = math.prod(shape)
+    return (torch.randperm(n, generator=gen).float() / n * 4 - 2 + 0.01).reshape(shape)
+
+
+def view(t, v):
+    if v is None:
+        return t
+    if v == "t":
+        return t.transpose(-2, -1)
+    if v == "narrow":
+        return t.narrow(-1, 1, t.shape[-1] - 1)
+    raise ValueError(v)
+
+
+# op name -> (function of inputs and args). Names and args match the Rust/JS interpreters.
+OPS = {
+    "unary": lambda x, a: getattr(torch.nn.functional if a["fn"] in ("gelu", "silu") else torch, a["fn"])(x[0]),
+    "binary": lambda x, a: {
+        "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "pow": torch.pow,
+        "maximum": torch.maximum, "minimum": torch.minimum,
+    }[a["fn"]](x[0], x[1]),
+    "scalar": lambda x, a: {
+        "add": lambda t, s: t + s, "sub": lambda t, s: t - s, "mul": lambda t, s: t * s,
+        "div": lambda t, s: t / s, "pow": lambda t, s: t ** s,
+        "maximum": lambda t, s: torch.clamp(t, min=s), "minimum": lambda t, s: torch.clamp(t, max=s),
+    }[a["fn"]](x[0], a["s"]),
+    "where": lambda x, a: torch.where(x[0] > 0, x[1], x[2]),
+    "clamp": lambda x, a: torch.clamp(x[0], min=a.get("min"), max=a.get("max")),
+    "sum": lambda x, a: x[0].sum(dim=a["dims"], keepdim=a["keepdim"]),
+    "sum_all": lambda x, a: x[0].sum(),
+    "mean": lambda x, a: x[0].mean(dim=a["dims"], keepdim=a["keepdim"]),
+    "mean_all": lambda x, a: x[0].mean(),
+    "prod": lambda x, a: x[0].prod(dim=a["dims"][0], keepdim=a["keepdim"]),
+    "prod_all": lambda x, a: x[0].prod(),
+    "max": lambda x, a: x[0].amax(dim=a["dims"], keepdim=a["keepdim"]),
+    "max_all": lambda x, a: x[0].max(),
+    "min": lambda x, a: x[0].amin(dim=a["dims"], keepdim=a["keepdim"]),
+    "min_all": lambda x, a: x[0].min(),
+    "var": lambda x, a: x[0].var(dim=a["dims"], correction=a["correction"], keepdim=a["keepdim"]),
+    "std": lambda x, a: x[0].std(dim=a["dims"], correction=a["correction"], keepdim=a["keepdim"]),
+    "var_all": lambda x, a: x[0].var(correction=a["correction"]),
+    "std_all": lambda x, a: x[0].std(correction=a["correction"]),
+    "softmax": lambda x, a: torch.softmax(x[0], dim=a["dim"]),
+    "log_softmax": lambda x, a: torch.log_softmax(x[0], dim=a["dim"]),
+    "matmul": lambda x, a: torch.matmul(x[0], x[1]),
+    "reshape": lambda x, a: x[0].reshape(a["shape"]),
+    "permute": lambda x, a: x[0].permute(a["dims"]),
+    "transpose": lambda x, a: x[0].transpose(a["a"], a["b"]),
+    "t": lambda x, a: x[0].t(),
+    "narrow": lambda x, a: x[0].narrow(a["dim"], a["start"], a["len"]),
+    "squeeze": lambda x, a: x[0].squeeze(a["dim"]),
+    "unsqueeze": lambda x, a: x[0].unsqueeze(a["dim"]),
+    "expand": lambda x, a: x[0].expand(a["shape"]),
+    "contiguous": lambda x, a: x[0].contiguous(),
+    "flatten": lambda x, a: x[0].flatten(),
+    "cat": lambda x, a: torch.cat(x, dim=a["dim"]),
+    "stack": lambda x, a: torch.stack(x, dim=a["dim"]),
+    "index_select": lambda x, a: torch.index_select(x[0], a["dim"], x[1].long()),
+    "gather": lambda x, a: torch.gather(x[0], a["dim"], x[1].long()),
+    "index_add": lambda x, a: x[0].index_add(a["dim"], x[1].long(), x[2]),
+    "scatter_add": lambda x, a: x[0].scatter_add(a["dim"], x[1].long(), x[2]),
+}
+
+
+def inp(t, grad=True, v=None, dtype="f32"):
+    return {"t": t, "grad": grad, "view": v, "dtype": dtype}
+
+
+def idx(values, shape=None):
+    t = torch.tensor(values, dtype=torch.int32)
+    return inp(t.reshape(shape) if shape else t, grad=False, dtype="i32")
+
+
+def cases():
+    c = []
+    add = lambda name, op, ins, **args: c.append((name, op, ins, args))
+    # Unary ops (domains kept where the function is smooth).
+    for fn in ["neg", "abs", "exp", "sin", "cos", "tanh", "sigmoid", "relu", "gelu", "erf", "square",
+               "floor", "ceil", "round", "sign"]:
+        src = away_from_zero if fn in ("abs", "relu", "sign") else randn
+        add(f"unary_{fn}", "unary", [inp(src(3, 4))], fn=fn)
+    add("unary_silu", "unary", [inp(randn(3, 4))], fn="silu")
+    for fn in ["log", "sqrt", "rsqrt", "reciprocal"]:
+        add(f"unary_{fn}", "unary", [inp(positive(3, 4))], fn=fn)
+    add("unary_exp_of_transposed_view", "unary", [inp(randn(4, 3), v="t")], fn="exp")
+    # Binary ops with broadcasting both ways, and views as operands.
+    for fn in ["add", "sub", "mul", "div", "maximum", "minimum"]:
+        b = away_from_zero if fn == "div" else randn
+        add(f"binary_{fn}_broadcast", "binary", [inp(randn(2, 3, 1)), inp(b(3, 4))], fn=fn)
+    add("binary_pow", "binary", [inp(positive(2, 3)), inp(randn(3))], fn="pow")
+    add("binary_mul_rank0", "binary", [inp(randn(3, 4)), inp(randn())], fn="mul")
+    add("binary_add_views", "binary", [inp(randn(4, 3), v="t"), inp(randn(3, 5), v="narrow")], fn="add")
+    add("binary_mul_one_side_grad", "binary", [inp(randn(3, 4)), inp(randn(3, 4), grad=False)], fn="mul")
+    for fn, s in [("add", 1.5), ("sub", -0.5), ("mul", 2.5), ("div", 4.0), ("pow", 3.0), ("maximum", 0.1), ("minimum", -0.1)]:
+        src = positive if fn == "pow" else away_from_zero
+        add(f"scalar_{fn}", "scalar", [inp(src(3, 4))], fn=fn, s=s)
+    add("where_broadcast", "where", [inp(randn(3, 1), grad=False), inp(randn(3, 4)), inp(randn(4))])
+    add("clamp_both", "clamp", [inp(randn(4, 5))], min=-0.5, max=0.5)
+    add("clamp_min_at_bound", "clamp", [inp(torch.tensor([[-1.0, 0.0, 0.5], [0.25, 2.0, -0.25]]))], min=0.0)
+    add("clamp_max", "clamp", [inp(randn(3, 4))], max=0.2)
+    # Reductions.
+    add("sum_dims", "sum", [inp(randn(2, 3, 4))], dims=[0, 2], keepdim=False)
+    add("sum_keepdim_neg", "sum", [inp(randn(2, 3, 4))], dims=[-1], keepdim=True)
+    add("sum_all", "sum_all", [inp(randn(3, 4))])
+    add("sum_of_transposed", "sum", [inp(randn(4, 3), v="t")], dims=[1], keepdim=False)
+    add("mean_dims", "mean", [inp(randn(2, 3, 4))], dims=[1], keepdim=False)
+    add("mean_all", "mean_all", [inp(randn(5, 2))])
+    add("prod_dim", "prod", [inp(positive(3, 4))], dims=[1], keepdim=False)
+    add("prod_dim_with_zeros", "prod", [inp(torch.tensor([[1.5, 0.0, 2.0], [0.0, 0.0, 3.0], [0.5, -2.0, 1.0]]))], dims=[1], keepdim=True)
+    add("prod_all", "prod_all", [inp(positive(2, 3))])
+    add("max_dims", "max", [inp(distinct(2, 3, 4))], dims=[1, 2], keepdim=False)
+    add("max_all", "max_all", [inp(distinct(3, 4))])
+    add("max_ties", "max", [inp(torch.tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]]))], dims=[1], keepdim=True)
+    add("min_dims", "min", [inp(distinct(3, 5))], dims=[0], keepdim=True)
+    add("min_all", "min_all", [inp(distinct(4, 2))])
+    add("var_dims", "var", [inp(randn(3, 5))], dims=[1], correction=1, keepdim=False)
+    add("var_all_biased", "var_all", [inp(randn(4, 3))], correction=0)
+    add("std_dims", "std", [inp(randn(2, 3, 4))], dims=[0, 2], correction=1, keepdim=True)
+    add("std_all", "std_all", [inp(randn(6))], correction=1)
+    add("softmax_last", "softmax", [inp(randn(3, 5))], dim=-1)
+    add("softmax_first_of_view", "softmax", [inp(randn(4, 3), v="t")], dim=0)
+    add("log_softmax_last", "log_softmax", [inp(randn(3, 5))], dim=1)
+    add("log_softmax_mid", "log_softmax", [inp(randn(2, 3, 4))], dim=1)
+    # Matmul in every form.
+    add("matmul_2d", "matmul", [inp(randn(3, 4)), inp(randn(4, 5))])
+    add("matmul_vec_vec", "matmul", [inp(randn(4)), inp(randn(4))])
+    add("matmul_mat_vec", "matmul", [inp(randn(3, 4)), inp(randn(4))])
+    add("matmul_vec_mat", "matmul", [inp(randn(4)), inp(randn(4, 5))])
+    add("matmul_batched_broadcast", "matmul", [inp(randn(2, 1, 3, 4)), inp(randn(3, 4, 2))])
+    add("matmul_transposed_operands", "matmul", [inp(randn(4, 3), v="t"), inp(randn(5, 4), v="t")])
+    add("matmul_batch_times_matrix", "matmul", [inp(randn(2, 3, 4)), inp(randn(4, 5))])
+    # Views and copies.
+    add("reshape", "reshape", [inp(randn(2, 6))], shape=[3, 4])
+    add("reshape_of_transposed", "reshape", [inp(randn(3, 4), v="t")], shape=[12])
+    add("permute", "permute", [inp(randn(2, 3, 4))], dims=[2, 0, 1])
+    add("transpose", "transpose", [inp(randn(2, 3, 4))], a=0, b=2)
+    add("t", "t", [inp(randn(3, 5))])
+    add("narrow", "narrow", [inp(randn(4, 6))], dim=1, start=2, len=3)
+    add("squeeze", "squeeze", [inp(randn(3, 1, 4))], dim=1)
+    add("unsqueeze", "unsqueeze", [inp(randn(3, 4))], dim=-1)
+    add("expand", "expand", [inp(randn(3, 1))], shape=[2, 3, 4])
+    add("contiguous_of_view", "contiguous", [inp(randn(4, 3), v="t")])
+    add("flatten", "flatten", [inp(randn(2, 3, 2))])
+    add("cat", "cat", [inp(randn(2, 3)), inp(randn(2, 1)), inp(randn(2, 2))], dim=1)
+    add("stack", "stack", [inp(randn(3, 2)), inp(randn(3, 2))], dim=1)
+    # Indexing, and its adjoints.
+    add("index_select_repeats", "index_select", [inp(randn(5, 3)), idx([4, 0, 4, 2, 4])], dim=0)
+    add("index_select_dim1", "index_select", [inp(randn(2, 4, 3)), idx([3, 1])], dim=1)
+    add("gather_dim1", "gather", [inp(randn(3, 4)), idx([[0, 3], [2, 2], [1, 0]])], dim=1)
+    add("gather_dim0_smaller", "gather", [inp(randn(4, 3)), idx([[3, 0], [3, 3]])], dim=0)
+    add("index_add", "index_add", [inp(randn(4, 3)), idx([1, 3, 1]), inp(randn(3, 3))], dim=0)
+    add("scatter_add", "scatter_add", [inp(randn(3, 4)), idx([[0, 3, 3], [1, 1, 2]]), inp(randn(2, 3))], dim=1)
+    return c
+
+
+def listify(t):
+    return t.detach().reshape(-1).tolist()
+
+
+def main():
+    out = []
+    for name, op, ins, args in cases():
+        leaves = []
+        for i in ins:
+            t = i["t"].clone()
+            if i["grad"]:
+                t.requires_grad_(True)
+            leaves.append(t)
+        xs = [view(t, i["view"]) for t, i in zip(leaves, ins)]
+        y = OPS[op](xs, args)
+        g = torch.randn(y.shape, generator=gen)
+        y.backward(g)
+        out.append({
+            "name": name,
+            "op": op,
+            "args": args,
+            "inputs": [
+                {"shape": list(i["t"].shape), "data": listify(i["t"]), "dtype": i["dtype"], "grad": i["grad"], "view": i["view"]}
+                for i in ins
+            ],
+            "out_shape": list(y.shape),
+            "out": listify(y),
+            "out_grad": listify(g),
+            "grads": [listify(t.grad) if i["grad"] else None for t, i in zip(leaves, ins)],
+        })
+    path = os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "grad.json")
+    with open(path, "w") as f:
+        json.dump({"generator": "scripts/gen_grad_fixtures.py", "torch": torch.__version__, "cases": out}, f, indent=None)
+        f.write("\n")
+    print(f"wrote {len(out)} cases to {os.path.normpath(path)}")
+
+
+if __name__ == "__main__":
+    main()

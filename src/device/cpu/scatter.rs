@@ -1,0 +1,89 @@
+//! `index_add` / scatter-add on the CPU: the kernel behind the gradients of `index_select` and
+//! `gather` (and the public `index_add`, `scatter_add`). Each source element adds into the
+//! output position its index names; for one output position the additions come in increasing
+//! source order, the same order the GPU kernels sum in, so every backend rounds alike.
+
+use half::f16;
+
+use super::{reserve, CpuStorage};
+use crate::dtype::{CpuData, DType};
+use crate::error::{Error, Result};
+use crate::layout::{Layout, StridedOffsets};
+use crate::op::IndexMode;
+use crate::shape::{contiguous_strides, numel};
+
+/// Sums `src` (laid out by `l`) into zeros of `shape` along `dim` at the positions `idx` names:
+/// for `Select`, `idx` is 1-D and picks the output slice of each source slice along `dim`; for
+/// `Gather`, `idx` has the source's shape and picks per element.
+pub(crate) fn index_add(
+    mode: IndexMode,
+    src: &CpuStorage,
+    l: &Layout,
+    idx: &CpuStorage,
+    li: &Layout,
+    dim: usize,
+    shape: &[usize],
+) -> Result<CpuStorage> {
+    let op = if mode == IndexMode::Select { "index_add" } else { "scatter_add" };
+    let ids: Vec<i64> = match idx.data() {
+        CpuData::I32(v) => v[li.offset()..li.offset() + li.numel()].iter().map(|&x| x as i64).collect(),
+        CpuData::U32(v) => v[li.offset()..li.offset() + li.numel()].iter().map(|&x| x as i64).collect(),
+        d => return Err(Error::DTypeMismatch { op, expected: DType::I32, got: d.dtype() }),
+    };
+    let size = shape[dim];
+    if let Some(&bad) = ids.iter().find(|&&i| i < 0 || i as usize >= size) {
+        return Err(Error::IndexOutOfRange { op, index: bad, dim, size });
+    }
+    reserve(numel(shape), src.data().dtype())?;
+    let out_strides = contiguous_strides(shape);
+    let src_strides = contiguous_strides(l.shape());
+    // The output offset of each source element, in the source's row-major order.
+    let targets = (0..l.numel()).map(|q| {
+        let (mut rem, mut out) = (q, 0);
+        for d in 0..l.shape().len() {
+            let c = rem / src_strides[d];
+            rem %= src_strides[d];
+            let c = match (d == dim, mode) {
+                (false, _) => c,
+                (true, IndexMode::Select) => ids[c] as usize,
+                (true, IndexMode::Gather) => ids[q] as usize,
+            };
+            out += c * out_strides[d];
+        }
+        out
+    });
+    let reads = StridedOffsets::new(l.shape(), l.strides(), l.offset());
+    let n = numel(shape);
+    let pairs = targets.zip(reads);
+    let out = match src.data() {
+        CpuData::F32(v) => {
+            let mut out = vec![0f32; n];
+            pairs.for_each(|(o, i)| out[o] += v[i]);
+            CpuData::F32(out)
+        }
+        CpuData::F16(v) => {
+            // Accumulates in f32 and rounds once, as the GPU kernels do.
+            let mut acc = vec![0f32; n];
+            pairs.for_each(|(o, i)| acc[o] += v[i].to_f32());
+            CpuData::F16(acc.into_iter().map(f16::from_f32).collect())
+        }
+        CpuData::I32(v) => {
+            let mut out = vec![0i32; n];
+            pairs.for_each(|(o, i)| out[o] = out[o].wrapping_add(v[i]));
+            CpuData::I32(out)
+        }
+        CpuData::U32(v) => {
+            let mut out = vec![0u32; n];
+            pairs.for_each(|(o, i)| out[o] = out[o].wrapping_add(v[i]));
+            CpuData::U32(out)
+        }
+        CpuData::Bool(_) => {
+            return Err(Error::UnsupportedDType {
+                op,
+                dtype: DType::Bool,
+                reason: "adding bool tensors; convert with to_dtype(i32) first".into(),
+            })
+        }
+    };
+    CpuStorage::new(out)
+}

@@ -1,0 +1,46 @@
+//! Switches and helpers shared by every backend, so that no backend reaches into another for
+//! them: launch-blocking mode (read by the wgpu and CUDA launch paths), the soft-placement
+//! fallback decision (`placement.rs` owns the switch; backends ask here whether an error falls
+//! back), and poison-tolerant locking.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use crate::error::Error;
+
+/// Launch-blocking mode: 0 = not yet read from the environment, 1 = off, 2 = on.
+static LAUNCH_BLOCKING: AtomicU8 = AtomicU8::new(0);
+
+/// Turns launch-blocking mode on or off (CUDA_LAUNCH_BLOCKING's analogue; natively also
+/// `WEBTENSOR_LAUNCH_BLOCKING=1`). With it on, every op is submitted and checked inside an error
+/// scope before the next one, so a GPU error is returned by the op that caused it, naming its
+/// kernel. It serialises the GPU: a debugging aid, not a mode to run in. On the web the check
+/// cannot block: each op still gets its own error scope, and the next synchronize or readback
+/// reports the first error with the kernel that caused it.
+pub fn set_launch_blocking(on: bool) {
+    LAUNCH_BLOCKING.store(if on { 2 } else { 1 }, Ordering::Relaxed);
+}
+
+/// Whether launch-blocking mode is on.
+pub fn launch_blocking() -> bool {
+    if LAUNCH_BLOCKING.load(Ordering::Relaxed) == 0 {
+        #[cfg(not(target_arch = "wasm32"))]
+        let on = std::env::var("WEBTENSOR_LAUNCH_BLOCKING").is_ok_and(|v| v == "1");
+        #[cfg(target_arch = "wasm32")]
+        let on = false;
+        let _ = LAUNCH_BLOCKING.compare_exchange(0, if on { 2 } else { 1 }, Ordering::Relaxed, Ordering::Relaxed);
+    }
+    LAUNCH_BLOCKING.load(Ordering::Relaxed) == 2
+}
+
+/// Whether an op that failed with `err` should run on the CPU instead: soft placement is on and
+/// the failure is a dtype the device lacks (TensorFlow's soft placement, for kernels). Every
+/// other error is the caller's to see.
+pub(crate) fn falls_back_to_cpu(err: &Error) -> bool {
+    matches!(err, Error::UnsupportedDType { .. }) && crate::device::placement::soft_device_placement()
+}
+
+/// Locks a mutex, recovering the data if another thread panicked while holding it: the state
+/// guarded here (queues, pools, caches) stays consistent between statements.
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,55 @@
+// index_add / scatter_add (the gradients of index_select / gather): each output element sums,
+// in increasing source order, the source elements whose index names it. A loop per output
+// rather than atomics: WGSL has no float atomics, and the sum comes out the same on every run
+// and every backend. An out-of-range index adds nowhere.
+// Params: 0 numel, 1 rank, 2 src offset, 3 dim, 4..12 output shape, 12..20 src strides,
+// 20 src size along dim, 21 mode (0 select, 1 gather), 22 index offset, 23..31 src shape.
+@group(0) @binding(0) var<storage, read> src: array<S>;
+@group(0) @binding(1) var<storage, read> idx: array<I>;
+@group(0) @binding(2) var<storage, read_write> dst: array<S>;
+@group(0) @binding(3) var<uniform> P: Params;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let o = gid.x + gid.y * nwg.x * WG;
+    if (o >= p(0u)) {
+        return;
+    }
+    let dim = p(3u);
+    var rem = o;
+    var soff = p(2u);
+    // Offset into the (contiguous, source-shaped) gather index, without the `dim` coordinate.
+    var ioff = 0u;
+    var istride = 1u;
+    var dim_istride = 0u;
+    var want = 0u;
+    var inside = true;
+    for (var d = i32(p(1u)) - 1; d >= 0; d--) {
+        let du = u32(d);
+        let size = p(4u + du);
+        let c = rem % size;
+        rem = rem / size;
+        let ssize = p(23u + du);
+        if (du == dim) {
+            want = c;
+            dim_istride = istride;
+        } else {
+            inside = inside && c < ssize;
+            soff += c * p(12u + du);
+            ioff += c * istride;
+        }
+        istride *= ssize;
+    }
+    var acc = A(0);
+    if (inside) {
+        let gather = p(21u) == 1u;
+        let step = p(12u + dim);
+        for (var i = 0u; i < p(20u); i++) {
+            let id = i32(idx[p(22u) + select(i, ioff + i * dim_istride, gather)]);
+            if (id >= 0 && u32(id) == want) {
+                acc += A(src[soff + i * step]);
+            }
+        }
+    }
+    dst[o] = S(acc);
+}

@@ -1,0 +1,229 @@
+//! Autograd semantics beyond single rules (those are in grad_fixtures.rs): accumulation, grad
+//! mode, leaves and detach, errors that say what to do, graph freeing, gradients across
+//! devices, and finite-difference checks of composed functions.
+
+mod common;
+use common::*;
+
+use webtensor::{BackwardOptions, DType, Device, Tensor};
+
+device_tests!(
+    grads_accumulate_until_cleared,
+    shared_inputs_sum_their_gradients,
+    no_grad_and_detach_cut_the_graph,
+    backward_errors_say_what_to_do,
+    graph_is_freed_unless_retained,
+    finite_differences_agree,
+    memory_returns_after_backward
+);
+device_tests!(meta: shapes_flow_on_meta);
+
+fn leaf(data: &[f32], shape: &[usize], d: Device) -> Tensor {
+    t(data, shape, d).requires_grad_(true).unwrap()
+}
+
+fn grads_accumulate_until_cleared(d: Device) {
+    let x = leaf(&[1.0, 2.0, 3.0], &[3], d);
+    assert!(x.is_leaf() && x.requires_grad() && x.grad().is_none());
+    let y = x.square().unwrap().sum_all().unwrap();
+    assert_eq!(y.grad_fn(), Some("sum"));
+    assert!(!y.is_leaf());
+    y.backward().unwrap();
+    assert_close(&f32s(&x.grad().unwrap()), &[2.0, 4.0, 6.0], 1e-6, "first backward");
+    // A second graph adds to the same .grad, as in PyTorch.
+    x.mul_scalar(3.0).unwrap().sum_all().unwrap().backward().unwrap();
+    assert_close(&f32s(&x.grad().unwrap()), &[5.0, 7.0, 9.0], 1e-6, "accumulated");
+    x.set_grad(None).unwrap();
+    assert!(x.grad().is_none());
+    x.sum_all().unwrap().backward().unwrap();
+    assert_close(&f32s(&x.grad().unwrap()), &[1.0, 1.0, 1.0], 1e-6, "after clearing");
+    // A wrong gradient for set_grad is refused and the old one stays.
+    let bad = t(&[1.0, 2.0], &[2], d);
+    assert!(x.set_grad(Some(bad)).unwrap_err().to_string().contains("must match"));
+    assert!(x.grad().is_some());
+}
+
+fn shared_inputs_sum_their_gradients(d: Device) {
+    // y = x * x + x through two paths into one node: dy/dx = 2x + 1.
+    let x = leaf(&[0.5, -1.0], &[2], d);
+    let h = x.mul(&x).unwrap();
+    let y = h.add(&x).unwrap().add(&h).unwrap().sum_all().unwrap(); // 2x^2 + x
+    y.backward().unwrap();
+    assert_close(&f32s(&x.grad().unwrap()), &[3.0, -3.0], 1e-6, "4x + 1");
+    // Only the leaves that require grad get one.
+    let a = leaf(&[1.0, 2.0], &[2], d);
+    let b = t(&[3.0, 4.0], &[2], d);
+    a.mul(&b).unwrap().sum_all().unwrap().backward().unwrap();
+    assert_close(&f32s(&a.grad().unwrap()), &[3.0, 4.0], 1e-6, "da");
+    assert!(b.grad().is_none() && !b.requires_grad());
+}
+
+fn no_grad_and_detach_cut_the_graph(d: Device) {
+    let x = leaf(&[1.0, 2.0], &[2], d);
+    {
+        let _g = webtensor::no_grad();
+        assert!(!webtensor::is_grad_enabled());
+        let y = x.mul_scalar(2.0).unwrap();
+        assert!(!y.requires_grad() && y.is_leaf());
+        {
+            let _e = webtensor::enable_grad();
+            assert!(x.mul_scalar(2.0).unwrap().requires_grad());
+        }
+        assert!(!webtensor::is_grad_enabled());
+    }
+    assert!(webtensor::is_grad_enabled());
+    let z = x.exp().unwrap().detach();
+    assert!(!z.requires_grad() && z.is_leaf());
+    assert_close(&f32s(&z), &[1f32.exp(), 2f32.exp()], 1e-6, "detach keeps values");
+    // Detached values act as constants: only the direct path contributes.
+    x.mul(&z).unwrap().sum_all().unwrap().backward().unwrap();
+    assert_close(&f32s(&x.grad().unwrap()), &[1f32.exp(), 2f32.exp()], 1e-5, "d(x * const)");
+}
+
+fn backward_errors_say_what_to_do(d: Device) {
+    let x = leaf(&[1.0, -2.0, 3.0], &[3], d);
+    // Not a scalar.
+    let e = x.mul_scalar(2.0).unwrap().backward().unwrap_err().to_string();
+    assert!(e.contains("one-element") && e.contains("backward_with"), "{e}");
+    // Nothing requires grad.
+    let e = t(&[1.0], &[1], d).exp().unwrap().backward().unwrap_err().to_string();
+    assert!(e.contains("requires_grad_(true)"), "{e}");
+    // Through a comparison or argmax: named.
+    let e = x.gt_scalar(0.0).unwrap().to_dtype(DType::F32).unwrap().sum_all().unwrap().backward().unwrap_err();
+    assert!(e.to_string().contains("`gt`"), "{e}");
+    let e = x.argmax(None, false).unwrap().to_dtype(DType::F32).unwrap().backward().unwrap_err();
+    assert!(e.to_string().contains("`argmax`"), "{e}");
+    // requires_grad_ only on float leaves.
+    let e = x.exp().unwrap().requires_grad_(false).unwrap_err().to_string();
+    assert!(e.contains("not a leaf") && e.contains("detach"), "{e}");
+    let ints = Tensor::from_slice(&[1i32, 2], &[2], d).unwrap();
+    let e = ints.requires_grad_(true).unwrap_err().to_string();
+    assert!(e.contains("floating-point") && e.contains("i32"), "{e}");
+    // A gradient of the wrong shape.
+    let y = x.exp().unwrap();
+    let e = y.backward_with(Some(&t(&[1.0, 1.0], &[2], d)), BackwardOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("shape"), "{e}");
+    // Nothing was lost: the same graph still runs.
+    y.backward_with(Some(&t(&[1.0, 1.0, 1.0], &[3], d)), BackwardOptions::default()).unwrap();
+    assert_close(&f32s(&x.grad().unwrap()), &f32s(&y), 1e-6, "exp' = exp");
+}
+
+fn graph_is_freed_unless_retained(d: Device) {
+    let x = leaf(&[1.0, 2.0], &[2], d);
+    let y = x.sin().unwrap().sum_all().unwrap();
+    y.backward_with(None, BackwardOptions { retain_graph: true }).unwrap();
+    y.backward().unwrap();
+    let cos: Vec<f32> = [1f32.cos(), 2f32.cos()].iter().map(|c| 2.0 * c).collect();
+    assert_close(&f32s(&x.grad().unwrap()), &cos, 1e-5, "two passes over a retained graph");
+    let e = y.backward().unwrap_err().to_string();
+    assert!(e.contains("already freed") && e.contains("retain_graph"), "{e}");
+}
+
+/// Central differences in f32 (h = 1e-2 keeps rounding error below the tolerance) for a few
+/// composed functions of several ops, views and broadcasting.
+fn finite_differences_agree(d: Device) {
+    type F = fn(&Tensor, &Tensor) -> Tensor;
+    let fns: Vec<(&str, F)> = vec![
+        ("mlp", |x, w| x.matmul(w).unwrap().tanh().unwrap().square().unwrap().mean_all().unwrap()),
+        ("softmax-ce", |x, w| {
+            let logits = x.matmul(w).unwrap();
+            logits.log_softmax(-1).unwrap().narrow(1, 0, 1).unwrap().sum_all().unwrap().neg().unwrap()
+        }),
+        ("norm", |x, w| {
+            let h = x.matmul(w).unwrap();
+            let mu = h.mean(&[-1], true).unwrap();
+            let sd = h.var(&[-1], 0, true).unwrap().add_scalar(1e-5).unwrap().sqrt().unwrap();
+            h.sub(&mu).unwrap().div(&sd).unwrap().gelu().unwrap().sum_all().unwrap()
+        }),
+        ("views", |x, w| {
+            let y = x.t().unwrap().reshape(&[-1]).unwrap().narrow(0, 1, 4).unwrap();
+            let z = Tensor::cat(&[y.clone(), w.flatten().unwrap()], 0).unwrap();
+            z.sigmoid().unwrap().prod_all().unwrap().mul(&w.max_all().unwrap()).unwrap()
+        }),
+    ];
+    let xd: Vec<f32> = (0..6).map(|i| ((i * 37 % 11) as f32 - 5.0) / 7.0).collect();
+    let wd: Vec<f32> = (0..9).map(|i| ((i * 53 % 13) as f32 - 6.0) / 9.0).collect();
+    for (name, f) in fns {
+        let x = leaf(&xd, &[2, 3], d);
+        let w = leaf(&wd, &[3, 3], d);
+        f(&x, &w).backward().unwrap();
+        for (which, base, grad, shape) in
+            [("x", &xd, x.grad().unwrap(), [2usize, 3]), ("w", &wd, w.grad().unwrap(), [3, 3])]
+        {
+            let grad = f32s(&grad);
+            let h = 1e-2f32;
+            let numeric: Vec<f32> = (0..base.len())
+                .map(|i| {
+                    let eval = |delta: f32| {
+                        let mut v = base.clone();
+                        v[i] += delta;
+                        let p = t(&v, &shape, d);
+                        let (a, b) = if which == "x" { (p, t(&wd, &[3, 3], d)) } else { (t(&xd, &[2, 3], d), p) };
+                        f(&a, &b).item_blocking::<f32>().unwrap()
+                    };
+                    (eval(h) - eval(-h)) / (2.0 * h)
+                })
+                .collect();
+            assert_close(&grad, &numeric, 2e-2, &format!("{name}: d/d{which} on {d}"));
+        }
+    }
+}
+
+fn memory_returns_after_backward(d: Device) {
+    let x = leaf(&vec![0.5; 4096], &[64, 64], d);
+    let w = leaf(&vec![0.25; 4096], &[64, 64], d);
+    let run = || {
+        let y = x.matmul(&w).unwrap().relu().unwrap().softmax(-1).unwrap().sum_all().unwrap();
+        y.backward().unwrap();
+        x.set_grad(None).unwrap();
+        w.set_grad(None).unwrap();
+    };
+    run();
+    webtensor::synchronize_blocking(d).unwrap();
+    let before = webtensor::memory_allocated(d).unwrap();
+    for _ in 0..20 {
+        run();
+    }
+    webtensor::synchronize_blocking(d).unwrap();
+    assert_eq!(webtensor::memory_allocated(d).unwrap(), before, "graphs and their saved tensors are freed on {d}");
+}
+
+fn shapes_flow_on_meta(d: Device) {
+    let x = Tensor::zeros(&[8, 4], DType::F32, d).unwrap().requires_grad_(true).unwrap();
+    let w = Tensor::zeros(&[4, 3], DType::F32, d).unwrap().requires_grad_(true).unwrap();
+    x.matmul(&w).unwrap().relu().unwrap().sum_all().unwrap().backward().unwrap();
+    assert_eq!(x.grad().unwrap().shape(), &[8, 4]);
+    assert_eq!(w.grad().unwrap().shape(), &[4, 3]);
+    assert_eq!(w.grad().unwrap().device(), d);
+}
+
+/// The gradient of `to` flows back to the source device, as in PyTorch.
+#[test]
+fn gradients_cross_devices_back_to_their_leaf() {
+    let Some(g) = gpu() else { return };
+    let x = leaf(&[1.0, 2.0, 3.0], &[3], Device::CPU);
+    let on_gpu = x.to_blocking(g).unwrap();
+    assert_eq!(on_gpu.grad_fn(), Some("to"));
+    let y = on_gpu.square().unwrap().sum_all().unwrap().to_blocking(Device::CPU).unwrap();
+    y.backward().unwrap();
+    let grad = x.grad().unwrap();
+    assert_eq!(grad.device(), Device::CPU);
+    assert_close(&f32s(&grad), &[2.0, 4.0, 6.0], 1e-6, "d(sum x^2) through the GPU");
+    // And a GPU leaf's gradient comes back from the CPU to the GPU.
+    let w = leaf(&[1.0, -1.0], &[2], g);
+    let y = w.to_blocking(Device::CPU).unwrap().exp().unwrap().sum_all().unwrap();
+    // Host to GPU needs no readback, so the async pass completes without waiting (as the
+    // synchronous `backward` in a browser relies on).
+    use futures::FutureExt;
+    y.backward_async(None, BackwardOptions::default()).now_or_never().expect("no wait").unwrap();
+    assert_eq!(w.grad().unwrap().device(), g);
+    assert_close(&f32s(&w.grad().unwrap()), &[1f32.exp(), (-1f32).exp()], 1e-5, "exp' on the way back");
+}
+
+/// Grad mode is per thread, as in PyTorch.
+#[test]
+fn grad_mode_is_per_thread() {
+    let _g = webtensor::no_grad();
+    let other = std::thread::spawn(webtensor::is_grad_enabled).join().unwrap();
+    assert!(other && !webtensor::is_grad_enabled());
+}

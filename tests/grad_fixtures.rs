@@ -1,0 +1,139 @@
+//! Every backward rule against PyTorch: `tests/fixtures/grad.json` (made by
+//! `scripts/gen_grad_fixtures.py` with PyTorch on the CPU) holds, per case, an op with its inputs
+//! (broadcast shapes, views, indices), PyTorch's output, a random output gradient and PyTorch's
+//! input gradients. Each case runs here on every device: forward, `backward_with(out_grad)`, and
+//! each leaf's `.grad` compared with PyTorch's.
+
+mod common;
+use common::*;
+
+use serde_json::Value;
+use webtensor::{BackwardOptions, DType, Device, Tensor};
+
+device_tests!(every_backward_rule_matches_pytorch);
+
+fn fixtures() -> Vec<Value> {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/grad.json"))
+        .expect("tests/fixtures/grad.json exists (regenerate with scripts/gen_grad_fixtures.py)");
+    let v: Value = serde_json::from_str(&text).expect("grad.json parses");
+    v["cases"].as_array().expect("cases").clone()
+}
+
+fn usizes(v: &Value) -> Vec<usize> {
+    v.as_array().expect("array").iter().map(|x| x.as_u64().expect("uint") as usize).collect()
+}
+
+fn isizes(v: &Value) -> Vec<isize> {
+    v.as_array().expect("array").iter().map(|x| x.as_i64().expect("int") as isize).collect()
+}
+
+fn floats(v: &Value) -> Vec<f32> {
+    v.as_array().expect("array").iter().map(|x| x.as_f64().expect("number") as f32).collect()
+}
+
+fn int(a: &Value, k: &str) -> isize {
+    a[k].as_i64().unwrap_or_else(|| panic!("arg {k}")) as isize
+}
+
+/// The op of a case, as the generator's `OPS` table defines it.
+fn apply(op: &str, a: &Value, x: &[Tensor]) -> webtensor::Result<Tensor> {
+    let keep = || a["keepdim"].as_bool().expect("keepdim");
+    let corr = || a["correction"].as_u64().expect("correction") as usize;
+    Ok(match op {
+        "unary" => {
+            let f = a["fn"].as_str().expect("fn");
+            x[0].unary(*webtensor::UnaryOp::ALL.iter().find(|u| u.name() == f).expect("known unary op"))?
+        }
+        "binary" => {
+            let f = a["fn"].as_str().expect("fn");
+            x[0].binary(&x[1], *webtensor::BinaryOp::ALL.iter().find(|b| b.name() == f).expect("known op"))?
+        }
+        "scalar" => {
+            let f = a["fn"].as_str().expect("fn");
+            let op = *webtensor::BinaryOp::ALL.iter().find(|b| b.name() == f).expect("known op");
+            x[0].binary_scalar(a["s"].as_f64().expect("s"), op)?
+        }
+        "where" => x[0].gt_scalar(0.0)?.where_(&x[1], &x[2])?,
+        "clamp" => x[0].clamp(a["min"].as_f64(), a["max"].as_f64())?,
+        "sum" => x[0].sum(&isizes(&a["dims"]), keep())?,
+        "sum_all" => x[0].sum_all()?,
+        "mean" => x[0].mean(&isizes(&a["dims"]), keep())?,
+        "mean_all" => x[0].mean_all()?,
+        "prod" => x[0].prod(&isizes(&a["dims"]), keep())?,
+        "prod_all" => x[0].prod_all()?,
+        "max" => x[0].max(&isizes(&a["dims"]), keep())?,
+        "max_all" => x[0].max_all()?,
+        "min" => x[0].min(&isizes(&a["dims"]), keep())?,
+        "min_all" => x[0].min_all()?,
+        "var" => x[0].var(&isizes(&a["dims"]), corr(), keep())?,
+        "std" => x[0].std(&isizes(&a["dims"]), corr(), keep())?,
+        "var_all" => x[0].var_all(corr())?,
+        "std_all" => x[0].std_all(corr())?,
+        "softmax" => x[0].softmax(int(a, "dim"))?,
+        "log_softmax" => x[0].log_softmax(int(a, "dim"))?,
+        "matmul" => x[0].matmul(&x[1])?,
+        "reshape" => x[0].reshape(&isizes(&a["shape"]))?,
+        "permute" => x[0].permute(&isizes(&a["dims"]))?,
+        "transpose" => x[0].transpose(int(a, "a"), int(a, "b"))?,
+        "t" => x[0].t()?,
+        "narrow" => x[0].narrow(int(a, "dim"), int(a, "start") as usize, int(a, "len") as usize)?,
+        "squeeze" => x[0].squeeze(Some(int(a, "dim")))?,
+        "unsqueeze" => x[0].unsqueeze(int(a, "dim"))?,
+        "expand" => x[0].expand(&isizes(&a["shape"]))?,
+        "contiguous" => x[0].contiguous()?,
+        "flatten" => x[0].flatten()?,
+        "cat" => Tensor::cat(x, int(a, "dim"))?,
+        "stack" => Tensor::stack(x, int(a, "dim"))?,
+        "index_select" => x[0].index_select(int(a, "dim"), &x[1])?,
+        "gather" => x[0].gather(int(a, "dim"), &x[1])?,
+        "index_add" => x[0].index_add(int(a, "dim"), &x[1], &x[2])?,
+        "scatter_add" => x[0].scatter_add(int(a, "dim"), &x[1], &x[2])?,
+        other => panic!("grad.json has an op this suite does not know: {other}"),
+    })
+}
+
+fn every_backward_rule_matches_pytorch(d: Device) {
+    let cases = fixtures();
+    assert!(cases.len() >= 80, "expected the full fixture set, got {} cases", cases.len());
+    for case in &cases {
+        let name = case["name"].as_str().expect("name");
+        let what = |s: &str| format!("{name} on {d}: {s}");
+        let mut leaves = Vec::new();
+        let mut xs = Vec::new();
+        for i in case["inputs"].as_array().expect("inputs") {
+            let shape = usizes(&i["shape"]);
+            let leaf = if i["dtype"] == "i32" {
+                let data: Vec<i32> = floats(&i["data"]).iter().map(|&v| v as i32).collect();
+                Tensor::from_slice(&data, &shape, d).unwrap()
+            } else {
+                t(&floats(&i["data"]), &shape, d).requires_grad_(i["grad"].as_bool().expect("grad")).unwrap()
+            };
+            let x = match i["view"].as_str() {
+                None => leaf.clone(),
+                Some("t") => leaf.transpose(-2, -1).unwrap(),
+                Some("narrow") => leaf.narrow(-1, 1, shape[shape.len() - 1] - 1).unwrap(),
+                Some(v) => panic!("unknown view {v}"),
+            };
+            leaves.push(leaf);
+            xs.push(x);
+        }
+        let y = apply(case["op"].as_str().expect("op"), &case["args"], &xs)
+            .unwrap_or_else(|e| panic!("{}", what(&e.to_string())));
+        assert_eq!(y.shape(), usizes(&case["out_shape"]).as_slice(), "{}", what("output shape"));
+        assert_close(&f32s(&y), &floats(&case["out"]), 1e-4, &what("output"));
+        assert!(y.requires_grad(), "{}", what("the output requires grad"));
+        let g = t(&floats(&case["out_grad"]), y.shape(), d);
+        y.backward_with(Some(&g), BackwardOptions::default()).unwrap_or_else(|e| panic!("{}", what(&e.to_string())));
+        for (k, (leaf, want)) in leaves.iter().zip(case["grads"].as_array().expect("grads")).enumerate() {
+            match want {
+                Value::Null => assert!(leaf.grad().is_none(), "{}", what(&format!("input {k} needs no grad"))),
+                want => {
+                    let got = leaf.grad().unwrap_or_else(|| panic!("{}", what(&format!("input {k} has no grad"))));
+                    assert_eq!(got.device(), d, "{}", what("the gradient lives on the leaf's device"));
+                    assert_eq!(got.dtype(), DType::F32);
+                    assert_close(&f32s(&got), &floats(want), 1e-4, &what(&format!("grad of input {k}")));
+                }
+            }
+        }
+    }
+}
