@@ -1,5 +1,5 @@
 // Browser and bundler entry: fetches the .wasm next to this file (or from `options.wasm`).
-import { bind, bound } from './core.js';
+import { bind, bound } from './internal.js';
 import { initOptions, once } from './init.js';
 import initWasm, * as wasm from '../pkg/webtensor.js';
 

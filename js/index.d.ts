@@ -49,6 +49,8 @@ export type ValueOf<D extends DType> = D extends 'bool' ? boolean : number;
 export interface CreateOptions<D extends DType = DType> {
   device?: DeviceLike | undefined;
   dtype?: D | undefined;
+  /** Mark the new tensor as a leaf that needs a gradient (floating-point dtypes only). */
+  requiresGrad?: boolean | undefined;
 }
 
 export interface TensorOptions<D extends DType = DType> extends CreateOptions<D> {
@@ -62,6 +64,13 @@ export interface RandomOptions<D extends 'float32' | 'float16' = 'float32'> {
   dtype?: D | undefined;
   /** Same seed, same values, on every device: an integer in [0, 2^53). */
   seed?: number | undefined;
+  /** Mark the new tensor as a leaf that needs a gradient. */
+  requiresGrad?: boolean | undefined;
+}
+
+export interface BackwardOptions {
+  /** Keep the graph after the pass, to go through it again (PyTorch's `retain_graph`). */
+  retainGraph?: boolean | undefined;
 }
 
 export interface MomentOptions {
@@ -155,6 +164,7 @@ export declare class Tensor<D extends DType = DType> {
   ceil(): Tensor<Keep<D>>;
   round(): Tensor<Keep<D>>;
   sign(): Tensor<Keep<D>>;
+  erf(): Tensor<Floating<D>>;
 
   /** `this ? a : b`, elementwise with broadcasting (this is the condition). */
   where<A extends DType, B extends DType>(a: Tensor<A>, b: Tensor<B>): Tensor<Promote<A, B>>;
@@ -194,6 +204,38 @@ export declare class Tensor<D extends DType = DType> {
   toDtype<T extends DType>(dtype: T): Tensor<T>;
   indexSelect(dim: number, index: Tensor<'int32' | 'uint32'>): Tensor<D>;
   gather(dim: number, index: Tensor<'int32' | 'uint32'>): Tensor<D>;
+  /** `this` plus `source` added at the slices `index` names along `dim` (PyTorch's `index_add`). */
+  indexAdd(dim: number, index: Tensor<'int32' | 'uint32'>, source: Tensor): Tensor<D>;
+  /** `this` plus `src` added at the positions `index` names along `dim` (PyTorch's `scatter_add`). */
+  scatterAdd(dim: number, index: Tensor<'int32' | 'uint32'>, src: Tensor): Tensor<D>;
+
+  /** Whether this tensor takes part in autograd (a marked leaf, or the output of a recorded op). */
+  readonly requiresGrad: boolean;
+  /** Marks this leaf as needing a gradient (or not), in place; returns this tensor. */
+  requiresGrad_(on?: boolean): this;
+  /** Whether this is a leaf of the graph (made by you, not recorded from an op). */
+  readonly isLeaf: boolean;
+  /** The name of the op that made this tensor when it was recorded, else null. */
+  readonly gradFn: string | null;
+  /**
+   * The gradient accumulated by backward() since it was last cleared (a new handle: dispose it
+   * or read it in wt.tidy), or null. Assign null to clear it, or a tensor of this one's shape,
+   * dtype and device to replace it.
+   */
+  get grad(): Tensor<D> | null;
+  set grad(value: Tensor<D> | null);
+  /** A leaf over the same data with no autograd history. */
+  detach(): Tensor<D>;
+  /**
+   * Adds the gradient of this one-element tensor (a loss) to every leaf that requires grad
+   * (PyTorch's `loss.backward()`), then frees the graph. Pass `grad` for a non-scalar output.
+   * A graph whose gradient must leave a GPU through `to()` needs `await backwardAsync()`.
+   */
+  backward(grad?: Tensor | null, options?: BackwardOptions): void;
+  backward(options: BackwardOptions): void;
+  /** backward() that awaits transfers: works for every graph. */
+  backwardAsync(grad?: Tensor | null, options?: BackwardOptions): Promise<void>;
+  backwardAsync(options: BackwardOptions): Promise<void>;
 
   /** Zeros of `shape` with this tensor's dtype and device (options override them). */
   newZeros<T extends DType = D>(shape: Shape, options?: CreateOptions<T>): Tensor<T>;
@@ -298,6 +340,15 @@ export function tidy<T>(name: string, fn: () => T): T;
  * `with tf.device(...)`); scopes nest. `fn` must be synchronous.
  */
 export function withDevice<T>(device: DeviceLike, fn: () => T): T;
+/**
+ * Runs `fn` without recording the autograd graph (PyTorch's `torch.no_grad()`): results do not
+ * require grad. `fn` must be synchronous.
+ */
+export function noGrad<T>(fn: () => T): T;
+/** Runs `fn` with recording on, inside a noGrad block. */
+export function enableGrad<T>(fn: () => T): T;
+/** Whether ops record the autograd graph. */
+export function isGradEnabled(): boolean;
 
 export function memoryAllocated(device: DeviceLike): number;
 export function memoryReserved(device: DeviceLike): number;

@@ -3,7 +3,7 @@
 // (GPUBufferUsage, ...) are installed from that package too, or from `options.globals`. Without
 // `gpu`, the cpu device works alone; a later `init({ gpu })` adds the GPU.
 import { readFileSync } from 'node:fs';
-import { bind, bound } from './core.js';
+import { bind, bound } from './internal.js';
 import { initOptions, once } from './init.js';
 import * as wasm from '../pkg/webtensor.js';
 

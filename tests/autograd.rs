@@ -227,3 +227,25 @@ fn grad_mode_is_per_thread() {
     let other = std::thread::spawn(webtensor::is_grad_enabled).join().unwrap();
     assert!(other && !webtensor::is_grad_enabled());
 }
+
+/// The README's Rust example: least squares by gradient descent, with the update under no_grad.
+#[test]
+fn readme_example_converges() {
+    let dev = webtensor::best_device();
+    let x = Tensor::randn(&[64, 8], Some(0), dev).unwrap();
+    let y = Tensor::randn(&[64, 1], Some(1), dev).unwrap();
+    let mut w = Tensor::zeros(&[8, 1], DType::F32, dev).unwrap().requires_grad_(true).unwrap();
+    let loss_of = |w: &Tensor| x.matmul(w).unwrap().sub(&y).unwrap().square().unwrap().mean_all().unwrap();
+    let first = loss_of(&w).item_blocking::<f32>().unwrap();
+    for _ in 0..100 {
+        let loss = loss_of(&w);
+        loss.backward().unwrap();
+        let step = {
+            let _g = webtensor::no_grad();
+            w.sub(&w.grad().expect("w requires grad").mul_scalar(0.1).unwrap()).unwrap()
+        };
+        w = step.requires_grad_(true).unwrap();
+    }
+    let last = loss_of(&w).item_blocking::<f32>().unwrap();
+    assert!(last < 0.9 * first, "the loss fell: {first} -> {last}");
+}

@@ -42,10 +42,11 @@ export const assert = {
   },
 };
 
-export function close(got, want, tol = 1e-5) {
+export function close(got, want, tol = 1e-5, what = "") {
   const g = Array.from(got);
-  if (g.length !== want.length) fail(`length ${g.length} != ${want.length}: ${g}`);
+  const at = what ? `${what}: ` : "";
+  if (g.length !== want.length) fail(`${at}length ${g.length} != ${want.length}: ${g}`);
   g.forEach((x, i) => {
-    if (!(Math.abs(x - want[i]) <= tol * (1 + Math.abs(want[i])))) fail(`element ${i}: got ${x}, want ${want[i]} (all: ${g})`);
+    if (!(Math.abs(x - want[i]) <= tol * (1 + Math.abs(want[i])))) fail(`${at}element ${i}: got ${x}, want ${want[i]} (all: ${g})`);
   });
 }

@@ -2,6 +2,7 @@
 // (browser.mjs): results per op family on every device, transfers, device rules, lifetimes and
 // memory stats, and bad inputs that must not break later calls.
 import { assert, close } from './assert.mjs';
+import { gradCases } from './grad.mjs';
 
 /** The cases as `{ name, fn }` for `wt` (an initialised webtensor module) on `devices`. */
 export function cases(wt, devices) {
@@ -476,5 +477,6 @@ export function cases(wt, devices) {
   assert.equal(wt.zeros([1]).device, 'cpu');
 });
 
+  list.push(...gradCases(wt, devices));
   return list;
 }

@@ -9,7 +9,7 @@ import { chromium } from 'playwright-core';
 
 const TYPES = {
   '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html',
-  '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png',
+  '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json',
 };
 
 /**

@@ -76,3 +76,26 @@ export async function check(): Promise<void> {
   // @ts-expect-error kinds are a closed set
   wt.isAvailable('tpu');
 }
+
+// Autograd.
+{
+  const w = wt.randn([4, 2], { seed: 1, requiresGrad: true });
+  const x = wt.tensor([[1, 2, 3, 4]], { requiresGrad: false });
+  const loss = x.matmul(w).tanh().square().mean();
+  loss.backward();
+  loss.backward(undefined, { retainGraph: true });
+  loss.backward({ retainGraph: false });
+  const p: Promise<void> = loss.backwardAsync();
+  const g: wt.Tensor<'float32'> | null = w.grad;
+  w.grad = null;
+  const marked: wt.Tensor<'float32'> = x.requiresGrad_();
+  const flags: boolean[] = [w.requiresGrad, w.isLeaf];
+  const fn: string | null = loss.gradFn;
+  const frozen: wt.Tensor<'float32'> = wt.noGrad(() => w.mul(2));
+  const on: boolean = wt.isGradEnabled();
+  const added: wt.Tensor<'float32'> = w.indexAdd(0, wt.tensor([0], { dtype: 'int32' }), wt.ones([1, 2]));
+  const e: wt.Tensor<'float32'> = w.erf().detach();
+  void [p, g, marked, flags, fn, frozen, on, added, e];
+  // @ts-expect-error backward takes a tensor or options
+  loss.backward(5);
+}

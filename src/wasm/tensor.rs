@@ -16,7 +16,7 @@ use crate::{BinaryOp, DType, Device, Error, ReduceOp, Tensor, UnaryOp};
 /// class spells them in camelCase; `where_` is `where`). With the families' `ALL` tables this is
 /// the op table `opTable()` exports, which the JS suite checks `js/core.js` and `js/index.d.ts`
 /// against: an op added here without a JS method and a type fails that test.
-pub(crate) const OTHER_METHODS: [&str; 24] = [
+pub(crate) const OTHER_METHODS: [&str; 30] = [
     "where_",
     "clamp",
     "argmax",
@@ -41,27 +41,33 @@ pub(crate) const OTHER_METHODS: [&str; 24] = [
     "gather",
     "cat",
     "stack",
+    "index_add",
+    "scatter_add",
+    "requires_grad_",
+    "backward",
+    "backward_async",
+    "detach",
 ];
 
 /// A tensor handle (cheap to clone: it shares the data).
 #[wasm_bindgen]
 #[derive(Clone)]
 pub struct RawTensor {
-    t: Tensor,
+    pub(super) t: Tensor,
     /// Counts this handle in `wt.memory()` while it lives.
     _live: Live,
 }
 
 impl RawTensor {
-    fn new(t: Tensor) -> RawTensor {
+    pub(super) fn new(t: Tensor) -> RawTensor {
         let _live = Live::new(t.device());
         RawTensor { t, _live }
     }
 }
 
-type R = Result<RawTensor, JsValue>;
+pub(super) type R = Result<RawTensor, JsValue>;
 
-fn wrap(r: crate::Result<Tensor>) -> R {
+pub(super) fn wrap(r: crate::Result<Tensor>) -> R {
     r.map(RawTensor::new).map_err(js_err)
 }
 

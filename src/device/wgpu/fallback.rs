@@ -67,7 +67,10 @@ where
             .collect::<Result<Vec<_>>>()?;
         let result = cpu()(&host)?;
         if result.data().dtype() != out.1 || result.data().len() != out.0 {
-            return Err(crate::error::Error::invalid(op, "internal: the cpu kernel's result has another dtype or size"));
+            return Err(crate::error::Error::invalid(
+                op,
+                "internal: the cpu kernel's result has another dtype or size",
+            ));
         }
         dev.upload_data(result.data())?
     };

@@ -1,0 +1,161 @@
+// Creation: wt.tensor, full/zeros/ones, arange, rand/randn, the *Like forms, cat and stack.
+import * as check from './check.js';
+import { core } from './internal.js';
+import { Tensor, rawOf } from './tensor.js';
+
+const { LONG } = check;
+
+const CREATE = ['device', 'dtype', 'requiresGrad'];
+
+/** `t`, marked as requiring grad when the options say so (disposed if that fails). */
+function marked(fn, t, o) {
+  try {
+    return check.flag(fn, 'options.requiresGrad', o.requiresGrad) ? t.requiresGrad_(true) : t;
+  } catch (e) {
+    t.dispose();
+    throw e;
+  }
+}
+
+/** Shape and flat values of nested arrays, checking that they are rectangular. */
+function nested(fn, values) {
+  const shape = [];
+  for (let v = values; Array.isArray(v); v = v[0]) shape.push(v.length);
+  const flat = [];
+  const walk = (v, depth, path) => {
+    if (depth === shape.length) {
+      if (typeof v !== 'number' && typeof v !== 'boolean') check.fail(TypeError, fn, `values${path}`, v, 'a number or a boolean');
+      flat.push(v);
+      return;
+    }
+    if (!Array.isArray(v) || v.length !== shape[depth]) {
+      throw new RangeError(`${fn}: values are ragged: values${path} has ${Array.isArray(v) ? `length ${v.length}` : 'no dimension'} where ${shape[depth]} was expected; nested arrays must be rectangular`);
+    }
+    v.forEach((x, i) => walk(x, depth + 1, `${path}[${i}]`));
+  };
+  walk(values, 0, '');
+  return { shape, flat };
+}
+
+/**
+ * A tensor from a number or boolean (0-d), nested arrays, or a typed array (`shape` gives it
+ * more than one dim). The dtype is inferred when not given: bool for booleans, int32/uint32 for
+ * Int32Array/Uint32Array, float32 otherwise.
+ */
+export function tensor(values, opts) {
+  const fn = 'tensor';
+  const o = check.options(fn, opts, [...CREATE, 'shape']);
+  const device = check.optDevice(fn, o.device);
+  let shape;
+  let flat;
+  let inferred = 'f32';
+  if (typeof values === 'number' || typeof values === 'boolean') {
+    shape = [];
+    flat = [values];
+    if (typeof values === 'boolean') inferred = 'bool';
+  } else if (Array.isArray(values)) {
+    ({ shape, flat } = nested(fn, values));
+    if (flat.length && flat.every((x) => typeof x === 'boolean')) inferred = 'bool';
+  } else if (ArrayBuffer.isView(values) && !(values instanceof DataView) && typeof values[Symbol.iterator] === 'function') {
+    if (typeof values[0] === 'bigint' || values instanceof BigInt64Array || values instanceof BigUint64Array) {
+      check.fail(TypeError, fn, 'values', values, 'numbers (64-bit integer arrays are not supported)');
+    }
+    shape = [values.length];
+    flat = values;
+    if (values instanceof Int32Array) inferred = 'i32';
+    if (values instanceof Uint32Array) inferred = 'u32';
+  } else {
+    check.fail(TypeError, fn, 'values', values, 'a number, a boolean, (nested) arrays of them, or a typed array');
+  }
+  if (o.shape !== undefined) shape = check.shape(fn, o.shape, 'options.shape');
+  const dtype = check.dtype(fn, o.dtype, inferred);
+  const dims = Float64Array.from(shape);
+  return marked(fn, make(fn, values, flat, dims, dtype, device), o);
+}
+
+function make(fn, values, flat, dims, dtype, device) {
+  const w = core();
+  if (dtype === 'i32' && values instanceof Int32Array) return new Tensor(w.RawTensor.fromI32(values, dims, device));
+  if (dtype === 'u32' && values instanceof Uint32Array) return new Tensor(w.RawTensor.fromU32(values, dims, device));
+  if (dtype === 'i32' || dtype === 'u32') {
+    const out = dtype === 'i32' ? new Int32Array(flat.length) : new Uint32Array(flat.length);
+    for (let i = 0; i < flat.length; i++) {
+      const x = typeof flat[i] === 'boolean' ? +flat[i] : flat[i];
+      out[i] = check.fitsDtype(fn, `values[${i}]`, Math.trunc(x), dtype);
+    }
+    return new Tensor(dtype === 'i32' ? w.RawTensor.fromI32(out, dims, device) : w.RawTensor.fromU32(out, dims, device));
+  }
+  if (dtype === 'bool') return new Tensor(w.RawTensor.fromBool(Uint8Array.from(flat, (x) => (x ? 1 : 0)), dims, device));
+  const data = flat instanceof Float32Array ? flat : Float32Array.from(flat, Number);
+  return new Tensor(w.RawTensor.fromF32(data, dims, dtype, device));
+}
+
+/** `value` in `shape` (an array, or one integer for 1-D). */
+export function full(shape, value, opts) {
+  const fn = 'full';
+  const o = check.options(fn, opts, CREATE);
+  const s = check.shape(fn, shape);
+  const dtype = check.dtype(fn, o.dtype);
+  const v = check.number(fn, 'value', value);
+  if (dtype === 'i32' || dtype === 'u32') check.fitsDtype(fn, 'value', v, dtype);
+  return marked(fn, new Tensor(core().RawTensor.full(Float64Array.from(s), v, dtype, check.optDevice(fn, o.device))), o);
+}
+export function zeros(shape, opts) { return full(shape, 0, opts); }
+export function ones(shape, opts) { return full(shape, 1, opts); }
+
+/**
+ * `start, start + step, ...` below `end`: `arange(end)`, `arange(start, end)`,
+ * `arange(start, end, step)`, each optionally followed by options.
+ */
+export function arange(...args) {
+  const fn = 'arange';
+  const opts = args.length && (args[args.length - 1] === undefined || typeof args[args.length - 1] === 'object') ? args.pop() : undefined;
+  if (args.length < 1 || args.length > 3) throw new TypeError(`arange: expected arange(end), arange(start, end) or arange(start, end, step), then options; got ${args.length} numbers`);
+  const nums = args.map((a, i) => check.number(fn, ['start', 'end', 'step'][args.length === 1 ? 1 : i], a));
+  const [start, end, step] = nums.length === 1 ? [0, nums[0], 1] : [nums[0], nums[1], nums[2] ?? 1];
+  const o = check.options(fn, opts, CREATE);
+  return marked(fn, new Tensor(core().RawTensor.arange(start, end, step, check.dtype(fn, o.dtype), check.optDevice(fn, o.device))), o);
+}
+
+function random(fn, shape, opts, normal) {
+  const o = check.options(fn, opts, [...CREATE, 'seed']);
+  const s = check.shape(fn, shape);
+  const seed = o.seed === undefined || o.seed === null ? undefined : check.integer(fn, 'seed', o.seed, 0);
+  return marked(fn, new Tensor(core().RawTensor.random(Float64Array.from(s), normal, seed, check.dtype(fn, o.dtype), check.optDevice(fn, o.device))), o);
+}
+/** Uniform samples in [0, 1) (float32 or float16); the same seed gives the same values on every device. */
+export function rand(shape, opts) { return random('rand', shape, opts, false); }
+/** Standard normal samples (float32 or float16); the same seed gives the same values on every device. */
+export function randn(shape, opts) { return random('randn', shape, opts, true); }
+
+function likeOptions(fn, t, opts, extra = []) {
+  const raw = rawOf(fn, 'input', t);
+  const o = check.options(fn, opts, [...CREATE, ...extra]);
+  return { ...o, device: o.device ?? raw.device, dtype: o.dtype ?? LONG[raw.dtype] };
+}
+/** Zeros with `t`'s shape, dtype and device (options override dtype and device). */
+export function zerosLike(t, opts) { return full(t?.shape, 0, likeOptions('zerosLike', t, opts)); }
+/** Ones with `t`'s shape, dtype and device. */
+export function onesLike(t, opts) { return full(t?.shape, 1, likeOptions('onesLike', t, opts)); }
+/** `value` with `t`'s shape, dtype and device. */
+export function fullLike(t, value, opts) { return full(t?.shape, value, likeOptions('fullLike', t, opts)); }
+/** Uniform samples with `t`'s shape, dtype (a float one) and device. */
+export function randLike(t, opts) { return rand(t?.shape, likeOptions('randLike', t, opts, ['seed'])); }
+/** Normal samples with `t`'s shape, dtype (a float one) and device. */
+export function randnLike(t, opts) { return randn(t?.shape, likeOptions('randnLike', t, opts, ['seed'])); }
+
+function parts(fn, tensors) {
+  if (!Array.isArray(tensors)) check.fail(TypeError, fn, 'tensors', tensors, 'an array of Tensors');
+  // Check every part before cloning any handle: a handle cloned before a later part fails would
+  // never be freed (raw handles have no finalizer).
+  const raws = tensors.map((t, i) => rawOf(fn, `tensors[${i}]`, t));
+  return raws.map((r) => r.cloneHandle());
+}
+export function cat(tensors, dim = 0) {
+  const d = check.dim('cat', dim);
+  return new Tensor(core().RawTensor.cat(parts('cat', tensors), d));
+}
+export function stack(tensors, dim = 0) {
+  const d = check.dim('stack', dim);
+  return new Tensor(core().RawTensor.stack(parts('stack', tensors), d));
+}

@@ -1,0 +1,327 @@
+// The Tensor class: PyTorch's tensor methods in JavaScript spelling over a wasm handle. Every
+// method checks its arguments (js/check.js) before anything reaches wasm; every rule about
+// shapes, dtypes and devices lives in the Rust core.
+import * as check from './check.js';
+import { core, finalizer, scopes, wasmExports } from './internal.js';
+import { full, tensor } from './create.js';
+
+const { LONG } = check;
+
+/** The other operand of a binary op: a live Tensor or a number (booleans count as 0 and 1). */
+export function operand(fn, v) {
+  if (v instanceof Tensor) return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return check.number(fn, 'other', v);
+  return check.fail(TypeError, fn, 'other', v, 'a Tensor or a number');
+}
+
+/** `t` as a live raw tensor, or a clear error naming the function and argument. */
+export function rawOf(fn, arg, t) {
+  if (!(t instanceof Tensor)) check.fail(TypeError, fn, arg, t, 'a Tensor');
+  if (t.disposed) throw new Error(`${fn}: ${arg} was disposed; it can no longer be used`);
+  return t.raw;
+}
+
+export class Tensor {
+  /** @internal */
+  constructor(raw) {
+    if (!wasmExports() || !(raw instanceof wasmExports().RawTensor)) {
+      throw new TypeError('Tensor cannot be constructed directly; use wt.tensor(), wt.zeros(), ... or an op');
+    }
+    this.raw = raw;
+    this.disposed = false;
+    finalizer.register(this, raw, this);
+    if (scopes.length) scopes[scopes.length - 1].add(this);
+  }
+
+  #live(fn) {
+    if (this.disposed) throw new Error(`${fn}: this tensor was disposed; it can no longer be used`);
+    return this.raw;
+  }
+
+  get shape() { return Array.from(this.#live('shape').shape); }
+  get dtype() { return LONG[this.#live('dtype').dtype]; }
+  get device() { return this.#live('device').device; }
+  get rank() { return this.#live('rank').shape.length; }
+  /** The number of elements (PyTorch's `numel()`, TensorFlow.js's `size`). */
+  numel() { return this.#live('numel').numel; }
+  /** The shape (no argument) or the size of dimension `dim` (negative counts from the end), as PyTorch's `size()`. */
+  size(dim) {
+    const shape = this.shape;
+    if (dim === undefined) return shape;
+    const d = check.dim('size', dim);
+    if (d < -shape.length || d >= Math.max(shape.length, 1)) {
+      throw new RangeError(`size: dimension ${d} is out of range for a tensor of rank ${shape.length}`);
+    }
+    return shape.length === 0 ? 1 : shape[d < 0 ? d + shape.length : d];
+  }
+
+  #binary(op, other) {
+    const raw = this.#live(op);
+    const o = operand(op, other);
+    if (typeof o === 'number') return new Tensor(raw.binaryScalar(op, o));
+    return new Tensor(raw.binary(op, rawOf(op, 'other', o)));
+  }
+
+  add(o) { return this.#binary('add', o); }
+  sub(o) { return this.#binary('sub', o); }
+  mul(o) { return this.#binary('mul', o); }
+  div(o) { return this.#binary('div', o); }
+  pow(o) { return this.#binary('pow', o); }
+  maximum(o) { return this.#binary('maximum', o); }
+  minimum(o) { return this.#binary('minimum', o); }
+  eq(o) { return this.#binary('eq', o); }
+  ne(o) { return this.#binary('ne', o); }
+  lt(o) { return this.#binary('lt', o); }
+  le(o) { return this.#binary('le', o); }
+  gt(o) { return this.#binary('gt', o); }
+  ge(o) { return this.#binary('ge', o); }
+
+  #unary(op) { return new Tensor(this.#live(op).unary(op)); }
+  neg() { return this.#unary('neg'); }
+  abs() { return this.#unary('abs'); }
+  exp() { return this.#unary('exp'); }
+  log() { return this.#unary('log'); }
+  sqrt() { return this.#unary('sqrt'); }
+  rsqrt() { return this.#unary('rsqrt'); }
+  reciprocal() { return this.#unary('reciprocal'); }
+  square() { return this.#unary('square'); }
+  sin() { return this.#unary('sin'); }
+  cos() { return this.#unary('cos'); }
+  tanh() { return this.#unary('tanh'); }
+  sigmoid() { return this.#unary('sigmoid'); }
+  relu() { return this.#unary('relu'); }
+  gelu() { return this.#unary('gelu'); }
+  silu() { return this.#unary('silu'); }
+  floor() { return this.#unary('floor'); }
+  ceil() { return this.#unary('ceil'); }
+  round() { return this.#unary('round'); }
+  sign() { return this.#unary('sign'); }
+  erf() { return this.#unary('erf'); }
+
+  /** `this ? a : b`, elementwise with broadcasting (this is the condition). */
+  where(a, b) {
+    const raw = this.#live('where');
+    return new Tensor(raw.whereThen(rawOf('where', 'a', a), rawOf('where', 'b', b)));
+  }
+  clamp(min, max) {
+    const raw = this.#live('clamp');
+    const lo = min === undefined || min === null ? undefined : check.number('clamp', 'min', min);
+    const hi = max === undefined || max === null ? undefined : check.number('clamp', 'max', max);
+    return new Tensor(raw.clamp(lo, hi));
+  }
+
+  #reduce(op, dim, keepdim) {
+    const raw = this.#live(op);
+    const dims = check.optDims(op, dim);
+    return new Tensor(raw.reduce(op, dims === undefined ? undefined : Float64Array.from(dims), check.flag(op, 'keepdim', keepdim)));
+  }
+  sum(dim, keepdim) { return this.#reduce('sum', dim, keepdim); }
+  mean(dim, keepdim) { return this.#reduce('mean', dim, keepdim); }
+  max(dim, keepdim) { return this.#reduce('max', dim, keepdim); }
+  min(dim, keepdim) { return this.#reduce('min', dim, keepdim); }
+  prod(dim, keepdim) { return this.#reduce('prod', dim, keepdim); }
+  #arg(op, dim, keepdim) {
+    const raw = this.#live(op);
+    const d = dim === undefined || dim === null ? undefined : check.dim(op, dim);
+    return new Tensor(raw.arg(op === 'argmax', d, check.flag(op, 'keepdim', keepdim)));
+  }
+  argmax(dim, keepdim) { return this.#arg('argmax', dim, keepdim); }
+  argmin(dim, keepdim) { return this.#arg('argmin', dim, keepdim); }
+  #moments(op, dim, opts) {
+    const raw = this.#live(op);
+    const dims = check.optDims(op, dim);
+    const o = check.options(op, opts, ['correction', 'keepdim']);
+    const correction = o.correction === undefined ? 1 : check.integer(op, 'correction', o.correction, 0);
+    const d = dims === undefined ? undefined : Float64Array.from(dims);
+    return new Tensor(raw.moments(op === 'std', d, correction, check.flag(op, 'keepdim', o.keepdim)));
+  }
+  var(dim, opts) { return this.#moments('var', dim, opts); }
+  std(dim, opts) { return this.#moments('std', dim, opts); }
+  softmax(dim = -1) { return new Tensor(this.#live('softmax').softmax(check.dim('softmax', dim), false)); }
+  logSoftmax(dim = -1) { return new Tensor(this.#live('logSoftmax').softmax(check.dim('logSoftmax', dim), true)); }
+  matmul(o) {
+    const raw = this.#live('matmul');
+    return new Tensor(raw.matmul(rawOf('matmul', 'other', o)));
+  }
+
+  reshape(shape) { return new Tensor(this.#live('reshape').reshape(Float64Array.from(check.sizes('reshape', shape)))); }
+  /** Like reshape, but never copies: a non-contiguous tensor is an error (use reshape or contiguous()). */
+  view(shape) { return new Tensor(this.#live('view').view(Float64Array.from(check.sizes('view', shape)))); }
+  flatten() { return this.reshape([-1]); }
+  permute(dims) {
+    const raw = this.#live('permute');
+    if (!Array.isArray(dims)) check.fail(TypeError, 'permute', 'dims', dims, 'an array of dims such as [1, 0]');
+    return new Tensor(raw.permute(Float64Array.from(dims.map((d, i) => check.dim('permute', d, `dims[${i}]`)))));
+  }
+  transpose(a, b) {
+    const raw = this.#live('transpose');
+    return new Tensor(raw.transpose(check.dim('transpose', a, 'dim0'), check.dim('transpose', b, 'dim1')));
+  }
+  /** The transpose of a tensor of at most 2 dims (PyTorch's `t()`; more dims is an error: use transpose). */
+  t() { return new Tensor(this.#live('t').t()); }
+  narrow(dim, start, length) {
+    const raw = this.#live('narrow');
+    const d = check.dim('narrow', dim);
+    return new Tensor(raw.narrow(d, check.integer('narrow', 'start', start, 0), check.integer('narrow', 'length', length, 0)));
+  }
+  /** Entries `start` (inclusive) to `end` (exclusive, default: the end) of `dim`. */
+  slice(dim, start, end) {
+    const n = this.size(check.dim('slice', dim));
+    const s = check.integer('slice', 'start', start, 0);
+    const e = end === undefined || end === null ? n : check.integer('slice', 'end', end, 0);
+    if (e < s) throw new RangeError(`slice: end (${e}) must not be less than start (${s})`);
+    return this.narrow(dim, s, e - s);
+  }
+  squeeze(dim) {
+    const raw = this.#live('squeeze');
+    return new Tensor(raw.squeeze(dim === undefined || dim === null ? undefined : check.dim('squeeze', dim)));
+  }
+  unsqueeze(dim) { return new Tensor(this.#live('unsqueeze').unsqueeze(check.dim('unsqueeze', dim))); }
+  expand(shape) { return new Tensor(this.#live('expand').expand(Float64Array.from(check.sizes('expand', shape)))); }
+  broadcastTo(shape) { return this.expand(shape); }
+  contiguous() { return new Tensor(this.#live('contiguous').contiguous()); }
+  /** Another handle to the same data (free; dispose each handle separately). */
+  clone() { return new Tensor(this.#live('clone').cloneHandle()); }
+  toDtype(dtype) { return new Tensor(this.#live('toDtype').toDtype(check.dtype('toDtype', dtype))); }
+  indexSelect(dim, index) {
+    const raw = this.#live('indexSelect');
+    return new Tensor(raw.indexSelect(check.dim('indexSelect', dim), rawOf('indexSelect', 'index', index)));
+  }
+  gather(dim, index) {
+    const raw = this.#live('gather');
+    return new Tensor(raw.gather(check.dim('gather', dim), rawOf('gather', 'index', index)));
+  }
+
+  /** `this` plus `source` added at the slices `index` names along `dim` (PyTorch's `index_add`). */
+  indexAdd(dim, index, source) {
+    const raw = this.#live('indexAdd');
+    return new Tensor(raw.indexAdd(check.dim('indexAdd', dim), rawOf('indexAdd', 'index', index), rawOf('indexAdd', 'source', source)));
+  }
+  /** `this` plus `src` added at the positions `index` names along `dim` (PyTorch's `scatter_add`). */
+  scatterAdd(dim, index, src) {
+    const raw = this.#live('scatterAdd');
+    return new Tensor(raw.scatterAdd(check.dim('scatterAdd', dim), rawOf('scatterAdd', 'index', index), rawOf('scatterAdd', 'src', src)));
+  }
+
+  // Autograd (PyTorch's): leaves marked with requiresGrad_ collect gradients in `grad`.
+  /** Whether this tensor takes part in autograd (a marked leaf, or the output of a recorded op). */
+  get requiresGrad() { return this.#live('requiresGrad').requiresGrad; }
+  /** Marks this leaf as needing a gradient (or not), in place; returns this tensor. */
+  requiresGrad_(on = true) {
+    const raw = this.#live('requiresGrad_');
+    raw.requiresGrad_(check.flag('requiresGrad_', 'on', on)).free();
+    return this;
+  }
+  /** Whether this is a leaf of the graph (made by you, not recorded from an op). */
+  get isLeaf() { return this.#live('isLeaf').isLeaf; }
+  /** The name of the op that made this tensor when it was recorded, else null. */
+  get gradFn() { return this.#live('gradFn').gradFn ?? null; }
+  /**
+   * The gradient accumulated by backward() since it was last cleared (a new Tensor handle on
+   * this tensor's device; dispose it, or read it inside wt.tidy), or null.
+   */
+  get grad() {
+    const g = this.#live('grad').gradient();
+    return g === undefined ? null : new Tensor(g);
+  }
+  /** Replaces the gradient; `null` clears it (as an optimizer's zeroGrad does). */
+  set grad(value) {
+    const raw = this.#live('grad');
+    if (value === null || value === undefined) raw.setGradient(undefined);
+    else raw.setGradient(rawOf('grad', 'value', value).cloneHandle());
+  }
+  /** A leaf over the same data with no autograd history. */
+  detach() { return new Tensor(this.#live('detach').detach()); }
+  #backwardArgs(fn, grad, opts) {
+    if (grad !== undefined && grad !== null && !(grad instanceof Tensor)) {
+      if (opts === undefined && typeof grad === 'object') [grad, opts] = [undefined, grad];
+      else check.fail(TypeError, fn, 'grad', grad, 'a Tensor of the output\'s shape, or nothing for a one-element output');
+    }
+    const o = check.options(fn, opts, ['retainGraph']);
+    const retain = o.retainGraph === undefined ? false : check.flag(fn, 'retainGraph', o.retainGraph);
+    const g = grad === undefined || grad === null ? undefined : rawOf(fn, 'grad', grad).cloneHandle();
+    return [g, retain];
+  }
+  /**
+   * Computes the gradient of this one-element tensor (a loss) with respect to every leaf that
+   * requires grad and adds it to their `grad` (PyTorch's `loss.backward()`); the graph is freed.
+   * Pass `grad` for a non-scalar output, `{ retainGraph: true }` to go through the graph again.
+   * A graph whose gradient must leave a GPU through `to()` needs `await backwardAsync()`.
+   */
+  backward(grad, opts) {
+    const raw = this.#live('backward');
+    const [g, retain] = this.#backwardArgs('backward', grad, opts);
+    raw.backward(g, retain);
+  }
+  /** backward() that awaits transfers: works for every graph, including ones that cross devices. */
+  async backwardAsync(grad, opts) {
+    const raw = this.#live('backwardAsync');
+    const [g, retain] = this.#backwardArgs('backwardAsync', grad, opts);
+    await raw.backwardAsync(g, retain);
+  }
+
+  /** Zeros of `shape` with this tensor's dtype and device (options override them). */
+  newZeros(shape, opts) { return full(shape, 0, this.#inherit('newZeros', opts)); }
+  /** Ones of `shape` with this tensor's dtype and device. */
+  newOnes(shape, opts) { return full(shape, 1, this.#inherit('newOnes', opts)); }
+  /** `value` in `shape` with this tensor's dtype and device. */
+  newFull(shape, value, opts) { return full(shape, value, this.#inherit('newFull', opts)); }
+  /** A tensor of `values` with this tensor's dtype and device. */
+  newTensor(values, opts) { return tensor(values, this.#inherit('newTensor', opts, ['shape'])); }
+  #inherit(fn, opts, extra = []) {
+    const raw = this.#live(fn);
+    const o = check.options(fn, opts, ['device', 'dtype', 'requiresGrad', ...extra]);
+    return { ...o, device: o.device ?? raw.device, dtype: o.dtype ?? LONG[raw.dtype] };
+  }
+
+  /** Host data as a typed array (Float32Array for float32 and float16). */
+  async data() { return this.#live('data').data(); }
+  /** Nested arrays of numbers (booleans for bool tensors). */
+  async array() {
+    const shape = this.shape;
+    const isBool = this.dtype === 'bool';
+    const flat = Array.from(await this.data(), (x) => (isBool ? x !== 0 : x));
+    const nest = (dims, off) => (dims.length === 0 ? flat[off]
+      : Array.from({ length: dims[0] }, (_, i) => nest(dims.slice(1), off + i * dims.slice(1).reduce((a, b) => a * b, 1))));
+    return nest(shape, 0);
+  }
+  /** The value of a one-element tensor (a boolean for bool tensors), as PyTorch's `item()`. */
+  async item() { return this.#live('item').item(); }
+  /** Synchronous read: only for tensors on the cpu (elsewhere an error says to await data()). */
+  dataSync() { return this.#live('dataSync').dataSync(); }
+  /**
+   * A copy on `device` (a device string, a DeviceInfo, or an accelerator index), converted to
+   * `dtype` when a dtype name is given, or with another tensor's device and dtype when a Tensor
+   * is given, as PyTorch's `to`. This tensor is untouched.
+   */
+  async to(target, opts) {
+    const raw = this.#live('to');
+    check.options('to', opts, ['nonBlocking']);
+    if (target instanceof Tensor) {
+      const otherRaw = rawOf('to', 'other', target);
+      const moved = new Tensor(await raw.to(otherRaw.device));
+      if (moved.raw.dtype === otherRaw.dtype) return moved;
+      try {
+        return moved.toDtype(LONG[otherRaw.dtype]);
+      } finally {
+        moved.dispose();
+      }
+    }
+    if (check.isDtype(target)) return this.toDtype(target);
+    return new Tensor(await raw.to(check.device('to', target)));
+  }
+  async cpu() { return this.to('cpu'); }
+
+  dispose() {
+    if (this.disposed) return;
+    this.disposed = true;
+    finalizer.unregister(this);
+    this.raw.free();
+    for (const s of scopes) s.delete(this);
+  }
+  [Symbol.dispose]() { this.dispose(); }
+  toString() {
+    if (this.disposed) return 'Tensor(disposed)';
+    return `Tensor(shape=[${this.shape}], dtype=${this.dtype}, device=${this.device})`;
+  }
+}

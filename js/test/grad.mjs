@@ -1,0 +1,143 @@
+// Autograd from JavaScript, shared by the Node and browser runners (through cases.mjs): every
+// backward rule against PyTorch's gradients in tests/fixtures/grad.json (the fixtures the Rust
+// suite checks too), and the semantics a user meets: accumulation, noGrad, detach, the grad
+// setter, errors, and memory that stays flat over a training-style loop.
+import fixtures from '../../tests/fixtures/grad.json' with { type: 'json' };
+import { assert, close } from './assert.mjs';
+
+const camel = (n) => n.replace(/_(\w)/g, (_, c) => c.toUpperCase());
+
+/** The op of a fixture case, as scripts/gen_grad_fixtures.py defines it. */
+function apply(wt, op, a, x) {
+  const keep = a.keepdim;
+  switch (op) {
+    case 'unary': return x[0][a.fn]();
+    case 'binary': return x[0][a.fn](x[1]);
+    case 'scalar': return x[0][a.fn](a.s);
+    case 'where': return x[0].gt(0).where(x[1], x[2]);
+    case 'clamp': return x[0].clamp(a.min ?? null, a.max ?? null);
+    case 'sum': case 'mean': case 'max': case 'min': case 'prod': return x[0][op](a.dims, keep);
+    case 'sum_all': case 'mean_all': case 'max_all': case 'min_all': case 'prod_all': return x[0][op.slice(0, -4)]();
+    case 'var': case 'std': return x[0][op](a.dims, { correction: a.correction, keepdim: keep });
+    case 'var_all': case 'std_all': return x[0][op.slice(0, -4)](undefined, { correction: a.correction });
+    case 'softmax': return x[0].softmax(a.dim);
+    case 'log_softmax': return x[0].logSoftmax(a.dim);
+    case 'matmul': return x[0].matmul(x[1]);
+    case 'reshape': case 'expand': return x[0][op](a.shape);
+    case 'permute': return x[0].permute(a.dims);
+    case 'transpose': return x[0].transpose(a.a, a.b);
+    case 'narrow': return x[0].narrow(a.dim, a.start, a.len);
+    case 'squeeze': case 'unsqueeze': return x[0][op](a.dim);
+    case 't': case 'contiguous': case 'flatten': return x[0][op]();
+    case 'cat': case 'stack': return wt[op](x, a.dim);
+    case 'index_select': case 'gather': return x[0][camel(op)](a.dim, x[1]);
+    case 'index_add': case 'scatter_add': return x[0][camel(op)](a.dim, x[1], x[2]);
+    default: throw new Error(`grad.json has an op this suite does not know: ${op}`);
+  }
+}
+
+/** The cases as `{ name, fn }` for `wt` on `devices`. */
+export function gradCases(wt, devices) {
+  const list = [];
+  const add = (name, fn) => list.push({ name, fn });
+  for (const device of devices) {
+    const on = { device };
+
+    add(`${device}: autograd: every backward rule matches PyTorch (${fixtures.cases.length} cases)`, async () => {
+      const before = wt.memory().numTensors;
+      for (const c of fixtures.cases) {
+        const { y, grads } = wt.tidy(() => {
+          const leaves = c.inputs.map((i) => wt.tensor(i.data, {
+            ...on, shape: i.shape, dtype: i.dtype === 'i32' ? 'int32' : 'float32', requiresGrad: i.grad,
+          }));
+          const xs = leaves.map((l, k) => {
+            const v = c.inputs[k].view;
+            if (v === 't') return l.transpose(-2, -1);
+            if (v === 'narrow') return l.narrow(-1, 1, l.shape[l.rank - 1] - 1);
+            return l;
+          });
+          const out = apply(wt, c.op, c.args, xs);
+          out.backward(wt.tensor(c.out_grad, { ...on, shape: out.shape }));
+          return { y: out, grads: leaves.map((l) => l.grad) };
+        });
+        assert.deepEqual(y.shape, c.out_shape, `${c.name}: output shape`);
+        close(await y.data(), c.out, 1e-4, `${c.name}: output`);
+        for (let k = 0; k < grads.length; k++) {
+          if (c.grads[k] === null) {
+            assert.equal(grads[k], null, `${c.name}: input ${k} needs no grad`);
+          } else {
+            assert.ok(grads[k], `${c.name}: input ${k} has a grad`);
+            assert.equal(grads[k].device, device);
+            close(await grads[k].data(), c.grads[k], 1e-4, `${c.name}: grad of input ${k}`);
+          }
+        }
+        y.dispose();
+        grads.forEach((g) => g?.dispose());
+        // <=, not ==: the finalizer may meanwhile free tensors other cases left to the GC.
+        assert.ok(wt.memory().numTensors <= before, `${c.name}: every handle was disposed`);
+      }
+    });
+
+    add(`${device}: autograd: accumulation, noGrad, detach, the grad setter, errors`, async () => {
+      const x = wt.tensor([1, 2, 3], { ...on, requiresGrad: true });
+      assert.ok(x.requiresGrad && x.isLeaf && x.grad === null && x.gradFn === null);
+      wt.tidy(() => x.square().sum().backward());
+      wt.tidy(() => x.mul(3).sum().backward());
+      close(await x.grad.data(), [5, 7, 9], 1e-6, 'gradients accumulate');
+      x.grad = null;
+      assert.equal(x.grad, null);
+      const y = wt.noGrad(() => x.mul(2));
+      assert.ok(!y.requiresGrad && y.isLeaf);
+      assert.equal(wt.isGradEnabled(), true);
+      const z = x.exp();
+      assert.equal(z.gradFn, 'exp');
+      assert.ok(!z.detach().requiresGrad);
+      assert.throws(() => z.backward(), /one-element/);
+      assert.throws(() => wt.tensor([1], on).sum().backward(), /requiresGrad_|requires_grad_/);
+      assert.throws(() => x.gt(0).toDtype('float32').sum().backward(), /`gt`/);
+      assert.throws(() => wt.tensor([1, 2], { ...on, dtype: 'int32', requiresGrad: true }), /floating-point/);
+      assert.throws(() => z.requiresGrad_(false), /not a leaf/);
+      assert.throws(() => x.backward(5), TypeError);
+      assert.throws(() => wt.noGrad(async () => 1), TypeError);
+      z.backward(wt.onesLike(z), { retainGraph: true });
+      await z.backwardAsync(wt.onesLike(z));
+      close(await x.grad.data(), [2, 4, 6].map((_, i) => 2 * Math.exp(i + 1)), 1e-5, 'two passes, one retained');
+      assert.throws(() => z.backward(wt.onesLike(z)), /already freed/);
+      x.grad = wt.zeros([3], on);
+      close(await x.grad.data(), [0, 0, 0]);
+      assert.throws(() => { x.grad = wt.zeros([2], on); }, /must match/);
+      [x, y, z].forEach((t) => t.dispose());
+    });
+
+    add(`${device}: autograd: a training-style loop keeps memory flat`, async () => {
+      const w = wt.randn([8, 4], { ...on, seed: 1, requiresGrad: true });
+      const data = wt.randn([16, 8], { ...on, seed: 2 });
+      let param = w;
+      const step = () => wt.tidy(() => {
+        const loss = data.matmul(param).tanh().square().mean();
+        loss.backward();
+        const next = wt.noGrad(() => param.sub(param.grad.mul(0.1)));
+        return { loss, next: next.requiresGrad_(true) };
+      });
+      let first;
+      let m0;
+      for (let i = 0; i < 60; i++) {
+        const { loss, next } = step();
+        if (i === 0) first = await loss.item();
+        loss.dispose();
+        param.dispose();
+        param = next;
+        if (i === 9) m0 = { ...wt.memory(), bytes: wt.memoryAllocated(device) };
+      }
+      const lastLoss = wt.tidy(() => data.matmul(param).tanh().square().mean());
+      const last = await lastLoss.item();
+      lastLoss.dispose();
+      assert.ok(last < first, `the loss went down (${first} -> ${last})`);
+      // <=, not ==: the finalizer may meanwhile free tensors other cases left to the GC.
+      assert.ok(wt.memory().numTensors <= m0.numTensors, `no handle leaked (${wt.memory().numTensors} > ${m0.numTensors})`);
+      assert.ok(wt.memoryAllocated(device) <= m0.bytes, `no storage leaked (${wt.memoryAllocated(device)} > ${m0.bytes})`);
+      [param, data].forEach((t) => t.dispose());
+    });
+  }
+  return list;
+}
