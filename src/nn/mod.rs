@@ -1,0 +1,47 @@
+//! Neural-network building blocks, as PyTorch's `torch.nn`: `Parameter`/`Buffer` slots, the
+//! `Module` trait with its registry (`module.rs`), layers (`Linear`, `Sequential`, activation
+//! modules) and the functional losses (`loss.rs`).
+//!
+//! ```
+//! use webtensor::nn::{self, ClassLossOptions, Linear, LinearOptions, Module, ReLU, Sequential};
+//! use webtensor::optim::{Adam, AdamOptions, Optimizer};
+//! # fn main() -> webtensor::Result<()> {
+//! let (x, y) = (webtensor::Tensor::randn(&[32, 64], Some(0), None)?, webtensor::Tensor::zeros(&[32], webtensor::DType::I32, None)?);
+//! let dev = webtensor::best_device();
+//! let model = Sequential::new()
+//!     .push(Linear::new(64, 32, LinearOptions { seed: Some(1), ..Default::default() })?)?
+//!     .push(ReLU::new())?
+//!     .push(Linear::new(32, 10, LinearOptions { seed: Some(2), ..Default::default() })?)?;
+//! model.to_blocking(dev)?; // in place: parameters and registered buffers
+//! let mut opt = Adam::new(model.parameters(), AdamOptions { lr: 1e-3, ..Default::default() })?;
+//! let (x, y) = (x.to_blocking(dev)?, y.to_blocking(dev)?);
+//! let mut losses = vec![];
+//! for _ in 0..20 {
+//!     opt.zero_grad();
+//!     let loss = nn::cross_entropy(&model.forward(&x)?, &y, ClassLossOptions::default())?;
+//!     loss.backward()?;
+//!     opt.step()?;
+//!     losses.push(loss.item_blocking::<f32>()?);
+//! }
+//! assert!(losses[19] < losses[0]);
+//! let dict = model.state_dict();
+//! assert_eq!(dict[0].0, "0.weight");
+//! model.load_state_dict_blocking(&dict)?;
+//! # Ok(()) }
+//! ```
+
+mod activation;
+mod linear;
+pub mod loss;
+mod module;
+mod parameter;
+mod sequential;
+
+pub use activation::{ReLU, SiLU, Sigmoid, Tanh, GELU};
+pub use linear::{Linear, LinearOptions};
+pub use loss::{
+    binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss, nll_loss, ClassLossOptions, Reduction,
+};
+pub use module::{Module, ModuleCore, ModuleFuture};
+pub use parameter::{Buffer, Parameter};
+pub use sequential::Sequential;

@@ -1,0 +1,263 @@
+//! The `Module` trait and its registry (`ModuleCore`): named parameters, registered buffers and
+//! submodules, as PyTorch's `nn.Module`. A layer owns a `ModuleCore`, registers what it holds,
+//! and implements `forward`; everything else (`parameters`, `named_parameters`, `buffers`,
+//! `to`, `train`/`eval`, `state_dict`, `load_state_dict`) comes with the trait. Only what is
+//! registered moves with `to` or is saved: a plain tensor field is the module's own business.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::{Buffer, Parameter};
+use crate::device::policy::lock;
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+/// A boxed future that borrows the module (`to`, `load_state_dict`).
+pub type ModuleFuture<'a> = Pin<Box<dyn Future<Output = Result<()>> + 'a>>;
+
+/// What a module registered, in registration order (which `state_dict` keeps).
+#[derive(Default)]
+pub struct ModuleCore {
+    params: Mutex<Vec<(String, Parameter)>>,
+    buffers: Mutex<Vec<(String, Buffer)>>,
+    children: Mutex<Vec<(String, Arc<dyn Module>)>>,
+    training: AtomicBool,
+}
+
+impl ModuleCore {
+    /// An empty registry, in training mode (as PyTorch modules start).
+    pub fn new() -> ModuleCore {
+        ModuleCore { training: AtomicBool::new(true), ..Default::default() }
+    }
+
+    fn check_name(&self, what: &'static str, name: &str) -> Result<()> {
+        let taken = lock(&self.params).iter().any(|(n, _)| n == name)
+            || lock(&self.buffers).iter().any(|(n, _)| n == name)
+            || lock(&self.children).iter().any(|(n, _)| n == name);
+        if name.is_empty() || name.contains('.') || taken {
+            return Err(Error::invalid(
+                what,
+                format!("'{name}' cannot be registered: names must be non-empty, without '.', and unique in a module"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Registers a learnable tensor under `name` and returns its slot.
+    pub fn register_parameter(&self, name: &str, t: &Tensor) -> Result<Parameter> {
+        self.check_name("register_parameter", name)?;
+        let p = Parameter::new(t)?;
+        lock(&self.params).push((name.to_string(), p.clone()));
+        Ok(p)
+    }
+
+    /// Registers state that moves and is saved with the module but is not learned.
+    pub fn register_buffer(&self, name: &str, t: &Tensor) -> Result<Buffer> {
+        self.check_name("register_buffer", name)?;
+        let b = Buffer::new(t);
+        lock(&self.buffers).push((name.to_string(), b.clone()));
+        Ok(b)
+    }
+
+    /// Registers a submodule; its parameters appear as `name.<theirs>`.
+    pub fn register_module<M: Module + 'static>(&self, name: &str, m: M) -> Result<Arc<M>> {
+        self.check_name("register_module", name)?;
+        let m = Arc::new(m);
+        lock(&self.children).push((name.to_string(), m.clone() as Arc<dyn Module>));
+        Ok(m)
+    }
+
+    /// Registers a submodule that is already shared.
+    pub fn register_shared(&self, name: &str, m: Arc<dyn Module>) -> Result<()> {
+        self.check_name("register_module", name)?;
+        lock(&self.children).push((name.to_string(), m));
+        Ok(())
+    }
+
+    /// Whether the module is in training mode.
+    pub fn is_training(&self) -> bool {
+        self.training.load(Ordering::Relaxed)
+    }
+}
+
+/// A layer or model. Implement `core` and `forward`; the rest is provided.
+pub trait Module: Send + Sync {
+    /// The registry of this module's parameters, buffers and submodules.
+    fn core(&self) -> &ModuleCore;
+
+    /// The forward pass.
+    fn forward(&self, x: &Tensor) -> Result<Tensor>;
+
+    /// Every parameter, this module's first, then each submodule's, depth first.
+    fn parameters(&self) -> Vec<Parameter> {
+        self.named_parameters().into_iter().map(|(_, p)| p).collect()
+    }
+
+    /// Parameters with PyTorch's dotted names (`0.weight`, `fc.bias`).
+    fn named_parameters(&self) -> Vec<(String, Parameter)> {
+        let mut out: Vec<(String, Parameter)> = lock(&self.core().params).clone();
+        for (name, child) in lock(&self.core().children).iter() {
+            out.extend(child.named_parameters().into_iter().map(|(n, p)| (format!("{name}.{n}"), p)));
+        }
+        out
+    }
+
+    /// Registered buffers with dotted names.
+    fn named_buffers(&self) -> Vec<(String, Buffer)> {
+        let mut out: Vec<(String, Buffer)> = lock(&self.core().buffers).clone();
+        for (name, child) in lock(&self.core().children).iter() {
+            out.extend(child.named_buffers().into_iter().map(|(n, b)| (format!("{name}.{n}"), b)));
+        }
+        out
+    }
+
+    /// Registered buffers.
+    fn buffers(&self) -> Vec<Buffer> {
+        self.named_buffers().into_iter().map(|(_, b)| b).collect()
+    }
+
+    /// The direct submodules with their names.
+    fn named_children(&self) -> Vec<(String, Arc<dyn Module>)> {
+        lock(&self.core().children).clone()
+    }
+
+    /// Whether the module is in training mode.
+    fn is_training(&self) -> bool {
+        self.core().is_training()
+    }
+
+    /// Training mode (dropout active, batch statistics in BatchNorm), recursively.
+    fn train(&self) {
+        set_training(self.core(), true);
+    }
+
+    /// Evaluation mode, recursively.
+    fn eval(&self) {
+        set_training(self.core(), false);
+    }
+
+    /// Clears every parameter's gradient.
+    fn zero_grad(&self) {
+        self.parameters().iter().for_each(Parameter::zero_grad);
+    }
+
+    /// Parameters then buffers of this module, then each submodule's, with PyTorch's keys and
+    /// shapes (a `Linear` weight is `[out, in]`).
+    fn state_dict(&self) -> Vec<(String, Tensor)> {
+        let mut out: Vec<(String, Tensor)> =
+            lock(&self.core().params).iter().map(|(n, p)| (n.clone(), p.tensor().detach())).collect();
+        out.extend(lock(&self.core().buffers).iter().map(|(n, b)| (n.clone(), b.tensor())));
+        for (name, child) in lock(&self.core().children).iter() {
+            out.extend(child.state_dict().into_iter().map(|(n, t)| (format!("{name}.{n}"), t)));
+        }
+        out
+    }
+
+    /// Moves every parameter (with its gradient) and registered buffer to `device`, in place,
+    /// as PyTorch's `model.to(device)`. All or nothing: if one transfer fails, nothing moved.
+    fn to(&self, device: Device) -> ModuleFuture<'_> {
+        Box::pin(async move {
+            let params = self.named_parameters();
+            let buffers = self.named_buffers();
+            let mut moved_params = Vec::with_capacity(params.len());
+            for (_, p) in &params {
+                let t = p.tensor();
+                let grad = match t.grad() {
+                    Some(g) => Some(g.to(device).await?),
+                    None => None,
+                };
+                moved_params.push((t.to(device).await?, grad));
+            }
+            let mut moved_buffers = Vec::with_capacity(buffers.len());
+            for (_, b) in &buffers {
+                moved_buffers.push(b.tensor().to(device).await?);
+            }
+            for ((_, p), (t, g)) in params.iter().zip(moved_params) {
+                p.replace(t, g)?;
+            }
+            for ((_, b), t) in buffers.iter().zip(moved_buffers) {
+                b.replace(t);
+            }
+            Ok(())
+        })
+    }
+
+    /// Loads a `state_dict` (strictly, as PyTorch's default): every key must exist with the
+    /// same shape, and none may be missing. Values are converted to each slot's dtype and moved
+    /// to its device. All or nothing: on an error nothing changed.
+    fn load_state_dict<'a>(&'a self, dict: &'a [(String, Tensor)]) -> ModuleFuture<'a> {
+        Box::pin(async move {
+            const OP: &str = "load_state_dict";
+            let params = self.named_parameters();
+            let buffers = self.named_buffers();
+            let current: Vec<(String, Tensor)> = params
+                .iter()
+                .map(|(n, p)| (n.clone(), p.tensor()))
+                .chain(buffers.iter().map(|(n, b)| (n.clone(), b.tensor())))
+                .collect();
+            let missing: Vec<&str> =
+                current.iter().filter(|(n, _)| !dict.iter().any(|(k, _)| k == n)).map(|(n, _)| n.as_str()).collect();
+            let unexpected: Vec<&str> =
+                dict.iter().filter(|(k, _)| !current.iter().any(|(n, _)| n == k)).map(|(k, _)| k.as_str()).collect();
+            if !missing.is_empty() || !unexpected.is_empty() {
+                return Err(Error::invalid(
+                    OP,
+                    format!("missing keys {missing:?}, unexpected keys {unexpected:?} (expected {:?})", {
+                        current.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>()
+                    }),
+                ));
+            }
+            let mut values = Vec::with_capacity(current.len());
+            for (name, now) in &current {
+                let Some((_, v)) = dict.iter().find(|(k, _)| k == name) else { continue };
+                if v.shape() != now.shape() {
+                    return Err(Error::ShapeMismatch {
+                        op: OP,
+                        lhs: now.shape().to_vec(),
+                        rhs: v.shape().to_vec(),
+                        msg: format!(
+                            "'{name}' has shape {:?} in the module but {:?} in the dict",
+                            now.shape(),
+                            v.shape()
+                        ),
+                    });
+                }
+                let v = {
+                    let _g = crate::tensor::node::pause();
+                    v.detach().to_dtype(now.dtype())?
+                };
+                values.push(v.to(now.device()).await?.deep_copy()?);
+            }
+            let (pv, bv) = values.split_at(params.len());
+            for ((_, p), v) in params.iter().zip(pv) {
+                p.replace(v.clone(), None)?;
+            }
+            for ((_, b), v) in buffers.iter().zip(bv) {
+                b.replace(v.clone());
+            }
+            Ok(())
+        })
+    }
+
+    /// Blocking [`Module::to`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn to_blocking(&self, device: Device) -> Result<()> {
+        crate::block::block_on(self.to(device))
+    }
+
+    /// Blocking [`Module::load_state_dict`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn load_state_dict_blocking(&self, dict: &[(String, Tensor)]) -> Result<()> {
+        crate::block::block_on(self.load_state_dict(dict))
+    }
+}
+
+fn set_training(core: &ModuleCore, on: bool) {
+    core.training.store(on, Ordering::Relaxed);
+    for (_, child) in lock(&core.children).iter() {
+        set_training(child.core(), on);
+    }
+}

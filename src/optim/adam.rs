@@ -1,0 +1,134 @@
+//! Adam and AdamW with PyTorch's formulas (its default, non-fused implementation, so that
+//! losses match step for step): `m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
+//! p -= (lr / (1 - b1^t)) m / (sqrt(v) / sqrt(1 - b2^t) + eps)`. Adam's weight decay is an L2
+//! term added to `g`; AdamW's is decoupled: `p *= 1 - lr wd` first.
+
+use super::{check_hyper, check_state, Optimizer};
+use crate::error::Result;
+use crate::nn::Parameter;
+use crate::tensor::Tensor;
+
+/// Options of [`Adam::new`] and [`AdamW::new`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AdamOptions {
+    /// Learning rate.
+    pub lr: f64,
+    /// Decay rates of the first and second moment estimates.
+    pub betas: (f64, f64),
+    /// Added to the denominator for stability.
+    pub eps: f64,
+    /// Weight decay (L2 for Adam, decoupled for AdamW).
+    pub weight_decay: f64,
+}
+
+impl Default for AdamOptions {
+    fn default() -> Self {
+        AdamOptions { lr: 1e-3, betas: (0.9, 0.999), eps: 1e-8, weight_decay: 0.0 }
+    }
+}
+
+struct Moments {
+    m: Tensor,
+    v: Tensor,
+    t: u32,
+}
+
+struct AdamCore {
+    params: Vec<Parameter>,
+    options: AdamOptions,
+    state: Vec<Option<Moments>>,
+    decoupled: bool,
+    name: &'static str,
+}
+
+impl AdamCore {
+    fn new(params: Vec<Parameter>, options: AdamOptions, decoupled: bool, name: &'static str) -> Result<AdamCore> {
+        check_hyper(name, "lr", options.lr, 0.0, f64::MAX)?;
+        check_hyper(name, "betas.0", options.betas.0, 0.0, 1.0 - f64::EPSILON)?;
+        check_hyper(name, "betas.1", options.betas.1, 0.0, 1.0 - f64::EPSILON)?;
+        check_hyper(name, "eps", options.eps, 0.0, f64::MAX)?;
+        check_hyper(name, "weight_decay", options.weight_decay, 0.0, f64::MAX)?;
+        let n = params.len();
+        Ok(AdamCore { params, options, state: (0..n).map(|_| None).collect(), decoupled, name })
+    }
+
+    fn step(&mut self) -> Result<()> {
+        let _g = crate::tensor::node::pause();
+        let o = self.options;
+        let (b1, b2) = o.betas;
+        for (p, slot) in self.params.iter().zip(self.state.iter_mut()) {
+            let value = p.tensor();
+            let Some(mut g) = value.grad() else { continue };
+            let mut param = value.clone();
+            if o.weight_decay != 0.0 {
+                if self.decoupled {
+                    param = param.mul_scalar(1.0 - o.lr * o.weight_decay)?;
+                } else {
+                    g = g.add(&value.mul_scalar(o.weight_decay)?)?;
+                }
+            }
+            let (m, v, t) = match slot.as_ref() {
+                Some(s) => {
+                    check_state(self.name, &s.m, &value)?;
+                    (s.m.clone(), s.v.clone(), s.t)
+                }
+                None => (value.zeros_like()?, value.zeros_like()?, 0),
+            };
+            let t = t + 1;
+            // PyTorch's lerp form of the first moment: m + (g - m)(1 - b1).
+            let m = m.add(&g.sub(&m)?.mul_scalar(1.0 - b1)?)?;
+            let v = v.mul_scalar(b2)?.add(&g.square()?.mul_scalar(1.0 - b2)?)?;
+            let bc1 = 1.0 - b1.powi(t as i32);
+            let bc2_sqrt = (1.0 - b2.powi(t as i32)).sqrt();
+            let denom = v.sqrt()?.div_scalar(bc2_sqrt)?.add_scalar(o.eps)?;
+            let next = param.sub(&m.div(&denom)?.mul_scalar(o.lr / bc1)?)?;
+            p.replace(next, value.grad())?;
+            *slot = Some(Moments { m, v, t });
+        }
+        Ok(())
+    }
+}
+
+macro_rules! adam_like {
+    ($(#[$doc:meta])* $name:ident, $decoupled:expr) => {
+        $(#[$doc])*
+        pub struct $name(AdamCore);
+
+        impl $name {
+            /// An optimizer over `params`.
+            pub fn new(params: Vec<Parameter>, options: AdamOptions) -> Result<$name> {
+                Ok($name(AdamCore::new(params, options, $decoupled, stringify!($name))?))
+            }
+        }
+
+        impl Optimizer for $name {
+            fn step(&mut self) -> Result<()> {
+                self.0.step()
+            }
+            fn zero_grad(&self) {
+                self.0.params.iter().for_each(Parameter::zero_grad);
+            }
+            fn params(&self) -> &[Parameter] {
+                &self.0.params
+            }
+            fn lr(&self) -> f64 {
+                self.0.options.lr
+            }
+            fn set_lr(&mut self, lr: f64) {
+                self.0.options.lr = lr;
+            }
+        }
+    };
+}
+
+adam_like!(
+    /// Adam (Kingma & Ba), with L2 weight decay added to the gradient.
+    Adam,
+    false
+);
+adam_like!(
+    /// AdamW (Loshchilov & Hutter): Adam with decoupled weight decay (default 0.01 in PyTorch;
+    /// here whatever `AdamOptions::weight_decay` says).
+    AdamW,
+    true
+);

@@ -1,0 +1,53 @@
+//! Optimizers: `SGD` (momentum, Nesterov, weight decay), `Adam`, `AdamW`, with PyTorch's
+//! update formulas. Each holds the `Parameter` slots it was given; `step` reads their
+//! gradients, computes the update with grad mode off, and swaps the new values into the slots
+//! (gradients stay until `zero_grad`, as in PyTorch). State (momentum, moments) is created at
+//! the first step on each parameter's device; if a parameter has since moved to another device
+//! the step fails with a clear error rather than mixing devices, as PyTorch's does.
+
+mod adam;
+mod sgd;
+
+pub use adam::{Adam, AdamOptions, AdamW};
+pub use sgd::{SgdOptions, SGD};
+
+use crate::error::{Error, Result};
+use crate::nn::Parameter;
+use crate::tensor::Tensor;
+
+/// What every optimizer does.
+pub trait Optimizer {
+    /// One update of every parameter that has a gradient (those without are skipped).
+    fn step(&mut self) -> Result<()>;
+    /// Clears every parameter's gradient (sets it to none, as PyTorch 2 does).
+    fn zero_grad(&self);
+    /// The parameters being optimised.
+    fn params(&self) -> &[Parameter];
+    /// The learning rate.
+    fn lr(&self) -> f64;
+    /// Sets the learning rate (for schedules).
+    fn set_lr(&mut self, lr: f64);
+}
+
+/// Fails when state made for a parameter sits on another device than the parameter now.
+pub(crate) fn check_state(op: &'static str, state: &Tensor, param: &Tensor) -> Result<()> {
+    if state.device() != param.device() {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "this optimizer's state is on {} but the parameter is now on {}; construct the optimizer after \
+                 model.to(...), as PyTorch advises",
+                state.device(),
+                param.device()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn check_hyper(op: &'static str, name: &str, v: f64, lo: f64, hi: f64) -> Result<()> {
+    if !(v >= lo && v <= hi) {
+        return Err(Error::invalid(op, format!("{name} must be in [{lo}, {hi}], got {v}")));
+    }
+    Ok(())
+}

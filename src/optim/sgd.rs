@@ -1,0 +1,95 @@
+//! Stochastic gradient descent with PyTorch's momentum, dampening, Nesterov and (L2) weight
+//! decay: `g += wd p; b = m b + (1 - dampening) g (b = g at the first step); g = nesterov ?
+//! g + m b : b; p -= lr g`.
+
+use super::{check_hyper, check_state, Optimizer};
+use crate::error::{Error, Result};
+use crate::nn::Parameter;
+use crate::tensor::Tensor;
+
+/// Options of [`SGD::new`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SgdOptions {
+    /// Learning rate.
+    pub lr: f64,
+    /// Momentum factor (0 = plain SGD).
+    pub momentum: f64,
+    /// Dampening of the momentum.
+    pub dampening: f64,
+    /// L2 penalty.
+    pub weight_decay: f64,
+    /// Nesterov momentum (needs momentum > 0 and dampening 0).
+    pub nesterov: bool,
+}
+
+impl Default for SgdOptions {
+    fn default() -> Self {
+        SgdOptions { lr: 1e-3, momentum: 0.0, dampening: 0.0, weight_decay: 0.0, nesterov: false }
+    }
+}
+
+/// Stochastic gradient descent.
+pub struct SGD {
+    params: Vec<Parameter>,
+    options: SgdOptions,
+    momentum: Vec<Option<Tensor>>,
+}
+
+impl SGD {
+    /// An optimizer over `params`.
+    pub fn new(params: Vec<Parameter>, options: SgdOptions) -> Result<SGD> {
+        const OP: &str = "SGD";
+        check_hyper(OP, "lr", options.lr, 0.0, f64::MAX)?;
+        check_hyper(OP, "momentum", options.momentum, 0.0, f64::MAX)?;
+        check_hyper(OP, "weight_decay", options.weight_decay, 0.0, f64::MAX)?;
+        if options.nesterov && (options.momentum <= 0.0 || options.dampening != 0.0) {
+            return Err(Error::invalid(OP, "Nesterov momentum requires a momentum and zero dampening"));
+        }
+        let n = params.len();
+        Ok(SGD { params, options, momentum: vec![None; n] })
+    }
+}
+
+impl Optimizer for SGD {
+    fn step(&mut self) -> Result<()> {
+        let _g = crate::tensor::node::pause();
+        let o = self.options;
+        for (p, buf) in self.params.iter().zip(self.momentum.iter_mut()) {
+            let value = p.tensor();
+            let Some(mut g) = value.grad() else { continue };
+            if o.weight_decay != 0.0 {
+                g = g.add(&value.mul_scalar(o.weight_decay)?)?;
+            }
+            if o.momentum != 0.0 {
+                let b = match buf.take() {
+                    Some(b) => {
+                        check_state("SGD.step", &b, &value).inspect_err(|_| *buf = Some(b.clone()))?;
+                        b.mul_scalar(o.momentum)?.add(&g.mul_scalar(1.0 - o.dampening)?)?
+                    }
+                    None => g.contiguous()?,
+                };
+                g = if o.nesterov { g.add(&b.mul_scalar(o.momentum)?)? } else { b.clone() };
+                *buf = Some(b);
+            }
+            let next = value.sub(&g.mul_scalar(o.lr)?)?;
+            p.replace(next, value.grad())?;
+        }
+        Ok(())
+    }
+
+    fn zero_grad(&self) {
+        self.params.iter().for_each(Parameter::zero_grad);
+    }
+
+    fn params(&self) -> &[Parameter] {
+        &self.params
+    }
+
+    fn lr(&self) -> f64 {
+        self.options.lr
+    }
+
+    fn set_lr(&mut self, lr: f64) {
+        self.options.lr = lr;
+    }
+}

@@ -1,0 +1,221 @@
+//! Modules, losses and optimizers against PyTorch (`tests/fixtures/train.json`, made by
+//! `scripts/gen_train_fixtures.py`): every loss with its gradient for each reduction and option,
+//! and 200-step training runs of an MLP from PyTorch's initial weights whose loss must match
+//! PyTorch's at every step within 1e-4 relative, with SGD (momentum; Nesterov with weight decay),
+//! Adam and AdamW. Plus the module semantics: `to` moves parameters and registered buffers (a
+//! plain field stays), state_dict keys, mismatch errors. (Memory flat over 1000 steps is in
+//! training_memory.rs, alone on the device.)
+
+mod common;
+use common::*;
+
+use serde_json::Value;
+use webtensor::nn::{self, ClassLossOptions, Linear, LinearOptions, Module, ModuleCore, Reduction, Sequential};
+use webtensor::optim::{Adam, AdamOptions, AdamW, Optimizer, SgdOptions, SGD};
+use webtensor::{BackwardOptions, Device, Tensor};
+
+device_tests!(losses_match_pytorch, mlp_training_matches_pytorch_step_by_step);
+
+fn fixture() -> Value {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/train.json"))
+        .expect("tests/fixtures/train.json exists (regenerate with scripts/gen_train_fixtures.py)");
+    serde_json::from_str(&text).expect("train.json parses")
+}
+
+fn floats(v: &Value) -> Vec<f32> {
+    v.as_array().expect("array").iter().map(|x| x.as_f64().expect("number") as f32).collect()
+}
+
+fn usizes(v: &Value) -> Vec<usize> {
+    v.as_array().expect("array").iter().map(|x| x.as_u64().expect("uint") as usize).collect()
+}
+
+fn input(v: &Value, d: Device) -> Tensor {
+    let shape = usizes(&v["shape"]);
+    if v["dtype"] == "i32" {
+        let data: Vec<i32> = floats(&v["data"]).iter().map(|&x| x as i32).collect();
+        Tensor::from_slice(&data, &shape, d).unwrap()
+    } else {
+        t(&floats(&v["data"]), &shape, d).requires_grad_(true).unwrap()
+    }
+}
+
+fn losses_match_pytorch(d: Device) {
+    let f = fixture();
+    for c in f["losses"].as_array().expect("losses") {
+        let name = c["name"].as_str().expect("name");
+        let a = &c["args"];
+        let ins: Vec<Tensor> = c["inputs"].as_array().expect("inputs").iter().map(|i| input(i, d)).collect();
+        let reduction: Reduction = a["reduction"].as_str().expect("reduction").parse().unwrap();
+        let class = ClassLossOptions {
+            reduction,
+            ignore_index: a["ignore_index"].as_i64(),
+            label_smoothing: a["label_smoothing"].as_f64().unwrap_or(0.0),
+        };
+        let y = match a["loss"].as_str().expect("loss") {
+            "cross_entropy" => nn::cross_entropy(&ins[0], &ins[1], class),
+            "nll_loss_of_log_softmax" => nn::nll_loss(&ins[0].log_softmax(1).unwrap(), &ins[1], class),
+            "mse_loss" => nn::mse_loss(&ins[0], &ins[1], reduction),
+            "l1_loss" => nn::l1_loss(&ins[0], &ins[1], reduction),
+            "binary_cross_entropy_with_logits" => nn::binary_cross_entropy_with_logits(&ins[0], &ins[1], reduction),
+            other => panic!("unknown loss {other}"),
+        }
+        .unwrap_or_else(|e| panic!("{name} on {d}: {e}"));
+        assert_eq!(y.shape(), usizes(&c["out_shape"]).as_slice(), "{name}: shape");
+        assert_close(&f32s(&y), &floats(&c["out"]), 1e-4, &format!("{name} on {d}"));
+        let g = t(&floats(&c["out_grad"]), y.shape(), d);
+        y.backward_with(Some(&g), BackwardOptions::default()).unwrap();
+        for (k, want) in c["grads"].as_array().expect("grads").iter().enumerate() {
+            if let Value::Array(_) = want {
+                assert_close(&f32s(&ins[k].grad().unwrap()), &floats(want), 1e-4, &format!("{name} on {d}: grad {k}"));
+            }
+        }
+    }
+}
+
+/// The fixture's MLP (Linear(8,16), ReLU, Linear(16,4)) with PyTorch's initial weights.
+fn mlp(run: &Value, d: Device) -> Sequential {
+    let opts = LinearOptions { device: Some(d), seed: Some(0), ..Default::default() };
+    let model = Sequential::new()
+        .push(Linear::new(8, 16, opts).unwrap())
+        .unwrap()
+        .push(nn::ReLU::new())
+        .unwrap()
+        .push(Linear::new(16, 4, opts).unwrap())
+        .unwrap();
+    let dict: Vec<(String, Tensor)> = run["state_dict"]
+        .as_object()
+        .expect("state_dict")
+        .iter()
+        .map(|(k, v)| (k.clone(), t(&floats(&v["data"]), &usizes(&v["shape"]), Device::CPU)))
+        .collect();
+    model.load_state_dict_blocking(&dict).unwrap();
+    model
+}
+
+fn optimizer(run: &Value, model: &Sequential) -> Box<dyn Optimizer> {
+    let h = &run["hyper"];
+    let lr = h["lr"].as_f64().expect("lr");
+    let wd = h["weight_decay"].as_f64().unwrap_or(0.0);
+    match run["optimizer"].as_str().expect("optimizer") {
+        "sgd" | "sgd_nesterov_wd" => Box::new(
+            SGD::new(
+                model.parameters(),
+                SgdOptions {
+                    lr,
+                    momentum: h["momentum"].as_f64().unwrap_or(0.0),
+                    nesterov: h["nesterov"].as_bool().unwrap_or(false),
+                    weight_decay: wd,
+                    ..Default::default()
+                },
+            )
+            .unwrap(),
+        ),
+        "adam" => {
+            Box::new(Adam::new(model.parameters(), AdamOptions { lr, weight_decay: wd, ..Default::default() }).unwrap())
+        }
+        "adamw" => Box::new(
+            AdamW::new(model.parameters(), AdamOptions { lr, weight_decay: wd, ..Default::default() }).unwrap(),
+        ),
+        other => panic!("unknown optimizer {other}"),
+    }
+}
+
+fn mlp_training_matches_pytorch_step_by_step(d: Device) {
+    let f = fixture();
+    for run in f["mlp"].as_array().expect("mlp") {
+        let name = run["optimizer"].as_str().expect("optimizer");
+        let model = mlp(run, d);
+        assert_eq!(
+            model.state_dict().iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+            ["0.weight", "0.bias", "2.weight", "2.bias"],
+            "PyTorch's state_dict keys"
+        );
+        let x = t(&floats(&run["x"]["data"]), &usizes(&run["x"]["shape"]), d);
+        let y: Vec<i32> = run["y"].as_array().expect("y").iter().map(|v| v.as_i64().expect("int") as i32).collect();
+        let y = Tensor::from_slice(&y, &[y.len()], d).unwrap();
+        let mut opt = optimizer(run, &model);
+        let want = floats(&run["losses"]);
+        let mut got = Vec::with_capacity(want.len());
+        for _ in 0..want.len() {
+            opt.zero_grad();
+            let loss = nn::cross_entropy(&model.forward(&x).unwrap(), &y, ClassLossOptions::default()).unwrap();
+            loss.backward().unwrap();
+            opt.step().unwrap();
+            got.push(loss.item_blocking::<f32>().unwrap());
+        }
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!((g - w).abs() <= 1e-4 * w.abs().max(1e-3), "{name} on {d}: step {i}: loss {g}, PyTorch {w}");
+        }
+        for (k, v) in model.state_dict() {
+            let want = floats(&run["final_state_dict"][&k]);
+            assert_close(&f32s(&v), &want, 1e-3, &format!("{name} on {d}: final {k}"));
+        }
+    }
+}
+
+/// A module with a registered buffer and a plain tensor field.
+struct Scaled {
+    core: ModuleCore,
+    fc: std::sync::Arc<Linear>,
+    scale: nn::Buffer,
+    plain: Tensor,
+}
+
+impl Module for Scaled {
+    fn core(&self) -> &ModuleCore {
+        &self.core
+    }
+    fn forward(&self, x: &Tensor) -> webtensor::Result<Tensor> {
+        self.fc.forward(x)?.mul(&self.scale.tensor())
+    }
+}
+
+#[test]
+fn to_moves_parameters_and_buffers_not_plain_fields() {
+    let Some(g) = gpu() else { return };
+    let core = ModuleCore::new();
+    let fc = core
+        .register_module("fc", Linear::new(4, 2, LinearOptions { seed: Some(1), ..Default::default() }).unwrap())
+        .unwrap();
+    let scale = core.register_buffer("scale", &Tensor::ones(&[2], webtensor::DType::F32, None).unwrap()).unwrap();
+    let m = Scaled { core, fc, scale, plain: Tensor::zeros(&[3], webtensor::DType::F32, None).unwrap() };
+    assert_eq!(m.state_dict().iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), ["scale", "fc.weight", "fc.bias"]);
+    assert_eq!(m.fc.weight().shape(), vec![2, 4], "PyTorch's [out, in]");
+    let x = Tensor::ones(&[5, 4], webtensor::DType::F32, g).unwrap();
+    let e = m.forward(&x).unwrap_err().to_string();
+    assert!(e.contains("cpu") && e.contains(&g.to_string()) && e.contains("matmul"), "{e}");
+    let held = m.parameters()[0].clone();
+    let mut opt = SGD::new(m.parameters(), SgdOptions { lr: 0.1, momentum: 0.9, ..Default::default() }).unwrap();
+    // A first step on the cpu makes momentum state there.
+    m.forward(&x.to_blocking(Device::CPU).unwrap()).unwrap().sum_all().unwrap().backward().unwrap();
+    opt.step().unwrap();
+    m.to_blocking(g).unwrap();
+    assert_eq!(m.parameters()[0].device(), g);
+    assert_eq!(held.device(), g, "handles held elsewhere see the move");
+    assert_eq!(m.buffers()[0].tensor().device(), g, "registered buffers move");
+    assert_eq!(m.plain.device(), Device::CPU, "a plain field stays");
+    assert_eq!(m.parameters()[0].grad().unwrap().device(), g, "gradients move with their parameters");
+    m.forward(&x).unwrap().sum_all().unwrap().backward().unwrap();
+    let e = opt.step().unwrap_err().to_string();
+    assert!(e.contains("after model.to"), "{e}");
+    // An optimizer made after `to` works there.
+    let mut opt = SGD::new(m.parameters(), SgdOptions { lr: 0.1, momentum: 0.9, ..Default::default() }).unwrap();
+    opt.step().unwrap();
+    assert_eq!(m.parameters()[0].device(), g);
+}
+
+#[test]
+fn load_state_dict_is_strict_and_all_or_nothing() {
+    let m = Linear::new(3, 2, LinearOptions { seed: Some(4), ..Default::default() }).unwrap();
+    let before = f32s(&m.weight().tensor());
+    let bad_shape = vec![
+        ("weight".to_string(), Tensor::zeros(&[3, 2], webtensor::DType::F32, None).unwrap()),
+        ("bias".to_string(), Tensor::zeros(&[2], webtensor::DType::F32, None).unwrap()),
+    ];
+    assert!(m.load_state_dict_blocking(&bad_shape).unwrap_err().to_string().contains("shape"));
+    let missing = vec![("weight".to_string(), Tensor::zeros(&[2, 3], webtensor::DType::F32, None).unwrap())];
+    let e = m.load_state_dict_blocking(&missing).unwrap_err().to_string();
+    assert!(e.contains("missing keys [\"bias\"]"), "{e}");
+    assert_eq!(f32s(&m.weight().tensor()), before, "nothing changed");
+}

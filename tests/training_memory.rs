@@ -1,0 +1,71 @@
+//! Memory that must come back to its baseline after backward passes and over 1,000 training
+//! steps. The counters are per device, so these run alone: one test function, in sequence
+//! (tests in one binary run in parallel and would allocate on the same device meanwhile).
+
+mod common;
+use common::*;
+
+use webtensor::nn::{self, ClassLossOptions, Linear, LinearOptions, Module, Sequential};
+use webtensor::optim::{Adam, AdamOptions, Optimizer};
+use webtensor::{Device, Tensor};
+
+#[test]
+fn memory_is_flat_across_backward_and_training() {
+    for d in devices() {
+        memory_returns_after_backward(d);
+        memory_is_flat_over_1000_steps(d);
+    }
+}
+
+fn leaf(data: &[f32], shape: &[usize], d: Device) -> Tensor {
+    t(data, shape, d).requires_grad_(true).unwrap()
+}
+
+fn memory_returns_after_backward(d: Device) {
+    let x = leaf(&vec![0.5; 4096], &[64, 64], d);
+    let w = leaf(&vec![0.25; 4096], &[64, 64], d);
+    let run = || {
+        let y = x.matmul(&w).unwrap().relu().unwrap().softmax(-1).unwrap().sum_all().unwrap();
+        y.backward().unwrap();
+        x.set_grad(None).unwrap();
+        w.set_grad(None).unwrap();
+    };
+    run();
+    webtensor::synchronize_blocking(d).unwrap();
+    let before = webtensor::memory_allocated(d).unwrap();
+    for _ in 0..20 {
+        run();
+    }
+    webtensor::synchronize_blocking(d).unwrap();
+    assert_eq!(webtensor::memory_allocated(d).unwrap(), before, "graphs and their saved tensors are freed on {d}");
+}
+
+fn memory_is_flat_over_1000_steps(d: Device) {
+    let opts = LinearOptions { device: Some(d), seed: Some(3), ..Default::default() };
+    let model = Sequential::new()
+        .push(Linear::new(16, 32, opts).unwrap())
+        .unwrap()
+        .push(nn::GELU::new())
+        .unwrap()
+        .push(Linear::new(32, 4, opts).unwrap())
+        .unwrap();
+    let x = Tensor::randn(&[64, 16], Some(1), d).unwrap();
+    let y = Tensor::from_slice(&(0..64).map(|i| i % 4).collect::<Vec<i32>>(), &[64], d).unwrap();
+    let mut opt = Adam::new(model.parameters(), AdamOptions { lr: 1e-3, ..Default::default() }).unwrap();
+    let mut step = || {
+        opt.zero_grad();
+        let loss = nn::cross_entropy(&model.forward(&x).unwrap(), &y, ClassLossOptions::default()).unwrap();
+        loss.backward().unwrap();
+        opt.step().unwrap();
+    };
+    for _ in 0..5 {
+        step();
+    }
+    webtensor::synchronize_blocking(d).unwrap();
+    let base = webtensor::memory_allocated(d).unwrap();
+    for _ in 0..1000 {
+        step();
+    }
+    webtensor::synchronize_blocking(d).unwrap();
+    assert_eq!(webtensor::memory_allocated(d).unwrap(), base, "memory after 1000 steps on {d}");
+}
