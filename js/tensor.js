@@ -209,7 +209,7 @@ export class Tensor {
   /** Marks this leaf as needing a gradient (or not), in place; returns this tensor. */
   requiresGrad_(on = true) {
     const raw = this.#live('requiresGrad_');
-    raw.requiresGrad_(check.flag('requiresGrad_', 'on', on)).free();
+    raw.requiresGrad_(check.flag('requiresGrad_', 'on', on));
     return this;
   }
   /** Whether this is a leaf of the graph (made by you, not recorded from an op). */

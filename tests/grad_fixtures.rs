@@ -19,16 +19,8 @@ fn fixtures() -> Vec<Value> {
     v["cases"].as_array().expect("cases").clone()
 }
 
-fn usizes(v: &Value) -> Vec<usize> {
-    v.as_array().expect("array").iter().map(|x| x.as_u64().expect("uint") as usize).collect()
-}
-
 fn isizes(v: &Value) -> Vec<isize> {
     v.as_array().expect("array").iter().map(|x| x.as_i64().expect("int") as isize).collect()
-}
-
-fn floats(v: &Value) -> Vec<f32> {
-    v.as_array().expect("array").iter().map(|x| x.as_f64().expect("number") as f32).collect()
 }
 
 fn int(a: &Value, k: &str) -> isize {

@@ -22,14 +22,6 @@ fn fixture() -> Value {
     serde_json::from_str(&text).expect("train.json parses")
 }
 
-fn floats(v: &Value) -> Vec<f32> {
-    v.as_array().expect("array").iter().map(|x| x.as_f64().expect("number") as f32).collect()
-}
-
-fn usizes(v: &Value) -> Vec<usize> {
-    v.as_array().expect("array").iter().map(|x| x.as_u64().expect("uint") as usize).collect()
-}
-
 fn input(v: &Value, d: Device) -> Tensor {
     let shape = usizes(&v["shape"]);
     if v["dtype"] == "i32" {

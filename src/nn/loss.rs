@@ -41,8 +41,7 @@ pub struct ClassLossOptions {
     pub label_smoothing: f64,
 }
 
-fn reduce(op: &'static str, x: Tensor, reduction: Reduction) -> Result<Tensor> {
-    let _ = op;
+fn reduce(x: Tensor, reduction: Reduction) -> Result<Tensor> {
     match reduction {
         Reduction::Mean => x.mean_all(),
         Reduction::Sum => x.sum_all(),
@@ -66,13 +65,13 @@ fn check_pair(op: &'static str, input: &Tensor, target: &Tensor) -> Result<()> {
 /// `mean((input - target)^2)` (or its sum, or each term).
 pub fn mse_loss(input: &Tensor, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
     check_pair("mse_loss", input, target)?;
-    reduce("mse_loss", input.sub(target)?.square()?, reduction)
+    reduce(input.sub(target)?.square()?, reduction)
 }
 
 /// `mean(|input - target|)`.
 pub fn l1_loss(input: &Tensor, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
     check_pair("l1_loss", input, target)?;
-    reduce("l1_loss", input.sub(target)?.abs()?, reduction)
+    reduce(input.sub(target)?.abs()?, reduction)
 }
 
 /// Binary cross-entropy of `sigmoid(logits)` against `target` in [0, 1], computed stably as
@@ -82,7 +81,7 @@ pub fn binary_cross_entropy_with_logits(logits: &Tensor, target: &Tensor, reduct
     // maximum (not relu) so that the gradient at 0 is PyTorch's sigmoid(0) - t.
     let x = logits;
     let loss = x.maximum_scalar(0.0)?.sub(&x.mul(target)?)?.add(&x.abs()?.neg()?.exp()?.add_scalar(1.0)?.log()?)?;
-    reduce("binary_cross_entropy_with_logits", loss, reduction)
+    reduce(loss, reduction)
 }
 
 /// Checks class-index targets against `[N, C]` (or `[C]` with a 0-d target) scores and returns

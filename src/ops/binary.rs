@@ -179,9 +179,9 @@ fn backward(op: BinaryOp, a: &Tensor, b: &Tensor, y: &Tensor) -> BackwardFn {
                 },
                 move |g| {
                     let d = y.mul(&a.log()?)?;
-                    let zero_base = a.eq_scalar(0.0)?.to_dtype(crate::DType::I32)?;
-                    let nonneg_exp = b.ge_scalar(0.0)?.to_dtype(crate::DType::I32)?;
-                    let masked = zero_base.mul(&nonneg_exp)?.ne_scalar(0.0)?;
+                    let zero_base = a.eq_scalar(0.0)?;
+                    // zero_base && b >= 0
+                    let masked = zero_base.where_(&b.ge_scalar(0.0)?, &zero_base)?;
                     let d = masked.where_(&d.zeros_like()?, &d)?;
                     sum_to(&g.mul(&d)?, &sb)
                 },

@@ -4,7 +4,7 @@
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::op::MapOp;
-use crate::ops::grad::passthrough;
+use crate::ops::grad::unary_rule;
 use crate::tensor::Tensor;
 
 impl Tensor {
@@ -14,6 +14,6 @@ impl Tensor {
             return Ok(self.clone());
         }
         let src = self.dtype();
-        self.map(MapOp::Cast, dtype, "to_dtype", |_| passthrough(move |g| g.to_dtype(src)))
+        self.map(MapOp::Cast, dtype, "to_dtype", |_| unary_rule(move |g| g.to_dtype(src)))
     }
 }

@@ -42,8 +42,3 @@ pub(crate) fn binary_rule(
         Ok(vec![a, b])
     })
 }
-
-/// The rule of a pure view or copy whose gradient needs no data: `f(grad)`.
-pub(crate) fn passthrough(f: impl Fn(&Tensor) -> Result<Tensor> + Send + Sync + 'static) -> BackwardFn {
-    unary_rule(f)
-}

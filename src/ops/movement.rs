@@ -6,7 +6,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::op::MapOp;
-use crate::ops::grad::{passthrough, sum_to};
+use crate::ops::grad::{sum_to, unary_rule};
 use crate::shape::{infer_shape, normalize_dim, normalize_insert_dim};
 use crate::tensor::Tensor;
 
@@ -50,13 +50,13 @@ impl Tensor {
         for (i, &d) in dims.iter().enumerate() {
             inverse[(if d < 0 { d + rank } else { d }) as usize] = i as isize;
         }
-        Ok(self.view_op(layout, "permute", |_| passthrough(move |g| g.permute(&inverse))))
+        Ok(self.view_op(layout, "permute", |_| unary_rule(move |g| g.permute(&inverse))))
     }
 
     /// Swaps two dimensions (a view).
     pub fn transpose(&self, a: isize, b: isize) -> Result<Tensor> {
         let layout = self.layout().transpose("transpose", a, b)?;
-        Ok(self.view_op(layout, "transpose", |_| passthrough(move |g| g.transpose(a, b))))
+        Ok(self.view_op(layout, "transpose", |_| unary_rule(move |g| g.transpose(a, b))))
     }
 
     /// Transpose of a matrix (a 1-D or 0-D tensor is returned as is, as in PyTorch).
@@ -119,14 +119,14 @@ impl Tensor {
         if self.is_contiguous() {
             return Ok(self.clone());
         }
-        self.map(MapOp::Cast, self.dtype(), "contiguous", |_| passthrough(|g| Ok(g.clone())))
+        self.map(MapOp::Cast, self.dtype(), "contiguous", |_| unary_rule(|g| Ok(g.clone())))
     }
 
     /// A copy with its own storage on the same device (PyTorch's `clone()`; `Tensor::clone`
     /// only shares the data, as tensors are immutable). Also the device-to-device copy that
     /// elementwise bandwidth is measured against.
     pub fn deep_copy(&self) -> Result<Tensor> {
-        self.map(MapOp::Cast, self.dtype(), "deep_copy", |_| passthrough(|g| Ok(g.clone())))
+        self.map(MapOp::Cast, self.dtype(), "deep_copy", |_| unary_rule(|g| Ok(g.clone())))
     }
 
     /// Concatenates tensors along `dim`. They must share a device and agree in every other dim;
@@ -199,19 +199,19 @@ impl Tensor {
     /// A view with the same elements in another shape: the gradient is reshaped back.
     fn reshaped(&self, layout: Layout, op: &'static str) -> Tensor {
         let shape: Vec<isize> = self.shape().iter().map(|&s| s as isize).collect();
-        self.view_op(layout, op, |_| passthrough(move |g| g.reshape(&shape)))
+        self.view_op(layout, op, |_| unary_rule(move |g| g.reshape(&shape)))
     }
 
     /// A broadcast view: the gradient is summed over the broadcast dims.
     fn expanded(&self, layout: Layout, op: &'static str) -> Tensor {
         let shape = self.shape().to_vec();
-        self.view_op(layout, op, |_| passthrough(move |g| sum_to(g, &shape)))
+        self.view_op(layout, op, |_| unary_rule(move |g| sum_to(g, &shape)))
     }
 
     /// A stretch of `dim` from `start`: the gradient is zero-padded back to the full size.
     fn narrowed(&self, layout: Layout, dim: isize, start: usize, op: &'static str) -> Tensor {
         let shape = self.shape().to_vec();
-        self.view_op(layout, op, |_| passthrough(move |g| pad_along(g, dim, start, &shape)))
+        self.view_op(layout, op, |_| unary_rule(move |g| pad_along(g, dim, start, &shape)))
     }
 }
 

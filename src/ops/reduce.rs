@@ -207,6 +207,7 @@ fn reduced_count(t: &Tensor, dims: Option<&[isize]>) -> Result<usize> {
 fn backward(op: ReduceOp, x: &Tensor, y: &Tensor, block: Vec<isize>, reduced: Vec<isize>) -> BackwardFn {
     let (x, y) = (x.clone(), y.clone());
     let full: Vec<isize> = x.shape().iter().map(|&s| s as isize).collect();
+    let full2 = full.clone();
     let spread = move |t: &Tensor| t.reshape(&block)?.expand(&full);
     match op {
         ReduceOp::Sum => unary_rule(move |g| spread(g)),
@@ -220,8 +221,7 @@ fn backward(op: ReduceOp, x: &Tensor, y: &Tensor, block: Vec<isize>, reduced: Ve
             let nonzero_prod = nonzero.prod(&reduced, true)?;
             let zeros = zero.to_dtype(DType::I32)?.sum(&reduced, true)?;
             let at_zero = zeros.eq_scalar(1.0)?.where_(&nonzero_prod, &nonzero_prod.zeros_like()?)?;
-            let d =
-                zero.where_(&at_zero.expand(&x.shape().iter().map(|&s| s as isize).collect::<Vec<_>>())?, &others)?;
+            let d = zero.where_(&at_zero.expand(&full2)?, &others)?;
             spread(g)?.mul(&d)
         }),
         // Like PyTorch's amax/amin: ties share the gradient evenly.

@@ -61,9 +61,9 @@ impl Optimizer for SGD {
                 g = g.add(&value.mul_scalar(o.weight_decay)?)?;
             }
             if o.momentum != 0.0 {
-                let b = match buf.take() {
+                let b = match buf.as_ref() {
                     Some(b) => {
-                        check_state("SGD.step", &b, &value).inspect_err(|_| *buf = Some(b.clone()))?;
+                        check_state("SGD.step", b, &value)?;
                         b.mul_scalar(o.momentum)?.add(&g.mul_scalar(1.0 - o.dampening)?)?
                     }
                     None => g.contiguous()?,

@@ -81,17 +81,27 @@ pub(crate) fn set_grad_enabled(on: bool) -> bool {
     GRAD_ENABLED.with(|g| g.replace(on))
 }
 
-/// Restores the previous grad mode when dropped (see [`pause`]).
-pub(crate) struct GradModeGuard(bool);
+/// Restores the grad mode that was in force before it was made (see `webtensor::no_grad`).
+#[must_use = "grad mode is restored when the guard drops; bind it with `let _guard = ...`"]
+pub struct GradMode {
+    previous: bool,
+}
 
-impl Drop for GradModeGuard {
+impl GradMode {
+    /// Sets grad mode on this thread until the guard drops.
+    pub(crate) fn set(on: bool) -> GradMode {
+        GradMode { previous: set_grad_enabled(on) }
+    }
+}
+
+impl Drop for GradMode {
     fn drop(&mut self) {
-        set_grad_enabled(self.0);
+        set_grad_enabled(self.previous);
     }
 }
 
 /// Turns recording off until the guard drops: for composite ops that record themselves as one
 /// node, and for the backward traversal.
-pub(crate) fn pause() -> GradModeGuard {
-    GradModeGuard(set_grad_enabled(false))
+pub(crate) fn pause() -> GradMode {
+    GradMode::set(false)
 }

@@ -111,3 +111,8 @@ pub(crate) fn bytes(op: &'static str, x: f64) -> Result<u64, JsValue> {
 pub(crate) fn seed(op: &'static str, x: Option<f64>) -> Result<Option<u64>, JsValue> {
     x.map(|s| int(op, "seed", s, 0.0, MAX_SAFE).map(|s| s as u64)).transpose()
 }
+
+/// A JS boolean (a number or a string is an error, not truthiness).
+pub(crate) fn flag(op: &'static str, what: &str, v: &JsValue) -> Result<bool, JsValue> {
+    v.as_bool().ok_or_else(|| js_err(Error::invalid(op, format!("{what} must be a boolean, got {v:?}"))))
+}

@@ -6,22 +6,17 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::args;
+use super::args::{self, flag};
 use super::js_err;
 use super::tensor::{wrap, RawTensor, R};
 use crate::autograd::BackwardOptions;
-use crate::Error;
-
-fn flag(op: &'static str, what: &str, v: &JsValue) -> Result<bool, JsValue> {
-    v.as_bool().ok_or_else(|| js_err(Error::invalid(op, format!("{what} must be a boolean, got {v:?}"))))
-}
 
 #[wasm_bindgen]
 impl RawTensor {
-    /// Marks a leaf as needing a gradient (or not); returns a new handle to the same tensor.
+    /// Marks a leaf as needing a gradient (or not), in place.
     #[wasm_bindgen(js_name = requiresGrad_)]
-    pub fn requires_grad_(&self, on: JsValue) -> R {
-        wrap(self.t.requires_grad_(flag("requiresGrad_", "on", &on)?))
+    pub fn requires_grad_(&self, on: JsValue) -> Result<(), JsValue> {
+        self.t.requires_grad_(flag("requiresGrad_", "on", &on)?).map(drop).map_err(js_err)
     }
 
     /// Whether the tensor takes part in autograd.

@@ -127,3 +127,13 @@ macro_rules! device_tests {
 }
 #[allow(unused_imports)]
 pub(crate) use device_tests;
+
+/// The numbers of a JSON array as f32 (the PyTorch fixtures under tests/fixtures).
+pub fn floats(v: &serde_json::Value) -> Vec<f32> {
+    v.as_array().expect("array").iter().map(|x| x.as_f64().expect("number") as f32).collect()
+}
+
+/// The non-negative integers of a JSON array (shapes in the fixtures).
+pub fn usizes(v: &serde_json::Value) -> Vec<usize> {
+    v.as_array().expect("array").iter().map(|x| x.as_u64().expect("uint") as usize).collect()
+}

@@ -108,6 +108,24 @@ impl CudaDevice {
         }
         Ok(())
     }
+
+    /// One thread per output element of an index-family kernel (`index`, `index_add`) over a
+    /// source and an index buffer, into a fresh output of `n` elements of the source's dtype.
+    fn launch_indexed(
+        self: &Arc<Self>,
+        key: KernelKey,
+        params: &[usize],
+        src: &CudaStorage,
+        idx: &CudaStorage,
+        n: usize,
+    ) -> Result<CudaStorage> {
+        let out = self.alloc(n, src.dtype())?;
+        if n == 0 {
+            return Ok(out);
+        }
+        self.launch(key, &[src.ptr(0), idx.ptr(0), out.ptr(0)], &Params::words(params), grid(n), BLOCK)?;
+        Ok(out)
+    }
 }
 
 /// How cuBLAS reads one row-major `rows x cols` operand as its column-major transpose.
@@ -335,16 +353,8 @@ impl Kernels for Arc<CudaDevice> {
         dim: usize,
         shape: &[usize],
     ) -> Result<CudaStorage> {
-        let dtype = src.dtype();
-        let n = numel(shape);
-        let out = self.alloc(n, dtype)?;
-        if n == 0 {
-            return Ok(out);
-        }
-        let p = Params::words(&params::index(mode, l, li, dim, shape)?);
-        let key = KernelKey::Index { dtype, index: idx.dtype() };
-        self.launch(key, &[src.ptr(0), idx.ptr(0), out.ptr(0)], &p, grid(n), BLOCK)?;
-        Ok(out)
+        let key = KernelKey::Index { dtype: src.dtype(), index: idx.dtype() };
+        self.launch_indexed(key, &params::index(mode, l, li, dim, shape)?, src, idx, numel(shape))
     }
 
     fn index_add(
@@ -357,16 +367,8 @@ impl Kernels for Arc<CudaDevice> {
         dim: usize,
         shape: &[usize],
     ) -> Result<CudaStorage> {
-        let dtype = src.dtype();
-        let n = numel(shape);
-        let out = self.alloc(n, dtype)?;
-        if n == 0 {
-            return Ok(out);
-        }
-        let p = Params::words(&params::index_add(mode, l, li, dim, shape)?);
-        let key = KernelKey::IndexAdd { dtype, index: idx.dtype() };
-        self.launch(key, &[src.ptr(0), idx.ptr(0), out.ptr(0)], &p, grid(n), BLOCK)?;
-        Ok(out)
+        let key = KernelKey::IndexAdd { dtype: src.dtype(), index: idx.dtype() };
+        self.launch_indexed(key, &params::index_add(mode, l, li, dim, shape)?, src, idx, numel(shape))
     }
 
     fn cat(&self, parts: &[(&CudaStorage, &Layout)], dim: usize, shape: &[usize], dtype: DType) -> Result<CudaStorage> {

@@ -79,6 +79,26 @@ impl WgpuDevice {
             self.groups(n, WG)?,
         )
     }
+
+    /// One thread per output element of an index-family kernel (`index`, `index_add`) over a
+    /// source and an index buffer, into a fresh output of `n` elements of the source's dtype.
+    fn launch_indexed(
+        self: &Arc<Self>,
+        key: KernelKey,
+        params: &[usize],
+        src: &WgpuStorage,
+        idx: &WgpuStorage,
+        n: usize,
+    ) -> Result<WgpuStorage> {
+        let out = self.alloc(n, src.dtype())?;
+        if n == 0 {
+            return Ok(out);
+        }
+        let p = words(params);
+        let binds = [Bind::whole(src.buffer()), Bind::whole(idx.buffer()), Bind::whole(out.buffer())];
+        self.dispatch(key, &binds, &p, self.groups(n, WG)?)?;
+        Ok(out)
+    }
 }
 
 impl WgpuDevice {
@@ -351,21 +371,8 @@ impl Kernels for Arc<WgpuDevice> {
         dim: usize,
         shape: &[usize],
     ) -> Result<WgpuStorage> {
-        let dtype = src.dtype();
-        let n = numel(shape);
-        let out = self.alloc(n, dtype)?;
-        if n == 0 {
-            return Ok(out);
-        }
-        let p = words(&params::index(mode, l, li, dim, shape)?);
-        let key = KernelKey::Index { dtype, index: idx.dtype() };
-        self.dispatch(
-            key,
-            &[Bind::whole(src.buffer()), Bind::whole(idx.buffer()), Bind::whole(out.buffer())],
-            &p,
-            self.groups(n, WG)?,
-        )?;
-        Ok(out)
+        let key = KernelKey::Index { dtype: src.dtype(), index: idx.dtype() };
+        self.launch_indexed(key, &params::index(mode, l, li, dim, shape)?, src, idx, numel(shape))
     }
 
     fn index_add(
@@ -378,21 +385,8 @@ impl Kernels for Arc<WgpuDevice> {
         dim: usize,
         shape: &[usize],
     ) -> Result<WgpuStorage> {
-        let dtype = src.dtype();
-        let n = numel(shape);
-        let out = self.alloc(n, dtype)?;
-        if n == 0 {
-            return Ok(out);
-        }
-        let p = words(&params::index_add(mode, l, li, dim, shape)?);
-        let key = KernelKey::IndexAdd { dtype, index: idx.dtype() };
-        self.dispatch(
-            key,
-            &[Bind::whole(src.buffer()), Bind::whole(idx.buffer()), Bind::whole(out.buffer())],
-            &p,
-            self.groups(n, WG)?,
-        )?;
-        Ok(out)
+        let key = KernelKey::IndexAdd { dtype: src.dtype(), index: idx.dtype() };
+        self.launch_indexed(key, &params::index_add(mode, l, li, dim, shape)?, src, idx, numel(shape))
     }
 
     fn cat(&self, parts: &[(&WgpuStorage, &Layout)], dim: usize, shape: &[usize], dtype: DType) -> Result<WgpuStorage> {
