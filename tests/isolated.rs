@@ -27,7 +27,13 @@ fn isolated_device_measurements() {
 
 fn synchronize_waits_for_queued_gpu_work() {
     let Some(g) = gpu() else { return };
-    let x = Tensor::randn(&[384, 384], Some(1), g).unwrap();
+    // Enough GPU work that it outweighs recording: 384 on a software adapter, 2048 on hardware
+    // (8 products of 2048 take milliseconds even on an H100, recording them microseconds).
+    let software = webtensor::devices().iter().any(|i| i.device == g && i.software);
+    let n = if software { 384 } else { 2048 };
+    let x = Tensor::randn(&[n, n], Some(1), g).unwrap();
+    // Warm up: the first use of a kernel compiles its pipeline, which is recording time.
+    let _ = x.matmul(&x).unwrap().mul_scalar(0.01).unwrap();
     webtensor::synchronize_blocking(g).unwrap();
     let start = Instant::now();
     let mut y = x.clone();

@@ -121,9 +121,12 @@ fn devices_parse_and_unknown_devices_name_what_exists() {
 fn best_and_default_devices() {
     let (best, why) = webtensor::best_device_with_reason();
     let infos = webtensor::devices();
-    match infos.iter().find(|i| i.device.kind() == webtensor::DeviceKind::WebGpu && !i.software) {
-        Some(i) => assert_eq!(best, i.device, "{why}"),
-        None => assert_eq!(best, Device::CPU, "a software adapter must not beat the CPU: {why}"),
+    // CUDA first where it exists (the README's order), then a hardware adapter, then the CPU.
+    let hardware = infos.iter().find(|i| i.device.kind() == webtensor::DeviceKind::WebGpu && !i.software);
+    match (webtensor::is_available(webtensor::DeviceKind::Cuda), hardware) {
+        (true, _) => assert_eq!(best, Device::cuda(0), "{why}"),
+        (false, Some(i)) => assert_eq!(best, i.device, "{why}"),
+        (false, None) => assert_eq!(best, Device::CPU, "a software adapter must not beat the CPU: {why}"),
     }
     assert!(!why.is_empty());
     assert_eq!(webtensor::default_device(), Device::CPU);

@@ -137,3 +137,35 @@ pub fn floats(v: &serde_json::Value) -> Vec<f32> {
 pub fn usizes(v: &serde_json::Value) -> Vec<usize> {
     v.as_array().expect("array").iter().map(|x| x.as_u64().expect("uint") as usize).collect()
 }
+
+/// A GPU adapter without `shader-f16` that opens (CI's llvmpipe GL adapter), for the f16
+/// refusal and fallback tests. An adapter that is listed but cannot open (NVIDIA's GL adapter
+/// in a headless VM: "Parent device is lost") must say so with a `DeviceUnavailable` naming it,
+/// and is passed over. `None` when no such adapter opens, which fails under
+/// `WEBTENSOR_REQUIRE_GPU=1` unless the machine has a hardware GPU (where every adapter that
+/// opens may have `shader-f16`).
+pub fn no_f16_adapter() -> Option<Device> {
+    let candidates = webtensor::devices()
+        .into_iter()
+        .filter(|i| i.backend != "cpu" && !i.features.iter().any(|f| f == "shader-f16"));
+    for info in candidates {
+        match Tensor::zeros(&[1], webtensor::DType::F32, info.device) {
+            Ok(_) => return Some(info.device),
+            Err(e) => {
+                let msg = e.to_string();
+                assert!(
+                    matches!(e, webtensor::Error::DeviceUnavailable { .. }) && msg.contains(&info.device.to_string()),
+                    "an adapter that does not open says which and why: {msg}"
+                );
+                eprintln!("note: {} is listed but does not open: {msg}", info.device);
+            }
+        }
+    }
+    let hardware = webtensor::devices().iter().any(|i| i.backend != "cpu" && !i.software);
+    assert!(
+        !gpu_required() || hardware,
+        "CI has llvmpipe's GL adapter, which lacks shader-f16 and opens: {:?}",
+        webtensor::devices()
+    );
+    None
+}
