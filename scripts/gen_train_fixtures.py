@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Generates tests/fixtures/train.json with PyTorch (CPU): losses with their gradients for
-every reduction and option, and 200-step training runs of a small MLP (fixed initial weights
-and data) with SGD+momentum and with Adam, recording the loss at every step. The Rust suite
-(tests/train.rs) loads the same weights and must reproduce every loss within 1e-4 relative.
+every reduction and option; layers (layer/group/batch norm, embedding) with their gradients;
+BatchNorm's running statistics; and 200-step training runs (fixed initial weights and data) of a
+small MLP with SGD+momentum, Adam and AdamW, and of a token model (Embedding, BatchNorm1d,
+GELU, LayerNorm) with Adam, recording the loss at every step. The Rust and JS suites load the
+same weights and must reproduce every loss within 1e-4 relative.
 
 Regenerate (needs PyTorch from PyPI; CI does not, the output is committed):
     python3 -m venv /tmp/torchenv && /tmp/torchenv/bin/pip install torch
@@ -89,17 +91,122 @@ def mlp_run(opt_name, steps=200):
     }
 
 
+def tensor(t):
+    return {"shape": list(t.shape), "data": flat(t), "dtype": "f32" if t.is_floating_point() else "i32"}
+
+
+def layer_cases():
+    """Functional layers and modules: output and every input's gradient for a random
+    upstream gradient; BatchNorm also its running statistics after training steps."""
+    out = []
+
+    def case(name, fn, inputs, **args):
+        leaves = [t.clone().requires_grad_(True) if t.is_floating_point() else t for t in inputs]
+        y = fn(*leaves)
+        g = torch.randn(y.shape, generator=gen)
+        y.backward(g)
+        out.append({
+            "name": name, "args": args, "inputs": [tensor(t) for t in inputs],
+            "out_shape": list(y.shape), "out": flat(y), "out_grad": flat(g),
+            "grads": [flat(l.grad) if l.is_floating_point() and l.grad is not None else None for l in leaves],
+        })
+
+    x2 = torch.randn(4, 6, generator=gen) * 3 + 1
+    x3 = torch.randn(2, 3, 4, generator=gen)
+    w6, b6 = torch.randn(6, generator=gen), torch.randn(6, generator=gen)
+    w34, b34 = torch.randn(3, 4, generator=gen), torch.randn(3, 4, generator=gen)
+    case("layer_norm_affine", lambda x, w, b: F.layer_norm(x, [6], w, b), [x2, w6, b6], op="layer_norm", shape=[6], eps=1e-5)
+    case("layer_norm_2d_shape", lambda x, w, b: F.layer_norm(x, [3, 4], w, b, eps=1e-3), [x3, w34, b34], op="layer_norm", shape=[3, 4], eps=1e-3)
+    case("layer_norm_plain", lambda x: F.layer_norm(x, [4]), [x3], op="layer_norm", shape=[4], eps=1e-5)
+    xg = torch.randn(2, 6, 5, generator=gen)
+    case("group_norm", lambda x, w, b: F.group_norm(x, 3, w, b), [xg, w6, b6], op="group_norm", groups=3, eps=1e-5)
+    xb = torch.randn(8, 6, generator=gen) * 2 - 1
+    case("batch_norm_train_2d", lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [xb, w6, b6], op="batch_norm", training=True, eps=1e-5)
+    case("batch_norm_train_3d", lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [xg, w6, b6], op="batch_norm", training=True, eps=1e-5)
+    rm, rv = torch.randn(6, generator=gen), torch.rand(6, generator=gen) + 0.5
+    case("batch_norm_eval", lambda x, w, b: F.batch_norm(x, rm, rv, w, b, training=False), [xg, w6, b6], op="batch_norm", training=False, eps=1e-5, running_mean=flat(rm), running_var=flat(rv))
+    weight = torch.randn(10, 4, generator=gen)
+    idx = torch.tensor([[1, 2, 1], [0, 9, 2]])
+    case("embedding", lambda i, w: F.embedding(i, w), [idx, weight], op="embedding")
+    case("embedding_padding", lambda i, w: F.embedding(i, w, padding_idx=2), [idx, weight], op="embedding", padding_idx=2)
+    return out
+
+
+def batch_norm_running():
+    """BatchNorm1d's running statistics over three training steps, for momentum 0.1 and None,
+    then its output in eval mode."""
+    out = []
+    for momentum in [0.1, None]:
+        bn = torch.nn.BatchNorm1d(5, momentum=momentum)
+        xs = [torch.randn(7, 5, generator=gen) * (i + 1) + i for i in range(3)]
+        for x in xs:
+            bn(x)
+        bn.eval()
+        probe = torch.randn(4, 5, generator=gen)
+        out.append({
+            "momentum": momentum, "inputs": [tensor(x) for x in xs], "probe": tensor(probe),
+            "eval_out": flat(bn(probe)),
+            "state_dict": {k: flat(v) for k, v in bn.state_dict().items()},
+        })
+    return out
+
+
+class TokenNet(torch.nn.Module):
+    """Embedding -> mean over the sequence -> Linear (no bias) -> BatchNorm1d -> GELU ->
+    LayerNorm -> Linear. Every parameter has a nonzero gradient: a bias (or LayerNorm shift)
+    just before BatchNorm would get none in exact arithmetic, and Adam would turn its rounding
+    noise into steps of size lr, which no two implementations share."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(20, 8, padding_idx=0)
+        self.fc1 = torch.nn.Linear(8, 16, bias=False)
+        self.bn = torch.nn.BatchNorm1d(16)
+        self.norm = torch.nn.LayerNorm(16)
+        self.fc2 = torch.nn.Linear(16, 4)
+
+    def forward(self, tokens):
+        h = self.bn(self.fc1(self.emb(tokens).mean(1)))
+        return self.fc2(self.norm(F.gelu(h)))
+
+
+def token_run(steps=200):
+    torch.manual_seed(11)
+    model = TokenNet()
+    tokens = torch.randint(0, 20, (32, 5), generator=gen)
+    y = torch.randint(0, 4, (32,), generator=gen)
+    state = {k: tensor(v) for k, v in model.state_dict().items()}
+    opt = torch.optim.Adam(model.parameters(), lr=5e-3)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(tokens), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    model.eval()
+    return {
+        "optimizer": "adam", "hyper": {"lr": 5e-3}, "state_dict": state, "tokens": tensor(tokens),
+        "y": y.tolist(), "losses": losses, "eval_out": flat(model(tokens)),
+        "final_state_dict": {k: flat(v) for k, v in model.state_dict().items()},
+    }
+
+
 def main():
     out = {
         "generator": "scripts/gen_train_fixtures.py", "torch": torch.__version__,
         "losses": loss_cases(),
         "mlp": [mlp_run(o) for o in ["sgd", "sgd_nesterov_wd", "adam", "adamw"]],
+        "layers": layer_cases(),
+        "batch_norm_running": batch_norm_running(),
+        "token_net": token_run(),
     }
     path = os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "train.json")
     with open(path, "w") as f:
         json.dump(out, f)
         f.write("\n")
-    print(f"wrote {len(out['losses'])} loss cases and {len(out['mlp'])} training runs to {os.path.normpath(path)}")
+    print(f"wrote {len(out['losses'])} loss cases, {len(out['layers'])} layer cases and "
+          f"{len(out['mlp']) + 1} training runs to {os.path.normpath(path)}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 //! Neural-network building blocks, as PyTorch's `torch.nn`: `Parameter`/`Buffer` slots, the
-//! `Module` trait with its registry (`module.rs`), layers (`Linear`, `Sequential`, activation
-//! modules) and the functional losses (`loss.rs`).
+//! `Module` trait with its registry (`module.rs`), layers (`Linear`, `Embedding`, `LayerNorm`,
+//! `GroupNorm`, `BatchNorm1d/2d`, `Dropout`, `Sequential`, activation modules), the functional
+//! forms (`norm.rs`, `embedding`, `dropout`) and the losses (`loss.rs`).
 //!
 //! ```
 //! use webtensor::nn::{self, ClassLossOptions, Linear, LinearOptions, Module, ReLU, Sequential};
@@ -31,17 +32,27 @@
 //! ```
 
 mod activation;
+mod batch_norm;
+mod dropout;
+mod embedding;
+mod layer_norm;
 mod linear;
 pub mod loss;
 mod module;
+pub mod norm;
 mod parameter;
 mod sequential;
 
 pub use activation::{ReLU, SiLU, Sigmoid, Tanh, GELU};
+pub use batch_norm::{BatchNorm1d, BatchNorm2d, BatchNormOptions};
+pub use dropout::{dropout, Dropout};
+pub use embedding::{embedding, Embedding, EmbeddingOptions};
+pub use layer_norm::{GroupNorm, LayerNorm, NormOptions};
 pub use linear::{Linear, LinearOptions};
 pub use loss::{
     binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss, nll_loss, ClassLossOptions, Reduction,
 };
 pub use module::{Module, ModuleCore, ModuleFuture};
+pub use norm::{batch_norm, group_norm, layer_norm};
 pub use parameter::{Buffer, Parameter};
 pub use sequential::Sequential;

@@ -1,0 +1,69 @@
+//! `Dropout`: zeroes each element with probability `p` while training and scales the rest by
+//! `1 / (1 - p)`, so evaluation (the identity) sees the same expected value. Seedable: a module
+//! built with a seed draws a new, reproducible mask on each call.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::{Module, ModuleCore};
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+/// Randomly zeroes elements while training.
+pub struct Dropout {
+    core: ModuleCore,
+    p: f64,
+    seed: Option<u64>,
+    calls: AtomicU64,
+}
+
+impl Dropout {
+    /// Dropout with probability `p` in `[0, 1]`; with a `seed`, the sequence of masks is
+    /// reproducible (call `i` uses a seed derived from `seed` and `i`).
+    pub fn new(p: f64, seed: Option<u64>) -> Result<Dropout> {
+        check_p(p)?;
+        Ok(Dropout { core: ModuleCore::new(), p, seed, calls: AtomicU64::new(0) })
+    }
+}
+
+fn check_p(p: f64) -> Result<()> {
+    if !(0.0..=1.0).contains(&p) {
+        return Err(Error::invalid("dropout", format!("probability p must be in [0, 1], got {p}")));
+    }
+    Ok(())
+}
+
+impl Module for Dropout {
+    fn core(&self) -> &ModuleCore {
+        &self.core
+    }
+
+    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        let training = self.core.is_training();
+        let seed = match (training, self.seed) {
+            (true, Some(s)) => {
+                let i = self.calls.fetch_add(1, Ordering::Relaxed);
+                Some(s ^ i.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            }
+            _ => None,
+        };
+        dropout(x, self.p, training, seed)
+    }
+}
+
+/// PyTorch's `F.dropout`: with `training`, each element is zeroed with probability `p` and the
+/// rest scaled by `1 / (1 - p)`; otherwise `x` itself. The gradient is the same mask and scale.
+pub fn dropout(x: &Tensor, p: f64, training: bool, seed: Option<u64>) -> Result<Tensor> {
+    check_p(p)?;
+    if !x.dtype().is_float() {
+        return Err(Error::invalid("dropout", format!("needs a floating-point input, got {:?}", x.dtype())));
+    }
+    if !training || p == 0.0 {
+        return Ok(x.clone());
+    }
+    if p == 1.0 {
+        return x.mul_scalar(0.0);
+    }
+    let keep = Tensor::rand(x.shape(), seed, x.device())?.ge_scalar(p)?;
+    let scale = keep.to_dtype(x.dtype())?.mul_scalar(1.0 / (1.0 - p))?;
+    x.mul(&scale)
+}
