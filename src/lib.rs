@@ -54,9 +54,9 @@ pub use device::transfer::{reset_transfer_stats, transfer_stats, TransferSnapsho
 #[cfg(not(target_arch = "wasm32"))]
 pub use device::wgpu::synchronize_blocking;
 pub use device::{
-    best_device, best_device_with_reason, default_device, device_count, device_name, devices, init, is_available, open,
-    set_default_device, set_logical_device_configuration, synchronize, Device, DeviceInfo, DeviceKind,
-    LogicalDeviceConfig,
+    best_device, best_device_with_reason, default_device, device_count, device_name, devices, init, is_available,
+    kernel_launches, open, set_default_device, set_logical_device_configuration, synchronize, Device, DeviceInfo,
+    DeviceKind, LogicalDeviceConfig,
 };
 pub use dtype::{DType, Element};
 pub use error::{Error, Result};

@@ -12,6 +12,7 @@ use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
+use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
 use crate::op::{IndexMode, MapOp, MatmulArgs};
 use crate::shape::numel;
@@ -286,6 +287,41 @@ impl Storage {
             }
             (Storage::Meta(_), Storage::Meta(_)) => meta(shape, dtype)?,
             _ => return Err(mixed(name)),
+        })
+    }
+
+    /// One fused optimizer update (see [`Kernels::optim`]) over storages of one device, each
+    /// with the element offset its contiguous data starts at. No CPU fallback: a wgpu error
+    /// (a tensor past one binding) goes back to the optimizer, which then runs separate ops.
+    pub(crate) fn optim(step: &OptimStep, inputs: &[(&Arc<Storage>, usize)], n: usize) -> Result<Vec<Storage>> {
+        const OP: &str = "optimizer step";
+        macro_rules! collect {
+            ($variant:ident) => {
+                inputs
+                    .iter()
+                    .map(|(s, off)| match s.as_ref() {
+                        Storage::$variant(s) => Ok((s, *off)),
+                        _ => Err(mixed(OP)),
+                    })
+                    .collect::<Result<Vec<_>>>()?
+            };
+        }
+        let Some((first, _)) = inputs.first() else {
+            return Err(Error::invalid(OP, "needs a parameter and its gradient"));
+        };
+        Ok(match first.as_ref() {
+            Storage::Cpu(_) => CpuBackend.optim(step, &collect!(Cpu), n)?.into_iter().map(Storage::Cpu).collect(),
+            Storage::Wgpu(d) => {
+                let ins = collect!(Wgpu);
+                same_gpu(OP, &ins.iter().map(|i| i.0).collect::<Vec<_>>())?;
+                d.device().optim(step, &ins, n)?.into_iter().map(Storage::Wgpu).collect()
+            }
+            Storage::Cuda(d) => {
+                let ins = collect!(Cuda);
+                same_cuda(OP, &ins.iter().map(|i| i.0).collect::<Vec<_>>())?;
+                d.device().optim(step, &ins, n)?.into_iter().map(Storage::Cuda).collect()
+            }
+            Storage::Meta(_) => (0..=step.kind.states()).map(|_| meta(&[n], DType::F32)).collect::<Result<_>>()?,
         })
     }
 

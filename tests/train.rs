@@ -85,7 +85,7 @@ fn mlp(run: &Value, d: Device) -> Sequential {
     model
 }
 
-fn optimizer(run: &Value, model: &Sequential) -> Box<dyn Optimizer> {
+fn optimizer(run: &Value, model: &Sequential, fused: bool) -> Box<dyn Optimizer> {
     let h = &run["hyper"];
     let lr = h["lr"].as_f64().expect("lr");
     let wd = h["weight_decay"].as_f64().unwrap_or(0.0);
@@ -98,16 +98,17 @@ fn optimizer(run: &Value, model: &Sequential) -> Box<dyn Optimizer> {
                     momentum: h["momentum"].as_f64().unwrap_or(0.0),
                     nesterov: h["nesterov"].as_bool().unwrap_or(false),
                     weight_decay: wd,
+                    fused,
                     ..Default::default()
                 },
             )
             .unwrap(),
         ),
-        "adam" => {
-            Box::new(Adam::new(model.parameters(), AdamOptions { lr, weight_decay: wd, ..Default::default() }).unwrap())
-        }
+        "adam" => Box::new(
+            Adam::new(model.parameters(), AdamOptions { lr, weight_decay: wd, fused, ..Default::default() }).unwrap(),
+        ),
         "adamw" => Box::new(
-            AdamW::new(model.parameters(), AdamOptions { lr, weight_decay: wd, ..Default::default() }).unwrap(),
+            AdamW::new(model.parameters(), AdamOptions { lr, weight_decay: wd, fused, ..Default::default() }).unwrap(),
         ),
         other => panic!("unknown optimizer {other}"),
     }
@@ -116,32 +117,35 @@ fn optimizer(run: &Value, model: &Sequential) -> Box<dyn Optimizer> {
 fn mlp_training_matches_pytorch_step_by_step(d: Device) {
     let f = fixture();
     for run in f["mlp"].as_array().expect("mlp") {
-        let name = run["optimizer"].as_str().expect("optimizer");
-        let model = mlp(run, d);
-        assert_eq!(
-            model.state_dict().iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
-            ["0.weight", "0.bias", "2.weight", "2.bias"],
-            "PyTorch's state_dict keys"
-        );
-        let x = t(&floats(&run["x"]["data"]), &usizes(&run["x"]["shape"]), d);
-        let y: Vec<i32> = run["y"].as_array().expect("y").iter().map(|v| v.as_i64().expect("int") as i32).collect();
-        let y = Tensor::from_slice(&y, &[y.len()], d).unwrap();
-        let mut opt = optimizer(run, &model);
-        let want = floats(&run["losses"]);
-        let mut got = Vec::with_capacity(want.len());
-        for _ in 0..want.len() {
-            opt.zero_grad();
-            let loss = nn::cross_entropy(&model.forward(&x).unwrap(), &y, ClassLossOptions::default()).unwrap();
-            loss.backward().unwrap();
-            opt.step().unwrap();
-            got.push(loss.item_blocking::<f32>().unwrap());
-        }
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert!((g - w).abs() <= 1e-4 * w.abs().max(1e-3), "{name} on {d}: step {i}: loss {g}, PyTorch {w}");
-        }
-        for (k, v) in model.state_dict() {
-            let want = floats(&run["final_state_dict"][&k]);
-            assert_close(&f32s(&v), &want, 1e-3, &format!("{name} on {d}: final {k}"));
+        // The fused kernels (the default) and the same update as separate ops.
+        for fused in [true, false] {
+            let name = format!("{} (fused {fused})", run["optimizer"].as_str().expect("optimizer"));
+            let model = mlp(run, d);
+            assert_eq!(
+                model.state_dict().iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+                ["0.weight", "0.bias", "2.weight", "2.bias"],
+                "PyTorch's state_dict keys"
+            );
+            let x = t(&floats(&run["x"]["data"]), &usizes(&run["x"]["shape"]), d);
+            let y: Vec<i32> = run["y"].as_array().expect("y").iter().map(|v| v.as_i64().expect("int") as i32).collect();
+            let y = Tensor::from_slice(&y, &[y.len()], d).unwrap();
+            let mut opt = optimizer(run, &model, fused);
+            let want = floats(&run["losses"]);
+            let mut got = Vec::with_capacity(want.len());
+            for _ in 0..want.len() {
+                opt.zero_grad();
+                let loss = nn::cross_entropy(&model.forward(&x).unwrap(), &y, ClassLossOptions::default()).unwrap();
+                loss.backward().unwrap();
+                opt.step().unwrap();
+                got.push(loss.item_blocking::<f32>().unwrap());
+            }
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!((g - w).abs() <= 1e-4 * w.abs().max(1e-3), "{name} on {d}: step {i}: loss {g}, PyTorch {w}");
+            }
+            for (k, v) in model.state_dict() {
+                let want = floats(&run["final_state_dict"][&k]);
+                assert_close(&f32s(&v), &want, 1e-3, &format!("{name} on {d}: final {k}"));
+            }
         }
     }
 }

@@ -1,12 +1,13 @@
 //! Memory that must come back to its baseline after backward passes and over 1,000 training
-//! steps. The counters are per device, so these run alone: one test function, in sequence
-//! (tests in one binary run in parallel and would allocate on the same device meanwhile).
+//! steps, and the launches an optimizer step costs (one fused kernel per parameter). The
+//! counters are per device, so these run alone: one test function, in sequence (tests in one
+//! binary run in parallel and would allocate and launch on the same device meanwhile).
 
 mod common;
 use common::*;
 
 use webtensor::nn::{self, ClassLossOptions, Linear, LinearOptions, Module, Sequential};
-use webtensor::optim::{Adam, AdamOptions, Optimizer};
+use webtensor::optim::{Adam, AdamOptions, AdamW, Optimizer, SgdOptions, SGD};
 use webtensor::{Device, Tensor};
 
 #[test]
@@ -14,6 +15,7 @@ fn memory_is_flat_across_backward_and_training() {
     for d in devices() {
         memory_returns_after_backward(d);
         memory_is_flat_over_1000_steps(d);
+        a_step_is_one_launch_per_parameter(d);
     }
 }
 
@@ -68,4 +70,40 @@ fn memory_is_flat_over_1000_steps(d: Device) {
     }
     webtensor::synchronize_blocking(d).unwrap();
     assert_eq!(webtensor::memory_allocated(d).unwrap(), base, "memory after 1000 steps on {d}");
+}
+
+fn a_step_is_one_launch_per_parameter(d: Device) {
+    let opts = LinearOptions { device: Some(d), seed: Some(4), ..Default::default() };
+    let model = Sequential::new()
+        .push(Linear::new(8, 16, opts).unwrap())
+        .unwrap()
+        .push(nn::ReLU::new())
+        .unwrap()
+        .push(Linear::new(16, 4, opts).unwrap())
+        .unwrap();
+    let x = Tensor::randn(&[32, 8], Some(2), d).unwrap();
+    let n = model.parameters().len() as u64;
+    let sgd = |fused, momentum| SgdOptions { lr: 0.1, momentum, weight_decay: 1e-3, fused, ..Default::default() };
+    let adam = |fused| AdamOptions { lr: 1e-3, weight_decay: 0.01, fused, ..Default::default() };
+    let cases: Vec<(&str, bool, Box<dyn Optimizer>)> = vec![
+        ("SGD", true, Box::new(SGD::new(model.parameters(), sgd(true, 0.0)).unwrap())),
+        ("SGD momentum", true, Box::new(SGD::new(model.parameters(), sgd(true, 0.9)).unwrap())),
+        ("Adam", true, Box::new(Adam::new(model.parameters(), adam(true)).unwrap())),
+        ("AdamW", true, Box::new(AdamW::new(model.parameters(), adam(true)).unwrap())),
+        ("Adam, separate ops", false, Box::new(Adam::new(model.parameters(), adam(false)).unwrap())),
+    ];
+    for (name, fused, mut opt) in cases {
+        for step in 0..3 {
+            opt.zero_grad();
+            model.forward(&x).unwrap().square().unwrap().mean_all().unwrap().backward().unwrap();
+            let before = webtensor::kernel_launches(d).unwrap();
+            opt.step().unwrap();
+            let launches = webtensor::kernel_launches(d).unwrap() - before;
+            match (d.kind(), fused) {
+                (webtensor::DeviceKind::Cpu, _) => assert_eq!(launches, 0, "the cpu launches no kernels"),
+                (_, true) => assert_eq!(launches, n, "{name} step {step} on {d}: one launch per parameter"),
+                (_, false) => assert!(launches >= 8 * n, "{name} step {step} on {d}: {launches} launches"),
+            }
+        }
+    }
 }

@@ -6,6 +6,7 @@ use crate::dtype::{CpuData, DType};
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
+use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
 use crate::op::{IndexMode, MapOp, MatmulArgs};
 
@@ -74,6 +75,10 @@ pub(crate) trait Kernels {
         dim: usize,
         shape: &[usize],
     ) -> Result<Self::Storage>;
+    /// One fused optimizer update of `n` contiguous f32 elements: `inputs` are the parameter,
+    /// its gradient and, after the first step, `step.kind.states()` state tensors, each with
+    /// the element offset it starts at. Returns the new parameter, then the new states.
+    fn optim(&self, step: &OptimStep, inputs: &[(&Self::Storage, usize)], n: usize) -> Result<Vec<Self::Storage>>;
     /// Concatenation along `dim` into a new contiguous tensor of `shape`.
     fn cat(
         &self,

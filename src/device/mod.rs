@@ -245,6 +245,18 @@ pub fn set_logical_device_configuration(physical: Device, configs: &[LogicalDevi
     self::wgpu::configure_logical(physical.ordinal, configs)
 }
 
+/// Kernel launches recorded on `device` since it opened: wgpu compute dispatches, or CUDA
+/// kernel launches plus cuBLAS calls. The CPU and meta devices launch none (always 0). For
+/// checking what an operation costs on a GPU: a fused optimizer step is one launch per
+/// parameter, where the same update as separate ops is about ten.
+pub fn kernel_launches(device: Device) -> Result<u64> {
+    Ok(match Backend::of(device)? {
+        Backend::Cpu | Backend::Meta => 0,
+        Backend::Wgpu(d) => d.launches(),
+        Backend::Cuda(d) => d.launches(),
+    })
+}
+
 /// Every usable device: the CPU, then each CUDA device (with the `cuda` feature), then each
 /// wgpu adapter best first (natively this enumerates adapters on first call; on wasm it lists
 /// those found by `init`).

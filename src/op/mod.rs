@@ -4,6 +4,7 @@
 //! tensor API) sits above. See ARCHITECTURE.md for the layers.
 
 pub mod binary;
+pub mod optim;
 pub mod reduce;
 pub mod unary;
 

@@ -94,10 +94,23 @@ impl Tensor {
         let mut shape = batch.clone();
         shape.extend([m, n]);
         // Over the expanded operands [batch.., m, k] @ [batch.., k, n]: dA = dY B^T, dB = A^T dY
-        // (the broadcast and unsqueeze views above sum and reshape them back).
+        // (the broadcast and unsqueeze views above sum and reshape them back). An operand that
+        // is a transposed view (`x @ w.t()` in Linear) gets its gradient computed transposed,
+        // (dB^T = dY^T A), and handed back as a view: through the view's own backward it
+        // arrives contiguous, as PyTorch lays gradients out like their parameters.
         let (ta, tb) = (a.clone(), b.clone());
+        let (a_t, b_t) = (transposed(&a), transposed(&b));
         let mut out = Tensor::from_op(storage, &shape, dtype, device, op, &[&a, &b], |_| {
-            binary_rule(move |g| g.matmul(&tb.transpose(-2, -1)?), move |g| ta.transpose(-2, -1)?.matmul(g))
+            binary_rule(
+                move |g| match a_t {
+                    true => tb.matmul(&g.transpose(-2, -1)?)?.transpose(-2, -1),
+                    false => g.matmul(&tb.transpose(-2, -1)?),
+                },
+                move |g| match b_t {
+                    true => g.transpose(-2, -1)?.matmul(&ta)?.transpose(-2, -1),
+                    false => ta.transpose(-2, -1)?.matmul(g),
+                },
+            )
         });
         if other.rank() == 1 {
             out = out.squeeze(Some(-1))?;
@@ -107,4 +120,10 @@ impl Tensor {
         }
         Ok(out)
     }
+}
+
+/// Whether the last two dims of `t` are laid out column-major (a transposed contiguous matrix).
+fn transposed(t: &Tensor) -> bool {
+    let (r, st, sh) = (t.rank(), t.layout().strides(), t.shape());
+    r >= 2 && sh[r - 2] > 1 && sh[r - 1] > 1 && st[r - 2] == 1 && st[r - 1] != 1
 }

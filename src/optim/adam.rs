@@ -1,11 +1,13 @@
 //! Adam and AdamW with PyTorch's formulas (its default, non-fused implementation, so that
 //! losses match step for step): `m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
 //! p -= (lr / (1 - b1^t)) m / (sqrt(v) / sqrt(1 - b2^t) + eps)`. Adam's weight decay is an L2
-//! term added to `g`; AdamW's is decoupled: `p *= 1 - lr wd` first.
+//! term added to `g`; AdamW's is decoupled: `p *= 1 - lr wd` first. A step is one fused kernel
+//! per parameter (`fused.rs`), or the same formula as separate ops where that cannot run.
 
-use super::{check_hyper, check_state, Optimizer};
-use crate::error::Result;
+use super::{check_hyper, check_state, fused, Optimizer};
+use crate::error::{Error, Result};
 use crate::nn::Parameter;
+use crate::op::optim::OptimStep;
 use crate::tensor::Tensor;
 
 /// Options of [`Adam::new`] and [`AdamW::new`].
@@ -19,11 +21,14 @@ pub struct AdamOptions {
     pub eps: f64,
     /// Weight decay (L2 for Adam, decoupled for AdamW).
     pub weight_decay: f64,
+    /// One kernel per parameter on every device (default true); false runs the update as
+    /// separate elementwise ops, as PyTorch's for-loop implementation does.
+    pub fused: bool,
 }
 
 impl Default for AdamOptions {
     fn default() -> Self {
-        AdamOptions { lr: 1e-3, betas: (0.9, 0.999), eps: 1e-8, weight_decay: 0.0 }
+        AdamOptions { lr: 1e-3, betas: (0.9, 0.999), eps: 1e-8, weight_decay: 0.0, fused: true }
     }
 }
 
@@ -58,35 +63,66 @@ impl AdamCore {
         let (b1, b2) = o.betas;
         for (p, slot) in self.params.iter().zip(self.state.iter_mut()) {
             let value = p.tensor();
-            let Some(mut g) = value.grad() else { continue };
-            let mut param = value.clone();
-            if o.weight_decay != 0.0 {
-                if self.decoupled {
-                    param = param.mul_scalar(1.0 - o.lr * o.weight_decay)?;
-                } else {
-                    g = g.add(&value.mul_scalar(o.weight_decay)?)?;
-                }
-            }
-            let (m, v, t) = match slot.as_ref() {
+            let Some(g) = value.grad() else { continue };
+            let (state, t) = match slot.as_ref() {
                 Some(s) => {
                     check_state(self.name, &s.m, &value)?;
-                    (s.m.clone(), s.v.clone(), s.t)
+                    (vec![s.m.clone(), s.v.clone()], s.t + 1)
                 }
-                None => (value.zeros_like()?, value.zeros_like()?, 0),
+                None => (vec![], 1),
             };
-            let t = t + 1;
-            // PyTorch's lerp form of the first moment: m + (g - m)(1 - b1).
-            let m = m.add(&g.sub(&m)?.mul_scalar(1.0 - b1)?)?;
-            let v = v.mul_scalar(b2)?.add(&g.square()?.mul_scalar(1.0 - b2)?)?;
-            let bc1 = 1.0 - b1.powi(t as i32);
-            let bc2_sqrt = (1.0 - b2.powi(t as i32)).sqrt();
-            let denom = v.sqrt()?.div_scalar(bc2_sqrt)?.add_scalar(o.eps)?;
-            let next = param.sub(&m.div(&denom)?.mul_scalar(o.lr / bc1)?)?;
+            let fused = if o.fused {
+                let step = OptimStep::adam(o.lr, b1, b2, o.eps, o.weight_decay, self.decoupled, t);
+                fused::update(&step, &value, &g, &state)?
+            } else {
+                None
+            };
+            let (next, m, v) = match fused {
+                Some((next, st)) => match <[Tensor; 2]>::try_from(st) {
+                    Ok([m, v]) => (next, m, v),
+                    Err(_) => return Err(Error::invalid(self.name, "the fused update returned no moments")),
+                },
+                None => composed(&o, self.decoupled, &value, g, state, t)?,
+            };
             p.replace(next, value.grad())?;
             *slot = Some(Moments { m, v, t });
         }
         Ok(())
     }
+}
+
+/// The update as separate ops (f16 parameters, tensors past one binding, `fused: false`): the
+/// new parameter and moments.
+fn composed(
+    o: &AdamOptions,
+    decoupled: bool,
+    value: &Tensor,
+    mut g: Tensor,
+    state: Vec<Tensor>,
+    t: u32,
+) -> Result<(Tensor, Tensor, Tensor)> {
+    let (b1, b2) = o.betas;
+    let mut param = value.clone();
+    if o.weight_decay != 0.0 {
+        if decoupled {
+            param = param.mul_scalar(1.0 - o.lr * o.weight_decay)?;
+        } else {
+            g = g.add(&value.mul_scalar(o.weight_decay)?)?;
+        }
+    }
+    let mut state = state.into_iter();
+    let (m, v) = match (state.next(), state.next()) {
+        (Some(m), Some(v)) => (m, v),
+        _ => (value.zeros_like()?, value.zeros_like()?),
+    };
+    // PyTorch's lerp form of the first moment: m + (g - m)(1 - b1).
+    let m = m.add(&g.sub(&m)?.mul_scalar(1.0 - b1)?)?;
+    let v = v.mul_scalar(b2)?.add(&g.square()?.mul_scalar(1.0 - b2)?)?;
+    let bc1 = 1.0 - b1.powi(t as i32);
+    let bc2_sqrt = (1.0 - b2.powi(t as i32)).sqrt();
+    let denom = v.sqrt()?.div_scalar(bc2_sqrt)?.add_scalar(o.eps)?;
+    let next = param.sub(&m.div(&denom)?.mul_scalar(o.lr / bc1)?)?;
+    Ok((next, m, v))
 }
 
 macro_rules! adam_like {

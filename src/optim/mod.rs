@@ -6,6 +6,7 @@
 //! the step fails with a clear error rather than mixing devices, as PyTorch's does.
 
 mod adam;
+mod fused;
 mod sgd;
 
 pub use adam::{Adam, AdamOptions, AdamW};

@@ -1,10 +1,12 @@
 //! Stochastic gradient descent with PyTorch's momentum, dampening, Nesterov and (L2) weight
 //! decay: `g += wd p; b = m b + (1 - dampening) g (b = g at the first step); g = nesterov ?
-//! g + m b : b; p -= lr g`.
+//! g + m b : b; p -= lr g`. A step is one fused kernel per parameter (`fused.rs`), or the same
+//! formula as separate ops where that cannot run.
 
-use super::{check_hyper, check_state, Optimizer};
+use super::{check_hyper, check_state, fused, Optimizer};
 use crate::error::{Error, Result};
 use crate::nn::Parameter;
+use crate::op::optim::OptimStep;
 use crate::tensor::Tensor;
 
 /// Options of [`SGD::new`].
@@ -20,11 +22,14 @@ pub struct SgdOptions {
     pub weight_decay: f64,
     /// Nesterov momentum (needs momentum > 0 and dampening 0).
     pub nesterov: bool,
+    /// One kernel per parameter on every device (default true); false runs the update as
+    /// separate elementwise ops, as PyTorch's for-loop implementation does.
+    pub fused: bool,
 }
 
 impl Default for SgdOptions {
     fn default() -> Self {
-        SgdOptions { lr: 1e-3, momentum: 0.0, dampening: 0.0, weight_decay: 0.0, nesterov: false }
+        SgdOptions { lr: 1e-3, momentum: 0.0, dampening: 0.0, weight_decay: 0.0, nesterov: false, fused: true }
     }
 }
 
@@ -50,29 +55,48 @@ impl SGD {
     }
 }
 
+/// The update as separate ops (f16 parameters, tensors past one binding, `fused: false`):
+/// returns the new parameter and momentum buffer.
+fn composed(o: &SgdOptions, value: &Tensor, mut g: Tensor, buf: Option<&Tensor>) -> Result<(Tensor, Option<Tensor>)> {
+    if o.weight_decay != 0.0 {
+        g = g.add(&value.mul_scalar(o.weight_decay)?)?;
+    }
+    let mut b = None;
+    if o.momentum != 0.0 {
+        let next = match buf {
+            Some(b) => b.mul_scalar(o.momentum)?.add(&g.mul_scalar(1.0 - o.dampening)?)?,
+            None => g.contiguous()?,
+        };
+        g = if o.nesterov { g.add(&next.mul_scalar(o.momentum)?)? } else { next.clone() };
+        b = Some(next);
+    }
+    Ok((value.sub(&g.mul_scalar(o.lr)?)?, b))
+}
+
 impl Optimizer for SGD {
     fn step(&mut self) -> Result<()> {
         let _g = crate::tensor::node::pause();
         let o = self.options;
         for (p, buf) in self.params.iter().zip(self.momentum.iter_mut()) {
             let value = p.tensor();
-            let Some(mut g) = value.grad() else { continue };
-            if o.weight_decay != 0.0 {
-                g = g.add(&value.mul_scalar(o.weight_decay)?)?;
+            let Some(g) = value.grad() else { continue };
+            if let Some(b) = buf.as_ref() {
+                check_state("SGD.step", b, &value)?;
             }
-            if o.momentum != 0.0 {
-                let b = match buf.as_ref() {
-                    Some(b) => {
-                        check_state("SGD.step", b, &value)?;
-                        b.mul_scalar(o.momentum)?.add(&g.mul_scalar(1.0 - o.dampening)?)?
-                    }
-                    None => g.contiguous()?,
-                };
-                g = if o.nesterov { g.add(&b.mul_scalar(o.momentum)?)? } else { b.clone() };
-                *buf = Some(b);
-            }
-            let next = value.sub(&g.mul_scalar(o.lr)?)?;
+            let fused = if o.fused {
+                let step = OptimStep::sgd(o.lr, o.momentum, o.dampening, o.weight_decay, o.nesterov, buf.is_none());
+                fused::update(&step, &value, &g, buf.as_slice())?
+            } else {
+                None
+            };
+            let (next, b) = match fused {
+                Some((next, mut st)) => (next, st.pop()),
+                None => composed(&o, &value, g, buf.as_ref())?,
+            };
             p.replace(next, value.grad())?;
+            if o.momentum != 0.0 {
+                *buf = b;
+            }
         }
         Ok(())
     }

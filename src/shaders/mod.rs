@@ -6,6 +6,7 @@ pub(crate) mod params;
 
 use crate::dtype::DType;
 use crate::op::binary::{BinaryOp, WGSL_IS_NAN, WGSL_POW};
+use crate::op::optim::OptimKind;
 use crate::op::reduce::ReduceOp;
 use crate::op::unary::{UnaryOp, WGSL_ERF};
 use crate::op::MapOp;
@@ -68,6 +69,10 @@ pub(crate) enum KernelKey {
         dtype: DType,
         index: DType,
     },
+    /// The fused optimizer update (f32).
+    Optim {
+        kind: OptimKind,
+    },
 }
 
 /// The WGSL storage type of a dtype (bool is a u32 word).
@@ -104,6 +109,7 @@ impl KernelKey {
             | KernelKey::Matmul { dtype }
             | KernelKey::Index { dtype, .. }
             | KernelKey::IndexAdd { dtype, .. } => dtype == DType::F16,
+            KernelKey::Optim { .. } => false,
         }
     }
 
@@ -121,6 +127,7 @@ impl KernelKey {
             KernelKey::Matmul { .. } => include_str!("matmul.wgsl"),
             KernelKey::Index { .. } => include_str!("index.wgsl"),
             KernelKey::IndexAdd { .. } => include_str!("index_add.wgsl"),
+            KernelKey::Optim { .. } => include_str!("optim.wgsl"),
         }
     }
 
@@ -210,6 +217,7 @@ impl KernelKey {
                 storage_type(accumulator(dtype)),
                 storage_type(index)
             ),
+            KernelKey::Optim { kind } => optim_prelude(kind),
         }
     }
 
@@ -223,6 +231,29 @@ impl KernelKey {
             self.body()
         )
     }
+}
+
+/// The bindings of a fused optimizer variant: the inputs (`p`, `g`, then its states), then one
+/// output per written tensor, then the uniform; plus accessors so optim.wgsl reads the same for
+/// every variant.
+fn optim_prelude(kind: OptimKind) -> String {
+    let states = kind.states();
+    let ins = ["p_in", "g_in", "s0_buf", "s1_buf"];
+    let outs = ["p_out", "s0_out", "s1_out"];
+    let mut src = format!("const KIND: u32 = {}u;\n", states);
+    let mut b = 0;
+    for name in ins.iter().take(2 + states).chain(outs.iter().take(1 + states)) {
+        let access = if name.ends_with("out") { "read_write" } else { "read" };
+        src += &format!("@group(0) @binding({b}) var<storage, {access}> {name}: array<f32>;\n");
+        b += 1;
+    }
+    src += &format!("@group(0) @binding({b}) var<uniform> P: Params;\n");
+    let read =
+        |k: usize| if k < states { format!("return s{k}_buf[p({}u) + i];", 3 + k) } else { "return 0.0;".into() };
+    src += &format!("fn s0_in(i: u32) -> f32 {{ {} }}\nfn s1_in(i: u32) -> f32 {{ {} }}\n", read(0), read(1));
+    let writes: String =
+        outs.iter().take(1 + states).zip(["w", "a", "b"]).map(|(o, v)| format!(" {o}[i] = {v};")).collect();
+    src + &format!("fn store(i: u32, w: f32, a: f32, b: f32) {{{writes} }}\n")
 }
 
 /// How a reduction absorbs value `v` at index `j`: the first value starts the accumulator; a
@@ -294,6 +325,9 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
         for log in [false, true] {
             v.push(KernelKey::Softmax { log, dtype });
         }
+    }
+    for kind in [OptimKind::Sgd, OptimKind::SgdMomentum, OptimKind::Adam] {
+        v.push(KernelKey::Optim { kind });
     }
     v.sort_by_key(|k| format!("{k:?}"));
     v.dedup();

@@ -11,12 +11,14 @@ use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::{Layout, StridedOffsets};
 use crate::op::binary::BinaryOp;
+use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
 use crate::op::{IndexMode, MapOp, MatmulArgs};
 use crate::shape::numel;
 
 mod alloc;
 mod gemm;
+mod optim;
 mod par;
 mod reduce;
 mod scalar;
@@ -435,6 +437,10 @@ impl Kernels for CpuBackend {
         shape: &[usize],
     ) -> Result<CpuStorage> {
         scatter::index_add(mode, src, l, idx, li, dim, shape)
+    }
+
+    fn optim(&self, step: &OptimStep, inputs: &[(&CpuStorage, usize)], n: usize) -> Result<Vec<CpuStorage>> {
+        optim::optim(step, inputs, n)
     }
 
     fn cat(&self, parts: &[(&CpuStorage, &Layout)], dim: usize, shape: &[usize], dtype: DType) -> Result<CpuStorage> {

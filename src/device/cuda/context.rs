@@ -57,6 +57,8 @@ pub(crate) struct CudaDevice {
     pub(super) staging: Mutex<Staging>,
     pub(crate) stats: MemoryStats,
     pub(crate) transfers: TransferStats,
+    /// Kernel launches and cuBLAS calls since the device opened (see `kernel_launches`).
+    pub(crate) launches: std::sync::atomic::AtomicU64,
 }
 
 impl CudaDevice {
@@ -90,12 +92,18 @@ impl CudaDevice {
             staging: Mutex::new(Staging::default()),
             stats: MemoryStats::new(),
             transfers: TransferStats::default(),
+            launches: Default::default(),
         }))
     }
 
     /// The device's name (`cuda:N`).
     pub(crate) fn name(&self) -> String {
         self.info.device.to_string()
+    }
+
+    /// Kernel launches and cuBLAS calls since the device opened.
+    pub(crate) fn launches(&self) -> u64 {
+        self.launches.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub(crate) fn stats(&self) -> &MemoryStats {
@@ -173,6 +181,7 @@ impl CudaDevice {
         }
         b.arg(params);
         let cfg = LaunchConfig { grid_dim: grid, block_dim: block, shared_mem_bytes: 0 };
+        self.launches.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // SAFETY: every kernel takes exactly its buffers' device pointers and one Params, in this
         // order; the buffers outlive the launch (the pool only reuses a block after its tensor
         // is dropped, and stream order puts the reuse after this kernel).

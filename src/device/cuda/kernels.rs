@@ -13,6 +13,7 @@ use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
+use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
 use crate::op::{IndexMode, MapOp, MatOperand, MatmulArgs};
 use crate::shaders::{accumulator, params, KernelKey, WG};
@@ -71,6 +72,7 @@ impl CudaDevice {
         let (n, m, k, ldb, lda, batch) =
             (int(g.n)?, int(g.m)?, int(g.k)?, int(plan.b.ld)?, int(plan.a.ld)?, int(g.batch)?);
         self.bind()?;
+        self.launches.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // Row-major C = A B is column-major C^T = B^T A^T: cuBLAS's first operand is B.
         // SAFETY: the pointers address live blocks sized for these strides (the op layer
         // checked the geometry); alpha and beta are host f32s, as CUBLAS_COMPUTE_32F wants.
@@ -369,6 +371,27 @@ impl Kernels for Arc<CudaDevice> {
     ) -> Result<CudaStorage> {
         let key = KernelKey::IndexAdd { dtype: src.dtype(), index: idx.dtype() };
         self.launch_indexed(key, &params::index_add(mode, l, li, dim, shape)?, src, idx, numel(shape))
+    }
+
+    fn optim(&self, step: &OptimStep, inputs: &[(&CudaStorage, usize)], n: usize) -> Result<Vec<CudaStorage>> {
+        let states = step.kind.states();
+        let outs = (0..=states).map(|_| self.alloc(n, DType::F32)).collect::<Result<Vec<_>>>()?;
+        let Some(&(g, g_off)) = inputs.get(1) else {
+            return Err(Error::invalid("optimizer step", "needs a parameter and its gradient"));
+        };
+        if n == 0 {
+            return Ok(outs);
+        }
+        // The kernel always takes p, g, s0, s1 and three outputs: on the first step (or where
+        // the variant has fewer states) the gradient stands in for a missing input and the
+        // parameter's output for a missing output; neither is touched.
+        let mut ptrs: Vec<u64> = (0..4).map(|i| inputs.get(i).map_or(g.ptr(g_off), |(s, off)| s.ptr(*off))).collect();
+        let first = outs.first().map_or(0, |o| o.ptr(0));
+        ptrs.extend((0..3).map(|i| outs.get(i).map_or(first, |o| o.ptr(0))));
+        let mut p = vec![n, 0, 0, 0, 0];
+        p.extend(step.words().map(|w| w as usize));
+        self.launch(KernelKey::Optim { kind: step.kind }, &ptrs, &Params::words(&p), grid(n), BLOCK)?;
+        Ok(outs)
     }
 
     fn cat(&self, parts: &[(&CudaStorage, &Layout)], dim: usize, shape: &[usize], dtype: DType) -> Result<CudaStorage> {

@@ -75,6 +75,7 @@ fn body(key: &KernelKey) -> &'static str {
         KernelKey::Matmul { .. } => include_str!("kernels/matmul.cu"),
         KernelKey::Index { .. } => include_str!("kernels/index.cu"),
         KernelKey::IndexAdd { .. } => include_str!("kernels/index_add.cu"),
+        KernelKey::Optim { .. } => include_str!("kernels/optim.cu"),
     }
 }
 
@@ -167,6 +168,7 @@ fn variant(key: &KernelKey) -> String {
                 store(dtype, "v")
             )
         }
+        KernelKey::Optim { kind } => format!("#define KIND {}\n", kind.states()),
     }
 }
 

@@ -3,7 +3,7 @@
 //! defaults would panic or go unnoticed).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::pool::Pool;
@@ -76,6 +76,8 @@ pub(crate) struct WgpuDevice {
     pub(crate) lost: Arc<Mutex<Option<String>>>,
     /// Test hook: make the next dispatch invalid (see `inject_dispatch_error`).
     pub(crate) poison_next_dispatch: AtomicBool,
+    /// Dispatches recorded since the device opened (see `kernel_launches`).
+    pub(crate) launches: AtomicU64,
     /// On the web, launch-blocking verdicts still on their way (see `dispatch`): each channel
     /// closes once its error scope has been popped and any error stored.
     #[cfg(target_arch = "wasm32")]
@@ -136,9 +138,15 @@ impl WgpuDevice {
             error,
             lost,
             poison_next_dispatch: AtomicBool::new(false),
+            launches: AtomicU64::new(0),
             #[cfg(target_arch = "wasm32")]
             verdicts: Mutex::default(),
         })
+    }
+
+    /// Dispatches recorded since the device opened.
+    pub(crate) fn launches(&self) -> u64 {
+        self.launches.load(Ordering::Relaxed)
     }
 
     pub(crate) fn stats(&self) -> &MemoryStats {
@@ -278,6 +286,7 @@ impl WgpuDevice {
             pass.dispatch_workgroups(groups.0, groups.1, groups.2);
         }
         pending.dispatches += 1;
+        self.launches.fetch_add(1, Ordering::Relaxed);
         if pending.dispatches >= SUBMIT_EVERY || blocking {
             self.submit_locked(&mut pending);
         }

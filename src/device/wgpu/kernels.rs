@@ -10,6 +10,7 @@ use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
+use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
 use crate::op::{IndexMode, MapOp, MatOperand, MatmulArgs};
 use crate::shaders::{accumulator, params, KernelKey, WG};
@@ -387,6 +388,29 @@ impl Kernels for Arc<WgpuDevice> {
     ) -> Result<WgpuStorage> {
         let key = KernelKey::IndexAdd { dtype: src.dtype(), index: idx.dtype() };
         self.launch_indexed(key, &params::index_add(mode, l, li, dim, shape)?, src, idx, numel(shape))
+    }
+
+    fn optim(&self, step: &OptimStep, inputs: &[(&WgpuStorage, usize)], n: usize) -> Result<Vec<WgpuStorage>> {
+        let states = step.kind.states();
+        let outs = (0..=states).map(|_| self.alloc(n, DType::F32)).collect::<Result<Vec<_>>>()?;
+        let Some(&grad) = inputs.get(1) else {
+            return Err(Error::invalid("optimizer step", "needs a parameter and its gradient"));
+        };
+        if n == 0 {
+            return Ok(outs);
+        }
+        // On the first step there is no state: the gradient stands in (bound, never read).
+        let ins: Vec<(&WgpuStorage, usize)> = (0..2 + states).map(|i| *inputs.get(i).unwrap_or(&grad)).collect();
+        let mut binds: Vec<Bind> = ins.iter().map(|(s, _)| Bind::whole(s.buffer())).collect();
+        binds.extend(outs.iter().map(|o| Bind::whole(o.buffer())));
+        let mut p = [0u32; 13];
+        p[0] = u(n);
+        for (k, (_, off)) in ins.iter().enumerate() {
+            p[1 + k] = u(*off);
+        }
+        p[5..13].copy_from_slice(&step.words());
+        self.dispatch(KernelKey::Optim { kind: step.kind }, &binds, &p, self.groups(n, WG)?)?;
+        Ok(outs)
     }
 
     fn cat(&self, parts: &[(&WgpuStorage, &Layout)], dim: usize, shape: &[usize], dtype: DType) -> Result<WgpuStorage> {
