@@ -1,9 +1,10 @@
 //! `webtensor`: the desktop binary. `demo` (the README's main job: k-means colour quantisation on
-//! the best device, checked against the CPU), `devices`, `bench` and `info`.
+//! the best device, checked against the CPU), `devices`, `bench`, `bench-train` and `info`.
 
 mod bench;
 mod demo;
 mod kmeans;
+mod train_bench;
 
 use std::process::ExitCode;
 
@@ -60,6 +61,25 @@ enum Command {
         #[arg(long)]
         tf32: bool,
     },
+    /// One training step (MLP forward, cross-entropy, backward, Adam) per device: time,
+    /// kernel launches per step, and whether memory stayed flat
+    BenchTrain {
+        /// Benchmark only this device
+        #[arg(long, short, value_parser = device)]
+        device: Option<Device>,
+        /// Samples per step
+        #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=65536))]
+        batch: u32,
+        /// Width of the two hidden layers
+        #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..=16384))]
+        hidden: u32,
+        /// Timed steps (after 5 warm-up steps)
+        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=100000))]
+        steps: u32,
+        /// Print results as JSON instead of a table
+        #[arg(long)]
+        json: bool,
+    },
     /// Versions, compiled-in backends and the environment variables webtensor honours
     Info,
 }
@@ -76,6 +96,10 @@ fn main() -> ExitCode {
             webtensor::set_allow_tf32(tf32);
             let sizes: Vec<usize> = matmul_sizes.into_iter().map(|n| n as usize).collect();
             bench::run(device, quick, runs as usize, json, &sizes)
+        }
+        Command::BenchTrain { device, batch, hidden, steps, json } => {
+            let shape = train_bench::Shape { batch: batch as usize, hidden: hidden as usize, steps: steps as usize };
+            train_bench::run(device, &shape, json).map_err(|e| e.to_string())
         }
         Command::Info => {
             info();

@@ -13,7 +13,8 @@ fn run(args: &[&str]) -> String {
 fn devices_and_info_say_where_cuda_stands_in_one_line() {
     for cmd in ["devices", "info"] {
         let out = run(&[cmd]);
-        let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("cuda:")).collect();
+        // The status line ("cuda: ..."), not the device rows ("cuda:0 ...").
+        let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("cuda: ")).collect();
         assert_eq!(lines.len(), 1, "`webtensor {cmd}` should have one cuda line:\n{out}");
         let line = lines[0];
         if webtensor::cuda_compiled() {
