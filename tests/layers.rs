@@ -212,6 +212,8 @@ fn layer_errors_say_what_was_expected() {
     let x = Tensor::zeros(&[2, 5], DType::F32, None).unwrap();
     let e = nn::layer_norm(&x, &[4], None, None, 1e-5).unwrap_err().to_string();
     assert!(e.contains("[4]") && e.contains("[2, 5]"), "{e}");
+    let e = nn::batch_norm(&x, None, None, None, None, false, 1e-5).unwrap_err().to_string();
+    assert!(e.contains("running_mean"), "evaluation needs running statistics: {e}");
     let e = nn::group_norm(&Tensor::zeros(&[2, 6, 3], DType::F32, None).unwrap(), 4, None, None, 1e-5)
         .unwrap_err()
         .to_string();

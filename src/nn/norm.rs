@@ -91,9 +91,9 @@ pub(crate) fn batch_stats(x: &Tensor) -> Result<(Tensor, Tensor)> {
 }
 
 /// Batch normalisation of `[N, C, *]` input, PyTorch's `F.batch_norm` without the in-place
-/// running-statistics update (the `BatchNorm` modules do that): with `training` (or without
-/// running statistics) it normalises by the batch's own per-channel statistics, otherwise by
-/// `running_mean`/`running_var` (`[C]` each). `weight` and `bias` are `[C]`.
+/// running-statistics update (the `BatchNorm` modules do that): with `training` it normalises
+/// by the batch's own per-channel statistics, otherwise by `running_mean`/`running_var` (`[C]`
+/// each; required then, as in PyTorch). `weight` and `bias` are `[C]`.
 pub fn batch_norm(
     x: &Tensor,
     running_mean: Option<&Tensor>,
@@ -114,8 +114,12 @@ pub fn batch_norm(
     let (w, b) = (shaped(weight)?, shaped(bias)?);
     let y = match (training, running_mean, running_var) {
         (false, Some(m), Some(v)) => x.sub(&m.reshape(&cs)?)?.mul(&v.reshape(&cs)?.add_scalar(eps)?.rsqrt()?)?,
-        _ => {
-            if training && per <= 1 {
+        (false, _, _) => return Err(Error::invalid(
+            OP,
+            "evaluation (training = false) normalises by running_mean and running_var: pass both, or training = true",
+        )),
+        (true, _, _) => {
+            if per <= 1 {
                 return Err(Error::invalid(
                     OP,
                     format!("training needs more than 1 value per channel, got input {:?}", x.shape()),
