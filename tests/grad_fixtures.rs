@@ -13,10 +13,7 @@ use webtensor::{BackwardOptions, DType, Device, Tensor};
 device_tests!(every_backward_rule_matches_pytorch);
 
 fn fixtures() -> Vec<Value> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/grad.json"))
-        .expect("tests/fixtures/grad.json exists (regenerate with scripts/gen_grad_fixtures.py)");
-    let v: Value = serde_json::from_str(&text).expect("grad.json parses");
-    v["cases"].as_array().expect("cases").clone()
+    fixture_json("grad.json")["cases"].as_array().expect("cases").clone()
 }
 
 fn isizes(v: &Value) -> Vec<isize> {

@@ -24,28 +24,13 @@ device_tests!(
     dropout_semantics
 );
 
-fn fixture() -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/train.json"))
-        .expect("tests/fixtures/train.json exists (regenerate with scripts/gen_train_fixtures.py)");
-    serde_json::from_str(&text).expect("train.json parses")
-}
-
-fn input(v: &Value, d: Device, grad: bool) -> Tensor {
-    let shape = usizes(&v["shape"]);
-    if v["dtype"] == "i32" {
-        let data: Vec<i32> = floats(&v["data"]).iter().map(|&x| x as i32).collect();
-        Tensor::from_slice(&data, &shape, d).unwrap()
-    } else {
-        t(&floats(&v["data"]), &shape, d).requires_grad_(grad).unwrap()
-    }
-}
-
 fn layers_match_pytorch(d: Device) {
-    let f = fixture();
+    let f = fixture_json("train.json");
     for c in f["layers"].as_array().expect("layers") {
         let name = c["name"].as_str().expect("name");
         let a = &c["args"];
-        let ins: Vec<Tensor> = c["inputs"].as_array().expect("inputs").iter().map(|i| input(i, d, true)).collect();
+        let ins: Vec<Tensor> =
+            c["inputs"].as_array().expect("inputs").iter().map(|i| fixture_tensor(i, d, true)).collect();
         let eps = a["eps"].as_f64().unwrap_or(1e-5);
         let y = match a["op"].as_str().expect("op") {
             "layer_norm" => nn::layer_norm(&ins[0], &usizes(&a["shape"]), ins.get(1), ins.get(2), eps),
@@ -79,13 +64,13 @@ fn layers_match_pytorch(d: Device) {
 }
 
 fn batch_norm_running_statistics_match_pytorch(d: Device) {
-    let f = fixture();
+    let f = fixture_json("train.json");
     for run in f["batch_norm_running"].as_array().expect("runs") {
         let momentum = run["momentum"].as_f64();
         let what = format!("BatchNorm1d momentum {momentum:?} on {d}");
         let bn = BatchNorm1d::new(5, BatchNormOptions { momentum, device: Some(d), ..Default::default() }).unwrap();
         for x in run["inputs"].as_array().expect("inputs") {
-            bn.forward(&input(x, d, false)).unwrap();
+            bn.forward(&fixture_tensor(x, d, false)).unwrap();
         }
         let keys: Vec<String> = bn.state_dict().into_iter().map(|(k, _)| k).collect();
         assert_eq!(keys, ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"], "{what}");
@@ -95,7 +80,7 @@ fn batch_norm_running_statistics_match_pytorch(d: Device) {
         }
         bn.eval();
         let before = f32s(&bn.state_dict()[2].1);
-        let y = bn.forward(&input(&run["probe"], d, false)).unwrap();
+        let y = bn.forward(&fixture_tensor(&run["probe"], d, false)).unwrap();
         assert_close(&f32s(&y), &floats(&run["eval_out"]), 1e-4, &format!("{what}: eval output"));
         assert_eq!(f32s(&bn.state_dict()[2].1), before, "{what}: eval does not update the running mean");
     }
@@ -153,17 +138,17 @@ impl Module for TokenNet {
 }
 
 fn token_model_training_matches_pytorch(d: Device) {
-    let f = fixture();
+    let f = fixture_json("train.json");
     let run = &f["token_net"];
     let model = TokenNet::new(d);
     let dict: Vec<(String, Tensor)> = run["state_dict"]
         .as_object()
         .expect("state_dict")
         .iter()
-        .map(|(k, v)| (k.clone(), input(v, Device::CPU, false)))
+        .map(|(k, v)| (k.clone(), fixture_tensor(v, Device::CPU, false)))
         .collect();
     model.load_state_dict_blocking(&dict).unwrap();
-    let tokens = input(&run["tokens"], d, false);
+    let tokens = fixture_tensor(&run["tokens"], d, false);
     let y: Vec<i32> = run["y"].as_array().expect("y").iter().map(|v| v.as_i64().expect("int") as i32).collect();
     let y = Tensor::from_slice(&y, &[y.len()], d).unwrap();
     let lr = run["hyper"]["lr"].as_f64().expect("lr");

@@ -16,28 +16,13 @@ use webtensor::{BackwardOptions, Device, Tensor};
 
 device_tests!(losses_match_pytorch, mlp_training_matches_pytorch_step_by_step);
 
-fn fixture() -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/train.json"))
-        .expect("tests/fixtures/train.json exists (regenerate with scripts/gen_train_fixtures.py)");
-    serde_json::from_str(&text).expect("train.json parses")
-}
-
-fn input(v: &Value, d: Device) -> Tensor {
-    let shape = usizes(&v["shape"]);
-    if v["dtype"] == "i32" {
-        let data: Vec<i32> = floats(&v["data"]).iter().map(|&x| x as i32).collect();
-        Tensor::from_slice(&data, &shape, d).unwrap()
-    } else {
-        t(&floats(&v["data"]), &shape, d).requires_grad_(true).unwrap()
-    }
-}
-
 fn losses_match_pytorch(d: Device) {
-    let f = fixture();
+    let f = fixture_json("train.json");
     for c in f["losses"].as_array().expect("losses") {
         let name = c["name"].as_str().expect("name");
         let a = &c["args"];
-        let ins: Vec<Tensor> = c["inputs"].as_array().expect("inputs").iter().map(|i| input(i, d)).collect();
+        let ins: Vec<Tensor> =
+            c["inputs"].as_array().expect("inputs").iter().map(|i| fixture_tensor(i, d, true)).collect();
         let reduction: Reduction = a["reduction"].as_str().expect("reduction").parse().unwrap();
         let class = ClassLossOptions {
             reduction,
@@ -115,7 +100,7 @@ fn optimizer(run: &Value, model: &Sequential, fused: bool) -> Box<dyn Optimizer>
 }
 
 fn mlp_training_matches_pytorch_step_by_step(d: Device) {
-    let f = fixture();
+    let f = fixture_json("train.json");
     for run in f["mlp"].as_array().expect("mlp") {
         // The fused kernels (the default) and the same update as separate ops.
         for fused in [true, false] {

@@ -5,7 +5,7 @@
 //! (detached) statistics on every training forward, with the unbiased variance, as PyTorch does.
 
 use super::layer_norm::affine_params;
-use super::{batch_norm, norm::batch_stats, Buffer, Module, ModuleCore, Parameter};
+use super::{norm::batch_norm_with_stats, Buffer, Module, ModuleCore, Parameter};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -84,30 +84,26 @@ impl BatchNorm {
             ));
         }
         let training = self.core.is_training();
-        if let (true, Some(r)) = (training, &self.running) {
-            self.update(r, x)?;
-        }
         let (w, b) = (self.weight.as_ref().map(Parameter::tensor), self.bias.as_ref().map(Parameter::tensor));
         let (rm, rv) = match &self.running {
             Some(r) => (Some(r.mean.tensor()), Some(r.var.tensor())),
             None => (None, None),
         };
-        batch_norm(x, rm.as_ref(), rv.as_ref(), w.as_ref(), b.as_ref(), training || self.running.is_none(), self.eps)
+        let batch_stats = training || self.running.is_none();
+        let (y, stats) =
+            batch_norm_with_stats(x, rm.as_ref(), rv.as_ref(), w.as_ref(), b.as_ref(), batch_stats, self.eps)?;
+        if let (true, Some(r), Some((mean, var))) = (training, &self.running, stats) {
+            self.update(r, &mean, &var, x.numel() / x.shape()[1].max(1))?;
+        }
+        Ok(y)
     }
 
-    /// `running = running + f * (batch - running)` for mean and unbiased variance, where `f` is
-    /// the momentum or `1 / num_batches_tracked`. No readback: the cumulative factor is a tensor.
-    fn update(&self, r: &Running, x: &Tensor) -> Result<()> {
+    /// `running = running + f * (batch - running)` for the batch's mean and unbiased variance
+    /// (from its biased `var` over `per` values a channel), where `f` is the momentum or
+    /// `1 / num_batches_tracked`. No readback: the cumulative factor is a tensor.
+    fn update(&self, r: &Running, mean: &Tensor, var: &Tensor, per: usize) -> Result<()> {
         let _no_grad = crate::autograd::no_grad();
-        let x = x.detach();
-        let per = x.numel() / x.shape()[1].max(1);
-        if per <= 1 {
-            return Err(Error::invalid(
-                self.name,
-                format!("training needs more than 1 value per channel, got input {:?}", x.shape()),
-            ));
-        }
-        let (mean, var) = batch_stats(&x)?;
+        let (mean, var) = (mean.detach(), var.detach());
         let unbiased = var.mul_scalar(per as f64 / (per as f64 - 1.0))?;
         let batches = r.batches.tensor().add_scalar(1.0)?;
         let blend = |old: Tensor, new: Tensor| -> Result<Tensor> {

@@ -5,11 +5,19 @@
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
+/// The mean over `dims` (kept), `x - mean` and the biased variance, from one mean (the same
+/// ops `Tensor::var` runs, without computing the mean twice).
+fn moments(x: &Tensor, dims: &[isize]) -> Result<(Tensor, Tensor, Tensor)> {
+    let mean = x.mean(dims, true)?;
+    let centered = x.sub(&mean)?;
+    let var = centered.square()?.mean(dims, true)?;
+    Ok((mean, centered, var))
+}
+
 /// `(x - mean) / sqrt(var + eps)` over `dims`.
 fn normalize(x: &Tensor, dims: &[isize], eps: f64) -> Result<Tensor> {
-    let mean = x.mean(dims, true)?;
-    let var = x.var(dims, 0, true)?;
-    x.sub(&mean)?.mul(&var.add_scalar(eps)?.rsqrt()?)
+    let (_, centered, var) = moments(x, dims)?;
+    centered.mul(&var.add_scalar(eps)?.rsqrt()?)
 }
 
 /// Multiplies by `weight` and adds `bias` (each optional), already shaped to broadcast.
@@ -84,12 +92,6 @@ fn channels(op: &'static str, x: &Tensor) -> Result<(usize, Vec<isize>, usize)> 
     Ok((c, dims, per))
 }
 
-/// The batch statistics of `[N, C, *]` input: per-channel mean and biased variance, `[C]` each.
-pub(crate) fn batch_stats(x: &Tensor) -> Result<(Tensor, Tensor)> {
-    let (c, dims, _) = channels("batch_norm", x)?;
-    Ok((x.mean(&dims, false)?.reshape(&[c as isize])?, x.var(&dims, 0, false)?.reshape(&[c as isize])?))
-}
-
 /// Batch normalisation of `[N, C, *]` input, PyTorch's `F.batch_norm` without the in-place
 /// running-statistics update (the `BatchNorm` modules do that): with `training` it normalises
 /// by the batch's own per-channel statistics, otherwise by `running_mean`/`running_var` (`[C]`
@@ -103,6 +105,22 @@ pub fn batch_norm(
     training: bool,
     eps: f64,
 ) -> Result<Tensor> {
+    Ok(batch_norm_with_stats(x, running_mean, running_var, weight, bias, training, eps)?.0)
+}
+
+/// [`batch_norm`], also returning, when `training`, the batch's per-channel mean and biased
+/// variance (`[C]` each, still in the graph), which the modules' running statistics are
+/// updated from without reducing the batch a second time.
+#[allow(clippy::type_complexity)]
+pub(crate) fn batch_norm_with_stats(
+    x: &Tensor,
+    running_mean: Option<&Tensor>,
+    running_var: Option<&Tensor>,
+    weight: Option<&Tensor>,
+    bias: Option<&Tensor>,
+    training: bool,
+    eps: f64,
+) -> Result<(Tensor, Option<(Tensor, Tensor)>)> {
     const OP: &str = "batch_norm";
     let (c, dims, per) = channels(OP, x)?;
     for (what, t) in [("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)]
@@ -112,8 +130,8 @@ pub fn batch_norm(
     let cs = channel_shape(x);
     let shaped = |t: Option<&Tensor>| t.map(|t| t.reshape(&cs)).transpose();
     let (w, b) = (shaped(weight)?, shaped(bias)?);
-    let y = match (training, running_mean, running_var) {
-        (false, Some(m), Some(v)) => x.sub(&m.reshape(&cs)?)?.mul(&v.reshape(&cs)?.add_scalar(eps)?.rsqrt()?)?,
+    let (y, stats) = match (training, running_mean, running_var) {
+        (false, Some(m), Some(v)) => (x.sub(&m.reshape(&cs)?)?.mul(&v.reshape(&cs)?.add_scalar(eps)?.rsqrt()?)?, None),
         (false, _, _) => return Err(Error::invalid(
             OP,
             "evaluation (training = false) normalises by running_mean and running_var: pass both, or training = true",
@@ -125,10 +143,12 @@ pub fn batch_norm(
                     format!("training needs more than 1 value per channel, got input {:?}", x.shape()),
                 ));
             }
-            normalize(x, &dims, eps)?
+            let (mean, centered, var) = moments(x, &dims)?;
+            let y = centered.mul(&var.add_scalar(eps)?.rsqrt()?)?;
+            (y, Some((mean.reshape(&[c as isize])?, var.reshape(&[c as isize])?)))
         }
     };
-    affine(y, w.as_ref(), b.as_ref())
+    Ok((affine(y, w.as_ref(), b.as_ref())?, stats))
 }
 
 /// Group normalisation of `[N, C, *]` input over `num_groups` groups of `C / num_groups`

@@ -112,7 +112,8 @@ impl OptimStep {
     /// The uniform words every backend's kernel reads after its element count and offsets:
     /// the flags, then the scalars' f32 bits.
     pub fn words(&self) -> [u32; 8] {
-        let mut w = [self.flags; 8];
+        let mut w = [0; 8];
+        w[0] = self.flags;
         for (i, s) in self.scalars.iter().enumerate() {
             w[i + 1] = s.to_bits();
         }

@@ -169,3 +169,23 @@ pub fn no_f16_adapter() -> Option<Device> {
     );
     None
 }
+
+/// A committed PyTorch fixture, `tests/fixtures/<name>` (made by the `scripts/gen_*.py` that
+/// names it).
+pub fn fixture_json(name: &str) -> serde_json::Value {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e} (regenerate it with scripts/)"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path} parses: {e}"))
+}
+
+/// A fixture tensor (`{shape, data, dtype}`) on `d`: i32 as it is, floats as f32, requiring
+/// grad when `grad`.
+pub fn fixture_tensor(v: &serde_json::Value, d: Device, grad: bool) -> Tensor {
+    let shape = usizes(&v["shape"]);
+    if v["dtype"] == "i32" {
+        let data: Vec<i32> = floats(&v["data"]).iter().map(|&x| x as i32).collect();
+        Tensor::from_slice(&data, &shape, d).unwrap()
+    } else {
+        t(&floats(&v["data"]), &shape, d).requires_grad_(grad).unwrap()
+    }
+}
