@@ -56,11 +56,7 @@ struct BatchNorm {
 
 impl BatchNorm {
     fn new(name: &'static str, ranks: &'static [usize], c: usize, o: BatchNormOptions) -> Result<BatchNorm> {
-        if let Some(m) = o.momentum {
-            if !(0.0..=1.0).contains(&m) {
-                return Err(Error::invalid(name, format!("momentum must be in [0, 1] (or None), got {m}")));
-            }
-        }
+        check_momentum(name, o.momentum)?;
         let core = ModuleCore::new();
         let (weight, bias) = affine_params(&core, &[c], o.affine, true, o.device)?;
         let running = if o.track_running_stats {
@@ -76,49 +72,96 @@ impl BatchNorm {
     }
 
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        if !self.ranks.contains(&x.rank()) {
-            let want: Vec<String> = self.ranks.iter().map(|r| format!("{r}-d")).collect();
-            return Err(Error::invalid(
-                self.name,
-                format!("expected {} input [N, C, ...], got shape {:?}", want.join(" or "), x.shape()),
-            ));
-        }
-        let training = self.core.is_training();
+        check_rank(self.name, self.ranks, x)?;
         let (w, b) = (self.weight.as_ref().map(Parameter::tensor), self.bias.as_ref().map(Parameter::tensor));
-        let (rm, rv) = match &self.running {
-            Some(r) => (Some(r.mean.tensor()), Some(r.var.tensor())),
-            None => (None, None),
-        };
-        let batch_stats = training || self.running.is_none();
-        let (y, stats) =
-            batch_norm_with_stats(x, rm.as_ref(), rv.as_ref(), w.as_ref(), b.as_ref(), batch_stats, self.eps)?;
-        if let (true, Some(r), Some((mean, var))) = (training, &self.running, stats) {
-            self.update(r, &mean, &var, x.numel() / x.shape()[1].max(1))?;
+        let running = self.running.as_ref().map(|r| [r.mean.tensor(), r.var.tensor(), r.batches.tensor()]);
+        let (y, updated) =
+            batch_norm_forward(x, running, w.as_ref(), b.as_ref(), self.core.is_training(), self.momentum, self.eps)?;
+        if let (Some(r), Some([m, v, n])) = (&self.running, updated) {
+            r.mean.set(&m)?;
+            r.var.set(&v)?;
+            r.batches.set(&n)?;
         }
         Ok(y)
     }
+}
 
-    /// `running = running + f * (batch - running)` for the batch's mean and unbiased variance
-    /// (from its biased `var` over `per` values a channel), where `f` is the momentum or
-    /// `1 / num_batches_tracked`. No readback: the cumulative factor is a tensor.
-    fn update(&self, r: &Running, mean: &Tensor, var: &Tensor, per: usize) -> Result<()> {
-        let _no_grad = crate::autograd::no_grad();
-        let (mean, var) = (mean.detach(), var.detach());
-        let unbiased = var.mul_scalar(per as f64 / (per as f64 - 1.0))?;
-        let batches = r.batches.tensor().add_scalar(1.0)?;
-        let blend = |old: Tensor, new: Tensor| -> Result<Tensor> {
-            let step = new.sub(&old)?;
-            let step = match self.momentum {
-                Some(m) => step.mul_scalar(m)?,
-                None => step.div(&batches.to_dtype(DType::F32)?)?,
-            };
-            old.add(&step)
-        };
-        let (m, v) = (blend(r.mean.tensor(), mean)?, blend(r.var.tensor(), unbiased)?);
-        r.mean.set(&m)?;
-        r.var.set(&v)?;
-        r.batches.set(&batches)
+/// The input ranks `BatchNorm1d` and `BatchNorm2d` accept.
+pub(crate) const RANKS_1D: &[usize] = &[2, 3];
+pub(crate) const RANKS_2D: &[usize] = &[4];
+
+/// Fails unless `x` has one of `ranks`, naming the module.
+pub(crate) fn check_rank(name: &'static str, ranks: &[usize], x: &Tensor) -> Result<()> {
+    if ranks.contains(&x.rank()) {
+        return Ok(());
     }
+    let want: Vec<String> = ranks.iter().map(|r| format!("{r}-d")).collect();
+    Err(Error::invalid(name, format!("expected {} input [N, C, ...], got shape {:?}", want.join(" or "), x.shape())))
+}
+
+/// One forward of batch normalisation as the modules run it (and the JS modules through the
+/// same function): batch statistics while `training` or without `running` statistics
+/// (`[mean, var, num_batches_tracked]`), the running ones otherwise. When training with
+/// running statistics it also returns their new values, which the caller swaps in.
+#[allow(clippy::type_complexity)]
+pub(crate) fn batch_norm_forward(
+    x: &Tensor,
+    running: Option<[Tensor; 3]>,
+    weight: Option<&Tensor>,
+    bias: Option<&Tensor>,
+    training: bool,
+    momentum: Option<f64>,
+    eps: f64,
+) -> Result<(Tensor, Option<[Tensor; 3]>)> {
+    check_momentum("batch_norm", momentum)?;
+    let (rm, rv) = match &running {
+        Some([m, v, _]) => (Some(m), Some(v)),
+        None => (None, None),
+    };
+    let batch_stats = training || running.is_none();
+    let (y, stats) = batch_norm_with_stats(x, rm, rv, weight, bias, batch_stats, eps)?;
+    let updated = match (training, running, stats) {
+        (true, Some(r), Some((mean, var))) => {
+            Some(blend_running(r, &mean, &var, x.numel() / x.shape()[1].max(1), momentum)?)
+        }
+        _ => None,
+    };
+    Ok((y, updated))
+}
+
+fn check_momentum(op: &'static str, momentum: Option<f64>) -> Result<()> {
+    match momentum {
+        Some(m) if !(0.0..=1.0).contains(&m) => {
+            Err(Error::invalid(op, format!("momentum must be in [0, 1] (or None), got {m}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `running + f * (batch - running)` for the batch's mean and unbiased variance (from its
+/// biased `var` over `per` values a channel), where `f` is the momentum or
+/// `1 / num_batches_tracked`; and `num_batches_tracked + 1`. No readback: the cumulative factor
+/// is a tensor.
+fn blend_running(
+    [old_mean, old_var, batches]: [Tensor; 3],
+    mean: &Tensor,
+    var: &Tensor,
+    per: usize,
+    momentum: Option<f64>,
+) -> Result<[Tensor; 3]> {
+    let _no_grad = crate::autograd::no_grad();
+    let (mean, var) = (mean.detach(), var.detach());
+    let unbiased = var.mul_scalar(per as f64 / (per as f64 - 1.0))?;
+    let batches = batches.add_scalar(1.0)?;
+    let blend = |old: Tensor, new: Tensor| -> Result<Tensor> {
+        let step = new.sub(&old)?;
+        let step = match momentum {
+            Some(m) => step.mul_scalar(m)?,
+            None => step.div(&batches.to_dtype(DType::F32)?)?,
+        };
+        old.add(&step)
+    };
+    Ok([blend(old_mean, mean)?, blend(old_var, unbiased)?, batches])
 }
 
 macro_rules! batch_norm_module {
@@ -146,9 +189,9 @@ macro_rules! batch_norm_module {
 
 batch_norm_module! {
     /// Batch normalisation of `[N, C]` or `[N, C, L]` input.
-    BatchNorm1d, &[2, 3]
+    BatchNorm1d, RANKS_1D
 }
 batch_norm_module! {
     /// Batch normalisation of `[N, C, H, W]` input.
-    BatchNorm2d, &[4]
+    BatchNorm2d, RANKS_2D
 }

@@ -40,14 +40,16 @@ impl Module for Dropout {
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
         let training = self.core.is_training();
         let seed = match (training, self.seed) {
-            (true, Some(s)) => {
-                let i = self.calls.fetch_add(1, Ordering::Relaxed);
-                Some(s ^ i.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15))
-            }
+            (true, Some(s)) => Some(call_seed(s, self.calls.fetch_add(1, Ordering::Relaxed))),
             _ => None,
         };
         dropout(x, self.p, training, seed)
     }
+}
+
+/// The seed of a seeded module's `call`-th mask (the JS module derives its masks the same way).
+pub(crate) fn call_seed(seed: u64, call: u64) -> u64 {
+    seed ^ call.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// PyTorch's `F.dropout`: with `training`, each element is zeroed with probability `p` and the

@@ -72,10 +72,16 @@ impl Module for Linear {
     }
 
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let y = x.matmul(&self.weight.tensor().t()?)?;
-        match &self.bias {
-            Some(b) => y.add(&b.tensor()),
-            None => Ok(y),
-        }
+        linear(x, &self.weight.tensor(), self.bias.as_ref().map(Parameter::tensor).as_ref())
+    }
+}
+
+/// PyTorch's `F.linear`: `x W^T + b` for `weight` `[out, in]` and `bias` `[out]` (optional), over
+/// the last dim of `x`.
+pub fn linear(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+    let y = x.matmul(&weight.t()?)?;
+    match bias {
+        Some(b) => y.add(b),
+        None => Ok(y),
     }
 }

@@ -44,15 +44,21 @@ mod parameter;
 mod sequential;
 
 pub use activation::{ReLU, SiLU, Sigmoid, Tanh, GELU};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use batch_norm::{batch_norm_forward, check_rank, RANKS_1D, RANKS_2D};
 pub use batch_norm::{BatchNorm1d, BatchNorm2d, BatchNormOptions};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use dropout::call_seed;
 pub use dropout::{dropout, Dropout};
 pub use embedding::{embedding, Embedding, EmbeddingOptions};
 pub use layer_norm::{GroupNorm, LayerNorm, NormOptions};
-pub use linear::{Linear, LinearOptions};
+pub use linear::{linear, Linear, LinearOptions};
 pub use loss::{
     binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss, nll_loss, ClassLossOptions, Reduction,
 };
 pub use module::{Module, ModuleCore, ModuleFuture};
 pub use norm::{batch_norm, group_norm, layer_norm};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use parameter::moved_leaf;
 pub use parameter::{Buffer, Parameter};
 pub use sequential::Sequential;

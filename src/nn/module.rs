@@ -164,19 +164,14 @@ pub trait Module: Send + Sync {
             let buffers = self.named_buffers();
             let mut moved_params = Vec::with_capacity(params.len());
             for (_, p) in &params {
-                let t = p.tensor();
-                let grad = match t.grad() {
-                    Some(g) => Some(g.to(device).await?),
-                    None => None,
-                };
-                moved_params.push((t.to(device).await?, grad));
+                moved_params.push(super::parameter::moved_leaf(&p.tensor(), device).await?);
             }
             let mut moved_buffers = Vec::with_capacity(buffers.len());
             for (_, b) in &buffers {
                 moved_buffers.push(b.tensor().to(device).await?);
             }
-            for ((_, p), (t, g)) in params.iter().zip(moved_params) {
-                p.replace(t, g)?;
+            for ((_, p), t) in params.iter().zip(moved_params) {
+                p.adopt_value("Module::to", &t)?;
             }
             for ((_, b), t) in buffers.iter().zip(moved_buffers) {
                 b.replace(t);

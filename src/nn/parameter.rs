@@ -20,6 +20,24 @@ impl Parameter {
         Ok(Parameter(Arc::new(Mutex::new(t.detach().requires_grad_(true)?))))
     }
 
+    /// A slot over `t` itself rather than a detached copy: the JS modules own their tensors and
+    /// hand the optimizer the very leaves that collect gradients. `t` must be a floating-point
+    /// leaf that requires grad.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn adopt(op: &'static str, t: &Tensor) -> Result<Parameter> {
+        check_leaf(op, t)?;
+        Ok(Parameter(Arc::new(Mutex::new(t.clone()))))
+    }
+
+    /// Points the slot at `t` itself (see [`Parameter::adopt`]); a no-op when it already is.
+    pub(crate) fn adopt_value(&self, op: &'static str, t: &Tensor) -> Result<()> {
+        if lock(&self.0).id() != t.id() {
+            check_leaf(op, t)?;
+            *lock(&self.0) = t.clone();
+        }
+        Ok(())
+    }
+
     /// The current value: a leaf that requires grad, for use in a forward pass.
     pub fn tensor(&self) -> Tensor {
         lock(&self.0).clone()
@@ -59,6 +77,37 @@ impl Parameter {
         *lock(&self.0) = value;
         Ok(())
     }
+}
+
+fn check_leaf(op: &'static str, t: &Tensor) -> Result<()> {
+    if !t.dtype().is_float() || !t.is_leaf() || !t.requires_grad() {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "a parameter must be a floating-point leaf that requires grad, got a {:?} tensor that is{} a leaf and \
+                 does{} require grad",
+                t.dtype(),
+                if t.is_leaf() { "" } else { " not" },
+                if t.requires_grad() { "" } else { " not" }
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `t` as a leaf on `device` that requires grad, its gradient moved along: what `model.to`
+/// does to each parameter (`t` itself when it is already there).
+pub(crate) async fn moved_leaf(t: &Tensor, device: Device) -> Result<Tensor> {
+    if t.device() == device {
+        return Ok(t.clone());
+    }
+    let grad = match t.grad() {
+        Some(g) => Some(g.to(device).await?),
+        None => None,
+    };
+    let moved = t.to(device).await?.detach().requires_grad_(true)?;
+    moved.set_grad(grad)?;
+    Ok(moved)
 }
 
 impl std::fmt::Debug for Parameter {

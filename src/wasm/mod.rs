@@ -8,6 +8,8 @@ mod args;
 mod grad;
 mod live;
 mod manage;
+mod nn;
+mod optim;
 mod tensor;
 
 use js_sys::{Array, Object, Promise, Reflect};
