@@ -440,3 +440,8 @@ export declare class Event {
   readonly method: 'timestamp-query' | 'wall-clock';
   elapsedMs(end: Event): Promise<number>;
 }
+
+/** Modules, layers, losses and functional forms (PyTorch's torch.nn). */
+export * as nn from './nn.js';
+/** Optimizers (PyTorch's torch.optim). */
+export * as optim from './optim.js';

@@ -21,6 +21,28 @@ export function rawOf(fn, arg, t) {
   return t.raw;
 }
 
+/**
+ * @internal Points `t` at `raw`, freeing its old handle: how a parameter or buffer takes its new
+ * value after an optimizer step, `model.to` or `loadStateDict`, so every holder of the Tensor
+ * object sees it (PyTorch's in-place update of `param.data`).
+ */
+export function assignRaw(t, raw) {
+  if (t.disposed) {
+    raw.free();
+    throw new Error('a disposed parameter or buffer cannot take a new value; the module was disposed');
+  }
+  const old = t.raw;
+  finalizer.unregister(t);
+  t.raw = raw;
+  finalizer.register(t, raw, t);
+  old.free();
+}
+
+/** @internal Takes `t` out of every wt.tidy() scope: modules own their parameters and buffers. */
+export function untrack(t) {
+  for (const s of scopes) s.delete(t);
+}
+
 export class Tensor {
   /** @internal */
   constructor(raw) {

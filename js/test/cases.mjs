@@ -3,6 +3,7 @@
 // memory stats, and bad inputs that must not break later calls.
 import { assert, close } from './assert.mjs';
 import { gradCases } from './grad.mjs';
+import { nnCases } from './nn.mjs';
 
 /** The cases as `{ name, fn }` for `wt` (an initialised webtensor module) on `devices`. */
 export function cases(wt, devices) {
@@ -478,5 +479,6 @@ export function cases(wt, devices) {
 });
 
   list.push(...gradCases(wt, devices));
+  list.push(...nnCases(wt, devices));
   return list;
 }

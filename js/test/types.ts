@@ -99,3 +99,44 @@ export async function check(): Promise<void> {
   // @ts-expect-error backward takes a tensor or options
   loss.backward(5);
 }
+
+// Modules and optimizers.
+{
+  const { nn, optim } = wt;
+  const F = nn.functional;
+  class Net extends nn.Module {
+    fc: wt.nn.Linear;
+    constructor() {
+      super();
+      this.fc = this.registerModule('fc', new nn.Linear(4, 2, { seed: 1 }));
+      this.registerBuffer('scale', wt.ones([2]));
+    }
+    forward(x: wt.Tensor): wt.Tensor { return this.fc.forward(x); }
+  }
+  const model = new nn.Sequential(new Net(), new nn.GELU(), new nn.LayerNorm(2), new nn.Dropout(0.1, { seed: 2 }));
+  const moved: Promise<wt.nn.Sequential> = model.to('cpu');
+  const opt = new optim.AdamW(model.parameters(), { lr: 1e-3, betas: [0.9, 0.99] });
+  const sgd = new optim.SGD(model.parameters(), { lr: 0.1, momentum: 0.9, nesterov: true });
+  const x = wt.randn([3, 4]);
+  const y = wt.tensor([0, 1, 1], { dtype: 'int32' });
+  const loss = wt.tidy(() => {
+    opt.zeroGrad();
+    const l = F.crossEntropy(model.forward(x), y, { labelSmoothing: 0.1, reduction: 'mean' });
+    l.backward();
+    opt.step();
+    return l;
+  });
+  const dict: Record<string, wt.Tensor> = model.stateDict();
+  const loaded: Promise<{ missingKeys: string[]; unexpectedKeys: string[] }> = model.loadStateDict(dict, { strict: false });
+  const params: [string, wt.Tensor][] = model.namedParameters();
+  const bn = new nn.BatchNorm1d(2, { momentum: null });
+  const stats: wt.Tensor | null = bn.running_mean;
+  const lr: number = sgd.lr;
+  sgd.lr = 0.01;
+  const mse: wt.Tensor = new nn.MSELoss({ reduction: 'sum' }).forward(x, x);
+  void [moved, loss, loaded, params, stats, lr, mse, model.eval().training];
+  // @ts-expect-error reductions are a closed set
+  F.mseLoss(x, x, { reduction: 'avg' });
+  // @ts-expect-error betas are a pair
+  new optim.Adam(model.parameters(), { betas: [0.9] });
+}

@@ -1,0 +1,141 @@
+// wt.nn.functional: PyTorch's torch.nn.functional in JavaScript spelling. Every function checks
+// its arguments and calls the Rust function the Rust modules run (src/wasm/nn.rs), so layers,
+// losses and their gradients are the same code in both languages.
+import * as check from './check.js';
+import { core } from './internal.js';
+import { momentum, ownRaw, probability, takeBatchNorm } from './nnargs.js';
+import { rawOf, Tensor } from './tensor.js';
+
+const REDUCTIONS = ['mean', 'sum', 'none'];
+function reduction(fn, v) {
+  if (v === undefined) return 'mean';
+  if (!REDUCTIONS.includes(v)) check.fail(TypeError, fn, 'reduction', v, "'mean', 'sum' or 'none'");
+  return v;
+}
+
+function eps(fn, v) {
+  if (v === undefined) return 1e-5;
+  const e = check.number(fn, 'eps', v);
+  if (!(e >= 0)) check.fail(RangeError, fn, 'eps', v, 'a number >= 0');
+  return e;
+}
+
+function normalizedShape(fn, v) {
+  return check.shape(fn, typeof v === 'number' ? [v] : v, 'normalizedShape');
+}
+
+/** `x W^T + b` for `weight` `[out, in]` and an optional `bias` `[out]` (PyTorch's `F.linear`). */
+export function linear(input, weight, bias) {
+  const fn = 'linear';
+  return new Tensor(core().nnLinear(rawOf(fn, 'input', input), rawOf(fn, 'weight', weight), ownRaw(fn, 'bias', bias)));
+}
+
+/** Rows of `weight` at the integer `input` (PyTorch's `F.embedding`); `paddingIdx`'s row gets no gradient. */
+export function embedding(input, weight, opts) {
+  const fn = 'embedding';
+  const o = check.options(fn, opts, ['paddingIdx']);
+  const pad = o.paddingIdx === undefined || o.paddingIdx === null ? undefined : check.integer(fn, 'paddingIdx', o.paddingIdx, 0);
+  return new Tensor(core().nnEmbedding(rawOf(fn, 'input', input), rawOf(fn, 'weight', weight), pad));
+}
+
+/** Layer normalisation over the trailing `normalizedShape` dims, with optional `weight` and `bias` of that shape. */
+export function layerNorm(input, shape, opts) {
+  const fn = 'layerNorm';
+  const o = check.options(fn, opts, ['weight', 'bias', 'eps']);
+  const s = normalizedShape(fn, shape);
+  return new Tensor(core().nnLayerNorm(rawOf(fn, 'input', input), Float64Array.from(s), ownRaw(fn, 'weight', o.weight), ownRaw(fn, 'bias', o.bias), eps(fn, o.eps)));
+}
+
+/** Group normalisation of `[N, C, *]` input over `numGroups` groups of channels. */
+export function groupNorm(input, numGroups, opts) {
+  const fn = 'groupNorm';
+  const o = check.options(fn, opts, ['weight', 'bias', 'eps']);
+  const g = check.integer(fn, 'numGroups', numGroups, 1);
+  return new Tensor(core().nnGroupNorm(rawOf(fn, 'input', input), g, ownRaw(fn, 'weight', o.weight), ownRaw(fn, 'bias', o.bias), eps(fn, o.eps)));
+}
+
+/**
+ * Batch normalisation of `[N, C, *]` input (PyTorch's `F.batch_norm`): with `training`, by the
+ * batch's statistics, and `runningMean`/`runningVar` (if given) are updated in place;
+ * otherwise by the running statistics, which evaluation needs.
+ */
+export function batchNorm(input, runningMean, runningVar, opts) {
+  const fn = 'batchNorm';
+  const o = check.options(fn, opts, ['weight', 'bias', 'training', 'momentum', 'eps']);
+  const training = check.flag(fn, 'training', o.training, false);
+  const out = core().nnBatchNorm('batch_norm', rawOf(fn, 'input', input), ownRaw(fn, 'runningMean', runningMean),
+    ownRaw(fn, 'runningVar', runningVar), undefined, ownRaw(fn, 'weight', o.weight), ownRaw(fn, 'bias', o.bias),
+    training, momentum(fn, o.momentum, false), eps(fn, o.eps));
+  return takeBatchNorm(out, [runningMean, runningVar]);
+}
+
+/**
+ * Zeroes each element with probability `p` (default 0.5) while `training` (default true) and
+ * scales the rest by `1 / (1 - p)`, as PyTorch's `F.dropout`; `seed` makes the mask reproducible.
+ */
+export function dropout(input, opts) {
+  const fn = 'dropout';
+  const o = check.options(fn, opts, ['p', 'training', 'seed']);
+  const p = probability(fn, o.p);
+  const seed = o.seed === undefined || o.seed === null ? undefined : check.integer(fn, 'seed', o.seed, 0);
+  return new Tensor(core().nnDropout(rawOf(fn, 'input', input), p, check.flag(fn, 'training', o.training, true), seed, undefined));
+}
+
+function classLoss(fn, kind, input, target, opts, smoothing) {
+  const o = check.options(fn, opts, smoothing ? ['reduction', 'ignoreIndex', 'labelSmoothing'] : ['reduction', 'ignoreIndex']);
+  const ignore = o.ignoreIndex === undefined || o.ignoreIndex === null ? undefined : check.integer(fn, 'ignoreIndex', o.ignoreIndex, -(2 ** 31), 2 ** 31 - 1);
+  let ls = 0;
+  if (o.labelSmoothing !== undefined) {
+    ls = check.number(fn, 'labelSmoothing', o.labelSmoothing);
+    if (!(ls >= 0 && ls <= 1)) check.fail(RangeError, fn, 'labelSmoothing', o.labelSmoothing, 'a number in [0, 1]');
+  }
+  return new Tensor(core().nnLoss(kind, rawOf(fn, 'input', input), rawOf(fn, 'target', target), reduction(fn, o.reduction), ignore, ls));
+}
+
+function pairLoss(fn, kind, input, target, opts) {
+  const o = check.options(fn, opts, ['reduction']);
+  return new Tensor(core().nnLoss(kind, rawOf(fn, 'input', input), rawOf(fn, 'target', target), reduction(fn, o.reduction), undefined, 0));
+}
+
+/**
+ * Cross-entropy of logits `[N, C]` (or `[N, C, d...]`) against int32 class indices, as
+ * PyTorch's `F.cross_entropy`: `reduction` ('mean' | 'sum' | 'none'), `ignoreIndex` (targets
+ * equal to it count for nothing; unlike PyTorch's -100 there is no default, as in the Rust
+ * API, so the common case runs no masking ops), `labelSmoothing`.
+ */
+export function crossEntropy(input, target, opts) { return classLoss('crossEntropy', 'cross_entropy', input, target, opts, true); }
+/** Negative log-likelihood of log-probabilities against int32 class indices (PyTorch's `F.nll_loss`). */
+export function nllLoss(input, target, opts) { return classLoss('nllLoss', 'nll_loss', input, target, opts, false); }
+/** Mean squared error (PyTorch's `F.mse_loss`). */
+export function mseLoss(input, target, opts) { return pairLoss('mseLoss', 'mse_loss', input, target, opts); }
+/** Mean absolute error (PyTorch's `F.l1_loss`). */
+export function l1Loss(input, target, opts) { return pairLoss('l1Loss', 'l1_loss', input, target, opts); }
+/** Binary cross-entropy of logits against targets in [0, 1], computed stably (PyTorch's `F.binary_cross_entropy_with_logits`). */
+export function binaryCrossEntropyWithLogits(input, target, opts) {
+  return pairLoss('binaryCrossEntropyWithLogits', 'binary_cross_entropy_with_logits', input, target, opts);
+}
+
+const unary = (fn, method) => (input) => {
+  rawOf(fn, 'input', input);
+  return input[method]();
+};
+/** `max(x, 0)`. */
+export const relu = unary('relu', 'relu');
+/** GELU (the exact, erf form). */
+export const gelu = unary('gelu', 'gelu');
+/** `x * sigmoid(x)`. */
+export const silu = unary('silu', 'silu');
+/** Hyperbolic tangent. */
+export const tanh = unary('tanh', 'tanh');
+/** Logistic sigmoid. */
+export const sigmoid = unary('sigmoid', 'sigmoid');
+/** Softmax over `dim` (default -1). */
+export function softmax(input, dim = -1) {
+  rawOf('softmax', 'input', input);
+  return input.softmax(dim);
+}
+/** Log-softmax over `dim` (default -1). */
+export function logSoftmax(input, dim = -1) {
+  rawOf('logSoftmax', 'input', input);
+  return input.logSoftmax(dim);
+}

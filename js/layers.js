@@ -1,0 +1,249 @@
+// The built-in layers of wt.nn, PyTorch's names, arguments, parameter names and shapes: Linear,
+// Embedding, LayerNorm, GroupNorm, BatchNorm1d/2d, Dropout, Sequential, Flatten, Identity, the
+// activations and the loss modules. Initial values come from the Rust layers' constructors
+// (nnLinearInit, ...), so a seed gives the same weights as in Rust; forward passes call the
+// functional forms (js/functional.js).
+import * as check from './check.js';
+import * as F from './functional.js';
+import { momentum, ownRaw, probability, takeBatchNorm } from './nnargs.js';
+import { core } from './internal.js';
+import { Module } from './module.js';
+import { rawOf, Tensor } from './tensor.js';
+
+/** Registers the `[name, raw, isBuffer]` entries the Rust constructors return. */
+function registerAll(m, entries) {
+  for (const [name, raw, isBuffer] of entries) {
+    const t = new Tensor(raw);
+    if (isBuffer) m.registerBuffer(name, t);
+    else m.registerParameter(name, t);
+  }
+}
+
+const seedOf = (fn, v) => (v === undefined || v === null ? undefined : check.integer(fn, 'seed', v, 0));
+const count = (fn, arg, v) => check.integer(fn, arg, v, 0, 2 ** 31 - 1);
+
+/** `y = x W^T + b`: `weight` `[outFeatures, inFeatures]`, `bias` `[outFeatures]`, uniform(±1/sqrt(in)) as PyTorch's. */
+export class Linear extends Module {
+  constructor(inFeatures, outFeatures, opts) {
+    super();
+    const fn = 'Linear';
+    const o = check.options(fn, opts, ['bias', 'seed', 'device']);
+    this.inFeatures = count(fn, 'inFeatures', inFeatures);
+    this.outFeatures = count(fn, 'outFeatures', outFeatures);
+    registerAll(this, core().nnLinearInit(this.inFeatures, this.outFeatures, check.flag(fn, 'bias', o.bias, true), seedOf(fn, o.seed), check.optDevice(fn, o.device)));
+    if (!o.bias && o.bias !== undefined) this.registerParameter('bias', null);
+  }
+  forward(x) { return F.linear(x, this.weight, this.bias); }
+  extraRepr() { return `inFeatures=${this.inFeatures}, outFeatures=${this.outFeatures}, bias=${this.bias !== null}`; }
+}
+
+/** A table of `numEmbeddings` learned vectors of size `embeddingDim` (N(0, 1)), looked up by int32 index. */
+export class Embedding extends Module {
+  constructor(numEmbeddings, embeddingDim, opts) {
+    super();
+    const fn = 'Embedding';
+    const o = check.options(fn, opts, ['paddingIdx', 'seed', 'device']);
+    this.numEmbeddings = count(fn, 'numEmbeddings', numEmbeddings);
+    this.embeddingDim = count(fn, 'embeddingDim', embeddingDim);
+    this.paddingIdx = o.paddingIdx === undefined || o.paddingIdx === null ? null : check.integer(fn, 'paddingIdx', o.paddingIdx, 0);
+    registerAll(this, core().nnEmbeddingInit(this.numEmbeddings, this.embeddingDim, this.paddingIdx ?? undefined, seedOf(fn, o.seed), check.optDevice(fn, o.device)));
+  }
+  forward(input) { return F.embedding(input, this.weight, { paddingIdx: this.paddingIdx }); }
+  extraRepr() { return `${this.numEmbeddings}, ${this.embeddingDim}${this.paddingIdx === null ? '' : `, paddingIdx=${this.paddingIdx}`}`; }
+}
+
+function epsOf(fn, v) {
+  if (v === undefined) return 1e-5;
+  const e = check.number(fn, 'eps', v);
+  if (!(e >= 0)) check.fail(RangeError, fn, 'eps', v, 'a number >= 0');
+  return e;
+}
+
+/** Normalises over the trailing `normalizedShape` dims, with a learned `weight` (ones) and `bias` (zeros). */
+export class LayerNorm extends Module {
+  constructor(normalizedShape, opts) {
+    super();
+    const fn = 'LayerNorm';
+    const o = check.options(fn, opts, ['eps', 'elementwiseAffine', 'bias', 'device']);
+    this.normalizedShape = check.shape(fn, typeof normalizedShape === 'number' ? [normalizedShape] : normalizedShape, 'normalizedShape');
+    this.eps = epsOf(fn, o.eps);
+    const affine = check.flag(fn, 'elementwiseAffine', o.elementwiseAffine, true);
+    const bias = check.flag(fn, 'bias', o.bias, true);
+    registerAll(this, core().nnLayerNormInit(Float64Array.from(this.normalizedShape), affine, bias, check.optDevice(fn, o.device)));
+    if (!affine) this.registerParameter('weight', null);
+    if (!affine || !bias) this.registerParameter('bias', null);
+  }
+  forward(x) { return F.layerNorm(x, this.normalizedShape, { weight: this.weight, bias: this.bias, eps: this.eps }); }
+  extraRepr() { return `[${this.normalizedShape}], eps=${this.eps}`; }
+}
+
+/** Normalises `[N, C, *]` input over `numGroups` groups of channels, with per-channel `weight` and `bias`. */
+export class GroupNorm extends Module {
+  constructor(numGroups, numChannels, opts) {
+    super();
+    const fn = 'GroupNorm';
+    const o = check.options(fn, opts, ['eps', 'affine', 'device']);
+    this.numGroups = count(fn, 'numGroups', numGroups);
+    this.numChannels = count(fn, 'numChannels', numChannels);
+    this.eps = epsOf(fn, o.eps);
+    const affine = check.flag(fn, 'affine', o.affine, true);
+    registerAll(this, core().nnGroupNormInit(this.numGroups, this.numChannels, affine, check.optDevice(fn, o.device)));
+    if (!affine) {
+      this.registerParameter('weight', null);
+      this.registerParameter('bias', null);
+    }
+  }
+  forward(x) { return F.groupNorm(x, this.numGroups, { weight: this.weight, bias: this.bias, eps: this.eps }); }
+  extraRepr() { return `${this.numGroups}, ${this.numChannels}, eps=${this.eps}`; }
+}
+
+class BatchNorm extends Module {
+  #kind;
+  constructor(kind, numFeatures, opts) {
+    super();
+    const o = check.options(kind, opts, ['eps', 'momentum', 'affine', 'trackRunningStats', 'device']);
+    this.#kind = kind;
+    this.numFeatures = count(kind, 'numFeatures', numFeatures);
+    this.eps = epsOf(kind, o.eps);
+    this.momentum = momentum(kind, o.momentum, true);
+    const affine = check.flag(kind, 'affine', o.affine, true);
+    const track = check.flag(kind, 'trackRunningStats', o.trackRunningStats, true);
+    registerAll(this, core().nnBatchNormInit(this.numFeatures, affine, track, check.optDevice(kind, o.device)));
+    if (!affine) {
+      this.registerParameter('weight', null);
+      this.registerParameter('bias', null);
+    }
+    if (!track) ['running_mean', 'running_var', 'num_batches_tracked'].forEach((n) => this.registerBuffer(n, null));
+  }
+  forward(x) {
+    const fn = this.#kind;
+    const own = (arg, t) => ownRaw(fn, arg, t);
+    const out = core().nnBatchNorm(fn, rawOf(fn, 'input', x), own('running_mean', this.running_mean),
+      own('running_var', this.running_var), own('num_batches_tracked', this.num_batches_tracked),
+      own('weight', this.weight), own('bias', this.bias), this.training, this.momentum ?? undefined, this.eps);
+    return takeBatchNorm(out, [this.running_mean, this.running_var, this.num_batches_tracked]);
+  }
+  extraRepr() { return `${this.numFeatures}, eps=${this.eps}, momentum=${this.momentum}`; }
+}
+
+/**
+ * Batch normalisation of `[N, C]` or `[N, C, L]` input: batch statistics while training (and
+ * the running statistics, registered buffers, updated), running statistics in evaluation.
+ */
+export class BatchNorm1d extends BatchNorm {
+  constructor(numFeatures, opts) { super('BatchNorm1d', numFeatures, opts); }
+}
+/** Batch normalisation of `[N, C, H, W]` input (see BatchNorm1d). */
+export class BatchNorm2d extends BatchNorm {
+  constructor(numFeatures, opts) { super('BatchNorm2d', numFeatures, opts); }
+}
+
+/** Zeroes elements with probability `p` while training; with a `seed`, the sequence of masks is reproducible. */
+export class Dropout extends Module {
+  #calls = 0;
+  constructor(p = 0.5, opts) {
+    super();
+    const o = check.options('Dropout', opts, ['seed']);
+    this.p = probability('Dropout', p);
+    this.seed = seedOf('Dropout', o.seed) ?? null;
+  }
+  forward(x) {
+    const fn = 'Dropout';
+    const seeded = this.training && this.seed !== null;
+    const call = seeded ? this.#calls++ : undefined;
+    return new Tensor(core().nnDropout(rawOf(fn, 'input', x), this.p, this.training, this.seed ?? undefined, call));
+  }
+  extraRepr() { return `p=${this.p}`; }
+}
+
+/** Modules applied in order, registered as children `0`, `1`, ... so that stateDict keys are PyTorch's (`0.weight`). */
+export class Sequential extends Module {
+  #layers = [];
+  constructor(...modules) {
+    super();
+    modules.forEach((m) => this.append(m));
+  }
+  /** Adds `module` at the end; returns this. */
+  append(module) {
+    if (!(module instanceof Module)) check.fail(TypeError, 'Sequential', `module ${this.#layers.length}`, module, 'a wt.nn.Module');
+    this.registerModule(String(this.#layers.length), module);
+    this.#layers.push(module);
+    return this;
+  }
+  /** The number of modules. */
+  get length() { return this.#layers.length; }
+  /** The module at `index` (negative counts from the end). */
+  at(index) { return this.#layers.at(check.integer('Sequential.at', 'index', index)); }
+  forward(x) {
+    let y = x;
+    for (const m of this.#layers) y = m.forward(y);
+    return y;
+  }
+}
+
+/** Flattens dims `startDim` to `endDim` (default 1 to -1) into one, as PyTorch's `nn.Flatten`. */
+export class Flatten extends Module {
+  constructor(startDim = 1, endDim = -1) {
+    super();
+    this.startDim = check.dim('Flatten', startDim, 'startDim');
+    this.endDim = check.dim('Flatten', endDim, 'endDim');
+  }
+  forward(x) {
+    const shape = x.shape;
+    const n = shape.length;
+    const s = this.startDim < 0 ? this.startDim + n : this.startDim;
+    const e = this.endDim < 0 ? this.endDim + n : this.endDim;
+    if (n === 0) return x.reshape([1]);
+    if (s < 0 || e >= n || s > e) {
+      throw new RangeError(`Flatten: startDim ${this.startDim} and endDim ${this.endDim} do not select dims of a rank-${n} input`);
+    }
+    return x.reshape([...shape.slice(0, s), shape.slice(s, e + 1).reduce((a, b) => a * b, 1), ...shape.slice(e + 1)]);
+  }
+}
+
+/** Returns its input. */
+export class Identity extends Module {
+  forward(x) { return x; }
+}
+
+const activation = (name, method) => ({
+  [name]: class extends Module {
+    forward(x) {
+      rawOf(name, 'input', x);
+      return x[method]();
+    }
+  },
+})[name];
+
+/** `max(x, 0)` as a module. */
+export const ReLU = activation('ReLU', 'relu');
+/** GELU (the exact, erf form) as a module. */
+export const GELU = activation('GELU', 'gelu');
+/** `x * sigmoid(x)` as a module. */
+export const SiLU = activation('SiLU', 'silu');
+/** Hyperbolic tangent as a module. */
+export const Tanh = activation('Tanh', 'tanh');
+/** Logistic sigmoid as a module. */
+export const Sigmoid = activation('Sigmoid', 'sigmoid');
+
+const lossModule = (name, f, keys) => ({
+  [name]: class extends Module {
+    #opts;
+    constructor(opts) {
+      super();
+      this.#opts = { ...check.options(name, opts, keys) };
+    }
+    forward(input, target) { return f(input, target, this.#opts); }
+  },
+})[name];
+
+/** `F.crossEntropy` as a module (`reduction`, `ignoreIndex`, `labelSmoothing`). */
+export const CrossEntropyLoss = lossModule('CrossEntropyLoss', F.crossEntropy, ['reduction', 'ignoreIndex', 'labelSmoothing']);
+/** `F.nllLoss` as a module. */
+export const NLLLoss = lossModule('NLLLoss', F.nllLoss, ['reduction', 'ignoreIndex']);
+/** `F.mseLoss` as a module. */
+export const MSELoss = lossModule('MSELoss', F.mseLoss, ['reduction']);
+/** `F.l1Loss` as a module. */
+export const L1Loss = lossModule('L1Loss', F.l1Loss, ['reduction']);
+/** `F.binaryCrossEntropyWithLogits` as a module. */
+export const BCEWithLogitsLoss = lossModule('BCEWithLogitsLoss', F.binaryCrossEntropyWithLogits, ['reduction']);

@@ -1,0 +1,272 @@
+// wt.nn.Module: PyTorch's nn.Module in JavaScript spelling. A module registers parameters,
+// buffers and submodules by name; everything else (parameters(), namedParameters(), buffers(),
+// to(), train()/eval(), stateDict(), loadStateDict(), zeroGrad(), dispose()) follows from that
+// registry. Registered names also become properties (`this.weight`, `this.fc`). The module owns
+// what it registered: its tensors leave wt.tidy() scopes, and moves, optimizer steps and loads
+// give the same Tensor objects new values (see assignRaw), so references held elsewhere (an
+// optimizer, a variable) follow.
+import * as check from './check.js';
+import { core } from './internal.js';
+import { assignRaw, rawOf, Tensor, untrack } from './tensor.js';
+
+const KINDS = ['parameter', 'buffer', 'module'];
+
+export class Module {
+  #params = new Map();
+  #buffers = new Map();
+  #children = new Map();
+  #training = true;
+
+  /**
+   * Registers `tensor` (a floating-point leaf: made by you, not by an op; pass `t.detach()`
+   * otherwise) as a learnable parameter named `name`, marks it `requiresGrad`, and returns it.
+   * `null` registers an absent parameter (as PyTorch's `None`).
+   */
+  registerParameter(name, tensor) {
+    const fn = 'registerParameter';
+    this.#claim(fn, name, 'parameter');
+    this.#params.set(name, tensor === null ? null : parameterOf(fn, name, tensor));
+    return tensor;
+  }
+
+  /** Registers `tensor` as a buffer named `name`: state that moves and is saved with the module but is not learned. */
+  registerBuffer(name, tensor) {
+    const fn = 'registerBuffer';
+    this.#claim(fn, name, 'buffer');
+    this.#buffers.set(name, tensor === null ? null : bufferOf(fn, name, tensor));
+    return tensor;
+  }
+
+  /** Registers `module` as a submodule named `name`; its parameters appear as `name.<theirs>`. */
+  registerModule(name, module) {
+    const fn = 'registerModule';
+    this.#claim(fn, name, 'module');
+    if (module !== null && !(module instanceof Module)) check.fail(TypeError, fn, 'module', module, 'a wt.nn.Module or null');
+    this.#children.set(name, module);
+    return module;
+  }
+
+  // Checks a name and makes it a property whose getter reads the registry and whose setter
+  // registers again (as assigning to a PyTorch module attribute does).
+  #claim(fn, name, kind) {
+    if (typeof name !== 'string' || name === '' || name.includes('.')) {
+      check.fail(TypeError, fn, 'name', name, "a non-empty string without '.'");
+    }
+    const maps = [this.#params, this.#buffers, this.#children];
+    if (maps.some((m) => m.has(name))) {
+      throw new Error(`${fn}: '${name}' is already registered in this module; names are unique across parameters, buffers and submodules`);
+    }
+    if (name in this) throw new Error(`${fn}: '${name}' is already an attribute of this module; choose another name`);
+    const map = maps[KINDS.indexOf(kind)];
+    Object.defineProperty(this, name, {
+      get: () => map.get(name),
+      set: (v) => {
+        if (kind === 'parameter') map.set(name, v === null ? null : parameterOf(`${name} =`, name, v));
+        else if (kind === 'buffer') map.set(name, v === null ? null : bufferOf(`${name} =`, name, v));
+        else if (v === null || v instanceof Module) map.set(name, v);
+        else check.fail(TypeError, `${name} =`, 'value', v, 'a wt.nn.Module or null');
+      },
+      enumerable: true,
+      configurable: false,
+    });
+  }
+
+  /** The forward pass: subclasses implement it. */
+  forward() {
+    throw new Error(`${this.constructor.name}.forward is not implemented: a wt.nn.Module subclass defines forward(...)`);
+  }
+
+  /** Parameters with PyTorch's dotted names (`0.weight`, `fc.bias`), this module's first, then each submodule's; each tensor once. */
+  namedParameters() { return this.#named('params', new Set()); }
+  /** Every parameter (see namedParameters). */
+  parameters() { return this.namedParameters().map(([, p]) => p); }
+  /** Registered buffers with dotted names. */
+  namedBuffers() { return this.#named('buffers', new Set()); }
+  /** Registered buffers. */
+  buffers() { return this.namedBuffers().map(([, b]) => b); }
+  /** The direct submodules with their names. */
+  namedChildren() { return [...this.#children].filter(([, m]) => m !== null); }
+  /** The direct submodules. */
+  children() { return this.namedChildren().map(([, m]) => m); }
+  /** This module and every submodule, depth first, with dotted names (this one is ''). */
+  namedModules(prefix = '') {
+    const out = [[prefix, this]];
+    for (const [name, m] of this.namedChildren()) out.push(...m.namedModules(prefix ? `${prefix}.${name}` : name));
+    return out;
+  }
+  /** This module and every submodule. */
+  modules() { return this.namedModules().map(([, m]) => m); }
+
+  #own(which) {
+    return [...(which === 'params' ? this.#params : this.#buffers)].filter(([, t]) => t !== null);
+  }
+
+  #named(which, seen, prefix = '') {
+    const out = [];
+    for (const [name, t] of this.#own(which)) {
+      if (seen.has(t)) continue;
+      seen.add(t);
+      out.push([prefix + name, t]);
+    }
+    for (const [name, m] of this.namedChildren()) out.push(...m.#named(which, seen, `${prefix}${name}.`));
+    return out;
+  }
+
+  /** Whether the module is in training mode (Dropout active, BatchNorm on batch statistics). */
+  get training() { return this.#training; }
+  /** Training mode (or evaluation with `false`), recursively; returns this module. */
+  train(mode = true) {
+    const on = check.flag('train', 'mode', mode, true);
+    for (const m of this.modules()) m.#training = on;
+    return this;
+  }
+  /** Evaluation mode, recursively; returns this module. */
+  eval() { return this.train(false); }
+
+  /** Clears every parameter's gradient (sets it to null, as PyTorch 2 does). */
+  zeroGrad() {
+    for (const p of this.parameters()) p.grad = null;
+  }
+
+  /**
+   * Moves every parameter (with its gradient) and registered buffer to `device`, in place, as
+   * PyTorch's `model.to(device)`, and resolves to this module. Tensors the module merely holds
+   * in plain fields stay where they are. All or nothing: if a transfer fails, nothing moved.
+   */
+  async to(device) {
+    const d = check.device('Module.to', device);
+    const params = this.parameters();
+    const buffers = this.buffers();
+    const moved = [];
+    try {
+      for (const p of params) moved.push(await core().nnMoveParameter(rawOf('Module.to', 'parameter', p), d));
+      for (const b of buffers) moved.push(await rawOf('Module.to', 'buffer', b).to(d));
+    } catch (e) {
+      for (const r of moved) r.free();
+      throw e;
+    }
+    [...params, ...buffers].forEach((t, i) => assignRaw(t, moved[i]));
+    return this;
+  }
+
+  /**
+   * Parameters and buffers by PyTorch's keys (`0.weight`, `bn.running_mean`): this module's
+   * parameters, then its buffers, then each submodule's, as a plain object of new, detached
+   * Tensor handles (dispose them, or take them inside wt.tidy).
+   */
+  stateDict() {
+    const out = {};
+    for (const [k, t] of this.#stateEntries()) out[k] = new Tensor(t.raw.detach());
+    return out;
+  }
+
+  #stateEntries(prefix = '') {
+    const out = [];
+    for (const which of ['params', 'buffers']) {
+      for (const [name, t] of this.#own(which)) out.push([prefix + name, t, which === 'params']);
+    }
+    for (const [name, m] of this.namedChildren()) out.push(...m.#stateEntries(`${prefix}${name}.`));
+    return out;
+  }
+
+  /**
+   * Loads a state dict (a plain object or a Map of key to Tensor): each value is converted to
+   * the dtype of the slot it fills and moved to its device. Strict by default, as PyTorch's:
+   * every key must exist with the same shape and none may be missing. With `{ strict: false }`
+   * unmatched keys are skipped. All or nothing: on an error nothing changed. Resolves to
+   * `{ missingKeys, unexpectedKeys }`.
+   */
+  async loadStateDict(dict, opts) {
+    const fn = 'loadStateDict';
+    const strict = check.flag(fn, 'strict', check.options(fn, opts, ['strict']).strict, true);
+    const given = dictEntries(fn, dict);
+    const slots = this.#stateEntries();
+    const missingKeys = slots.filter(([k]) => !given.has(k)).map(([k]) => k);
+    const unexpectedKeys = [...given.keys()].filter((k) => !slots.some(([n]) => n === k));
+    if (strict && (missingKeys.length || unexpectedKeys.length)) {
+      throw new Error(`${fn}: missing keys ${JSON.stringify(missingKeys)}, unexpected keys ${JSON.stringify(unexpectedKeys)} (expected ${JSON.stringify(slots.map(([k]) => k))})`);
+    }
+    const todo = slots.filter(([k]) => given.has(k));
+    for (const [k, now] of todo) {
+      const v = given.get(k);
+      if (!(v instanceof Tensor) || v.disposed) check.fail(TypeError, fn, `dict['${k}']`, v, 'a live Tensor');
+      if (v.shape.join() !== now.shape.join()) {
+        throw new Error(`${fn}: '${k}' has shape [${now.shape}] in the module but [${v.shape}] in the dict`);
+      }
+    }
+    const values = [];
+    try {
+      for (const [k, now, isParam] of todo) values.push(await loadValue(given.get(k), now, isParam));
+    } catch (e) {
+      for (const r of values) r.free();
+      throw e;
+    }
+    todo.forEach(([, now], i) => assignRaw(now, values[i]));
+    return { missingKeys, unexpectedKeys };
+  }
+
+  /** Frees every parameter and buffer of this module and its submodules; the module cannot be used afterwards. */
+  dispose() {
+    for (const m of this.modules()) {
+      for (const [, t] of [...m.#own('params'), ...m.#own('buffers')]) t.dispose();
+    }
+  }
+  [Symbol.dispose]() { this.dispose(); }
+
+  toString() {
+    const inner = this.namedChildren().map(([n, m]) => `  (${n}): ${String(m).replace(/\n/g, '\n  ')}`);
+    const head = `${this.constructor.name}(${this.extraRepr()}`;
+    return inner.length ? `${head}\n${inner.join('\n')}\n)` : `${head})`;
+  }
+  /** What toString shows inside the parentheses (layers override it, as PyTorch's extra_repr). */
+  extraRepr() { return ''; }
+}
+
+function parameterOf(fn, name, t) {
+  if (!(t instanceof Tensor)) check.fail(TypeError, fn, name, t, 'a Tensor or null');
+  const raw = rawOf(fn, name, t);
+  if (!t.isLeaf) {
+    throw new Error(`${fn}: '${name}' must be a leaf tensor (made by you, not by an op): pass t.detach()`);
+  }
+  if (t.dtype !== 'float32' && t.dtype !== 'float16') {
+    throw new Error(`${fn}: '${name}' must be floating point to be learned, got ${t.dtype}`);
+  }
+  if (!raw.requiresGrad) raw.requiresGrad_(true);
+  untrack(t);
+  return t;
+}
+
+function bufferOf(fn, name, t) {
+  if (!(t instanceof Tensor)) check.fail(TypeError, fn, name, t, 'a Tensor or null');
+  rawOf(fn, name, t);
+  untrack(t);
+  return t;
+}
+
+function dictEntries(fn, dict) {
+  if (dict instanceof Map) return new Map(dict);
+  if (dict && typeof dict === 'object' && !Array.isArray(dict)) return new Map(Object.entries(dict));
+  return check.fail(TypeError, fn, 'dict', dict, 'an object or Map of key to Tensor (a stateDict())');
+}
+
+// The raw tensor that fills `now`'s slot from `v`: `now`'s dtype and device, detached (and a
+// leaf that requires grad for a parameter). Frees its intermediates.
+async function loadValue(v, now, isParam) {
+  let r = v.raw.detach();
+  const swap = (next) => {
+    r.free();
+    r = next;
+  };
+  try {
+    if (r.dtype !== now.raw.dtype) swap(r.toDtype(now.raw.dtype));
+    if (r.device !== now.device) swap(await r.to(now.device));
+    if (isParam) {
+      swap(r.detach());
+      r.requiresGrad_(true);
+    }
+  } catch (e) {
+    r.free();
+    throw e;
+  }
+  return r;
+}

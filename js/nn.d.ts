@@ -1,0 +1,184 @@
+// Types of wt.nn (js/nn.js): modules, layers, loss modules and wt.nn.functional.
+import type { DeviceLike, Tensor } from './index.js';
+
+/** Keys to Tensors, as `stateDict()` returns and `loadStateDict` accepts. */
+export type StateDict = Record<string, Tensor> | Map<string, Tensor>;
+
+/** PyTorch's nn.Module: subclass it, register parameters, buffers and submodules, define forward. */
+export declare class Module {
+  constructor();
+  /** Registers a floating-point leaf as a learnable parameter (made requiresGrad); returns it. `null` registers an absent one. */
+  registerParameter<T extends Tensor | null>(name: string, tensor: T): T;
+  /** Registers state that moves and is saved with the module but is not learned. */
+  registerBuffer<T extends Tensor | null>(name: string, tensor: T): T;
+  /** Registers a submodule; its parameters appear as `name.<theirs>`. */
+  registerModule<M extends Module | null>(name: string, module: M): M;
+  /** The forward pass (subclasses implement it). */
+  forward(...args: any[]): any;
+  namedParameters(): [string, Tensor][];
+  parameters(): Tensor[];
+  namedBuffers(): [string, Tensor][];
+  buffers(): Tensor[];
+  namedChildren(): [string, Module][];
+  children(): Module[];
+  namedModules(prefix?: string): [string, Module][];
+  modules(): Module[];
+  /** Whether the module is in training mode. */
+  readonly training: boolean;
+  /** Training mode (or evaluation with `false`), recursively. */
+  train(mode?: boolean): this;
+  /** Evaluation mode, recursively. */
+  eval(): this;
+  /** Sets every parameter's gradient to null. */
+  zeroGrad(): void;
+  /** Moves parameters (with gradients) and registered buffers to `device` in place; all or nothing. */
+  to(device: DeviceLike): Promise<this>;
+  /** Parameters and buffers by PyTorch's keys, as new detached handles (dispose them). */
+  stateDict(): Record<string, Tensor>;
+  /** Loads a state dict (strict by default), converting dtypes and moving to each slot's device. */
+  loadStateDict(dict: StateDict, options?: { strict?: boolean }): Promise<{ missingKeys: string[]; unexpectedKeys: string[] }>;
+  /** Frees every parameter and buffer. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+  /** What toString shows inside the parentheses. */
+  extraRepr(): string;
+}
+
+export interface LinearOptions { bias?: boolean; seed?: number; device?: DeviceLike }
+/** `y = x W^T + b`; `weight` is `[outFeatures, inFeatures]`. */
+export declare class Linear extends Module {
+  constructor(inFeatures: number, outFeatures: number, options?: LinearOptions);
+  readonly inFeatures: number;
+  readonly outFeatures: number;
+  weight: Tensor;
+  bias: Tensor | null;
+  forward(x: Tensor): Tensor;
+}
+
+export interface EmbeddingOptions { paddingIdx?: number | null; seed?: number; device?: DeviceLike }
+/** A table of learned vectors looked up by int32 index. */
+export declare class Embedding extends Module {
+  constructor(numEmbeddings: number, embeddingDim: number, options?: EmbeddingOptions);
+  weight: Tensor;
+  readonly paddingIdx: number | null;
+  forward(input: Tensor): Tensor;
+}
+
+export interface LayerNormOptions { eps?: number; elementwiseAffine?: boolean; bias?: boolean; device?: DeviceLike }
+/** Normalises over the trailing `normalizedShape` dims. */
+export declare class LayerNorm extends Module {
+  constructor(normalizedShape: number | readonly number[], options?: LayerNormOptions);
+  weight: Tensor | null;
+  bias: Tensor | null;
+  forward(x: Tensor): Tensor;
+}
+
+export interface GroupNormOptions { eps?: number; affine?: boolean; device?: DeviceLike }
+/** Normalises `[N, C, *]` input over groups of channels. */
+export declare class GroupNorm extends Module {
+  constructor(numGroups: number, numChannels: number, options?: GroupNormOptions);
+  weight: Tensor | null;
+  bias: Tensor | null;
+  forward(x: Tensor): Tensor;
+}
+
+export interface BatchNormOptions {
+  eps?: number;
+  /** Weight of each batch in the running statistics (default 0.1); `null` for a cumulative average. */
+  momentum?: number | null;
+  affine?: boolean;
+  trackRunningStats?: boolean;
+  device?: DeviceLike;
+}
+/** Batch normalisation of `[N, C]` or `[N, C, L]` input, with running statistics as buffers. */
+export declare class BatchNorm1d extends Module {
+  constructor(numFeatures: number, options?: BatchNormOptions);
+  weight: Tensor | null;
+  bias: Tensor | null;
+  running_mean: Tensor | null;
+  running_var: Tensor | null;
+  num_batches_tracked: Tensor | null;
+  forward(x: Tensor): Tensor;
+}
+/** Batch normalisation of `[N, C, H, W]` input. */
+export declare class BatchNorm2d extends BatchNorm1d {}
+
+/** Zeroes elements with probability `p` while training; seeded masks are reproducible. */
+export declare class Dropout extends Module {
+  constructor(p?: number, options?: { seed?: number });
+  readonly p: number;
+  forward(x: Tensor): Tensor;
+}
+
+/** Modules applied in order, children `0`, `1`, ... */
+export declare class Sequential extends Module {
+  constructor(...modules: Module[]);
+  append(module: Module): this;
+  readonly length: number;
+  at(index: number): Module | undefined;
+  forward(x: Tensor): Tensor;
+}
+
+/** Flattens dims `startDim` to `endDim` into one. */
+export declare class Flatten extends Module {
+  constructor(startDim?: number, endDim?: number);
+  forward(x: Tensor): Tensor;
+}
+/** Returns its input. */
+export declare class Identity extends Module { forward(x: Tensor): Tensor }
+export declare class ReLU extends Module { forward(x: Tensor): Tensor }
+export declare class GELU extends Module { forward(x: Tensor): Tensor }
+export declare class SiLU extends Module { forward(x: Tensor): Tensor }
+export declare class Tanh extends Module { forward(x: Tensor): Tensor }
+export declare class Sigmoid extends Module { forward(x: Tensor): Tensor }
+
+export type Reduction = 'mean' | 'sum' | 'none';
+export interface LossOptions { reduction?: Reduction }
+export interface ClassLossOptions extends LossOptions {
+  /** Targets equal to it count for nothing (no default, unlike PyTorch's -100). */
+  ignoreIndex?: number | null;
+}
+export interface CrossEntropyOptions extends ClassLossOptions { labelSmoothing?: number }
+
+export declare class CrossEntropyLoss extends Module {
+  constructor(options?: CrossEntropyOptions);
+  forward(input: Tensor, target: Tensor): Tensor;
+}
+export declare class NLLLoss extends Module {
+  constructor(options?: ClassLossOptions);
+  forward(input: Tensor, target: Tensor): Tensor;
+}
+export declare class MSELoss extends Module {
+  constructor(options?: LossOptions);
+  forward(input: Tensor, target: Tensor): Tensor;
+}
+export declare class L1Loss extends MSELoss {}
+export declare class BCEWithLogitsLoss extends MSELoss {}
+
+/** PyTorch's torch.nn.functional. */
+export declare namespace functional {
+  function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor;
+  function embedding(input: Tensor, weight: Tensor, options?: { paddingIdx?: number | null }): Tensor;
+  function layerNorm(input: Tensor, normalizedShape: number | readonly number[], options?: { weight?: Tensor | null; bias?: Tensor | null; eps?: number }): Tensor;
+  function groupNorm(input: Tensor, numGroups: number, options?: { weight?: Tensor | null; bias?: Tensor | null; eps?: number }): Tensor;
+  /** With `training`, normalises by batch statistics and updates `runningMean`/`runningVar` in place. */
+  function batchNorm(
+    input: Tensor,
+    runningMean?: Tensor | null,
+    runningVar?: Tensor | null,
+    options?: { weight?: Tensor | null; bias?: Tensor | null; training?: boolean; momentum?: number; eps?: number },
+  ): Tensor;
+  function dropout(input: Tensor, options?: { p?: number; training?: boolean; seed?: number | null }): Tensor;
+  function crossEntropy(input: Tensor, target: Tensor, options?: CrossEntropyOptions): Tensor;
+  function nllLoss(input: Tensor, target: Tensor, options?: ClassLossOptions): Tensor;
+  function mseLoss(input: Tensor, target: Tensor, options?: LossOptions): Tensor;
+  function l1Loss(input: Tensor, target: Tensor, options?: LossOptions): Tensor;
+  function binaryCrossEntropyWithLogits(input: Tensor, target: Tensor, options?: LossOptions): Tensor;
+  function relu(input: Tensor): Tensor;
+  function gelu(input: Tensor): Tensor;
+  function silu(input: Tensor): Tensor;
+  function tanh(input: Tensor): Tensor;
+  function sigmoid(input: Tensor): Tensor;
+  function softmax(input: Tensor, dim?: number): Tensor;
+  function logSoftmax(input: Tensor, dim?: number): Tensor;
+}

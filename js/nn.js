@@ -1,0 +1,5 @@
+// wt.nn: modules (js/module.js), the built-in layers and loss modules (js/layers.js) and
+// wt.nn.functional (js/functional.js).
+export { Module } from './module.js';
+export * from './layers.js';
+export * as functional from './functional.js';

@@ -1,0 +1,35 @@
+// Helpers the functional forms and the layers of wt.nn share (not exported by the package):
+// argument checks and the handling of nnBatchNorm's running statistics.
+import * as check from './check.js';
+import { assignRaw, rawOf, Tensor } from './tensor.js';
+
+/** @internal A raw handle the callee owns (wasm `Option<RawTensor>` arguments consume theirs), or undefined. */
+export function ownRaw(fn, arg, t) {
+  return t === undefined || t === null ? undefined : rawOf(fn, arg, t).cloneHandle();
+}
+
+/** @internal The momentum option: a number in [0, 1], or null for a cumulative average where allowed. */
+export function momentum(fn, v, allowNull) {
+  if (v === undefined) return 0.1;
+  if (v === null && allowNull) return null;
+  const m = check.number(fn, 'momentum', v);
+  if (!(m >= 0 && m <= 1)) check.fail(RangeError, fn, 'momentum', v, allowNull ? 'a number in [0, 1] or null' : 'a number in [0, 1]');
+  return m;
+}
+
+/** @internal The output of nnBatchNorm: the result, with updated running statistics swapped into `running`. */
+export function takeBatchNorm(out, running) {
+  const y = new Tensor(out[0]);
+  if (out.length > 1) running.forEach((t, i) => t && assignRaw(t, out[i + 1]));
+  for (let i = running.length + 1; i < out.length; i++) out[i].free();
+  return y;
+}
+
+/** @internal A dropout probability in [0, 1] (default 0.5). */
+export function probability(fn, v) {
+  if (v === undefined) return 0.5;
+  const p = check.number(fn, 'p', v);
+  if (!(p >= 0 && p <= 1)) check.fail(RangeError, fn, 'p', v, 'a probability in [0, 1]');
+  return p;
+}
+
