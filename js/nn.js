@@ -1,5 +1,6 @@
 // wt.nn: modules (js/module.js), the built-in layers and loss modules (js/layers.js) and
-// wt.nn.functional (js/functional.js).
+// wt.nn.functional (js/functional.js), and .safetensors checkpoints (js/checkpoint.js).
 export { Module } from './module.js';
 export * from './layers.js';
 export * as functional from './functional.js';
+export { loadSafetensors, safetensorsMetadata, saveSafetensors } from './checkpoint.js';

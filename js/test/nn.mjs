@@ -79,6 +79,16 @@ function tokenNet(wt, device) {
   })();
 }
 
+/** A committed binary fixture, in Node and in the browser. */
+async function fixtureBytes(name) {
+  const url = new URL(`../../tests/fixtures/${name}`, import.meta.url);
+  if (globalThis.process?.versions?.node) {
+    const { readFile } = await import('node:fs/promises');
+    return new Uint8Array(await readFile(url));
+  }
+  return new Uint8Array(await (await fetch(url)).arrayBuffer());
+}
+
 /** The cases as `{ name, fn }` for `wt` on `devices`. */
 export function nnCases(wt, devices) {
   const list = [];
@@ -196,6 +206,34 @@ export function nnCases(wt, devices) {
       assert.ok(wt.memoryAllocated(device) <= m0.bytes, `no storage leaked (${wt.memoryAllocated(device)} > ${m0.bytes} bytes)`);
       [x, y].forEach((t) => t.dispose());
       opt.dispose();
+      model.dispose();
+    });
+
+    add(`${device}: nn: .safetensors from PyTorch load into a model, and saving gives PyTorch's bytes`, async () => {
+      const nn = wt.nn;
+      const file = await fixtureBytes('token_net.safetensors');
+      const dict = nn.loadSafetensors(file, { device });
+      const run = fixtures.token_net;
+      assert.deepEqual(Object.keys(dict).sort(), Object.keys(run.state_dict).sort());
+      assert.equal(dict['bn.num_batches_tracked'].dtype, 'int32', "PyTorch's int64 counter arrives as int32");
+      assert.equal(dict['fc2.weight'].device, device);
+      const model = tokenNet(wt, device);
+      await model.loadStateDict(dict);
+      const w = await model.fc1.weight.data();
+      assert.deepEqual(Array.from(w), run.state_dict['fc1.weight'].data.map(Math.fround), 'the weights, exactly');
+      const mlpFile = await fixtureBytes('mlp.safetensors');
+      const meta = nn.safetensorsMetadata(mlpFile);
+      assert.deepEqual(meta, { format: 'pt' });
+      const mlp = nn.loadSafetensors(mlpFile.buffer.slice(mlpFile.byteOffset, mlpFile.byteOffset + mlpFile.byteLength), { device });
+      const saved = await nn.saveSafetensors(mlp, { metadata: meta });
+      assert.ok(saved instanceof Uint8Array);
+      assert.ok(saved.length === mlpFile.length && saved.every((b, i) => b === mlpFile[i]), "webtensor's bytes are PyTorch's");
+      const big = await fixtureBytes('big_int64.safetensors');
+      assert.throws(() => nn.loadSafetensors(big), /'count'.*int32/);
+      assert.throws(() => nn.loadSafetensors(new Uint8Array([1, 2, 3])), /not a valid \.safetensors file/);
+      assert.throws(() => nn.loadSafetensors('file.safetensors'), TypeError);
+      await assert.rejects(nn.saveSafetensors({ a: dict['fc2.bias'] }, { metadata: { n: 1 } }), TypeError);
+      [...Object.values(dict), ...Object.values(mlp)].forEach((t) => t.dispose());
       model.dispose();
     });
 

@@ -1,7 +1,8 @@
 //! Neural-network building blocks, as PyTorch's `torch.nn`: `Parameter`/`Buffer` slots, the
 //! `Module` trait with its registry (`module.rs`), layers (`Linear`, `Embedding`, `LayerNorm`,
 //! `GroupNorm`, `BatchNorm1d/2d`, `Dropout`, `Sequential`, activation modules), the functional
-//! forms (`norm.rs`, `embedding`, `dropout`) and the losses (`loss.rs`).
+//! forms (`norm.rs`, `embedding`, `dropout`), the losses (`loss.rs`) and `.safetensors`
+//! checkpoints (`safetensors.rs`).
 //!
 //! ```
 //! use webtensor::nn::{self, ClassLossOptions, Linear, LinearOptions, Module, ReLU, Sequential};
@@ -41,6 +42,7 @@ pub mod loss;
 mod module;
 pub mod norm;
 mod parameter;
+pub mod safetensors;
 mod sequential;
 
 pub use activation::{ReLU, SiLU, Sigmoid, Tanh, GELU};
@@ -61,4 +63,7 @@ pub use norm::{batch_norm, group_norm, layer_norm};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use parameter::moved_leaf;
 pub use parameter::{Buffer, Parameter};
+#[cfg(not(target_arch = "wasm32"))]
+pub use safetensors::save_safetensors_blocking;
+pub use safetensors::{load_safetensors, safetensors_metadata, save_safetensors};
 pub use sequential::Sequential;

@@ -10,6 +10,7 @@ mod live;
 mod manage;
 mod nn;
 mod optim;
+mod safetensors;
 mod tensor;
 
 use js_sys::{Array, Object, Promise, Reflect};

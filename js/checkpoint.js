@@ -1,0 +1,55 @@
+// .safetensors checkpoints (wt.nn.saveSafetensors, loadSafetensors, safetensorsMetadata): the
+// format Hugging Face and PyTorch's `safetensors` package use, so weights move between
+// webtensor and PyTorch in both directions. The format and its dtype conversions are the Rust
+// core's (src/nn/safetensors.rs).
+import * as check from './check.js';
+import { core } from './internal.js';
+import { rawOf, Tensor } from './tensor.js';
+
+function bytesOf(fn, v) {
+  if (v instanceof Uint8Array) return v;
+  if (v instanceof ArrayBuffer) return new Uint8Array(v);
+  if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  return check.fail(TypeError, fn, 'bytes', v, 'a Uint8Array or ArrayBuffer (the contents of a .safetensors file)');
+}
+
+function entriesOf(fn, dict) {
+  if (dict instanceof Map) return [...dict];
+  if (dict && typeof dict === 'object' && !Array.isArray(dict) && !ArrayBuffer.isView(dict)) return Object.entries(dict);
+  return check.fail(TypeError, fn, 'dict', dict, 'an object or Map of name to Tensor (a stateDict())');
+}
+
+/**
+ * The bytes of a `.safetensors` file holding `dict` (a stateDict(), or any object or Map of
+ * name to Tensor, on any devices), with optional string `metadata`. The same dict always gives
+ * the same bytes, the ones PyTorch's `safetensors.torch.save_file` writes for it.
+ */
+export async function saveSafetensors(dict, opts) {
+  const fn = 'saveSafetensors';
+  const o = check.options(fn, opts, ['metadata']);
+  const entries = entriesOf(fn, dict);
+  const meta = o.metadata === undefined ? [] : Object.entries(o.metadata);
+  meta.forEach(([k, v]) => {
+    if (typeof v !== 'string') check.fail(TypeError, fn, `metadata['${k}']`, v, 'a string');
+  });
+  const raws = entries.map(([k, t]) => rawOf(fn, `dict['${k}']`, t).cloneHandle());
+  return core().nnSaveSafetensors(entries.map(([k]) => k), raws, meta.map(([k]) => k), meta.map(([, v]) => v));
+}
+
+/**
+ * The tensors of a `.safetensors` file as an object of name to Tensor, created on `device` (the
+ * default device otherwise). Dtypes webtensor does not store convert: bf16 and f64 to float32,
+ * int64 and the narrower integers to int32 (an int64 outside int32's range is an error).
+ * Pass the result to `model.loadStateDict`.
+ */
+export function loadSafetensors(bytes, opts) {
+  const fn = 'loadSafetensors';
+  const o = check.options(fn, opts, ['device']);
+  const pairs = core().nnLoadSafetensors(bytesOf(fn, bytes), check.optDevice(fn, o.device));
+  return Object.fromEntries(pairs.map(([k, raw]) => [k, new Tensor(raw)]));
+}
+
+/** The `__metadata__` strings of a `.safetensors` file (an empty object when it has none). */
+export function safetensorsMetadata(bytes) {
+  return Object.fromEntries(core().nnSafetensorsMetadata(bytesOf('safetensorsMetadata', bytes)));
+}

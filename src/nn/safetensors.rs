@@ -1,0 +1,168 @@
+//! Checkpoints in the `.safetensors` format (Hugging Face's; what `safetensors.torch.save_file`
+//! writes): a state dict to bytes and back, so weights move between webtensor and PyTorch in
+//! both directions. Saving reads each tensor back from its device; loading creates the tensors
+//! on the device asked for. The file's dtypes that webtensor does not store are converted on
+//! load, exactly or with a range check: BF16 and F64 to f32 (F64 rounds to the nearest f32),
+//! I64/U64/I16/U16/I8/U8 to i32 (an error names the first value outside i32's range, since
+//! PyTorch indexes and counts, e.g. BatchNorm's `num_batches_tracked`, in int64).
+
+use std::borrow::Cow;
+
+use safetensors::tensor::{Dtype, SafeTensors, TensorView, View};
+
+use crate::device::Device;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+const SAVE: &str = "save_safetensors";
+const LOAD: &str = "load_safetensors";
+
+/// One tensor's bytes, ready to write.
+struct Bytes {
+    dtype: Dtype,
+    shape: Vec<usize>,
+    data: Vec<u8>,
+}
+
+impl View for &Bytes {
+    fn dtype(&self) -> Dtype {
+        self.dtype
+    }
+    fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    fn data(&self) -> Cow<'_, [u8]> {
+        Cow::Borrowed(&self.data)
+    }
+    fn data_len(&self) -> usize {
+        self.data.len()
+    }
+}
+
+fn le_bytes<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
+    v.iter().flat_map(|&x| f(x)).collect()
+}
+
+/// A tensor's values as little-endian bytes in its safetensors dtype.
+async fn host_bytes(t: &Tensor) -> Result<Bytes> {
+    let (dtype, data) = match t.dtype() {
+        DType::F32 => (Dtype::F32, le_bytes(&t.to_vec::<f32>().await?, f32::to_le_bytes)),
+        DType::F16 => (Dtype::F16, le_bytes(&t.to_vec::<half::f16>().await?, half::f16::to_le_bytes)),
+        DType::I32 => (Dtype::I32, le_bytes(&t.to_vec::<i32>().await?, i32::to_le_bytes)),
+        DType::U32 => (Dtype::U32, le_bytes(&t.to_vec::<u32>().await?, u32::to_le_bytes)),
+        DType::Bool => (Dtype::BOOL, t.to_vec::<bool>().await?.into_iter().map(u8::from).collect()),
+    };
+    Ok(Bytes { dtype, shape: t.shape().to_vec(), data })
+}
+
+/// `dict` (a `state_dict`, or any named tensors on any devices) as the bytes of a
+/// `.safetensors` file, with optional string `metadata` (the header's `__metadata__`). Names must
+/// be unique; the file lists tensors in the format's canonical order, so the same dict always
+/// gives the same bytes.
+pub async fn save_safetensors(dict: &[(String, Tensor)], metadata: &[(String, String)]) -> Result<Vec<u8>> {
+    let mut tensors = Vec::with_capacity(dict.len());
+    for (i, (name, t)) in dict.iter().enumerate() {
+        if dict[..i].iter().any(|(n, _)| n == name) {
+            return Err(Error::invalid(SAVE, format!("the name '{name}' appears twice; names must be unique")));
+        }
+        tensors.push((name.as_str(), host_bytes(t).await?));
+    }
+    // The crate's own map type (hashbrown), inferred from `serialize`'s signature.
+    let info = (!metadata.is_empty()).then(|| metadata.iter().cloned().collect());
+    safetensors::serialize(tensors.iter().map(|(n, b)| (*n, b)), info)
+        .map_err(|e| Error::invalid(SAVE, format!("could not serialise: {e}")))
+}
+
+/// Blocking [`save_safetensors`] (native only).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn save_safetensors_blocking(dict: &[(String, Tensor)], metadata: &[(String, String)]) -> Result<Vec<u8>> {
+    crate::block::block_on(save_safetensors(dict, metadata))
+}
+
+fn parse(bytes: &[u8]) -> Result<SafeTensors<'_>> {
+    SafeTensors::deserialize(bytes).map_err(|e| Error::invalid(LOAD, format!("not a valid .safetensors file: {e}")))
+}
+
+/// Fixed-size little-endian values of a tensor view.
+fn values<const N: usize, T>(data: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
+    data.chunks_exact(N)
+        .map(|c| {
+            let mut a = [0u8; N];
+            a.copy_from_slice(c);
+            f(a)
+        })
+        .collect()
+}
+
+/// Integers of a wider or narrower type as i32, refusing (by name and index) one that does not fit.
+fn to_i32<T: Copy + std::fmt::Display>(
+    name: &str,
+    dtype: Dtype,
+    v: Vec<T>,
+    fits: impl Fn(T) -> Option<i32>,
+) -> Result<Vec<i32>> {
+    v.iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            fits(x).ok_or_else(|| {
+                Error::invalid(LOAD, format!("'{name}' ({dtype:?}) holds {x} at element {i}, outside int32's range; webtensor stores integers as int32"))
+            })
+        })
+        .collect()
+}
+
+/// One stored tensor as a webtensor tensor on `device`.
+fn tensor_of(name: &str, view: &TensorView<'_>, device: Option<Device>) -> Result<Tensor> {
+    let (shape, data, dt) = (view.shape(), view.data(), view.dtype());
+    match dt {
+        Dtype::F32 => Tensor::from_slice(&values(data, f32::from_le_bytes), shape, device),
+        Dtype::F16 => Tensor::from_slice(&values(data, half::f16::from_le_bytes), shape, device),
+        Dtype::BF16 => Tensor::from_slice(&values(data, |b| half::bf16::from_le_bytes(b).to_f32()), shape, device),
+        Dtype::F64 => Tensor::from_slice(&values(data, |b| f64::from_le_bytes(b) as f32), shape, device),
+        Dtype::I32 => Tensor::from_slice(&values(data, i32::from_le_bytes), shape, device),
+        Dtype::U32 => Tensor::from_slice(&values(data, u32::from_le_bytes), shape, device),
+        Dtype::I64 => {
+            let v = to_i32(name, dt, values(data, i64::from_le_bytes), |x| i32::try_from(x).ok())?;
+            Tensor::from_slice(&v, shape, device)
+        }
+        Dtype::U64 => {
+            let v = to_i32(name, dt, values(data, u64::from_le_bytes), |x| i32::try_from(x).ok())?;
+            Tensor::from_slice(&v, shape, device)
+        }
+        Dtype::I16 => Tensor::from_slice(&values(data, |b| i32::from(i16::from_le_bytes(b))), shape, device),
+        Dtype::U16 => Tensor::from_slice(&values(data, |b| i32::from(u16::from_le_bytes(b))), shape, device),
+        Dtype::I8 => Tensor::from_slice(&values(data, |b: [u8; 1]| i32::from(b[0] as i8)), shape, device),
+        Dtype::U8 => Tensor::from_slice(&values(data, |b: [u8; 1]| i32::from(b[0])), shape, device),
+        Dtype::BOOL => {
+            let v: Vec<bool> = data.iter().map(|&b| b != 0).collect();
+            Tensor::from_slice(&v, shape, device)
+        }
+        other => Err(Error::invalid(
+            LOAD,
+            format!(
+                "'{name}' is stored as {other:?}, which webtensor cannot hold; supported: F32, F16, BF16, F64, I64, \
+                 U64, I32, U32, I16, U16, I8, U8, BOOL"
+            ),
+        )),
+    }
+}
+
+/// The tensors of a `.safetensors` file, in the order they are stored, created on `device`
+/// (the default device when `None`); see the module docs for dtype conversions. Pass the result
+/// to `Module::load_state_dict`, which converts each to its slot's dtype and device.
+pub fn load_safetensors(bytes: &[u8], device: Option<Device>) -> Result<Vec<(String, Tensor)>> {
+    let file = parse(bytes)?;
+    let mut views = file.tensors();
+    views.sort_by_key(|(_, v)| v.data().as_ptr() as usize);
+    views.iter().map(|(name, view)| Ok((name.clone(), tensor_of(name, view, device)?))).collect()
+}
+
+/// The header's `__metadata__` (string keys and values), sorted by key; empty when absent.
+pub fn safetensors_metadata(bytes: &[u8]) -> Result<Vec<(String, String)>> {
+    let (_, meta) = SafeTensors::read_metadata(bytes)
+        .map_err(|e| Error::invalid(LOAD, format!("not a valid .safetensors file: {e}")))?;
+    let mut out: Vec<(String, String)> = meta.metadata().clone().map(|m| m.into_iter().collect()).unwrap_or_default();
+    out.sort();
+    Ok(out)
+}
