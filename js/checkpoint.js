@@ -4,7 +4,8 @@
 // core's (src/nn/safetensors.rs).
 import * as check from './check.js';
 import { core } from './internal.js';
-import { rawOf, Tensor } from './tensor.js';
+import { ownRaws } from './nnargs.js';
+import { Tensor } from './tensor.js';
 
 function bytesOf(fn, v) {
   if (v instanceof Uint8Array) return v;
@@ -32,7 +33,7 @@ export async function saveSafetensors(dict, opts) {
   meta.forEach(([k, v]) => {
     if (typeof v !== 'string') check.fail(TypeError, fn, `metadata['${k}']`, v, 'a string');
   });
-  const raws = entries.map(([k, t]) => rawOf(fn, `dict['${k}']`, t).cloneHandle());
+  const raws = ownRaws(fn, entries.map(([k, t]) => [`dict['${k}']`, t ?? 0]));
   return core().nnSaveSafetensors(entries.map(([k]) => k), raws, meta.map(([k]) => k), meta.map(([, v]) => v));
 }
 

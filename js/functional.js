@@ -3,7 +3,7 @@
 // losses and their gradients are the same code in both languages.
 import * as check from './check.js';
 import { core } from './internal.js';
-import { momentum, ownRaw, probability, takeBatchNorm } from './nnargs.js';
+import { momentum, ownRaws, probability, takeBatchNorm } from './nnargs.js';
 import { rawOf, Tensor } from './tensor.js';
 
 const REDUCTIONS = ['mean', 'sum', 'none'];
@@ -27,7 +27,8 @@ function normalizedShape(fn, v) {
 /** `x W^T + b` for `weight` `[out, in]` and an optional `bias` `[out]` (PyTorch's `F.linear`). */
 export function linear(input, weight, bias) {
   const fn = 'linear';
-  return new Tensor(core().nnLinear(rawOf(fn, 'input', input), rawOf(fn, 'weight', weight), ownRaw(fn, 'bias', bias)));
+  const [x, w] = [rawOf(fn, 'input', input), rawOf(fn, 'weight', weight)];
+  return new Tensor(core().nnLinear(x, w, ...ownRaws(fn, [['bias', bias]])));
 }
 
 /** Rows of `weight` at the integer `input` (PyTorch's `F.embedding`); `paddingIdx`'s row gets no gradient. */
@@ -43,7 +44,10 @@ export function layerNorm(input, shape, opts) {
   const fn = 'layerNorm';
   const o = check.options(fn, opts, ['weight', 'bias', 'eps']);
   const s = normalizedShape(fn, shape);
-  return new Tensor(core().nnLayerNorm(rawOf(fn, 'input', input), Float64Array.from(s), ownRaw(fn, 'weight', o.weight), ownRaw(fn, 'bias', o.bias), eps(fn, o.eps)));
+  const e = eps(fn, o.eps);
+  // Handles the callee owns are made last: a check failing after them would leak them.
+  const x = rawOf(fn, 'input', input);
+  return new Tensor(core().nnLayerNorm(x, Float64Array.from(s), ...ownRaws(fn, [['weight', o.weight], ['bias', o.bias]]), e));
 }
 
 /** Group normalisation of `[N, C, *]` input over `numGroups` groups of channels. */
@@ -51,7 +55,9 @@ export function groupNorm(input, numGroups, opts) {
   const fn = 'groupNorm';
   const o = check.options(fn, opts, ['weight', 'bias', 'eps']);
   const g = check.integer(fn, 'numGroups', numGroups, 1);
-  return new Tensor(core().nnGroupNorm(rawOf(fn, 'input', input), g, ownRaw(fn, 'weight', o.weight), ownRaw(fn, 'bias', o.bias), eps(fn, o.eps)));
+  const e = eps(fn, o.eps);
+  const x = rawOf(fn, 'input', input);
+  return new Tensor(core().nnGroupNorm(x, g, ...ownRaws(fn, [['weight', o.weight], ['bias', o.bias]]), e));
 }
 
 /**
@@ -63,9 +69,10 @@ export function batchNorm(input, runningMean, runningVar, opts) {
   const fn = 'batchNorm';
   const o = check.options(fn, opts, ['weight', 'bias', 'training', 'momentum', 'eps']);
   const training = check.flag(fn, 'training', o.training, false);
-  const out = core().nnBatchNorm('batch_norm', rawOf(fn, 'input', input), ownRaw(fn, 'runningMean', runningMean),
-    ownRaw(fn, 'runningVar', runningVar), undefined, ownRaw(fn, 'weight', o.weight), ownRaw(fn, 'bias', o.bias),
-    training, momentum(fn, o.momentum, false), eps(fn, o.eps));
+  const [m, e] = [momentum(fn, o.momentum, false), eps(fn, o.eps)];
+  const x = rawOf(fn, 'input', input);
+  const [rm, rv, w, b] = ownRaws(fn, [['runningMean', runningMean], ['runningVar', runningVar], ['weight', o.weight], ['bias', o.bias]]);
+  const out = core().nnBatchNorm('batch_norm', x, rm, rv, undefined, w, b, training, m, e);
   return takeBatchNorm(out, [runningMean, runningVar]);
 }
 

@@ -5,7 +5,7 @@
 // functional forms (js/functional.js).
 import * as check from './check.js';
 import * as F from './functional.js';
-import { momentum, ownRaw, probability, takeBatchNorm } from './nnargs.js';
+import { momentum, ownRaws, probability, takeBatchNorm } from './nnargs.js';
 import { core } from './internal.js';
 import { Module } from './module.js';
 import { rawOf, Tensor } from './tensor.js';
@@ -117,10 +117,10 @@ class BatchNorm extends Module {
   }
   forward(x) {
     const fn = this.#kind;
-    const own = (arg, t) => ownRaw(fn, arg, t);
-    const out = core().nnBatchNorm(fn, rawOf(fn, 'input', x), own('running_mean', this.running_mean),
-      own('running_var', this.running_var), own('num_batches_tracked', this.num_batches_tracked),
-      own('weight', this.weight), own('bias', this.bias), this.training, this.momentum ?? undefined, this.eps);
+    const input = rawOf(fn, 'input', x);
+    const [rm, rv, n, w, b] = ownRaws(fn, [['running_mean', this.running_mean], ['running_var', this.running_var],
+      ['num_batches_tracked', this.num_batches_tracked], ['weight', this.weight], ['bias', this.bias]]);
+    const out = core().nnBatchNorm(fn, input, rm, rv, n, w, b, this.training, this.momentum ?? undefined, this.eps);
     return takeBatchNorm(out, [this.running_mean, this.running_var, this.num_batches_tracked]);
   }
   extraRepr() { return `${this.numFeatures}, eps=${this.eps}, momentum=${this.momentum}`; }

@@ -3,9 +3,14 @@
 import * as check from './check.js';
 import { assignRaw, rawOf, Tensor } from './tensor.js';
 
-/** @internal A raw handle the callee owns (wasm `Option<RawTensor>` arguments consume theirs), or undefined. */
-export function ownRaw(fn, arg, t) {
-  return t === undefined || t === null ? undefined : rawOf(fn, arg, t).cloneHandle();
+/**
+ * @internal Raw handles the callee owns (wasm `Option<RawTensor>` and `Vec<RawTensor>` arguments
+ * consume theirs), or undefined for absent ones, from `[argName, tensor]` pairs. Every tensor is
+ * checked before any handle is made, so a bad argument leaks nothing.
+ */
+export function ownRaws(fn, pairs) {
+  const raws = pairs.map(([arg, t]) => (t === undefined || t === null ? undefined : rawOf(fn, arg, t)));
+  return raws.map((r) => r?.cloneHandle());
 }
 
 /** @internal The momentum option: a number in [0, 1], or null for a cumulative average where allowed. */

@@ -5,6 +5,7 @@
 // PyTorch, and one moved after it fails clearly) and gives each Tensor its updated value.
 import * as check from './check.js';
 import { core, finalizer } from './internal.js';
+import { ownRaws } from './nnargs.js';
 import { assignRaw, rawOf, Tensor } from './tensor.js';
 
 function paramList(fn, params) {
@@ -57,7 +58,7 @@ export class Optimizer {
   /** One update of every parameter that has a gradient (the others are skipped). */
   step() {
     const raw = this.#live('step');
-    const current = this.#params.map((p, i) => rawOf('step', `params[${i}]`, p).cloneHandle());
+    const current = ownRaws('step', this.#params.map((p, i) => [`params[${i}]`, p]));
     const next = raw.step(current);
     next.forEach((r, i) => assignRaw(this.#params[i], r));
   }

@@ -82,6 +82,8 @@ impl Tensor {
             return Err(Error::invalid("arange", format!("{n} elements is too many")));
         }
         let n = n as usize;
+        // Refuses what the host cannot allocate (wasm32 has 4 GiB) with an error, not an abort.
+        crate::device::cpu::reserve(n, dtype)?;
         let data = CpuData::from_f64(dtype, (0..n).map(|i| start + i as f64 * step));
         Tensor::from_cpu_data(data, &[n], place(device), "arange")
     }

@@ -14,6 +14,7 @@ fn isolated_device_measurements() {
         memory_stats_follow_tensors(g);
     }
     meta_device_plans_memory();
+    arange_past_the_memory_limit_is_an_error();
     uncaptured_gpu_errors_become_errors_and_the_device_survives();
     if let Some(g) = gpu() {
         transfers_are_counted(g);
@@ -253,4 +254,14 @@ fn events_time_gpu_work(g: Device) {
     assert!(c0.elapsed_ms_blocking(&c1).unwrap() >= 0.0);
     assert!(matches!(start.elapsed_ms_blocking(&c1), Err(Error::DeviceMismatch { .. })));
     drop(y);
+}
+
+/// arange's length comes from its arguments, not a shape: 2^32 - 1 f32s (16 GiB) past a 1 GiB
+/// limit is an OutOfMemory error before anything is allocated (on wasm32 it was an abort, which
+/// the JS fuzz found). A global limit, so it runs here, alone.
+fn arange_past_the_memory_limit_is_an_error() {
+    webtensor::set_memory_limit(Device::CPU, Some(1 << 30)).unwrap();
+    let e = Tensor::arange(4.0, 4_294_967_299.0, 1.0, DType::F32, Device::CPU).unwrap_err();
+    webtensor::set_memory_limit(Device::CPU, None).unwrap();
+    assert!(matches!(e, Error::OutOfMemory { .. }), "{e:?}");
 }

@@ -22,6 +22,30 @@ function show(a) {
   }
 }
 
+/** A wt.nn / wt.optim call of the fuzz on tensor `self`; modules and optimizers it makes are disposed. */
+async function callNn(wt, c, self, args) {
+  if (c.kind === 'F') return wt.nn.functional[c.name](self, ...args);
+  if (c.kind === 'new') {
+    const m = new wt.nn[c.name](...args);
+    try {
+      return m.forward(self);
+    } finally {
+      m.dispose();
+    }
+  }
+  if (c.kind === 'optim') {
+    const o = new wt.optim[c.name]([self], ...args);
+    try {
+      o.step();
+      return o.lr;
+    } finally {
+      o.dispose();
+    }
+  }
+  const bytes = await wt.nn.saveSafetensors({ a: self }, args[0]);
+  return wt.nn.loadSafetensors(args[1] === 'BYTES' ? bytes : args[1], args[2]);
+}
+
 /** Calls whose effects outlive the call: restored after each use. */
 const GLOBAL = new Set(['setDefaultDevice', 'setSoftDevicePlacement', 'setLogDevicePlacement', 'setMemoryLimit', 'setLaunchBlocking', 'resetPeakMemoryStats']);
 
@@ -104,7 +128,24 @@ export async function fuzz(wt, fc, devices, { numRuns = 1000, perRun = 100, seed
     fc.record({ kind: fc.constant('fn'), name: fc.constantFrom('tidy', 'withDevice'), args: fc.tuple(pick(device), pick(fc.constantFrom('MAKES', 'THROWS', 'ASYNC', 'RETURNS_PROMISE'))) }),
     fc.record({ kind: fc.constant('fn'), name: fc.constantFrom('setLogicalDeviceConfiguration', 'init'), args: fc.tuple(pick(device), hostile) }),
   );
-  const call = fc.tuple(fc.nat(7), fc.oneof({ arbitrary: method, weight: 3 }, { arbitrary: fn, weight: 2 }));
+  // wt.nn and wt.optim: functional forms on the tensor at hand, layers built and applied to it,
+  // an optimizer stepped on it, a checkpoint of it saved and loaded (bytes possibly hostile).
+  const reduction = fc.constantFrom('mean', 'sum', 'none', 'avg');
+  const lossOpts = fc.record({ reduction, ignoreIndex: fc.integer({ min: -2, max: 3 }), labelSmoothing: fc.double({ min: -0.5, max: 1.5, noNaN: true }) }, { requiredKeys: [] });
+  const small = fc.integer({ min: 0, max: 4 });
+  const nnCall = fc.oneof(
+    fc.record({ kind: fc.constant('F'), name: fc.constantFrom('linear'), args: fc.tuple(pick(fc.constant('TENSOR')), pick(fc.constant('TENSOR'))) }),
+    fc.record({ kind: fc.constant('F'), name: fc.constantFrom('crossEntropy', 'nllLoss'), args: fc.tuple(pick(fc.constant('INDEX')), pick(lossOpts)) }),
+    fc.record({ kind: fc.constant('F'), name: fc.constantFrom('mseLoss', 'l1Loss', 'binaryCrossEntropyWithLogits'), args: fc.tuple(pick(fc.constant('TENSOR')), pick(fc.record({ reduction }, { requiredKeys: [] }))) }),
+    fc.record({ kind: fc.constant('F'), name: fc.constantFrom('layerNorm', 'groupNorm'), args: fc.tuple(pick(fc.oneof(small, fc.array(small, { maxLength: 2 }))), pick(fc.record({ eps: fc.double({ min: -1, max: 1 }), weight: fc.constant('TENSOR') }, { requiredKeys: [] }))) }),
+    fc.record({ kind: fc.constant('F'), name: fc.constantFrom('batchNorm'), args: fc.tuple(pick(fc.constant('TENSOR')), pick(fc.constant('TENSOR')), pick(fc.record({ training: fc.boolean(), momentum: fc.double({ min: -1, max: 2 }) }, { requiredKeys: [] }))) }),
+    fc.record({ kind: fc.constant('F'), name: fc.constantFrom('dropout'), args: fc.tuple(pick(fc.record({ p: fc.double({ min: -0.5, max: 1.5 }), training: fc.boolean(), seed: fc.nat(9) }, { requiredKeys: [] }))) }),
+    fc.record({ kind: fc.constant('new'), name: fc.constantFrom('Linear', 'Embedding', 'GroupNorm'), args: fc.tuple(pick(small), pick(small), pick(fc.record({ seed: fc.nat(9), device }, { requiredKeys: [] }))) }),
+    fc.record({ kind: fc.constant('new'), name: fc.constantFrom('LayerNorm', 'BatchNorm1d', 'BatchNorm2d', 'Dropout', 'Flatten'), args: fc.tuple(pick(fc.oneof(small, fc.double({ min: 0, max: 1 }))), pick(fc.record({ device, momentum: fc.constantFrom(null, 0.1, 2) }, { requiredKeys: [] }))) }),
+    fc.record({ kind: fc.constant('optim'), name: fc.constantFrom('SGD', 'Adam', 'AdamW'), args: fc.tuple(pick(fc.record({ lr: fc.double({ min: -1, max: 1 }), momentum: fc.double({ min: 0, max: 1 }), betas: fc.array(fc.double({ min: 0, max: 1 }), { maxLength: 3 }) }, { requiredKeys: [] }))) }),
+    fc.record({ kind: fc.constant('ckpt'), name: fc.constant('saveSafetensors'), args: fc.tuple(pick(fc.record({ metadata: fc.dictionary(fc.string({ maxLength: 3 }), fc.string({ maxLength: 3 }), { maxKeys: 2 }) }, { requiredKeys: [] })), pick(fc.constant('BYTES')), pick(fc.record({ device }, { requiredKeys: [] }))) }),
+  );
+  const call = fc.tuple(fc.nat(7), fc.oneof({ arbitrary: method, weight: 3 }, { arbitrary: fn, weight: 2 }, { arbitrary: nnCall, weight: 1 }));
 
   // --- one run -------------------------------------------------------------------------------
   const callbacks = (wt, mode, made) => ({
@@ -143,6 +184,7 @@ export async function fuzz(wt, fc, devices, { numRuns = 1000, perRun = 100, seed
         if (a === 'DISPOSED') return disposed;
         if (a === 'INDEX') return wt.tensor([0], { device: self.disposed ? 'cpu' : self.device, dtype: 'int32' });
         if (a === 'INFO') return info;
+        if (a === 'BYTES') return 'BYTES';
         if (a === 'THROWING_PROXY') return throwing;
         if (a === 'TENSORS') return live.slice(0, 2);
         if (a === 'TENSORS_WITH_DISPOSED') return [...live.slice(0, 1), disposed];
@@ -153,7 +195,7 @@ export async function fuzz(wt, fc, devices, { numRuns = 1000, perRun = 100, seed
       args.forEach((a) => collect(a));
       stats.calls++;
       try {
-        let r = c.kind === 'method' ? self[c.name](...args) : wt[c.name](...args);
+        let r = c.kind === 'method' ? self[c.name](...args) : c.kind === 'fn' ? wt[c.name](...args) : await callNn(wt, c, self, args);
         if (r && typeof r.then === 'function') r = await r;
         collect(r);
       } catch (e) {
