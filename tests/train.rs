@@ -200,3 +200,42 @@ fn load_state_dict_is_strict_and_all_or_nothing() {
     assert!(e.contains("missing keys [\"bias\"]"), "{e}");
     assert_eq!(f32s(&m.weight().tensor()), before, "nothing changed");
 }
+
+/// A training step on the meta device: shapes, dtypes and devices flow through the forward
+/// pass, the losses, backward and the fused optimizer update without any data (PyTorch's meta
+/// tensors), so a model's training memory can be planned before it is allocated.
+#[test]
+fn a_training_step_runs_on_meta() {
+    let d = Device::META;
+    let lin = LinearOptions { device: Some(d), seed: Some(0), ..Default::default() };
+    let model = Sequential::new()
+        .push(Linear::new(8, 16, lin).unwrap())
+        .unwrap()
+        .push(nn::BatchNorm1d::new(16, nn::BatchNormOptions { device: Some(d), ..Default::default() }).unwrap())
+        .unwrap()
+        .push(nn::GELU::new())
+        .unwrap()
+        .push(nn::LayerNorm::new(&[16], nn::NormOptions { device: Some(d), ..Default::default() }).unwrap())
+        .unwrap()
+        .push(nn::Dropout::new(0.1, Some(1)).unwrap())
+        .unwrap()
+        .push(Linear::new(16, 4, lin).unwrap())
+        .unwrap();
+    let x = Tensor::zeros(&[32, 8], webtensor::DType::F32, d).unwrap();
+    let y = Tensor::zeros(&[32], webtensor::DType::I32, d).unwrap();
+    let mut opt = AdamW::new(model.parameters(), AdamOptions { weight_decay: 0.01, ..Default::default() }).unwrap();
+    for _ in 0..3 {
+        opt.zero_grad();
+        let loss = nn::cross_entropy(&model.forward(&x).unwrap(), &y, ClassLossOptions::default()).unwrap();
+        assert_eq!((loss.device(), loss.shape()), (d, &[][..]));
+        loss.backward().unwrap();
+        opt.step().unwrap();
+    }
+    for (name, p) in model.named_parameters() {
+        assert_eq!(p.device(), d, "{name}");
+        assert_eq!(p.grad().expect("a gradient").shape(), p.shape().as_slice(), "{name}: gradient shape");
+    }
+    let dict = model.state_dict();
+    assert!(dict.iter().all(|(_, t)| t.device() == d), "parameters and buffers stay on meta");
+    assert!(model.forward(&x).unwrap().to_vec_blocking::<f32>().is_err(), "meta tensors have no data to read");
+}
