@@ -56,7 +56,12 @@ export class Module {
     if (maps.some((m) => m.has(name))) {
       throw new Error(`${fn}: '${name}' is already registered in this module; names are unique across parameters, buffers and submodules`);
     }
-    if (name in this) throw new Error(`${fn}: '${name}' is already an attribute of this module; choose another name`);
+    // A class field declared without a value (`fc;`, or TypeScript's `fc: Linear;`) is an own
+    // property holding undefined: it becomes the registered name. Anything else (a method such
+    // as `forward`, a property with a value) is taken.
+    const own = Object.getOwnPropertyDescriptor(this, name);
+    const declared = own !== undefined && 'value' in own && own.value === undefined && own.configurable;
+    if (!declared && name in this) throw new Error(`${fn}: '${name}' is already an attribute of this module; choose another name`);
     const map = maps[KINDS.indexOf(kind)];
     Object.defineProperty(this, name, {
       get: () => map.get(name),
@@ -67,7 +72,9 @@ export class Module {
         else check.fail(TypeError, `${name} =`, 'value', v, 'a wt.nn.Module or null');
       },
       enumerable: true,
-      configurable: false,
+      // Configurable, so a class field initialised with the registration
+      // (`fc = this.registerModule('fc', ...)`) can define itself over it.
+      configurable: true,
     });
   }
 
@@ -156,7 +163,7 @@ export class Module {
    */
   stateDict() {
     const out = {};
-    for (const [k, t] of this.#stateEntries()) out[k] = new Tensor(t.raw.detach());
+    for (const [k, t] of this.#stateEntries()) out[k] = new Tensor(rawOf('stateDict', k, t).detach());
     return out;
   }
 
@@ -188,6 +195,7 @@ export class Module {
     }
     const todo = slots.filter(([k]) => given.has(k));
     for (const [k, now] of todo) {
+      rawOf(fn, `the module's '${k}'`, now);
       const v = given.get(k);
       if (!(v instanceof Tensor) || v.disposed) check.fail(TypeError, fn, `dict['${k}']`, v, 'a live Tensor');
       if (v.shape.join() !== now.shape.join()) {

@@ -327,6 +327,21 @@ async function moduleCase(wt) {
   assert.throws(() => new wt.optim.SGD([w, w]), /more than once/);
   assert.throws(() => new wt.optim.SGD([w.mul(2)]), /leaf/);
   assert.throws(() => new wt.optim.SGD(5), TypeError);
+  // Declared class fields (TypeScript's `fc: Linear;`) and fields initialised by the
+  // registration both work.
+  class Declared extends nn.Module {
+    fc;
+    head = this.registerModule('head', new nn.Linear(2, 1, { seed: 2 }));
+    constructor() {
+      super();
+      this.fc = this.registerModule('fc', new nn.Linear(2, 2, { seed: 1 }));
+    }
+  }
+  const dm = new Declared();
+  assert.deepEqual(dm.namedParameters().map(([k]) => k), ['head.weight', 'head.bias', 'fc.weight', 'fc.bias']);
+  assert.ok(dm.fc instanceof nn.Linear && dm.head instanceof nn.Linear);
+  dm.dispose();
+  assert.throws(() => dm.stateDict(), /disposed/, 'a disposed module says so');
   // A tidy scope does not take a module's tensors.
   const kept = wt.tidy(() => new nn.Linear(2, 2, { seed: 1 }));
   assert.ok(!kept.weight.disposed && !kept.bias.disposed, 'parameters made inside tidy belong to the module');
