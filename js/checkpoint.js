@@ -15,15 +15,23 @@ function bytesOf(fn, v) {
 }
 
 function entriesOf(fn, dict) {
-  if (dict instanceof Map) return [...dict];
-  if (dict && typeof dict === 'object' && !Array.isArray(dict) && !ArrayBuffer.isView(dict)) return Object.entries(dict);
-  return check.fail(TypeError, fn, 'dict', dict, 'an object or Map of name to Tensor (a stateDict())');
+  let entries;
+  if (dict instanceof Map) entries = [...dict];
+  else if (dict && typeof dict === 'object' && !Array.isArray(dict) && !ArrayBuffer.isView(dict)) entries = Object.entries(dict);
+  else check.fail(TypeError, fn, 'dict', dict, 'an object or Map of name to Tensor (a stateDict())');
+  for (const [k] of entries) {
+    if (typeof k !== 'string' || k === '' || k === '__metadata__') {
+      check.fail(TypeError, fn, 'a name in dict', k, "a non-empty string other than '__metadata__'");
+    }
+  }
+  return entries;
 }
 
 /**
  * The bytes of a `.safetensors` file holding `dict` (a stateDict(), or any object or Map of
- * name to Tensor, on any devices), with optional string `metadata`. The same dict always gives
- * the same bytes, the ones PyTorch's `safetensors.torch.save_file` writes for it.
+ * name to Tensor, on any devices), with optional string `metadata`. A dict with at most one
+ * metadata key always gives the same bytes, the ones PyTorch's `safetensors.torch.save_file`
+ * writes for it (the format's library orders several metadata keys by a hash).
  */
 export async function saveSafetensors(dict, opts) {
   const fn = 'saveSafetensors';

@@ -158,25 +158,25 @@ export class Dropout extends Module {
 
 /** Modules applied in order, registered as children `0`, `1`, ... so that stateDict keys are PyTorch's (`0.weight`). */
 export class Sequential extends Module {
-  #layers = [];
   constructor(...modules) {
     super();
     modules.forEach((m) => this.append(m));
   }
   /** Adds `module` at the end; returns this. */
   append(module) {
-    if (!(module instanceof Module)) check.fail(TypeError, 'Sequential', `module ${this.#layers.length}`, module, 'a wt.nn.Module');
-    this.registerModule(String(this.#layers.length), module);
-    this.#layers.push(module);
+    const i = this.namedChildren().length;
+    if (!(module instanceof Module)) check.fail(TypeError, 'Sequential', `module ${i}`, module, 'a wt.nn.Module');
+    this.registerModule(String(i), module);
     return this;
   }
+  // The registry is the one list: replacing a child (`seq[0] = other`) changes what runs.
   /** The number of modules. */
-  get length() { return this.#layers.length; }
+  get length() { return this.children().length; }
   /** The module at `index` (negative counts from the end). */
-  at(index) { return this.#layers.at(check.integer('Sequential.at', 'index', index)); }
+  at(index) { return this.children().at(check.integer('Sequential.at', 'index', index)); }
   forward(x) {
     let y = x;
-    for (const m of this.#layers) y = m.forward(y);
+    for (const m of this.children()) y = m.forward(y);
     return y;
   }
 }

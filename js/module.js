@@ -24,31 +24,36 @@ export class Module {
    */
   registerParameter(name, tensor) {
     const fn = 'registerParameter';
-    this.#claim(fn, name, 'parameter');
-    this.#params.set(name, tensor === null ? null : parameterOf(fn, name, tensor));
+    this.#checkName(fn, name);
+    const t = tensor === null ? null : parameterOf(fn, name, tensor);
+    this.#claim(name, 'parameter');
+    this.#params.set(name, t);
     return tensor;
   }
 
   /** Registers `tensor` as a buffer named `name`: state that moves and is saved with the module but is not learned. */
   registerBuffer(name, tensor) {
     const fn = 'registerBuffer';
-    this.#claim(fn, name, 'buffer');
-    this.#buffers.set(name, tensor === null ? null : bufferOf(fn, name, tensor));
+    this.#checkName(fn, name);
+    const t = tensor === null ? null : bufferOf(fn, name, tensor);
+    this.#claim(name, 'buffer');
+    this.#buffers.set(name, t);
     return tensor;
   }
 
   /** Registers `module` as a submodule named `name`; its parameters appear as `name.<theirs>`. */
   registerModule(name, module) {
     const fn = 'registerModule';
-    this.#claim(fn, name, 'module');
+    this.#checkName(fn, name);
     if (module !== null && !(module instanceof Module)) check.fail(TypeError, fn, 'module', module, 'a wt.nn.Module or null');
+    this.#claim(name, 'module');
     this.#children.set(name, module);
     return module;
   }
 
-  // Checks a name and makes it a property whose getter reads the registry and whose setter
-  // registers again (as assigning to a PyTorch module attribute does).
-  #claim(fn, name, kind) {
+  // Checks that `name` can be registered (before the value is checked and the name claimed, so
+  // a refused value leaves the name free).
+  #checkName(fn, name) {
     if (typeof name !== 'string' || name === '' || name.includes('.')) {
       check.fail(TypeError, fn, 'name', name, "a non-empty string without '.'");
     }
@@ -62,6 +67,12 @@ export class Module {
     const own = Object.getOwnPropertyDescriptor(this, name);
     const declared = own !== undefined && 'value' in own && own.value === undefined && own.configurable;
     if (!declared && name in this) throw new Error(`${fn}: '${name}' is already an attribute of this module; choose another name`);
+  }
+
+  // Makes `name` a property whose getter reads the registry and whose setter registers again
+  // (as assigning to a PyTorch module attribute does).
+  #claim(name, kind) {
+    const maps = [this.#params, this.#buffers, this.#children];
     const map = maps[KINDS.indexOf(kind)];
     Object.defineProperty(this, name, {
       get: () => map.get(name),
@@ -162,9 +173,9 @@ export class Module {
    * Tensor handles (dispose them, or take them inside wt.tidy).
    */
   stateDict() {
-    const out = {};
-    for (const [k, t] of this.#stateEntries()) out[k] = new Tensor(rawOf('stateDict', k, t).detach());
-    return out;
+    const entries = this.#stateEntries();
+    const raws = entries.map(([k, t]) => rawOf('stateDict', k, t));
+    return Object.fromEntries(entries.map(([k], i) => [k, new Tensor(raws[i].detach())]));
   }
 
   #stateEntries(prefix = '') {

@@ -90,9 +90,8 @@ export interface BatchNormOptions {
   trackRunningStats?: boolean;
   device?: DeviceLike;
 }
-/** Batch normalisation of `[N, C]` or `[N, C, L]` input, with running statistics as buffers. */
-export declare class BatchNorm1d extends Module {
-  constructor(numFeatures: number, options?: BatchNormOptions);
+/** What BatchNorm1d and BatchNorm2d share (not exported at run time). */
+declare class BatchNormBase extends Module {
   weight: Tensor | null;
   bias: Tensor | null;
   running_mean: Tensor | null;
@@ -100,8 +99,14 @@ export declare class BatchNorm1d extends Module {
   num_batches_tracked: Tensor | null;
   forward(x: Tensor): Tensor;
 }
+/** Batch normalisation of `[N, C]` or `[N, C, L]` input, with running statistics as buffers. */
+export declare class BatchNorm1d extends BatchNormBase {
+  constructor(numFeatures: number, options?: BatchNormOptions);
+}
 /** Batch normalisation of `[N, C, H, W]` input. */
-export declare class BatchNorm2d extends BatchNorm1d {}
+export declare class BatchNorm2d extends BatchNormBase {
+  constructor(numFeatures: number, options?: BatchNormOptions);
+}
 
 /** Zeroes elements with probability `p` while training; seeded masks are reproducible. */
 export declare class Dropout extends Module {
@@ -152,8 +157,14 @@ export declare class MSELoss extends Module {
   constructor(options?: LossOptions);
   forward(input: Tensor, target: Tensor): Tensor;
 }
-export declare class L1Loss extends MSELoss {}
-export declare class BCEWithLogitsLoss extends MSELoss {}
+export declare class L1Loss extends Module {
+  constructor(options?: LossOptions);
+  forward(input: Tensor, target: Tensor): Tensor;
+}
+export declare class BCEWithLogitsLoss extends Module {
+  constructor(options?: LossOptions);
+  forward(input: Tensor, target: Tensor): Tensor;
+}
 
 /** PyTorch's torch.nn.functional. */
 export declare namespace functional {

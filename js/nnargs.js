@@ -25,7 +25,7 @@ export function momentum(fn, v, allowNull) {
 /** @internal The output of nnBatchNorm: the result, with updated running statistics swapped into `running`. */
 export function takeBatchNorm(out, running) {
   const y = new Tensor(out[0]);
-  if (out.length > 1) running.forEach((t, i) => t && assignRaw(t, out[i + 1]));
+  if (out.length > 1) running.forEach((t, i) => (t ? assignRaw(t, out[i + 1]) : out[i + 1]?.free()));
   for (let i = running.length + 1; i < out.length; i++) out[i].free();
   return y;
 }

@@ -327,6 +327,20 @@ async function moduleCase(wt) {
   assert.throws(() => new wt.optim.SGD([w, w]), /more than once/);
   assert.throws(() => new wt.optim.SGD([w.mul(2)]), /leaf/);
   assert.throws(() => new wt.optim.SGD(5), TypeError);
+  // A refused value leaves the name free; replacing a Sequential child changes what runs.
+  assert.throws(() => m.registerParameter('z', wt.zeros([1], { dtype: 'int32' })), /floating point/);
+  const z = wt.zeros([1]);
+  m.registerParameter('z', z);
+  assert.equal(m.z, z);
+  const swap = new nn.Sequential(new nn.Linear(2, 2, { seed: 1 }));
+  swap[0] = new nn.Linear(2, 3, { seed: 2 });
+  const two = wt.ones([1, 2]);
+  const swapped = swap.forward(two);
+  assert.deepEqual(swapped.shape, [1, 3], 'the replaced child runs');
+  assert.equal(swap.length, 1);
+  [two, swapped, z].forEach((t) => t.dispose());
+  swap.dispose();
+  await assert.rejects(nn.saveSafetensors(new Map([[1, wt.zeros([1])]])), TypeError);
   // Declared class fields (TypeScript's `fc: Linear;`) and fields initialised by the
   // registration both work.
   class Declared extends nn.Module {

@@ -58,8 +58,8 @@ async fn host_bytes(t: &Tensor) -> Result<Bytes> {
 
 /// `dict` (a `state_dict`, or any named tensors on any devices) as the bytes of a
 /// `.safetensors` file, with optional string `metadata` (the header's `__metadata__`). Names must
-/// be unique; the file lists tensors in the format's canonical order, so the same dict always
-/// gives the same bytes.
+/// be unique; the file lists tensors in the format's canonical order, so the same dict (with at
+/// most one metadata key: the format's library orders several by a hash) gives the same bytes.
 pub async fn save_safetensors(dict: &[(String, Tensor)], metadata: &[(String, String)]) -> Result<Vec<u8>> {
     let mut tensors = Vec::with_capacity(dict.len());
     for (i, (name, t)) in dict.iter().enumerate() {
