@@ -3,7 +3,7 @@
 // losses and their gradients are the same code in both languages.
 import * as check from './check.js';
 import { core } from './internal.js';
-import { momentum, ownRaws, probability, takeBatchNorm } from './nnargs.js';
+import { eps, momentum, ownRaws, probability, takeBatchNorm } from './nnargs.js';
 import { rawOf, Tensor } from './tensor.js';
 
 const REDUCTIONS = ['mean', 'sum', 'none'];
@@ -11,13 +11,6 @@ function reduction(fn, v) {
   if (v === undefined) return 'mean';
   if (!REDUCTIONS.includes(v)) check.fail(TypeError, fn, 'reduction', v, "'mean', 'sum' or 'none'");
   return v;
-}
-
-function eps(fn, v) {
-  if (v === undefined) return 1e-5;
-  const e = check.number(fn, 'eps', v);
-  if (!(e >= 0)) check.fail(RangeError, fn, 'eps', v, 'a number >= 0');
-  return e;
 }
 
 function normalizedShape(fn, v) {

@@ -5,7 +5,7 @@
 // functional forms (js/functional.js).
 import * as check from './check.js';
 import * as F from './functional.js';
-import { momentum, ownRaws, probability, takeBatchNorm } from './nnargs.js';
+import { eps, momentum, ownRaws, probability, takeBatchNorm } from './nnargs.js';
 import { core } from './internal.js';
 import { Module } from './module.js';
 import { rawOf, Tensor } from './tensor.js';
@@ -52,13 +52,6 @@ export class Embedding extends Module {
   extraRepr() { return `${this.numEmbeddings}, ${this.embeddingDim}${this.paddingIdx === null ? '' : `, paddingIdx=${this.paddingIdx}`}`; }
 }
 
-function epsOf(fn, v) {
-  if (v === undefined) return 1e-5;
-  const e = check.number(fn, 'eps', v);
-  if (!(e >= 0)) check.fail(RangeError, fn, 'eps', v, 'a number >= 0');
-  return e;
-}
-
 /** Normalises over the trailing `normalizedShape` dims, with a learned `weight` (ones) and `bias` (zeros). */
 export class LayerNorm extends Module {
   constructor(normalizedShape, opts) {
@@ -66,7 +59,7 @@ export class LayerNorm extends Module {
     const fn = 'LayerNorm';
     const o = check.options(fn, opts, ['eps', 'elementwiseAffine', 'bias', 'device']);
     this.normalizedShape = check.shape(fn, typeof normalizedShape === 'number' ? [normalizedShape] : normalizedShape, 'normalizedShape');
-    this.eps = epsOf(fn, o.eps);
+    this.eps = eps(fn, o.eps);
     const affine = check.flag(fn, 'elementwiseAffine', o.elementwiseAffine, true);
     const bias = check.flag(fn, 'bias', o.bias, true);
     registerAll(this, core().nnLayerNormInit(Float64Array.from(this.normalizedShape), affine, bias, check.optDevice(fn, o.device)));
@@ -85,7 +78,7 @@ export class GroupNorm extends Module {
     const o = check.options(fn, opts, ['eps', 'affine', 'device']);
     this.numGroups = count(fn, 'numGroups', numGroups);
     this.numChannels = count(fn, 'numChannels', numChannels);
-    this.eps = epsOf(fn, o.eps);
+    this.eps = eps(fn, o.eps);
     const affine = check.flag(fn, 'affine', o.affine, true);
     registerAll(this, core().nnGroupNormInit(this.numGroups, this.numChannels, affine, check.optDevice(fn, o.device)));
     if (!affine) {
@@ -104,7 +97,7 @@ class BatchNorm extends Module {
     const o = check.options(kind, opts, ['eps', 'momentum', 'affine', 'trackRunningStats', 'device']);
     this.#kind = kind;
     this.numFeatures = count(kind, 'numFeatures', numFeatures);
-    this.eps = epsOf(kind, o.eps);
+    this.eps = eps(kind, o.eps);
     this.momentum = momentum(kind, o.momentum, true);
     const affine = check.flag(kind, 'affine', o.affine, true);
     const track = check.flag(kind, 'trackRunningStats', o.trackRunningStats, true);

@@ -51,14 +51,17 @@ export class Module {
     return module;
   }
 
+  #registry(kind) {
+    return { parameter: this.#params, buffer: this.#buffers, module: this.#children }[kind];
+  }
+
   // Checks that `name` can be registered (before the value is checked and the name claimed, so
   // a refused value leaves the name free).
   #checkName(fn, name) {
     if (typeof name !== 'string' || name === '' || name.includes('.')) {
       check.fail(TypeError, fn, 'name', name, "a non-empty string without '.'");
     }
-    const maps = [this.#params, this.#buffers, this.#children];
-    if (maps.some((m) => m.has(name))) {
+    if (KINDS.some((k) => this.#registry(k).has(name))) {
       throw new Error(`${fn}: '${name}' is already registered in this module; names are unique across parameters, buffers and submodules`);
     }
     // A class field declared without a value (`fc;`, or TypeScript's `fc: Linear;`) is an own
@@ -72,8 +75,7 @@ export class Module {
   // Makes `name` a property whose getter reads the registry and whose setter registers again
   // (as assigning to a PyTorch module attribute does).
   #claim(name, kind) {
-    const maps = [this.#params, this.#buffers, this.#children];
-    const map = maps[KINDS.indexOf(kind)];
+    const map = this.#registry(kind);
     Object.defineProperty(this, name, {
       get: () => map.get(name),
       set: (v) => {

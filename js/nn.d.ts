@@ -145,26 +145,16 @@ export interface ClassLossOptions extends LossOptions {
 }
 export interface CrossEntropyOptions extends ClassLossOptions { labelSmoothing?: number }
 
-export declare class CrossEntropyLoss extends Module {
-  constructor(options?: CrossEntropyOptions);
+/** What the loss modules share (not exported at run time): options at construction, `forward(input, target)`. */
+declare class LossModule<O> extends Module {
+  constructor(options?: O);
   forward(input: Tensor, target: Tensor): Tensor;
 }
-export declare class NLLLoss extends Module {
-  constructor(options?: ClassLossOptions);
-  forward(input: Tensor, target: Tensor): Tensor;
-}
-export declare class MSELoss extends Module {
-  constructor(options?: LossOptions);
-  forward(input: Tensor, target: Tensor): Tensor;
-}
-export declare class L1Loss extends Module {
-  constructor(options?: LossOptions);
-  forward(input: Tensor, target: Tensor): Tensor;
-}
-export declare class BCEWithLogitsLoss extends Module {
-  constructor(options?: LossOptions);
-  forward(input: Tensor, target: Tensor): Tensor;
-}
+export declare class CrossEntropyLoss extends LossModule<CrossEntropyOptions> {}
+export declare class NLLLoss extends LossModule<ClassLossOptions> {}
+export declare class MSELoss extends LossModule<LossOptions> {}
+export declare class L1Loss extends LossModule<LossOptions> {}
+export declare class BCEWithLogitsLoss extends LossModule<LossOptions> {}
 
 /** PyTorch's torch.nn.functional. */
 export declare namespace functional {

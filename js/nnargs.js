@@ -38,3 +38,11 @@ export function probability(fn, v) {
   return p;
 }
 
+
+/** @internal A norm's `eps`: a number >= 0 (default 1e-5). */
+export function eps(fn, v) {
+  if (v === undefined) return 1e-5;
+  const e = check.number(fn, 'eps', v);
+  if (!(e >= 0)) check.fail(RangeError, fn, 'eps', v, 'a number >= 0');
+  return e;
+}

@@ -7,7 +7,7 @@
 mod common;
 use common::*;
 
-use webtensor::nn::{self, Linear, LinearOptions, Module, Sequential};
+use webtensor::nn::{self, Module};
 use webtensor::{DType, Device, Tensor};
 
 device_tests!(pytorch_state_dict_loads_into_a_model, save_gives_pytorchs_bytes, dtypes_convert_on_load);
@@ -36,14 +36,7 @@ fn pytorch_state_dict_loads_into_a_model(d: Device) {
         }
     }
     // A PyTorch MLP's file loads into the same model built here.
-    let opts = LinearOptions { device: Some(d), ..Default::default() };
-    let model = Sequential::new()
-        .push(Linear::new(8, 16, opts).unwrap())
-        .unwrap()
-        .push(nn::ReLU::new())
-        .unwrap()
-        .push(Linear::new(16, 4, opts).unwrap())
-        .unwrap();
+    let model = relu_mlp(8, 16, 4, None, d);
     model.load_state_dict_blocking(&nn::load_safetensors(&fixture_bytes("mlp.safetensors"), None).unwrap()).unwrap();
     let w = &fixture_json("train.json")["mlp"][0]["state_dict"]["2.weight"]["data"];
     assert_eq!(f32s(&model.state_dict()[2].1), floats(w));

@@ -52,14 +52,7 @@ fn losses_match_pytorch(d: Device) {
 
 /// The fixture's MLP (Linear(8,16), ReLU, Linear(16,4)) with PyTorch's initial weights.
 fn mlp(run: &Value, d: Device) -> Sequential {
-    let opts = LinearOptions { device: Some(d), seed: Some(0), ..Default::default() };
-    let model = Sequential::new()
-        .push(Linear::new(8, 16, opts).unwrap())
-        .unwrap()
-        .push(nn::ReLU::new())
-        .unwrap()
-        .push(Linear::new(16, 4, opts).unwrap())
-        .unwrap();
+    let model = relu_mlp(8, 16, 4, Some(0), d);
     let dict: Vec<(String, Tensor)> = run["state_dict"]
         .as_object()
         .expect("state_dict")

@@ -73,14 +73,7 @@ fn memory_is_flat_over_1000_steps(d: Device) {
 }
 
 fn a_step_is_one_launch_per_parameter(d: Device) {
-    let opts = LinearOptions { device: Some(d), seed: Some(4), ..Default::default() };
-    let model = Sequential::new()
-        .push(Linear::new(8, 16, opts).unwrap())
-        .unwrap()
-        .push(nn::ReLU::new())
-        .unwrap()
-        .push(Linear::new(16, 4, opts).unwrap())
-        .unwrap();
+    let model = relu_mlp(8, 16, 4, Some(4), d);
     let x = Tensor::randn(&[32, 8], Some(2), d).unwrap();
     let n = model.parameters().len() as u64;
     let sgd = |fused, momentum| SgdOptions { lr: 0.1, momentum, weight_decay: 1e-3, fused, ..Default::default() };

@@ -189,3 +189,17 @@ pub fn fixture_tensor(v: &serde_json::Value, d: Device, grad: bool) -> Tensor {
         t(&floats(&v["data"]), &shape, d).requires_grad_(grad).unwrap()
     }
 }
+
+/// `Linear(inp, hidden) -> ReLU -> Linear(hidden, out)` on `d` (the MLP of the fixtures and of
+/// the memory tests; PyTorch's keys `0.*` and `2.*`).
+pub fn relu_mlp(inp: usize, hidden: usize, out: usize, seed: Option<u64>, d: Device) -> webtensor::nn::Sequential {
+    use webtensor::nn::{Linear, LinearOptions, ReLU, Sequential};
+    let opts = LinearOptions { device: Some(d), seed, ..Default::default() };
+    Sequential::new()
+        .push(Linear::new(inp, hidden, opts).unwrap())
+        .unwrap()
+        .push(ReLU::new())
+        .unwrap()
+        .push(Linear::new(hidden, out, opts).unwrap())
+        .unwrap()
+}
