@@ -232,3 +232,63 @@ fn a_training_step_runs_on_meta() {
     assert!(dict.iter().all(|(_, t)| t.device() == d), "parameters and buffers stay on meta");
     assert!(model.forward(&x).unwrap().to_vec_blocking::<f32>().is_err(), "meta tensors have no data to read");
 }
+
+/// Frozen parameters (PyTorch's `p.requires_grad_(False)`): an optimizer accepts and skips
+/// them, and `to` and `load_state_dict` keep them frozen; `load_state_dict` keeps the other
+/// parameters' gradients, as PyTorch's in-place copy does.
+#[test]
+fn frozen_parameters_stay_frozen() {
+    let d = gpu().unwrap_or(Device::CPU);
+    let m = relu_mlp(3, 4, 2, Some(7), Device::CPU);
+    let params = m.named_parameters();
+    let (frozen, live) = (&params[0].1, &params[2].1);
+    frozen.requires_grad_(false).unwrap();
+    let before = f32s(&frozen.tensor());
+    let mut opt = SGD::new(m.parameters(), SgdOptions { lr: 0.5, momentum: 0.9, ..Default::default() }).unwrap();
+    let x = Tensor::randn(&[5, 3], Some(3), None).unwrap();
+    m.forward(&x).unwrap().sum_all().unwrap().backward().unwrap();
+    assert!(frozen.grad().is_none(), "a frozen parameter gets no gradient");
+    assert!(f32s(&live.grad().expect("a gradient")).iter().any(|&v| v != 0.0));
+    let live_before = f32s(&live.tensor());
+    opt.step().unwrap();
+    assert_eq!(f32s(&frozen.tensor()), before, "the step skipped the frozen weight");
+    assert_ne!(f32s(&live.tensor()), live_before, "and updated the others");
+    assert!(!frozen.requires_grad() && live.requires_grad(), "a step keeps requires_grad");
+    let grad = f32s(&live.grad().expect("a gradient"));
+    m.to_blocking(d).unwrap();
+    assert!(!frozen.requires_grad() && live.requires_grad(), "to keeps requires_grad");
+    let dict = m.state_dict();
+    m.load_state_dict_blocking(&dict).unwrap();
+    assert!(!frozen.requires_grad() && live.requires_grad(), "load_state_dict keeps requires_grad");
+    assert_eq!(f32s(&live.grad().expect("the gradient stays")), grad, "load_state_dict keeps gradients");
+    frozen.requires_grad_(true).unwrap();
+    m.forward(&x.to_blocking(d).unwrap()).unwrap().sum_all().unwrap().backward().unwrap();
+    assert!(frozen.grad().is_some(), "an unfrozen parameter collects gradients again");
+}
+
+/// A step the optimizer refuses (state on one device, a parameter since moved to another)
+/// changes nothing: the parameters before the refused one keep their values and state.
+#[test]
+fn a_refused_step_changes_nothing() {
+    let Some(g) = gpu() else { return };
+    let a = Linear::new(3, 2, LinearOptions { seed: Some(1), ..Default::default() }).unwrap();
+    let b = Linear::new(2, 1, LinearOptions { seed: Some(2), ..Default::default() }).unwrap();
+    let mut opt = Adam::new([a.parameters(), b.parameters()].concat(), AdamOptions::default()).unwrap();
+    let x = Tensor::ones(&[4, 3], webtensor::DType::F32, None).unwrap();
+    let loss = |on: Device| {
+        let h = a.forward(&x).unwrap().to_blocking(on).unwrap();
+        b.forward(&h).unwrap().sum_all().unwrap().backward().unwrap();
+    };
+    loss(Device::CPU);
+    opt.step().unwrap();
+    b.to_blocking(g).unwrap();
+    loss(g);
+    let first = f32s(&a.weight().tensor());
+    let e = opt.step().unwrap_err().to_string();
+    assert!(e.contains("after model.to"), "{e}");
+    assert_eq!(f32s(&a.weight().tensor()), first, "the parameters before the refused one did not move");
+    // Moving `b` back makes the same optimizer usable again, its state intact.
+    b.to_blocking(Device::CPU).unwrap();
+    opt.step().unwrap();
+    assert_ne!(f32s(&a.weight().tensor()), first);
+}

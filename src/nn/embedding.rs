@@ -77,6 +77,12 @@ pub fn embedding(indices: &Tensor, weight: &Tensor, padding_idx: Option<usize>) 
             format!("indices must be an integer tensor (i32 or u32), got {:?}", indices.dtype()),
         ));
     }
+    if let Some(p) = padding_idx.filter(|&p| p >= weight.shape()[0]) {
+        return Err(Error::invalid(
+            OP,
+            format!("padding_idx {p} must be below num_embeddings ({}, weight's first dim)", weight.shape()[0]),
+        ));
+    }
     let flat = indices.reshape(&[-1])?;
     let rows = weight.index_select(0, &flat)?;
     let rows = match padding_idx {

@@ -228,7 +228,8 @@ pub trait Module: Send + Sync {
             }
             let (pv, bv) = values.split_at(params.len());
             for ((_, p), v) in params.iter().zip(pv) {
-                p.replace(v.clone(), None)?;
+                // As PyTorch's (an in-place copy): the gradient and requires_grad stay.
+                p.replace(v.clone(), p.grad())?;
             }
             for ((_, b), v) in buffers.iter().zip(bv) {
                 b.replace(v.clone());

@@ -10,7 +10,9 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
-/// A learnable tensor: always a floating-point leaf that requires grad. Clones share the slot.
+/// A learnable tensor: a floating-point leaf that requires grad, unless frozen with
+/// [`Parameter::requires_grad_`] (as PyTorch's `p.requires_grad_(False)`: a frozen parameter gets
+/// no gradient, so optimizers skip it). Clones share the slot.
 #[derive(Clone)]
 pub struct Parameter(Arc<Mutex<Tensor>>);
 
@@ -22,7 +24,7 @@ impl Parameter {
 
     /// A slot over `t` itself rather than a detached copy: the JS modules own their tensors and
     /// hand the optimizer the very leaves that collect gradients. `t` must be a floating-point
-    /// leaf that requires grad.
+    /// leaf (frozen or not).
     #[cfg(target_arch = "wasm32")]
     pub(crate) fn adopt(op: &'static str, t: &Tensor) -> Result<Parameter> {
         check_leaf(op, t)?;
@@ -38,9 +40,20 @@ impl Parameter {
         Ok(())
     }
 
-    /// The current value: a leaf that requires grad, for use in a forward pass.
+    /// The current value: a leaf (that requires grad unless frozen), for use in a forward pass.
     pub fn tensor(&self) -> Tensor {
         lock(&self.0).clone()
+    }
+
+    /// Freezes (`false`) or unfreezes (`true`) the parameter; the setting survives `to`,
+    /// optimizer steps and `load_state_dict`.
+    pub fn requires_grad_(&self, on: bool) -> Result<()> {
+        self.tensor().requires_grad_(on).map(|_| ())
+    }
+
+    /// Whether the parameter collects gradients (false when frozen).
+    pub fn requires_grad(&self) -> bool {
+        self.tensor().requires_grad()
     }
 
     /// The gradient accumulated since the last `zero_grad`, if any.
@@ -69,10 +82,12 @@ impl Parameter {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
-    /// Swaps in a new value of the same shape and dtype (on any device); the accumulated
-    /// gradient comes along (moved to the new value's device by the caller when needed).
+    /// Swaps in a new value of the same shape and dtype (on any device) that keeps the slot's
+    /// `requires_grad`; the accumulated gradient comes along (moved to the new value's device by
+    /// the caller when needed).
     pub(crate) fn replace(&self, value: Tensor, grad: Option<Tensor>) -> Result<()> {
-        let value = value.detach().requires_grad_(true)?;
+        let on = self.requires_grad();
+        let value = value.detach().requires_grad_(on)?;
         value.set_grad(grad)?;
         *lock(&self.0) = value;
         Ok(())
@@ -80,23 +95,23 @@ impl Parameter {
 }
 
 fn check_leaf(op: &'static str, t: &Tensor) -> Result<()> {
-    if !t.dtype().is_float() || !t.is_leaf() || !t.requires_grad() {
+    if !t.dtype().is_float() || !t.is_leaf() {
         return Err(Error::invalid(
             op,
             format!(
-                "a parameter must be a floating-point leaf that requires grad, got a {:?} tensor that is{} a leaf and \
-                 does{} require grad",
+                "a parameter must be a floating-point leaf, got a {:?} tensor that is{} a leaf (pass t.detach() for \
+                 a leaf over the same data)",
                 t.dtype(),
                 if t.is_leaf() { "" } else { " not" },
-                if t.requires_grad() { "" } else { " not" }
             ),
         ));
     }
     Ok(())
 }
 
-/// `t` as a leaf on `device` that requires grad, its gradient moved along: what `model.to`
-/// does to each parameter (`t` itself when it is already there).
+/// `t` as a leaf on `device` with `t`'s `requires_grad` (frozen parameters stay frozen), its
+/// gradient moved along: what `model.to` does to each parameter (`t` itself when it is already
+/// there).
 pub(crate) async fn moved_leaf(t: &Tensor, device: Device) -> Result<Tensor> {
     if t.device() == device {
         return Ok(t.clone());
@@ -105,7 +120,7 @@ pub(crate) async fn moved_leaf(t: &Tensor, device: Device) -> Result<Tensor> {
         Some(g) => Some(g.to(device).await?),
         None => None,
     };
-    let moved = t.to(device).await?.detach().requires_grad_(true)?;
+    let moved = t.to(device).await?.detach().requires_grad_(t.requires_grad())?;
     moved.set_grad(grad)?;
     Ok(moved)
 }

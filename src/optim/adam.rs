@@ -4,7 +4,7 @@
 //! term added to `g`; AdamW's is decoupled: `p *= 1 - lr wd` first. A step is one fused kernel
 //! per parameter (`fused.rs`), or the same formula as separate ops where that cannot run.
 
-use super::{check_hyper, check_state, fused, Optimizer};
+use super::{check_hyper, fused, prepare, Optimizer};
 use crate::error::{Error, Result};
 use crate::nn::Parameter;
 use crate::op::optim::OptimStep;
@@ -61,14 +61,11 @@ impl AdamCore {
         let _g = crate::tensor::node::pause();
         let o = self.options;
         let (b1, b2) = o.betas;
-        for (p, slot) in self.params.iter().zip(self.state.iter_mut()) {
-            let value = p.tensor();
-            let Some(g) = value.grad() else { continue };
+        let work = prepare(self.name, &self.params, self.state.iter().map(|s| s.as_ref().map(|s| &s.m)))?;
+        for ((p, slot), work) in self.params.iter().zip(self.state.iter_mut()).zip(work) {
+            let Some((value, g)) = work else { continue };
             let (state, t) = match slot.as_ref() {
-                Some(s) => {
-                    check_state(self.name, &s.m, &value)?;
-                    (vec![s.m.clone(), s.v.clone()], s.t + 1)
-                }
+                Some(s) => (vec![s.m.clone(), s.v.clone()], s.t + 1),
                 None => (vec![], 1),
             };
             let fused = if o.fused {
@@ -82,9 +79,9 @@ impl AdamCore {
                     Ok([m, v]) => (next, m, v),
                     Err(_) => return Err(Error::invalid(self.name, "the fused update returned no moments")),
                 },
-                None => composed(&o, self.decoupled, &value, g, state, t)?,
+                None => composed(&o, self.decoupled, &value, g.clone(), state, t)?,
             };
-            p.replace(next, value.grad())?;
+            p.replace(next, Some(g))?;
             *slot = Some(Moments { m, v, t });
         }
         Ok(())

@@ -3,7 +3,8 @@
 //! gradients, computes the update with grad mode off, and swaps the new values into the slots
 //! (gradients stay until `zero_grad`, as in PyTorch). State (momentum, moments) is created at
 //! the first step on each parameter's device; if a parameter has since moved to another device
-//! the step fails with a clear error rather than mixing devices, as PyTorch's does.
+//! the step fails with a clear error rather than mixing devices, as PyTorch's does. Every
+//! parameter is checked before any is updated, so a step that fails changes nothing.
 
 mod adam;
 mod fused;
@@ -31,7 +32,7 @@ pub trait Optimizer {
 }
 
 /// Fails when state made for a parameter sits on another device than the parameter now.
-pub(crate) fn check_state(op: &'static str, state: &Tensor, param: &Tensor) -> Result<()> {
+fn check_state(op: &'static str, state: &Tensor, param: &Tensor) -> Result<()> {
     if state.device() != param.device() {
         return Err(Error::invalid(
             op,
@@ -44,6 +45,28 @@ pub(crate) fn check_state(op: &'static str, state: &Tensor, param: &Tensor) -> R
         ));
     }
     Ok(())
+}
+
+/// Each parameter's current value and gradient (`None` for one without a gradient, which the
+/// step skips: frozen parameters, unused ones), after checking every parameter's state against
+/// its device: all before any update, so a refused step leaves parameters and state as they were.
+pub(crate) fn prepare<'a>(
+    op: &'static str,
+    params: &[Parameter],
+    states: impl Iterator<Item = Option<&'a Tensor>>,
+) -> Result<Vec<Option<(Tensor, Tensor)>>> {
+    params
+        .iter()
+        .zip(states)
+        .map(|(p, state)| {
+            let value = p.tensor();
+            let Some(g) = value.grad() else { return Ok(None) };
+            if let Some(s) = state {
+                check_state(op, s, &value)?;
+            }
+            Ok(Some((value, g)))
+        })
+        .collect()
 }
 
 pub(crate) fn check_hyper(op: &'static str, name: &str, v: f64, lo: f64, hi: f64) -> Result<()> {

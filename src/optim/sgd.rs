@@ -3,7 +3,7 @@
 //! g + m b : b; p -= lr g`. A step is one fused kernel per parameter (`fused.rs`), or the same
 //! formula as separate ops where that cannot run.
 
-use super::{check_hyper, check_state, fused, Optimizer};
+use super::{check_hyper, fused, Optimizer};
 use crate::error::{Error, Result};
 use crate::nn::Parameter;
 use crate::op::optim::OptimStep;
@@ -77,12 +77,9 @@ impl Optimizer for SGD {
     fn step(&mut self) -> Result<()> {
         let _g = crate::tensor::node::pause();
         let o = self.options;
-        for (p, buf) in self.params.iter().zip(self.momentum.iter_mut()) {
-            let value = p.tensor();
-            let Some(g) = value.grad() else { continue };
-            if let Some(b) = buf.as_ref() {
-                check_state("SGD.step", b, &value)?;
-            }
+        let work = super::prepare("SGD.step", &self.params, self.momentum.iter().map(Option::as_ref))?;
+        for ((p, buf), work) in self.params.iter().zip(self.momentum.iter_mut()).zip(work) {
+            let Some((value, g)) = work else { continue };
             let fused = if o.fused {
                 let step = OptimStep::sgd(o.lr, o.momentum, o.dampening, o.weight_decay, o.nesterov, buf.is_none());
                 fused::update(&step, &value, &g, buf.as_slice())?
@@ -91,9 +88,9 @@ impl Optimizer for SGD {
             };
             let (next, b) = match fused {
                 Some((next, mut st)) => (next, st.pop()),
-                None => composed(&o, &value, g, buf.as_ref())?,
+                None => composed(&o, &value, g.clone(), buf.as_ref())?,
             };
-            p.replace(next, value.grad())?;
+            p.replace(next, Some(g))?;
             if o.momentum != 0.0 {
                 *buf = b;
             }
