@@ -10,6 +10,7 @@ use std::borrow::Cow;
 
 use safetensors::tensor::{Dtype, SafeTensors, TensorView, View};
 
+use crate::device::cpu::host_vec;
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -40,18 +41,24 @@ impl View for &Bytes {
     }
 }
 
-fn le_bytes<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
-    v.iter().flat_map(|&x| f(x)).collect()
+/// `v` as little-endian bytes, in a buffer allocated fallibly (see `host_vec`).
+fn le_bytes<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Result<Vec<u8>> {
+    let mut out = host_vec::<u8>(v.len().saturating_mul(N))?;
+    v.iter().for_each(|&x| out.extend_from_slice(&f(x)));
+    Ok(out)
 }
 
 /// A tensor's values as little-endian bytes in its safetensors dtype.
 async fn host_bytes(t: &Tensor) -> Result<Bytes> {
+    // The readback and the byte copy both live at once: see that the host has room for them
+    // before either is made.
+    drop(host_vec::<u8>(usize::try_from(t.nbytes()).unwrap_or(usize::MAX).saturating_mul(2))?);
     let (dtype, data) = match t.dtype() {
-        DType::F32 => (Dtype::F32, le_bytes(&t.to_vec::<f32>().await?, f32::to_le_bytes)),
-        DType::F16 => (Dtype::F16, le_bytes(&t.to_vec::<half::f16>().await?, half::f16::to_le_bytes)),
-        DType::I32 => (Dtype::I32, le_bytes(&t.to_vec::<i32>().await?, i32::to_le_bytes)),
-        DType::U32 => (Dtype::U32, le_bytes(&t.to_vec::<u32>().await?, u32::to_le_bytes)),
-        DType::Bool => (Dtype::BOOL, t.to_vec::<bool>().await?.into_iter().map(u8::from).collect()),
+        DType::F32 => (Dtype::F32, le_bytes(&t.to_vec::<f32>().await?, f32::to_le_bytes)?),
+        DType::F16 => (Dtype::F16, le_bytes(&t.to_vec::<half::f16>().await?, half::f16::to_le_bytes)?),
+        DType::I32 => (Dtype::I32, le_bytes(&t.to_vec::<i32>().await?, i32::to_le_bytes)?),
+        DType::U32 => (Dtype::U32, le_bytes(&t.to_vec::<u32>().await?, u32::to_le_bytes)?),
+        DType::Bool => (Dtype::BOOL, le_bytes(&t.to_vec::<bool>().await?, |b| [u8::from(b)])?),
     };
     Ok(Bytes { dtype, shape: t.shape().to_vec(), data })
 }
@@ -68,6 +75,8 @@ pub async fn save_safetensors(dict: &[(String, Tensor)], metadata: &[(String, St
         }
         tensors.push((name.as_str(), host_bytes(t).await?));
     }
+    // The file is built in one more buffer of the tensors' total size (plus a small header).
+    drop(host_vec::<u8>(tensors.iter().map(|(_, b)| b.data.len()).sum::<usize>().saturating_add(1 << 16))?);
     // The crate's own map type (hashbrown), inferred from `serialize`'s signature.
     let info = (!metadata.is_empty()).then(|| metadata.iter().cloned().collect());
     safetensors::serialize(tensors.iter().map(|(n, b)| (*n, b)), info)
@@ -84,60 +93,63 @@ fn parse(bytes: &[u8]) -> Result<SafeTensors<'_>> {
     SafeTensors::deserialize(bytes).map_err(|e| Error::invalid(LOAD, format!("not a valid .safetensors file: {e}")))
 }
 
-/// Fixed-size little-endian values of a tensor view.
-fn values<const N: usize, T>(data: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
-    data.chunks_exact(N)
-        .map(|c| {
-            let mut a = [0u8; N];
-            a.copy_from_slice(c);
-            f(a)
-        })
-        .collect()
+/// Fixed-size little-endian values of a tensor view, in a buffer allocated fallibly (a file's
+/// tensor may be larger than the host can hold twice).
+fn values<const N: usize, T>(data: &[u8], f: impl Fn([u8; N]) -> T) -> Result<Vec<T>> {
+    let mut out = host_vec(data.len() / N)?;
+    out.extend(data.chunks_exact(N).map(|c| {
+        let mut a = [0u8; N];
+        a.copy_from_slice(c);
+        f(a)
+    }));
+    Ok(out)
 }
 
-/// Integers of a wider or narrower type as i32, refusing (by name and index) one that does not fit.
-fn to_i32<T: Copy + std::fmt::Display>(
+/// Integers of a wider type as i32, refusing (by name and index) one that does not fit.
+fn to_i32<const N: usize, T: Copy + std::fmt::Display>(
     name: &str,
     dtype: Dtype,
-    v: Vec<T>,
+    data: &[u8],
+    f: impl Fn([u8; N]) -> T,
     fits: impl Fn(T) -> Option<i32>,
 ) -> Result<Vec<i32>> {
-    v.iter()
-        .enumerate()
-        .map(|(i, &x)| {
-            fits(x).ok_or_else(|| {
-                Error::invalid(LOAD, format!("'{name}' ({dtype:?}) holds {x} at element {i}, outside int32's range; webtensor stores integers as int32"))
-            })
-        })
-        .collect()
+    let wide = values(data, f)?;
+    let mut out = host_vec(wide.len())?;
+    for (i, &x) in wide.iter().enumerate() {
+        out.push(fits(x).ok_or_else(|| {
+            Error::invalid(
+                LOAD,
+                format!(
+                    "'{name}' ({dtype:?}) holds {x} at element {i}, outside int32's range; webtensor stores \
+                     integers as int32"
+                ),
+            )
+        })?);
+    }
+    Ok(out)
 }
 
 /// One stored tensor as a webtensor tensor on `device`.
 fn tensor_of(name: &str, view: &TensorView<'_>, device: Option<Device>) -> Result<Tensor> {
     let (shape, data, dt) = (view.shape(), view.data(), view.dtype());
     match dt {
-        Dtype::F32 => Tensor::from_slice(&values(data, f32::from_le_bytes), shape, device),
-        Dtype::F16 => Tensor::from_slice(&values(data, half::f16::from_le_bytes), shape, device),
-        Dtype::BF16 => Tensor::from_slice(&values(data, |b| half::bf16::from_le_bytes(b).to_f32()), shape, device),
-        Dtype::F64 => Tensor::from_slice(&values(data, |b| f64::from_le_bytes(b) as f32), shape, device),
-        Dtype::I32 => Tensor::from_slice(&values(data, i32::from_le_bytes), shape, device),
-        Dtype::U32 => Tensor::from_slice(&values(data, u32::from_le_bytes), shape, device),
+        Dtype::F32 => Tensor::from_vec(values(data, f32::from_le_bytes)?, shape, device),
+        Dtype::F16 => Tensor::from_vec(values(data, half::f16::from_le_bytes)?, shape, device),
+        Dtype::BF16 => Tensor::from_vec(values(data, |b| half::bf16::from_le_bytes(b).to_f32())?, shape, device),
+        Dtype::F64 => Tensor::from_vec(values(data, |b| f64::from_le_bytes(b) as f32)?, shape, device),
+        Dtype::I32 => Tensor::from_vec(values(data, i32::from_le_bytes)?, shape, device),
+        Dtype::U32 => Tensor::from_vec(values(data, u32::from_le_bytes)?, shape, device),
         Dtype::I64 => {
-            let v = to_i32(name, dt, values(data, i64::from_le_bytes), |x| i32::try_from(x).ok())?;
-            Tensor::from_slice(&v, shape, device)
+            Tensor::from_vec(to_i32(name, dt, data, i64::from_le_bytes, |x| i32::try_from(x).ok())?, shape, device)
         }
         Dtype::U64 => {
-            let v = to_i32(name, dt, values(data, u64::from_le_bytes), |x| i32::try_from(x).ok())?;
-            Tensor::from_slice(&v, shape, device)
+            Tensor::from_vec(to_i32(name, dt, data, u64::from_le_bytes, |x| i32::try_from(x).ok())?, shape, device)
         }
-        Dtype::I16 => Tensor::from_slice(&values(data, |b| i32::from(i16::from_le_bytes(b))), shape, device),
-        Dtype::U16 => Tensor::from_slice(&values(data, |b| i32::from(u16::from_le_bytes(b))), shape, device),
-        Dtype::I8 => Tensor::from_slice(&values(data, |b: [u8; 1]| i32::from(b[0] as i8)), shape, device),
-        Dtype::U8 => Tensor::from_slice(&values(data, |b: [u8; 1]| i32::from(b[0])), shape, device),
-        Dtype::BOOL => {
-            let v: Vec<bool> = data.iter().map(|&b| b != 0).collect();
-            Tensor::from_slice(&v, shape, device)
-        }
+        Dtype::I16 => Tensor::from_vec(values(data, |b| i32::from(i16::from_le_bytes(b)))?, shape, device),
+        Dtype::U16 => Tensor::from_vec(values(data, |b| i32::from(u16::from_le_bytes(b)))?, shape, device),
+        Dtype::I8 => Tensor::from_vec(values(data, |b: [u8; 1]| i32::from(b[0] as i8))?, shape, device),
+        Dtype::U8 => Tensor::from_vec(values(data, |b: [u8; 1]| i32::from(b[0]))?, shape, device),
+        Dtype::BOOL => Tensor::from_vec(values(data, |b: [u8; 1]| b[0] != 0)?, shape, device),
         other => Err(Error::invalid(
             LOAD,
             format!(

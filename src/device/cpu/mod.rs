@@ -131,12 +131,21 @@ pub(crate) fn reserve(n: usize, dtype: DType) -> Result<()> {
         ));
     }
     if bytes >= 1 << 20 {
-        let mut probe: Vec<u8> = Vec::new();
-        probe
-            .try_reserve_exact(bytes)
-            .map_err(|_| CPU_STATS.oom("cpu".into(), bytes as u64, "the system could not provide that much memory"))?;
+        host_vec::<u8>(bytes)?;
     }
     Ok(())
+}
+
+/// An empty `Vec` with room for `n` elements, or an out-of-memory error: host staging (file
+/// bytes, readbacks being converted) that must not abort the process when the system cannot
+/// provide it (an infallible allocation that fails is fatal in WASM).
+pub(crate) fn host_vec<T>(n: usize) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        let bytes = n.saturating_mul(std::mem::size_of::<T>()) as u64;
+        CPU_STATS.oom("cpu".into(), bytes, "the system could not provide that much host memory")
+    })?;
+    Ok(v)
 }
 
 /// Runs `$body` with `$T` bound to the storage type of `$dtype`.
