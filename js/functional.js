@@ -3,7 +3,7 @@
 // losses and their gradients are the same code in both languages.
 import * as check from './check.js';
 import { core } from './internal.js';
-import { eps, momentum, ownRaws, probability, takeBatchNorm } from './nnargs.js';
+import { eps, momentum, ownRaws, paddingIndex, probability, takeBatchNorm } from './nnargs.js';
 import { rawOf, Tensor } from './tensor.js';
 
 const REDUCTIONS = ['mean', 'sum', 'none'];
@@ -24,12 +24,13 @@ export function linear(input, weight, bias) {
   return new Tensor(core().nnLinear(x, w, ...ownRaws(fn, [['bias', bias]])));
 }
 
-/** Rows of `weight` at the integer `input` (PyTorch's `F.embedding`); `paddingIdx`'s row gets no gradient. */
+/** Rows of `weight` at the integer `input` (PyTorch's `F.embedding`); `paddingIdx`'s row (negative counts from the end) gets no gradient. */
 export function embedding(input, weight, opts) {
   const fn = 'embedding';
   const o = check.options(fn, opts, ['paddingIdx']);
-  const pad = o.paddingIdx === undefined || o.paddingIdx === null ? undefined : check.integer(fn, 'paddingIdx', o.paddingIdx, 0);
-  return new Tensor(core().nnEmbedding(rawOf(fn, 'input', input), rawOf(fn, 'weight', weight), pad));
+  const [x, w] = [rawOf(fn, 'input', input), rawOf(fn, 'weight', weight)];
+  const pad = paddingIndex(fn, o.paddingIdx, weight.shape[0] ?? 0);
+  return new Tensor(core().nnEmbedding(x, w, pad ?? undefined));
 }
 
 /** Layer normalisation over the trailing `normalizedShape` dims, with optional `weight` and `bias` of that shape. */

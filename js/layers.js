@@ -5,7 +5,7 @@
 // functional forms (js/functional.js).
 import * as check from './check.js';
 import * as F from './functional.js';
-import { eps, momentum, ownRaws, probability, takeBatchNorm } from './nnargs.js';
+import { eps, momentum, ownRaws, paddingIndex, probability, takeBatchNorm } from './nnargs.js';
 import { core } from './internal.js';
 import { Module } from './module.js';
 import { rawOf, Tensor } from './tensor.js';
@@ -33,7 +33,7 @@ export class Linear extends Module {
     registerAll(this, core().nnLinearInit(this.inFeatures, this.outFeatures, check.flag(fn, 'bias', o.bias, true), seedOf(fn, o.seed), check.optDevice(fn, o.device)));
     if (!o.bias && o.bias !== undefined) this.registerParameter('bias', null);
   }
-  forward(x) { return F.linear(x, this.weight, this.bias); }
+  forward(x) { return F.linear(x, this.getParameter('weight'), this.getParameter('bias')); }
   extraRepr() { return `inFeatures=${this.inFeatures}, outFeatures=${this.outFeatures}, bias=${this.bias !== null}`; }
 }
 
@@ -45,10 +45,10 @@ export class Embedding extends Module {
     const o = check.options(fn, opts, ['paddingIdx', 'seed', 'device']);
     this.numEmbeddings = count(fn, 'numEmbeddings', numEmbeddings);
     this.embeddingDim = count(fn, 'embeddingDim', embeddingDim);
-    this.paddingIdx = o.paddingIdx === undefined || o.paddingIdx === null ? null : check.integer(fn, 'paddingIdx', o.paddingIdx, 0);
+    this.paddingIdx = paddingIndex(fn, o.paddingIdx, this.numEmbeddings);
     registerAll(this, core().nnEmbeddingInit(this.numEmbeddings, this.embeddingDim, this.paddingIdx ?? undefined, seedOf(fn, o.seed), check.optDevice(fn, o.device)));
   }
-  forward(input) { return F.embedding(input, this.weight, { paddingIdx: this.paddingIdx }); }
+  forward(input) { return F.embedding(input, this.getParameter('weight'), { paddingIdx: this.paddingIdx }); }
   extraRepr() { return `${this.numEmbeddings}, ${this.embeddingDim}${this.paddingIdx === null ? '' : `, paddingIdx=${this.paddingIdx}`}`; }
 }
 
@@ -66,7 +66,7 @@ export class LayerNorm extends Module {
     if (!affine) this.registerParameter('weight', null);
     if (!affine || !bias) this.registerParameter('bias', null);
   }
-  forward(x) { return F.layerNorm(x, this.normalizedShape, { weight: this.weight, bias: this.bias, eps: this.eps }); }
+  forward(x) { return F.layerNorm(x, this.normalizedShape, { weight: this.getParameter('weight'), bias: this.getParameter('bias'), eps: this.eps }); }
   extraRepr() { return `[${this.normalizedShape}], eps=${this.eps}`; }
 }
 
@@ -86,7 +86,7 @@ export class GroupNorm extends Module {
       this.registerParameter('bias', null);
     }
   }
-  forward(x) { return F.groupNorm(x, this.numGroups, { weight: this.weight, bias: this.bias, eps: this.eps }); }
+  forward(x) { return F.groupNorm(x, this.numGroups, { weight: this.getParameter('weight'), bias: this.getParameter('bias'), eps: this.eps }); }
   extraRepr() { return `${this.numGroups}, ${this.numChannels}, eps=${this.eps}`; }
 }
 
@@ -111,10 +111,11 @@ class BatchNorm extends Module {
   forward(x) {
     const fn = this.#kind;
     const input = rawOf(fn, 'input', x);
-    const [rm, rv, n, w, b] = ownRaws(fn, [['running_mean', this.running_mean], ['running_var', this.running_var],
-      ['num_batches_tracked', this.num_batches_tracked], ['weight', this.weight], ['bias', this.bias]]);
+    const running = ['running_mean', 'running_var', 'num_batches_tracked'].map((k) => this.getBuffer(k));
+    const [rm, rv, n, w, b] = ownRaws(fn, [['running_mean', running[0]], ['running_var', running[1]],
+      ['num_batches_tracked', running[2]], ['weight', this.getParameter('weight')], ['bias', this.getParameter('bias')]]);
     const out = core().nnBatchNorm(fn, input, rm, rv, n, w, b, this.training, this.momentum ?? undefined, this.eps);
-    return takeBatchNorm(out, [this.running_mean, this.running_var, this.num_batches_tracked]);
+    return takeBatchNorm(out, running);
   }
   extraRepr() { return `${this.numFeatures}, eps=${this.eps}, momentum=${this.momentum}`; }
 }

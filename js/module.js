@@ -19,8 +19,11 @@ export class Module {
 
   /**
    * Registers `tensor` (a floating-point leaf: made by you, not by an op; pass `t.detach()`
-   * otherwise) as a learnable parameter named `name`, marks it `requiresGrad`, and returns it.
-   * `null` registers an absent parameter (as PyTorch's `None`).
+   * otherwise) as a learnable parameter named `name`, marks it `requiresGrad` (freeze it
+   * afterwards with `requiresGrad_(false)`: that survives `to`, steps and loads), and returns
+   * it. `null` registers an absent parameter (as PyTorch's `None`). The name becomes a property.
+   * A subclass that declares a field of a name its base class registered hides that property
+   * (fields are defined after `super()` returns): in TypeScript write `declare weight: Tensor`.
    */
   registerParameter(name, tensor) {
     const fn = 'registerParameter';
@@ -89,6 +92,43 @@ export class Module {
       // (`fc = this.registerModule('fc', ...)`) can define itself over it.
       configurable: true,
     });
+  }
+
+  /** The submodule at dotted `target` (`'net.0'`; `''` is this module), as PyTorch's `get_submodule`. */
+  getSubmodule(target) {
+    const fn = 'getSubmodule';
+    if (typeof target !== 'string') check.fail(TypeError, fn, 'target', target, "a dotted name such as 'net.0', or ''");
+    let m = this;
+    const path = [];
+    for (const part of target === '' ? [] : target.split('.')) {
+      const next = m.#children.get(part);
+      if (!(next instanceof Module)) {
+        const has = [...m.#children.keys()];
+        throw new Error(`${fn}: ${path.length ? `'${path.join('.')}'` : 'this module'} has no submodule '${part}' (it has ${has.length ? has.map((k) => `'${k}'`).join(', ') : 'none'})`);
+      }
+      path.push(part);
+      m = next;
+    }
+    return m;
+  }
+  /**
+   * The parameter at dotted `target` (`'fc.weight'`), as PyTorch's `get_parameter`; null for a
+   * parameter registered as absent. It reads the registry, so a class field that hides the
+   * property (see registerParameter) does not hide it here.
+   */
+  getParameter(target) { return this.#getTensor('getParameter', target, 'parameter'); }
+  /** The buffer at dotted `target` (`'bn.running_mean'`), as PyTorch's `get_buffer`. */
+  getBuffer(target) { return this.#getTensor('getBuffer', target, 'buffer'); }
+  #getTensor(fn, target, kind) {
+    if (typeof target !== 'string' || target === '') check.fail(TypeError, fn, 'target', target, `a dotted ${kind} name such as 'fc.weight'`);
+    const cut = target.lastIndexOf('.');
+    const m = this.getSubmodule(cut < 0 ? '' : target.slice(0, cut));
+    const name = target.slice(cut + 1);
+    const map = m.#registry(kind);
+    if (!map.has(name)) {
+      throw new Error(`${fn}: no ${kind} '${target}' (the ${kind}s there: ${[...map.keys()].map((k) => `'${k}'`).join(', ') || 'none'})`);
+    }
+    return map.get(name);
   }
 
   /** The forward pass: subclasses implement it. */
@@ -270,8 +310,9 @@ function dictEntries(fn, dict) {
   return check.fail(TypeError, fn, 'dict', dict, 'an object or Map of key to Tensor (a stateDict())');
 }
 
-// The raw tensor that fills `now`'s slot from `v`: `now`'s dtype and device, detached (and a
-// leaf that requires grad for a parameter). Frees its intermediates.
+// The raw tensor that fills `now`'s slot from `v`: `now`'s dtype and device, detached. For a
+// parameter it is a fresh leaf that keeps `now`'s requiresGrad (a frozen one stays frozen) and
+// gradient, as PyTorch's in-place copy does. Frees its intermediates.
 async function loadValue(v, now, isParam) {
   let r = v.raw.detach();
   const swap = (next) => {
@@ -283,7 +324,9 @@ async function loadValue(v, now, isParam) {
     if (r.device !== now.device) swap(await r.to(now.device));
     if (isParam) {
       swap(r.detach());
-      r.requiresGrad_(true);
+      if (now.raw.requiresGrad) r.requiresGrad_(true);
+      const g = now.raw.gradient();
+      if (g !== undefined) r.setGradient(g);
     }
   } catch (e) {
     r.free();

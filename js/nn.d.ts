@@ -5,14 +5,25 @@ import type { DeviceLike, Tensor } from './index.js';
 export type StateDict = Record<string, Tensor> | Map<string, Tensor>;
 
 /** PyTorch's nn.Module: subclass it, register parameters, buffers and submodules, define forward. */
+/**
+ * PyTorch's nn.Module. Registered names become properties. A subclass that declares a field of a
+ * name its base class registered hides that property (class fields are defined after `super()`):
+ * write `declare weight: Tensor`, not `weight!: Tensor`; `getParameter` always reads the registry.
+ */
 export declare class Module {
   constructor();
-  /** Registers a floating-point leaf as a learnable parameter (made requiresGrad); returns it. `null` registers an absent one. */
+  /** Registers a floating-point leaf as a learnable parameter (made requiresGrad; freeze it with `requiresGrad_(false)`); returns it. `null` registers an absent one. */
   registerParameter<T extends Tensor | null>(name: string, tensor: T): T;
   /** Registers state that moves and is saved with the module but is not learned. */
   registerBuffer<T extends Tensor | null>(name: string, tensor: T): T;
   /** Registers a submodule; its parameters appear as `name.<theirs>`. */
   registerModule<M extends Module | null>(name: string, module: M): M;
+  /** The submodule at a dotted path (`'net.0'`; `''` is this module). */
+  getSubmodule(target: string): Module;
+  /** The parameter at a dotted path (`'fc.weight'`); null when registered as absent. */
+  getParameter(target: string): Tensor | null;
+  /** The buffer at a dotted path (`'bn.running_mean'`); null when registered as absent. */
+  getBuffer(target: string): Tensor | null;
   /** The forward pass (subclasses implement it). */
   forward(...args: any[]): any;
   namedParameters(): [string, Tensor][];

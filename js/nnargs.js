@@ -13,6 +13,16 @@ export function ownRaws(fn, pairs) {
   return raws.map((r) => r?.cloneHandle());
 }
 
+/**
+ * @internal The paddingIdx option for a table of `num` rows: null/undefined for none, else an
+ * integer in [-num, num); a negative one counts from the end, as PyTorch's does.
+ */
+export function paddingIndex(fn, v, num) {
+  if (v === undefined || v === null) return null;
+  const p = check.integer(fn, 'paddingIdx', v, -num, num - 1);
+  return p < 0 ? p + num : p;
+}
+
 /** @internal The momentum option: a number in [0, 1], or null for a cumulative average where allowed. */
 export function momentum(fn, v, allowNull) {
   if (v === undefined) return 0.1;

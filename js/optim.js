@@ -17,9 +17,8 @@ function paramList(fn, params) {
   list.forEach((p, i) => {
     if (!(p instanceof Tensor)) check.fail(TypeError, fn, `params[${i}]`, p, 'a Tensor');
     rawOf(fn, `params[${i}]`, p);
-    if (!p.isLeaf || !p.requiresGrad) {
-      throw new Error(`${fn}: params[${i}] must be a leaf that requires grad (a module parameter, or t.requiresGrad_())`);
-    }
+    if (!p.isLeaf) throw new Error(`${fn}: params[${i}] must be a leaf tensor (a module parameter, or t.detach())`);
+    if (p.dtype !== 'float32' && p.dtype !== 'float16') throw new Error(`${fn}: params[${i}] must be floating point, got ${p.dtype}`);
   });
   if (new Set(list).size !== list.length) throw new Error(`${fn}: a parameter appears more than once in params`);
   return list;
@@ -55,12 +54,23 @@ export class Optimizer {
   zeroGrad() {
     for (const p of this.#params) p.grad = null;
   }
-  /** One update of every parameter that has a gradient (the others are skipped). */
+  /** One update of every parameter that has a gradient (the others, frozen ones included, are skipped). */
   step() {
     const raw = this.#live('step');
     const current = ownRaws('step', this.#params.map((p, i) => [`params[${i}]`, p]));
-    const next = raw.step(current);
-    next.forEach((r, i) => assignRaw(this.#params[i], r));
+    let next;
+    try {
+      next = raw.step(current);
+    } catch (e) {
+      // A step refused up front changed nothing; one that failed partway (a device error) has
+      // updated some parameters: either way the Tensors take what the optimizer holds.
+      this.#take(raw.values());
+      throw e;
+    }
+    this.#take(next);
+  }
+  #take(raws) {
+    raws.forEach((r, i) => assignRaw(this.#params[i], r));
   }
   /** Frees the optimizer's state (momentum, moments); the optimizer cannot be used afterwards. */
   dispose() {

@@ -18,6 +18,7 @@ export const assert = {
   ok: (v, msg = 'expected a truthy value') => v || fail(msg),
   equal: (a, b, msg) => Object.is(a, b) || fail(msg ?? `${a} !== ${b}`),
   deepEqual: (a, b, msg) => JSON.stringify(a) === JSON.stringify(b) || fail(msg ?? `${JSON.stringify(a)} != ${JSON.stringify(b)}`),
+  notDeepEqual: (a, b, msg) => JSON.stringify(a) !== JSON.stringify(b) || fail(msg ?? `both are ${JSON.stringify(a)}`),
   match: (s, re, msg) => re.test(s) || fail(`${msg ? `${msg}: ` : ''}${JSON.stringify(s)} does not match ${re}`),
   /** Awaits `promise`, which must reject with an Error; returns that error. */
   async rejects(promise, want) {

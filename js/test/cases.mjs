@@ -4,6 +4,7 @@
 import { assert, close } from './assert.mjs';
 import { gradCases } from './grad.mjs';
 import { nnCases } from './nn.mjs';
+import { nnSlotCases } from './nnslots.mjs';
 
 /** The cases as `{ name, fn }` for `wt` (an initialised webtensor module) on `devices`. */
 export function cases(wt, devices) {
@@ -480,5 +481,6 @@ export function cases(wt, devices) {
 
   list.push(...gradCases(wt, devices));
   list.push(...nnCases(wt, devices));
+  list.push(...nnSlotCases(wt, devices));
   return list;
 }

@@ -134,7 +134,13 @@ export async function check(): Promise<void> {
   const lr: number = sgd.lr;
   sgd.lr = 0.01;
   const mse: wt.Tensor = new nn.MSELoss({ reduction: 'sum' }).forward(x, x);
-  void [moved, loss, loaded, params, stats, lr, mse, model.eval().training];
+  class Scaled extends nn.Linear {
+    declare weight: wt.Tensor;
+  }
+  const w: wt.Tensor | null = new Scaled(2, 2).getParameter('weight');
+  const sub: wt.nn.Module = model.getSubmodule('0.fc');
+  const rm: wt.Tensor | null = model.getBuffer('0.scale');
+  void [moved, loss, loaded, params, stats, lr, mse, model.eval().training, w, sub, rm];
   // @ts-expect-error reductions are a closed set
   F.mseLoss(x, x, { reduction: 'avg' });
   // @ts-expect-error betas are a pair

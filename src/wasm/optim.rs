@@ -89,7 +89,13 @@ impl RawOptimizer {
         }
         drop(params);
         self.opt.step().map_err(js_err)?;
-        Ok(self.opt.params().iter().map(|p| RawTensor::new(p.tensor())).collect())
+        Ok(self.values())
+    }
+
+    /// The parameters' values as the optimizer holds them: after a step that failed partway
+    /// (a device error in the middle), the JS parameters take these so both sides agree.
+    pub fn values(&self) -> Vec<RawTensor> {
+        self.opt.params().iter().map(|p| RawTensor::new(p.tensor())).collect()
     }
 
     /// The learning rate.
