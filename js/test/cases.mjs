@@ -5,6 +5,7 @@ import { assert, close } from './assert.mjs';
 import { gradCases } from './grad.mjs';
 import { nnCases } from './nn.mjs';
 import { nnSlotCases } from './nnslots.mjs';
+import { specialCases } from './special.mjs';
 
 /** The cases as `{ name, fn }` for `wt` (an initialised webtensor module) on `devices`. */
 export function cases(wt, devices) {
@@ -482,5 +483,6 @@ export function cases(wt, devices) {
   list.push(...gradCases(wt, devices));
   list.push(...nnCases(wt, devices));
   list.push(...nnSlotCases(wt, devices));
+  list.push(...specialCases(wt, devices));
   return list;
 }

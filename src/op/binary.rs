@@ -163,6 +163,15 @@ impl BinaryOp {
             Pow => "fpow(a, b)",
             Maximum => "max(a, b)",
             Minimum => "min(a, b)",
+            // IEEE comparisons decided on the bits (`fkey`, in WGSL_IS_NAN): WGSL compilers may
+            // assume floats are never NaN and fold or reorder a float comparison, and may flush
+            // subnormals to zero (SwiftShader does), which would make 1e-40 == 0.
+            Eq if float => "!(is_nan(a) || is_nan(b)) && fkey(a) == fkey(b)",
+            Ne if float => "is_nan(a) || is_nan(b) || fkey(a) != fkey(b)",
+            Lt if float => "!(is_nan(a) || is_nan(b)) && fkey(a) < fkey(b)",
+            Le if float => "!(is_nan(a) || is_nan(b)) && fkey(a) <= fkey(b)",
+            Gt if float => "!(is_nan(a) || is_nan(b)) && fkey(a) > fkey(b)",
+            Ge if float => "!(is_nan(a) || is_nan(b)) && fkey(a) >= fkey(b)",
             Eq => "a == b",
             Ne => "a != b",
             Lt => "a < b",
@@ -201,17 +210,44 @@ impl BinaryOp {
     }
 }
 
-/// NaN test on the bit pattern: WGSL lets compilers assume floats are never NaN, so `x != x`
-/// may be folded away.
+/// NaN test on the bit pattern (WGSL lets compilers assume floats are never NaN, so `x != x`
+/// may be folded away), and `fkey`: a float's bits as an i32 ordered as the floats are (-0 and
+/// +0 equal), so comparisons hold for subnormals on devices that flush them.
 pub(crate) const WGSL_IS_NAN: &str =
-    "fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n";
+    "fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
+fn fkey(x: f32) -> i32 {
+    let i = bitcast<i32>(x);
+    return select(select(i, i ^ 0x7fffffff, i < 0), 0, (i & 0x7fffffff) == 0);
+}
+";
 
-/// pow with C's semantics for negative bases (WGSL's `pow` is undefined there).
+/// pow with C99's (and PyTorch's) special cases, which WGSL's `pow` (defined only for positive
+/// bases, through `exp2(b * log2(a))`) leaves undefined: `pow(x, 0) = pow(1, y) = 1` even for NaN,
+/// NaN otherwise propagates, negative bases take integer exponents (odd ones keep the sign),
+/// zeros and infinities give exact zeros and infinities, and `pow(-1, +-inf) = 1`. Infinities are
+/// built at run time from bits: WGSL rejects infinite constants. Needs `is_nan`.
 pub(crate) const WGSL_POW: &str = "fn fpow(a: f32, b: f32) -> f32 {
-    if (b == 0.0) { return 1.0; }
-    let m = pow(abs(a), b);
-    if (a >= 0.0) { return select(m, 1.0 / a, a == 0.0 && b < 0.0); }
-    if (fract(b) != 0.0) { return (a - a) / (a - a); }
-    return select(m, -m, fract(b * 0.5) != 0.0);
+    if (b == 0.0 || a == 1.0) { return 1.0; }
+    if (is_nan(a) || is_nan(b)) { return a + b; }
+    let inf = bitcast<f32>(0x7f800000u | (bitcast<u32>(b) & 0u));
+    let ab = abs(a);
+    let b_inf = (bitcast<u32>(b) & 0x7fffffffu) == 0x7f800000u;
+    if (b_inf) {
+        if (ab == 1.0) { return 1.0; }
+        return select(0.0, inf, (ab > 1.0) == (b > 0.0));
+    }
+    let b_int = fract(b) == 0.0;
+    let b_odd = b_int && fract(b * 0.5) != 0.0;
+    let negative = (bitcast<u32>(a) & 0x80000000u) != 0u;
+    if (a == 0.0 || (bitcast<u32>(a) & 0x7fffffffu) == 0x7f800000u) {
+        let m = select(0.0, inf, (a == 0.0) != (b > 0.0));
+        return select(m, -m, negative && b_odd);
+    }
+    if (negative && !b_int) { return (a - a) / (a - a); }
+    // WGSL's pow is exp2(b * log2(a)); drivers' log2 takes a subnormal's exponent as the
+    // smallest normal one, so scale a subnormal base into range first.
+    let sub = bitcast<u32>(ab) < 0x00800000u;
+    let m = select(pow(ab, b), exp2(b * (log2(ab * 8388608.0) - 23.0)), sub);
+    return select(m, -m, negative && b_odd);
 }
 ";

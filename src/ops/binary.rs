@@ -115,13 +115,10 @@ impl Tensor {
         }))
     }
 
-    /// Limits values to `[min, max]`; either bound may be absent.
+    /// Limits values to `[min, max]`; either bound may be absent. With min > max every element
+    /// becomes max, as in PyTorch.
     pub fn clamp(&self, min: Option<f64>, max: Option<f64>) -> Result<Tensor> {
-        if let (Some(lo), Some(hi)) = (min, max) {
-            if lo > hi {
-                return Err(crate::Error::invalid("clamp", format!("min ({lo}) is greater than max ({hi})")));
-            }
-        }
+        // min > max is allowed, as in PyTorch: every element becomes max (the minimum runs last).
         let mut t = self.clone();
         {
             let _paused = crate::tensor::node::pause();

@@ -8,7 +8,7 @@ use crate::dtype::DType;
 use crate::op::binary::{BinaryOp, WGSL_IS_NAN, WGSL_POW};
 use crate::op::optim::OptimKind;
 use crate::op::reduce::ReduceOp;
-use crate::op::unary::{UnaryOp, WGSL_ERF};
+use crate::op::unary::UnaryOp;
 use crate::op::MapOp;
 
 /// Threads per workgroup of the 1-D kernels (WebGPU's default limit is 256).
@@ -75,6 +75,26 @@ pub(crate) enum KernelKey {
     },
 }
 
+/// The body of a cast kernel's `op(x: S) -> D`, with the CPU's semantics on special values: a
+/// float is true unless it is ±0 (NaN is true); float to integer truncates, saturates at the
+/// integer type's bounds (WGSL's own conversion stops at the largest f32 below them, 2147483520
+/// for i32) and sends NaN to 0. NaN is found by its bits: WGSL compilers may assume no NaN.
+fn cast_body(src: DType, dst: DType) -> String {
+    let body = match (src.is_float(), dst) {
+        (true, DType::Bool) => "return select(0u, 1u, (bitcast<u32>(f32(x)) & 0x7fffffffu) != 0u);",
+        (false, DType::Bool) => "return select(0u, 1u, x != S(0));",
+        _ if src == dst || storage_type(src) == storage_type(dst) => "return x;",
+        (true, DType::I32) => {
+            "let v = f32(x); return select(select(i32(v), 2147483647, v >= 2147483648.0), 0, is_nan(v));"
+        }
+        (true, DType::U32) => {
+            "let v = f32(x); return select(select(u32(v), 4294967295u, v >= 4294967296.0), 0u, is_nan(v));"
+        }
+        _ => "return D(x);",
+    };
+    body.to_string()
+}
+
 /// The WGSL storage type of a dtype (bool is a u32 word).
 pub(crate) fn storage_type(d: DType) -> &'static str {
     match d {
@@ -137,13 +157,17 @@ impl KernelKey {
             KernelKey::Map { op, src, dst } | KernelKey::Map4 { op, src, dst } => {
                 let (s, d) = (storage_type(src), storage_type(dst));
                 let body = match op {
-                    MapOp::Unary(u) if src.is_float() => format!("let v = f32(x); return D({});", u.wgsl_float()),
+                    MapOp::Unary(u) if src.is_float() => {
+                        format!("let v = f32(x); return D({});", u.wgsl_float_guarded())
+                    }
                     MapOp::Unary(u) => format!("let v = x; return {};", u.wgsl_int(src)),
-                    MapOp::Cast if dst == DType::Bool => "return select(0u, 1u, x != S(0));".into(),
-                    MapOp::Cast if src == dst || storage_type(src) == storage_type(dst) => "return x;".into(),
-                    MapOp::Cast => "return D(x);".into(),
+                    MapOp::Cast => cast_body(src, dst),
                 };
-                let helpers = if matches!(op, MapOp::Unary(u) if u.needs_erf()) { WGSL_ERF } else { "" };
+                let helpers = match op {
+                    MapOp::Unary(u) if src.is_float() => u.wgsl_helpers(),
+                    MapOp::Cast if src.is_float() && !dst.is_float() => WGSL_IS_NAN.to_string(),
+                    _ => String::new(),
+                };
                 format!("alias S = {s};\nalias D = {d};\n{helpers}fn op(x: S) -> D {{ {body} }}\n")
             }
             KernelKey::Binary { op, dtype } | KernelKey::Binary4 { op, dtype } => {
@@ -166,9 +190,10 @@ impl KernelKey {
                     (false, false) => (s, format!("let a = a0; let b = b0; return {};", op.wgsl(dtype.is_float()))),
                 };
                 let helpers = match op {
-                    BinaryOp::Pow => WGSL_POW,
-                    BinaryOp::Maximum | BinaryOp::Minimum if dtype.is_float() => WGSL_IS_NAN,
-                    _ => "",
+                    BinaryOp::Pow => format!("{WGSL_IS_NAN}{WGSL_POW}"),
+                    BinaryOp::Maximum | BinaryOp::Minimum if dtype.is_float() => WGSL_IS_NAN.to_string(),
+                    _ if op.is_comparison() && dtype.is_float() => WGSL_IS_NAN.to_string(),
+                    _ => String::new(),
                 };
                 format!("alias S = {s};\nalias D = {d};\n{helpers}fn op(a0: S, b0: S) -> D {{ {body} }}\n")
             }

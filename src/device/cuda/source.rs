@@ -7,7 +7,6 @@
 
 use crate::dtype::DType;
 use crate::op::reduce::ReduceOp;
-use crate::op::unary::CUDA_ERF;
 use crate::op::MapOp;
 use crate::shaders::{accumulator, KernelKey, WG};
 
@@ -91,7 +90,10 @@ fn variant(key: &KernelKey) -> String {
                 MapOp::Cast if storage(src) == storage(dst) => "return x;".into(),
                 MapOp::Cast => format!("return {};", store(dst, &convert(src, dst, &x))),
             };
-            let helpers = if matches!(op, MapOp::Unary(u) if u.needs_erf()) { CUDA_ERF } else { "" };
+            let helpers = match op {
+                MapOp::Unary(u) => u.cuda_helpers(),
+                MapOp::Cast => "",
+            };
             format!("typedef {} S;\ntypedef {} D;\n{helpers}{f} D op(S x) {{ {body} }}\n", storage(src), storage(dst))
         }
         KernelKey::Binary { op, dtype } | KernelKey::Binary4 { op, dtype } => {

@@ -1,0 +1,141 @@
+// The same answer on every device, and PyTorch's, on special values (zeros of both signs,
+// subnormals, tiny, huge, infinities, NaN), through the npm package: Dawn in Node, SwiftShader in
+// Chromium. The fixture and the bounds are tests/special_values.rs's (its doc explains them):
+// integers, bools and comparisons bit for bit, floats within each op's bound.
+import fixtures from '../../tests/fixtures/special.json' with { type: 'json' };
+
+const f32 = (bits) => new Float32Array(Uint32Array.from(bits).buffer);
+const MIN_NORMAL = 1.1754943508222875e-38;
+const subnormal = (x) => x !== 0 && Math.abs(x) < MIN_NORMAL;
+
+/** tests/special_values.rs's `bound`: null where the op is not held to PyTorch's value. */
+function bound(op, x, want) {
+  const a = Math.abs(want);
+  switch (op) {
+    case 'sin': case 'cos': return Math.abs(x) > 8192 ? null : 2e-6;
+    case 'exp': return 2e-7 * (1 + Math.min(Math.abs(x), 100)) * a;
+    case 'log': return 1e-6 * a + 1e-6;
+    case 'erf': case 'gelu': return 5e-7 * a + 2e-7;
+    case 'tanh': case 'sigmoid': case 'silu': return 2e-6 * a;
+    case 'sqrt': case 'rsqrt': case 'reciprocal': case 'div': case 'pow': return 1e-6 * a;
+    default: return 0;
+  }
+}
+
+function agrees(got, want, tol) {
+  if (Number.isNaN(want) || Number.isNaN(got)) return Number.isNaN(want) && Number.isNaN(got);
+  if (!Number.isFinite(want) || !Number.isFinite(got)) return got === want;
+  return Math.abs(got - want) <= tol || (subnormal(want) && got === 0);
+}
+
+const flushed = (v) => v.map((x) => (subnormal(x) ? (x < 0 ? -0 : 0) : x));
+
+/**
+ * Runs `op` (Tensors to a Tensor) over `inputs` on `device` against PyTorch's `want`. Where an
+ * input is subnormal a GPU may instead give what the cpu gives for the inputs flushed to zero
+ * (WGSL allows flushing; SwiftShader does).
+ */
+async function checkFloats(wt, device, name, inputs, want, op, errors) {
+  const on = async (dev, vals) => {
+    const ts = vals.map((v) => wt.tensor(v, { device: dev }));
+    const y = op(ts);
+    const out = await y.data();
+    [...ts, y].forEach((t) => t.dispose());
+    return out;
+  };
+  const got = await on(device, inputs);
+  const alt = device === 'cpu' ? null : await on('cpu', inputs.map(flushed));
+  got.forEach((g, i) => {
+    const xs = inputs.map((v) => v[i]);
+    const tol = bound(name, xs[0], want[i]);
+    if (tol === null) return;
+    const flushOk = alt !== null && xs.some(subnormal) && agrees(g, alt[i], bound(name, 0, alt[i]) ?? 0);
+    if (!agrees(g, want[i], tol) && !flushOk) errors.push(`${device}: ${name}(${xs.join(', ')}) = ${g}, PyTorch gives ${want[i]} (bound ${tol})`);
+  });
+}
+
+// Errors grouped by op (the text before the parenthesis), a few examples each.
+function report(errors) {
+  if (!errors.length) return;
+  const groups = new Map();
+  for (const e of errors) {
+    const op = e.slice(0, e.indexOf('('));
+    groups.set(op, [...(groups.get(op) ?? []), e]);
+  }
+  const lines = [...groups].map(([op, es]) => `${op}: ${es.length} wrong, e.g.\n  ${es.slice(0, 4).join('\n  ')}`);
+  throw new Error(`${errors.length} disagreements:\n${lines.join('\n')}`);
+}
+
+export function specialCases(wt, devices) {
+  const list = [];
+  for (const device of devices) {
+    list.push({ name: `${device}: special values: unary and binary ops give PyTorch's answers`, fn: () => opsCase(wt, device) });
+    list.push({ name: `${device}: special values: casts, where and clamp follow PyTorch and the README`, fn: () => castCase(wt, device) });
+  }
+  return list;
+}
+
+async function opsCase(wt, device) {
+  const errors = [];
+  const grid = f32(fixtures.grid);
+  for (const [op, want] of Object.entries(fixtures.unary)) {
+    await checkFloats(wt, device, op, [grid], f32(want), ([t]) => t[op](), errors);
+  }
+  const ints = Int32Array.from(fixtures.int_grid);
+  const xi = wt.tensor(ints, { device, dtype: 'int32' });
+  for (const [op, want] of Object.entries(fixtures.int_unary)) {
+    const y = xi[op]();
+    const got = await y.data();
+    got.forEach((g, i) => { if (g !== want[i]) errors.push(`${device}: int32 ${op}(${ints[i]}) = ${g}, PyTorch gives ${want[i]}`); });
+    y.dispose();
+  }
+  const [a, b] = fixtures.pairs.map(f32);
+  const [ta, tb] = [wt.tensor(a, { device }), wt.tensor(b, { device })];
+  for (const [op, want] of Object.entries(fixtures.binary)) {
+    const y = ta[op](tb);
+    const got = await y.data();
+    if (y.dtype === 'bool') {
+      got.forEach((g, i) => { if ((g !== 0) !== (want[i] !== 0)) errors.push(`${device}: ${op}(${a[i]}, ${b[i]}) = ${g !== 0}, PyTorch gives ${want[i] !== 0}`); });
+    } else {
+      await checkFloats(wt, device, op, [a, b], f32(want), ([p, q]) => p[op](q), errors);
+    }
+    y.dispose();
+  }
+  const [ia, ib] = fixtures.int_pairs.map((v) => Int32Array.from(v));
+  const [tia, tib] = [wt.tensor(ia, { device, dtype: 'int32' }), wt.tensor(ib, { device, dtype: 'int32' })];
+  for (const [op, want] of Object.entries(fixtures.int_binary)) {
+    const y = tia[op](tib);
+    const got = Array.from(await y.data(), Number);
+    got.forEach((g, i) => { if (g !== want[i]) errors.push(`${device}: int32 ${op}(${ia[i]}, ${ib[i]}) = ${g}, PyTorch gives ${want[i]}`); });
+    y.dispose();
+  }
+  [xi, ta, tb, tia, tib].forEach((t) => t.dispose());
+  report(errors);
+}
+
+async function castCase(wt, device) {
+  const errors = [];
+  const grid = f32(fixtures.grid);
+  const x = wt.tensor(grid, { device });
+  const bools = x.toDtype('bool');
+  (await bools.data()).forEach((g, i) => {
+    if ((g !== 0) !== (fixtures.to_bool[i] !== 0)) errors.push(`${device}: bool(${grid[i]}) = ${g !== 0}, PyTorch gives ${fixtures.to_bool[i] !== 0}`);
+  });
+  // Truncate toward zero, saturate at the bounds, NaN to 0 (the README's rule; PyTorch leaves it undefined).
+  const sat = (v, lo, hi) => (Number.isNaN(v) ? 0 : Math.min(hi, Math.max(lo, Math.trunc(v))));
+  for (const [dtype, lo, hi] of [['int32', -(2 ** 31), 2 ** 31 - 1], ['uint32', 0, 2 ** 32 - 1]]) {
+    const y = x.toDtype(dtype);
+    (await y.data()).forEach((g, i) => {
+      const want = sat(grid[i], lo, hi);
+      if (g !== want) errors.push(`${device}: ${dtype}(${grid[i]}) = ${g}, want ${want}`);
+    });
+    y.dispose();
+  }
+  const where = ([t]) => wt.tidy(() => t.where(wt.full([], 1, { device: t.device }), wt.full([], 0, { device: t.device })));
+  await checkFloats(wt, device, 'where', [grid], f32(fixtures.where), where, errors);
+  for (const [key, lo, hi] of [['clamp_1_2', 1, 2], ['clamp_2_1', 2, 1], ['clamp_min_0', 0, undefined]]) {
+    await checkFloats(wt, device, key, [grid], f32(fixtures[key]), ([t]) => t.clamp(lo, hi), errors);
+  }
+  [x, bools].forEach((t) => t.dispose());
+  report(errors);
+}

@@ -1,0 +1,225 @@
+//! The same answer on every device, and PyTorch's, on special values: zeros of both signs,
+//! subnormals, tiny, huge, infinities and NaN (`tests/fixtures/special.json`, made by
+//! `scripts/gen_special_fixtures.py` with PyTorch on the CPU). Integers, bools and comparisons
+//! must match bit for bit; floats within each op's stated bound (see [`bound`]), with NaN where
+//! PyTorch gives NaN and the same infinity where it gives one. Casts of out-of-range floats to
+//! integers follow webtensor's documented rule (truncate, saturate, NaN to 0), which PyTorch
+//! leaves undefined. Failures name the device, the op and the input.
+
+mod common;
+use common::*;
+
+use serde_json::Value;
+use webtensor::{BinaryOp, DType, Device, Tensor, UnaryOp};
+
+device_tests!(unary_ops_match_pytorch, binary_ops_match_pytorch, casts_where_and_clamp_match);
+
+fn f32_bits(v: &Value) -> Vec<f32> {
+    v.as_array().expect("array").iter().map(|x| f32::from_bits(x.as_u64().expect("bits") as u32)).collect()
+}
+
+fn ints(v: &Value) -> Vec<i64> {
+    v.as_array().expect("array").iter().map(|x| x.as_i64().expect("integer")).collect()
+}
+
+/// The largest error allowed for `op` at input `x` when PyTorch gives `want`: relative
+/// (`rel * |want|`) plus absolute (`abs`). Exact ops (neg, abs, floor, relu, ...) and
+/// comparisons get 0; `sqrt`, `rsqrt`, `reciprocal`, `div`, `pow` 1e-6 relative (~8 ulp);
+/// `tanh`, `sigmoid`, `silu` 2e-6 relative; `erf`, `gelu` 5e-7 relative + 2e-7 absolute (the
+/// shared erf formula); `log` 1e-6 relative + 1e-6 absolute; `exp` 2e-7 (1 + |x|) relative (an
+/// input's own rounding is magnified by |x|); `sin`/`cos` 2e-6 absolute up to |x| = 8192
+/// (webtensor's WGSL sin/cos reduce the argument in three parts up to there; beyond, the
+/// driver's answer stands: some value in [-1, 1], where PyTorch's is exact, though an f32
+/// argument that large carries almost no phase).
+fn bound(op: &str, x: f32, want: f32) -> Option<f32> {
+    let (rel, abs) = match op {
+        "sin" | "cos" if x.abs() > 8192.0 => return None,
+        "sin" | "cos" => (0.0, 2e-6),
+        "exp" => (2e-7 * (1.0 + x.abs().min(100.0)), 0.0),
+        "log" => (1e-6, 1e-6),
+        "erf" | "gelu" => (5e-7, 2e-7),
+        "tanh" | "sigmoid" | "silu" => (2e-6, 0.0),
+        "sqrt" | "rsqrt" | "reciprocal" | "div" | "pow" => (1e-6, 0.0),
+        _ => (0.0, 0.0),
+    };
+    Some(rel * want.abs() + abs)
+}
+
+/// Whether `got` is PyTorch's `want` within `tol`: NaN for NaN, the same infinity, and a
+/// subnormal result may be flushed to zero.
+fn agrees(got: f32, want: f32, tol: f32) -> bool {
+    if want.is_nan() || got.is_nan() {
+        return want.is_nan() && got.is_nan();
+    }
+    if want.is_infinite() || got.is_infinite() {
+        return got == want;
+    }
+    let tiny = |v: f32| v != 0.0 && v.abs() < f32::MIN_POSITIVE;
+    (got - want).abs() <= tol || (tiny(want) && got == 0.0)
+}
+
+fn is_subnormal(x: f32) -> bool {
+    x != 0.0 && x.abs() < f32::MIN_POSITIVE
+}
+
+/// `v` with subnormals flushed to zeros of their sign, as a GPU may read them.
+fn flushed(v: &[f32]) -> Vec<f32> {
+    v.iter().map(|&x| if is_subnormal(x) { 0.0f32.copysign(x) } else { x }).collect()
+}
+
+/// Runs `op` over `inputs` on `d` and checks it against PyTorch's `want`. GPUs may flush
+/// subnormal inputs to zero (WGSL and CUDA allow it; SwiftShader does), so where an input is
+/// subnormal a GPU may instead give what the CPU gives for the flushed inputs.
+fn check_floats(
+    d: Device,
+    name: &str,
+    inputs: &[Vec<f32>],
+    want: &[f32],
+    op: impl Fn(&[Tensor]) -> Tensor,
+    errors: &mut Vec<String>,
+) {
+    let on = |dev: Device, vals: &[Vec<f32>]| {
+        let ts: Vec<Tensor> = vals.iter().map(|v| Tensor::from_slice(v, &[v.len()], dev).unwrap()).collect();
+        f32s(&op(&ts))
+    };
+    let got = on(d, inputs);
+    let alt = (d != Device::CPU).then(|| on(Device::CPU, &inputs.iter().map(|v| flushed(v)).collect::<Vec<_>>()));
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let xs: Vec<f32> = inputs.iter().map(|v| v[i]).collect();
+        let Some(tol) = bound(name, xs[0], w) else { continue };
+        let flush_ok = || {
+            alt.as_ref().is_some_and(|a| {
+                xs.iter().any(|&x| is_subnormal(x)) && agrees(g, a[i], bound(name, 0.0, a[i]).unwrap_or(0.0))
+            })
+        };
+        if !agrees(g, w, tol) && !flush_ok() {
+            errors.push(format!(
+                "{d}: {name}{xs:?} = {g:e} (bits {:#010x}), PyTorch gives {w:e} (bound {tol:e})",
+                g.to_bits()
+            ));
+        }
+    }
+}
+
+fn report(errors: Vec<String>) {
+    assert!(errors.is_empty(), "{} disagreements:\n{}", errors.len(), errors.join("\n"));
+}
+
+fn unary_op(name: &str) -> UnaryOp {
+    *UnaryOp::ALL.iter().find(|u| u.name() == name).unwrap_or_else(|| panic!("no unary op {name}"))
+}
+
+fn binary_op(name: &str) -> BinaryOp {
+    *BinaryOp::ALL.iter().find(|b| b.name() == name).unwrap_or_else(|| panic!("no binary op {name}"))
+}
+
+fn unary_ops_match_pytorch(d: Device) {
+    let fx = fixture_json("special.json");
+    let grid = f32_bits(&fx["grid"]);
+    let mut errors = vec![];
+    for (name, want) in fx["unary"].as_object().expect("unary") {
+        let op = unary_op(name);
+        check_floats(d, name, std::slice::from_ref(&grid), &f32_bits(want), |t| t[0].unary(op).unwrap(), &mut errors);
+    }
+    let igrid: Vec<i32> = ints(&fx["int_grid"]).into_iter().map(|v| v as i32).collect();
+    let xi = Tensor::from_slice(&igrid, &[igrid.len()], d).unwrap();
+    for (name, want) in fx["int_unary"].as_object().expect("int_unary") {
+        let got = i32s(&xi.unary(unary_op(name)).unwrap());
+        let want: Vec<i32> = ints(want).into_iter().map(|v| v as i32).collect();
+        for ((x, g), w) in igrid.iter().zip(&got).zip(&want) {
+            if g != w {
+                errors.push(format!("{d}: int32 {name}({x}) = {g}, PyTorch gives {w}"));
+            }
+        }
+    }
+    report(errors);
+}
+
+fn binary_ops_match_pytorch(d: Device) {
+    let fx = fixture_json("special.json");
+    let (a, b) = (f32_bits(&fx["pairs"][0]), f32_bits(&fx["pairs"][1]));
+    let (ta, tb) = (Tensor::from_slice(&a, &[a.len()], d).unwrap(), Tensor::from_slice(&b, &[b.len()], d).unwrap());
+    let mut errors = vec![];
+    for (name, want) in fx["binary"].as_object().expect("binary") {
+        let out = ta.binary(&tb, binary_op(name)).unwrap();
+        if out.dtype() == DType::Bool {
+            let got = out.to_vec_blocking::<bool>().unwrap();
+            for (i, (&g, w)) in got.iter().zip(ints(want)).enumerate() {
+                if g != (w != 0) {
+                    errors.push(format!("{d}: {name}({:e}, {:e}) = {g}, PyTorch gives {}", a[i], b[i], w != 0));
+                }
+            }
+        } else {
+            let op = binary_op(name);
+            check_floats(
+                d,
+                name,
+                &[a.clone(), b.clone()],
+                &f32_bits(want),
+                |t| t[0].binary(&t[1], op).unwrap(),
+                &mut errors,
+            );
+        }
+    }
+    let ia: Vec<i32> = ints(&fx["int_pairs"][0]).into_iter().map(|v| v as i32).collect();
+    let ib: Vec<i32> = ints(&fx["int_pairs"][1]).into_iter().map(|v| v as i32).collect();
+    let (ta, tb) = (Tensor::from_slice(&ia, &[ia.len()], d).unwrap(), Tensor::from_slice(&ib, &[ib.len()], d).unwrap());
+    for (name, want) in fx["int_binary"].as_object().expect("int_binary") {
+        let out = ta.binary(&tb, binary_op(name)).unwrap();
+        let got: Vec<i64> = if out.dtype() == DType::Bool {
+            out.to_vec_blocking::<bool>().unwrap().into_iter().map(i64::from).collect()
+        } else {
+            i32s(&out).into_iter().map(i64::from).collect()
+        };
+        for (i, (g, w)) in got.iter().zip(ints(want)).enumerate() {
+            if *g != w {
+                errors.push(format!("{d}: int32 {name}({}, {}) = {g}, PyTorch gives {w}", ia[i], ib[i]));
+            }
+        }
+    }
+    report(errors);
+}
+
+fn casts_where_and_clamp_match(d: Device) {
+    let fx = fixture_json("special.json");
+    let grid = f32_bits(&fx["grid"]);
+    let x = Tensor::from_slice(&grid, &[grid.len()], d).unwrap();
+    let mut errors = vec![];
+    let to_bool = x.to_dtype(DType::Bool).unwrap().to_vec_blocking::<bool>().unwrap();
+    for ((v, g), w) in grid.iter().zip(&to_bool).zip(ints(&fx["to_bool"])) {
+        if *g != (w != 0) {
+            errors.push(format!("{d}: bool({v:e}) = {g}, PyTorch gives {}", w != 0));
+        }
+    }
+    // Truncation toward zero, saturation at the bounds, NaN to 0: Rust's `as`, the README's rule.
+    let to_i32 = i32s(&x.to_dtype(DType::I32).unwrap());
+    let to_u32 = x.to_dtype(DType::U32).unwrap().to_vec_blocking::<u32>().unwrap();
+    for (i, &v) in grid.iter().enumerate() {
+        if to_i32[i] != v as i32 {
+            errors.push(format!("{d}: int32({v:e}) = {}, want {}", to_i32[i], v as i32));
+        }
+        if to_u32[i] != v as u32 {
+            errors.push(format!("{d}: uint32({v:e}) = {}, want {}", to_u32[i], v as u32));
+        }
+    }
+    let where_ = |t: &[Tensor]| {
+        let dev = t[0].device();
+        let (one, zero) =
+            (Tensor::scalar(1.0, DType::F32, dev).unwrap(), Tensor::scalar(0.0, DType::F32, dev).unwrap());
+        t[0].where_(&one, &zero).unwrap()
+    };
+    check_floats(d, "where", std::slice::from_ref(&grid), &f32_bits(&fx["where"]), where_, &mut errors);
+    let clamps =
+        [("clamp_1_2", Some(1.0), Some(2.0)), ("clamp_2_1", Some(2.0), Some(1.0)), ("clamp_min_0", Some(0.0), None)];
+    for (key, lo, hi) in clamps {
+        check_floats(
+            d,
+            key,
+            std::slice::from_ref(&grid),
+            &f32_bits(&fx[key]),
+            |t| t[0].clamp(lo, hi).unwrap(),
+            &mut errors,
+        );
+    }
+    report(errors);
+}
