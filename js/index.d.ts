@@ -199,6 +199,12 @@ export declare class Tensor<D extends DType = DType> {
   expand(shape: Shape): Tensor<D>;
   broadcastTo(shape: Shape): Tensor<D>;
   contiguous(): Tensor<D>;
+  /** True where NaN. */
+  isnan(): Tensor<'bool'>;
+  /** True where +Infinity or -Infinity. */
+  isinf(): Tensor<'bool'>;
+  /** True where neither NaN nor infinite. */
+  isfinite(): Tensor<'bool'>;
   /** Another handle to the same data (free; dispose each handle separately). */
   clone(): Tensor<D>;
   toDtype<T extends DType>(dtype: T): Tensor<T>;

@@ -202,6 +202,12 @@ export class Tensor {
   expand(shape) { return new Tensor(this.#live('expand').expand(Float64Array.from(check.sizes('expand', shape)))); }
   broadcastTo(shape) { return this.expand(shape); }
   contiguous() { return new Tensor(this.#live('contiguous').contiguous()); }
+  /** True (bool) where the value is NaN. */
+  isnan() { return new Tensor(this.#live('isnan').isnan()); }
+  /** True (bool) where the value is +Infinity or -Infinity. */
+  isinf() { return new Tensor(this.#live('isinf').isinf()); }
+  /** True (bool) where the value is neither NaN nor infinite. */
+  isfinite() { return new Tensor(this.#live('isfinite').isfinite()); }
   /** Another handle to the same data (free; dispose each handle separately). */
   clone() { return new Tensor(this.#live('clone').cloneHandle()); }
   toDtype(dtype) { return new Tensor(this.#live('toDtype').toDtype(check.dtype('toDtype', dtype))); }

@@ -14,6 +14,8 @@ use webtensor::{BinaryOp, DType, Device, Tensor, UnaryOp};
 
 device_tests!(unary_ops_match_pytorch, binary_ops_match_pytorch, casts_where_and_clamp_match);
 
+// (`isnan`, `isinf`, `isfinite` are checked with the casts: bool answers, bit for bit.)
+
 fn f32_bits(v: &Value) -> Vec<f32> {
     v.as_array().expect("array").iter().map(|x| f32::from_bits(x.as_u64().expect("bits") as u32)).collect()
 }
@@ -189,6 +191,21 @@ fn casts_where_and_clamp_match(d: Device) {
     for ((v, g), w) in grid.iter().zip(&to_bool).zip(ints(&fx["to_bool"])) {
         if *g != (w != 0) {
             errors.push(format!("{d}: bool({v:e}) = {g}, PyTorch gives {}", w != 0));
+        }
+    }
+    let xi = Tensor::from_slice(&[0i32, -5, i32::MAX], &[3], d).unwrap();
+    for (name, f) in
+        [("isnan", Tensor::isnan as fn(&Tensor) -> _), ("isinf", Tensor::isinf), ("isfinite", Tensor::isfinite)]
+    {
+        let got = f(&x).unwrap().to_vec_blocking::<bool>().unwrap();
+        for ((v, g), w) in grid.iter().zip(&got).zip(ints(&fx[name])) {
+            if *g != (w != 0) {
+                errors.push(format!("{d}: {name}({v:e}) = {g}, PyTorch gives {}", w != 0));
+            }
+        }
+        let ints_got = f(&xi).unwrap().to_vec_blocking::<bool>().unwrap();
+        if ints_got != [name == "isfinite"; 3] {
+            errors.push(format!("{d}: {name} of integers = {ints_got:?}"));
         }
     }
     // Truncation toward zero, saturation at the bounds, NaN to 0: Rust's `as`, the README's rule.

@@ -121,6 +121,13 @@ async function castCase(wt, device) {
   (await bools.data()).forEach((g, i) => {
     if ((g !== 0) !== (fixtures.to_bool[i] !== 0)) errors.push(`${device}: bool(${grid[i]}) = ${g !== 0}, PyTorch gives ${fixtures.to_bool[i] !== 0}`);
   });
+  for (const op of ['isnan', 'isinf', 'isfinite']) {
+    const y = x[op]();
+    (await y.data()).forEach((g, i) => {
+      if ((g !== 0) !== (fixtures[op][i] !== 0)) errors.push(`${device}: ${op}(${grid[i]}) = ${g !== 0}, PyTorch gives ${fixtures[op][i] !== 0}`);
+    });
+    y.dispose();
+  }
   // Truncate toward zero, saturate at the bounds, NaN to 0 (the README's rule; PyTorch leaves it undefined).
   const sat = (v, lo, hi) => (Number.isNaN(v) ? 0 : Math.min(hi, Math.max(lo, Math.trunc(v))));
   for (const [dtype, lo, hi] of [['int32', -(2 ** 31), 2 ** 31 - 1], ['uint32', 0, 2 ** 32 - 1]]) {

@@ -159,6 +159,7 @@ impl BinaryOp {
             Add => "a + b",
             Sub => "a - b",
             Mul => "a * b",
+            Div if float => "fdiv(a, b)",
             Div => "a / b",
             Pow => "fpow(a, b)",
             Maximum => "max(a, b)",
@@ -218,6 +219,16 @@ pub(crate) const WGSL_IS_NAN: &str =
 fn fkey(x: f32) -> i32 {
     let i = bitcast<i32>(x);
     return select(select(i, i ^ 0x7fffffff, i < 0), 0, (i & 0x7fffffff) == 0);
+}
+";
+
+/// `a / b` that holds for divisors beyond 2^126: drivers may divide by multiplying with `1 / b`,
+/// which is subnormal there and flushed to zero (NVIDIA's Vulkan driver gives 3e38 / 3e38 = 0
+/// and inf / 3e38 = NaN). Scaling such a divisor by 1/4 first, and the quotient after, keeps
+/// both in range; the scale is chosen at run time, so a compiler cannot fold it away.
+pub(crate) const WGSL_FDIV: &str = "fn fdiv(a: f32, b: f32) -> f32 {
+    let s = select(1.0, 0.25, abs(b) > 8.5e37);
+    return (a / (b * s)) * s;
 }
 ";
 

@@ -2,7 +2,7 @@
 //! its WGSL and CUDA expressions, so the CPU backend is the reference for every GPU kernel.
 
 use crate::dtype::DType;
-use crate::op::binary::WGSL_IS_NAN;
+use crate::op::binary::{WGSL_FDIV, WGSL_IS_NAN};
 
 /// A unary elementwise op.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -93,6 +93,7 @@ impl UnaryOp {
             Gelu | Erf => WGSL_ERF,
             Tanh => WGSL_TANH,
             Sin | Cos => WGSL_SINCOS,
+            Silu => WGSL_FDIV,
             _ => "",
         };
         format!("{WGSL_IS_NAN}{WGSL_SPECIAL}{extra}")
@@ -219,7 +220,8 @@ impl UnaryOp {
             Relu => "select(max(v, 0.0), v, is_nan(v))",
             Gelu => "0.5 * v * (1.0 + erf_approx(v * 0.70710678118654752))",
             Erf => "erf_approx(v)",
-            Silu => "v / (1.0 + exp(-v))",
+            // fdiv: 1 + exp(88) is past 2^126, where drivers' division flushes (WGSL_FDIV).
+            Silu => "fdiv(v, 1.0 + exp(-v))",
             Floor => "floor(v)",
             Ceil => "ceil(v)",
             Round => "round(v)",

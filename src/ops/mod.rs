@@ -5,6 +5,7 @@
 
 pub mod binary;
 pub mod cast;
+pub mod classify;
 pub(crate) mod grad;
 pub mod index;
 pub mod matmul;

@@ -5,7 +5,7 @@
 pub(crate) mod params;
 
 use crate::dtype::DType;
-use crate::op::binary::{BinaryOp, WGSL_IS_NAN, WGSL_POW};
+use crate::op::binary::{BinaryOp, WGSL_FDIV, WGSL_IS_NAN, WGSL_POW};
 use crate::op::optim::OptimKind;
 use crate::op::reduce::ReduceOp;
 use crate::op::unary::UnaryOp;
@@ -191,6 +191,7 @@ impl KernelKey {
                 };
                 let helpers = match op {
                     BinaryOp::Pow => format!("{WGSL_IS_NAN}{WGSL_POW}"),
+                    BinaryOp::Div if dtype.is_float() => WGSL_FDIV.to_string(),
                     BinaryOp::Maximum | BinaryOp::Minimum if dtype.is_float() => WGSL_IS_NAN.to_string(),
                     _ if op.is_comparison() && dtype.is_float() => WGSL_IS_NAN.to_string(),
                     _ => String::new(),

@@ -16,8 +16,11 @@ use crate::{BinaryOp, DType, Device, Error, ReduceOp, Tensor, UnaryOp};
 /// class spells them in camelCase; `where_` is `where`). With the families' `ALL` tables this is
 /// the op table `opTable()` exports, which the JS suite checks `js/core.js` and `js/index.d.ts`
 /// against: an op added here without a JS method and a type fails that test.
-pub(crate) const OTHER_METHODS: [&str; 30] = [
+pub(crate) const OTHER_METHODS: [&str; 33] = [
     "where_",
+    "isnan",
+    "isinf",
+    "isfinite",
     "clamp",
     "argmax",
     "argmin",
@@ -297,6 +300,21 @@ impl RawTensor {
     /// Broadcast to `shape` (`-1` keeps a dim).
     pub fn expand(&self, shape: Vec<f64>) -> R {
         wrap(self.t.expand(&args::dims("expand", &shape)?))
+    }
+
+    /// True where NaN (bool).
+    pub fn isnan(&self) -> R {
+        wrap(self.t.isnan())
+    }
+
+    /// True where +inf or -inf (bool).
+    pub fn isinf(&self) -> R {
+        wrap(self.t.isinf())
+    }
+
+    /// True where neither NaN nor infinite (bool).
+    pub fn isfinite(&self) -> R {
+        wrap(self.t.isfinite())
     }
 
     /// A contiguous copy when needed.
