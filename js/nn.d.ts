@@ -4,9 +4,8 @@ import type { DeviceLike, Tensor } from './index.js';
 /** Keys to Tensors, as `stateDict()` returns and `loadStateDict` accepts. */
 export type StateDict = Record<string, Tensor> | Map<string, Tensor>;
 
-/** PyTorch's nn.Module: subclass it, register parameters, buffers and submodules, define forward. */
 /**
- * PyTorch's nn.Module. Registered names become properties. A subclass that declares a field of a
+ * PyTorch's nn.Module: subclass it, register parameters, buffers and submodules, define forward. Registered names become properties. A subclass that declares a field of a
  * name its base class registered hides that property (class fields are defined after `super()`):
  * write `declare weight: Tensor`, not `weight!: Tensor`; `getParameter` always reads the registry.
  */

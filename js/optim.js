@@ -63,8 +63,13 @@ export class Optimizer {
       next = raw.step(current);
     } catch (e) {
       // A step refused up front changed nothing; one that failed partway (a device error) has
-      // updated some parameters: either way the Tensors take what the optimizer holds.
-      this.#take(raw.values());
+      // updated some parameters: either way the Tensors take what the optimizer holds. A
+      // failure while doing so must not hide the step's own error.
+      try {
+        this.#take(raw.values());
+      } catch {
+        // The parameters keep their values; `e` says what went wrong.
+      }
       throw e;
     }
     this.#take(next);

@@ -23,7 +23,7 @@ POSITIVE = [
 ]
 GRID = torch.tensor(POSITIVE + [-x for x in POSITIVE] + [float("nan")], dtype=torch.float32)
 # Pairs for binary ops: every combination of a smaller grid.
-SMALL = torch.tensor([0.0, -0.0, 1e-40, 1.0, -1.0, 2.5, -3.0, 3e38, float("inf"), float("-inf"), float("nan")])
+SMALL = torch.tensor([0.0, -0.0, 1e-40, 0.5, 1.0, -1.0, 2.5, 3.0, -3.0, 3e38, float("inf"), float("-inf"), float("nan")])
 INTS = torch.tensor([0, 1, -1, 7, -7, 46341, -46341, 2**31 - 1, -(2**31)], dtype=torch.int32)
 
 UNARY = {

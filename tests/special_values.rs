@@ -26,7 +26,8 @@ fn ints(v: &Value) -> Vec<i64> {
 
 /// The largest error allowed for `op` at input `x` when PyTorch gives `want`: relative
 /// (`rel * |want|`) plus absolute (`abs`). Exact ops (neg, abs, floor, relu, ...) and
-/// comparisons get 0; `sqrt`, `rsqrt`, `reciprocal`, `div`, `pow` 1e-6 relative (~8 ulp);
+/// comparisons get 0; `sqrt`, `rsqrt`, `reciprocal`, `div` 1e-6 relative (~8 ulp), `pow`
+/// 1e-6 (1 + |log2 want| / 8) relative (it is exp2(b log2 a));
 /// `tanh`, `sigmoid`, `silu` 2e-6 relative; `erf`, `gelu` 5e-7 relative + 2e-7 absolute (the
 /// shared erf formula); `log` 1e-6 relative + 1e-6 absolute; `exp` 2e-7 (1 + |x|) relative (an
 /// input's own rounding is magnified by |x|); `sin`/`cos` 2e-6 absolute up to |x| = 8192
@@ -41,7 +42,9 @@ fn bound(op: &str, x: f32, want: f32) -> Option<f32> {
         "log" => (1e-6, 1e-6),
         "erf" | "gelu" => (5e-7, 2e-7),
         "tanh" | "sigmoid" | "silu" => (2e-6, 0.0),
-        "sqrt" | "rsqrt" | "reciprocal" | "div" | "pow" => (1e-6, 0.0),
+        "sqrt" | "rsqrt" | "reciprocal" | "div" => (1e-6, 0.0),
+        // exp2(b log2 a): the error of the exponent grows with its size, |log2 want|.
+        "pow" => (1e-6 * (1.0 + want.abs().log2().abs().min(150.0) / 8.0), 0.0),
         _ => (0.0, 0.0),
     };
     Some(rel * want.abs() + abs)

@@ -17,7 +17,8 @@ function bound(op, x, want) {
     case 'log': return 1e-6 * a + 1e-6;
     case 'erf': case 'gelu': return 5e-7 * a + 2e-7;
     case 'tanh': case 'sigmoid': case 'silu': return 2e-6 * a;
-    case 'sqrt': case 'rsqrt': case 'reciprocal': case 'div': case 'pow': return 1e-6 * a;
+    case 'sqrt': case 'rsqrt': case 'reciprocal': case 'div': return 1e-6 * a;
+    case 'pow': return 1e-6 * (1 + Math.min(Math.abs(Math.log2(a)), 150) / 8) * a;
     default: return 0;
   }
 }

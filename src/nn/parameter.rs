@@ -12,7 +12,7 @@ use crate::tensor::Tensor;
 
 /// A learnable tensor: a floating-point leaf that requires grad, unless frozen with
 /// [`Parameter::requires_grad_`] (as PyTorch's `p.requires_grad_(False)`: a frozen parameter gets
-/// no gradient, so optimizers skip it). Clones share the slot.
+/// no new gradient, and optimizers skip parameters without one). Clones share the slot.
 #[derive(Clone)]
 pub struct Parameter(Arc<Mutex<Tensor>>);
 

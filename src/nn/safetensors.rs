@@ -52,7 +52,8 @@ fn le_bytes<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Resul
 async fn host_bytes(t: &Tensor) -> Result<Bytes> {
     // The readback and the byte copy both live at once: see that the host has room for them
     // before either is made.
-    drop(host_vec::<u8>(usize::try_from(t.nbytes()).unwrap_or(usize::MAX).saturating_mul(2))?);
+    let n = usize::try_from(t.nbytes()).unwrap_or(usize::MAX);
+    drop((host_vec::<u8>(n)?, host_vec::<u8>(n)?));
     let (dtype, data) = match t.dtype() {
         DType::F32 => (Dtype::F32, le_bytes(&t.to_vec::<f32>().await?, f32::to_le_bytes)?),
         DType::F16 => (Dtype::F16, le_bytes(&t.to_vec::<half::f16>().await?, half::f16::to_le_bytes)?),

@@ -240,6 +240,7 @@ pub(crate) const WGSL_FDIV: &str = "fn fdiv(a: f32, b: f32) -> f32 {
 pub(crate) const WGSL_POW: &str = "fn fpow(a: f32, b: f32) -> f32 {
     if (b == 0.0 || a == 1.0) { return 1.0; }
     if (is_nan(a) || is_nan(b)) { return a + b; }
+    if (b == 1.0) { return a; }
     let inf = bitcast<f32>(0x7f800000u | (bitcast<u32>(b) & 0u));
     let ab = abs(a);
     let b_inf = (bitcast<u32>(b) & 0x7fffffffu) == 0x7f800000u;
@@ -250,15 +251,18 @@ pub(crate) const WGSL_POW: &str = "fn fpow(a: f32, b: f32) -> f32 {
     let b_int = fract(b) == 0.0;
     let b_odd = b_int && fract(b * 0.5) != 0.0;
     let negative = (bitcast<u32>(a) & 0x80000000u) != 0u;
-    if (a == 0.0 || (bitcast<u32>(a) & 0x7fffffffu) == 0x7f800000u) {
-        let m = select(0.0, inf, (a == 0.0) != (b > 0.0));
+    // Drivers' log2 takes a subnormal's exponent as the smallest normal one, so a subnormal base
+    // is scaled into range; a driver that flushes subnormals makes it zero, and then it is one.
+    let sub = bitcast<u32>(ab) < 0x00800000u;
+    let scaled = ab * 8388608.0;
+    let a_zero = (bitcast<u32>(a) & 0x7fffffffu) == 0u || (sub && (bitcast<u32>(scaled) & 0x7fffffffu) == 0u);
+    if (a_zero || (bitcast<u32>(a) & 0x7fffffffu) == 0x7f800000u) {
+        let m = select(0.0, inf, a_zero != (b > 0.0));
         return select(m, -m, negative && b_odd);
     }
     if (negative && !b_int) { return (a - a) / (a - a); }
-    // WGSL's pow is exp2(b * log2(a)); drivers' log2 takes a subnormal's exponent as the
-    // smallest normal one, so scale a subnormal base into range first.
-    let sub = bitcast<u32>(ab) < 0x00800000u;
-    let m = select(pow(ab, b), exp2(b * (log2(ab * 8388608.0) - 23.0)), sub);
+    // WGSL's pow is exp2(b * log2(a)).
+    let m = select(pow(ab, b), exp2(b * (log2(scaled) - 23.0)), sub);
     return select(m, -m, negative && b_odd);
 }
 ";

@@ -155,16 +155,14 @@ impl UnaryOp {
             Floor => x.floor(),
             Ceil => x.ceil(),
             Round => x.round_ties_even(),
-            // PyTorch's sign: 0 for NaN, a zero keeps its sign.
+            // PyTorch's sign: +0 for NaN and for both zeros.
             Sign => {
                 if x > 0.0 {
                     1.0
                 } else if x < 0.0 {
                     -1.0
-                } else if x.is_nan() {
-                    0.0
                 } else {
-                    x
+                    0.0
                 }
             }
         }
@@ -225,7 +223,8 @@ impl UnaryOp {
             Floor => "floor(v)",
             Ceil => "ceil(v)",
             Round => "round(v)",
-            Sign => "select(sign(v), 0.0, is_nan(v))",
+            // +0 for NaN and both zeros (PyTorch's), decided on the bits.
+            Sign => "select(select(select(0.0, -1.0, fkey(v) < 0), 1.0, fkey(v) > 0), 0.0, is_nan(v))",
         }
     }
 
@@ -270,7 +269,7 @@ impl UnaryOp {
             Ceil => "ceilf(v)",
             // rintf rounds half to even (roundf would round half away from zero).
             Round => "rintf(v)",
-            Sign => "(v > 0.0f ? 1.0f : (v < 0.0f ? -1.0f : (is_nan(v) ? 0.0f : v)))",
+            Sign => "(v > 0.0f ? 1.0f : (v < 0.0f ? -1.0f : 0.0f))",
         }
     }
 
@@ -341,7 +340,6 @@ pub(crate) const WGSL_ERF: &str = "fn erf_approx(x: f32) -> f32 {
 /// time (`& 0u` keeps them out of constant evaluation). Needs `is_nan`.
 pub(crate) const WGSL_SPECIAL: &str = "fn is_zero(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0u; }
 fn neg_nonzero(x: f32) -> bool { return bitcast<u32>(x) > 0x80000000u && !is_nan(x); }
-fn is_pinf(x: f32) -> bool { return bitcast<u32>(x) == 0x7f800000u; }
 fn nan_like(x: f32) -> f32 { return bitcast<f32>(0x7fc00000u | (bitcast<u32>(x) & 0u)); }
 fn inf_like(x: f32) -> f32 { return bitcast<f32>(0x7f800000u | (bitcast<u32>(x) & 0u)); }
 fn log_acc(x: f32) -> f32 {

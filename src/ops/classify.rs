@@ -21,6 +21,8 @@ impl Tensor {
         if !self.dtype().is_float() {
             return self.zeros_like()?.to_dtype(DType::Bool);
         }
+        // Bool outputs: nothing to record.
+        let _g = crate::tensor::node::pause();
         self.abs()?.eq_scalar(f64::INFINITY)
     }
 
@@ -30,6 +32,7 @@ impl Tensor {
             return self.ones_like()?.to_dtype(DType::Bool);
         }
         // NaN compares false with everything, infinities are not below inf.
+        let _g = crate::tensor::node::pause();
         self.abs()?.lt_scalar(f64::INFINITY)
     }
 }

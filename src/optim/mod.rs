@@ -4,7 +4,8 @@
 //! (gradients stay until `zero_grad`, as in PyTorch). State (momentum, moments) is created at
 //! the first step on each parameter's device; if a parameter has since moved to another device
 //! the step fails with a clear error rather than mixing devices, as PyTorch's does. Every
-//! parameter is checked before any is updated, so a step that fails changes nothing.
+//! parameter is checked before any is updated, so a step refused by these checks changes nothing
+//! (an out-of-memory error partway through would still leave the earlier ones updated).
 
 mod adam;
 mod fused;

@@ -283,8 +283,8 @@ pub fn loss(
     })
 }
 
-/// A parameter on `device` as `model.to` moves it: a leaf that requires grad, with its
-/// gradient moved along (the same tensor when it is already there).
+/// A parameter on `device` as `model.to` moves it: a leaf with the same `requires_grad`, with
+/// its gradient moved along (the same tensor when it is already there).
 #[wasm_bindgen(js_name = nnMoveParameter)]
 pub fn move_parameter(param: &RawTensor, device: JsValue) -> Promise {
     let t = param.t.clone();
