@@ -130,6 +130,27 @@ export const silu = unary('silu', 'silu');
 export const tanh = unary('tanh', 'tanh');
 /** Logistic sigmoid. */
 export const sigmoid = unary('sigmoid', 'sigmoid');
+/** `x * tanh(softplus(x))`. */
+export const mish = unary('mish', 'mish');
+/** `x * relu6(x + 3) / 6`. */
+export const hardswish = unary('hardswish', 'hardswish');
+/** `relu6(x + 3) / 6`. */
+export const hardsigmoid = unary('hardsigmoid', 'hardsigmoid');
+/** `log(1 + e^(beta x)) / beta`, `x` past the threshold (PyTorch's `F.softplus`; beta 1, threshold 20). */
+export function softplus(input, opts) {
+  rawOf('softplus', 'input', input);
+  return input.softplus(opts);
+}
+/** `x` where positive, `negativeSlope * x` elsewhere (PyTorch's `F.leaky_relu`; default 0.01). */
+export function leakyRelu(input, negativeSlope = 0.01) {
+  rawOf('leakyRelu', 'input', input);
+  return input.leakyRelu(negativeSlope);
+}
+/** `x` where positive, `alpha * (e^x - 1)` elsewhere (PyTorch's `F.elu`; default 1). */
+export function elu(input, alpha = 1) {
+  rawOf('elu', 'input', input);
+  return input.elu(alpha);
+}
 /** Softmax over `dim` (default -1). */
 export function softmax(input, dim = -1) {
   rawOf('softmax', 'input', input);

@@ -46,6 +46,12 @@ export type Summed<D extends DType> = D extends 'bool' ? 'int32' : D;
 export type NestedArray<T> = T | NestedArray<T>[];
 export type ValueOf<D extends DType> = D extends 'bool' ? boolean : number;
 
+/** PyTorch's softplus parameters. */
+export interface SoftplusOptions {
+  beta?: number | undefined;
+  threshold?: number | undefined;
+}
+
 export interface CreateOptions<D extends DType = DType> {
   device?: DeviceLike | undefined;
   dtype?: D | undefined;
@@ -165,6 +171,69 @@ export declare class Tensor<D extends DType = DType> {
   round(): Tensor<Keep<D>>;
   sign(): Tensor<Keep<D>>;
   erf(): Tensor<Floating<D>>;
+  /** `log(1 + x)`, accurate for tiny `x`. */
+  log1p(): Tensor<Floating<D>>;
+  /** `e^x - 1`, accurate for tiny `x`. */
+  expm1(): Tensor<Floating<D>>;
+  tan(): Tensor<Floating<D>>;
+  asin(): Tensor<Floating<D>>;
+  acos(): Tensor<Floating<D>>;
+  atan(): Tensor<Floating<D>>;
+  sinh(): Tensor<Floating<D>>;
+  cosh(): Tensor<Floating<D>>;
+  asinh(): Tensor<Floating<D>>;
+  acosh(): Tensor<Floating<D>>;
+  atanh(): Tensor<Floating<D>>;
+  /** `x * tanh(softplus(x))`. */
+  mish(): Tensor<Floating<D>>;
+  /** `x * relu6(x + 3) / 6`. */
+  hardswish(): Tensor<Floating<D>>;
+  /** `relu6(x + 3) / 6`. */
+  hardsigmoid(): Tensor<Floating<D>>;
+  /** `log(1 + e^(beta x)) / beta`, and `x` where `beta x > threshold` (PyTorch's defaults: beta 1, threshold 20). */
+  softplus(options?: SoftplusOptions): Tensor<Floating<D>>;
+  /** `softplus({ beta, threshold })`. */
+  softplusWith(beta: number, threshold: number): Tensor<Floating<D>>;
+  /** `x` where positive, `negativeSlope * x` elsewhere (default 0.01). */
+  leakyRelu(negativeSlope?: number): Tensor<Floating<D>>;
+  /** `x` where positive, `alpha * (e^x - 1)` elsewhere (default 1). */
+  elu(alpha?: number): Tensor<Floating<D>>;
+  /** `this + weight * (end - this)`, broadcast over all three (PyTorch's `lerp`). */
+  lerp(end: Tensor, weight: Tensor | number): Tensor<D>;
+
+  /** The angle of the point `(other, this)`, as `Math.atan2(this, other)`. */
+  atan2<O extends DType>(other: Tensor<O>): Tensor<Floating<Promote<D, O>>>;
+  atan2(other: number | boolean): Tensor<Floating<D>>;
+  /** Python's `%`: the result has the divisor's sign (integer division by zero gives 0). */
+  remainder<O extends DType>(other: Tensor<O>): Tensor<Arith<Promote<D, O>>>;
+  remainder(other: number | boolean): Tensor<WithScalar<D>>;
+  /** C's `fmod`: the result has the dividend's sign (integer division by zero gives 0). */
+  fmod<O extends DType>(other: Tensor<O>): Tensor<Arith<Promote<D, O>>>;
+  fmod(other: number | boolean): Tensor<WithScalar<D>>;
+  /** `floor(this / other)` in the operands' dtype (integer division by zero gives 0). */
+  floorDivide<O extends DType>(other: Tensor<O>): Tensor<Arith<Promote<D, O>>>;
+  floorDivide(other: number | boolean): Tensor<WithScalar<D>>;
+  /** `&` of integer or bool tensors (floats are an error). */
+  bitwiseAnd<O extends DType>(other: Tensor<O>): Tensor<Promote<D, O>>;
+  bitwiseAnd(other: number | boolean): Tensor<WithScalar<D>>;
+  bitwiseOr<O extends DType>(other: Tensor<O>): Tensor<Promote<D, O>>;
+  bitwiseOr(other: number | boolean): Tensor<WithScalar<D>>;
+  bitwiseXor<O extends DType>(other: Tensor<O>): Tensor<Promote<D, O>>;
+  bitwiseXor(other: number | boolean): Tensor<WithScalar<D>>;
+  /** `<<` of integers (shifts outside [0, 32) give 0). */
+  bitwiseLeftShift<O extends DType>(other: Tensor<O>): Tensor<Arith<Promote<D, O>>>;
+  bitwiseLeftShift(other: number | boolean): Tensor<WithScalar<D>>;
+  /** `>>` of integers, arithmetic for int32 (shifts outside [0, 32) shift by 31). */
+  bitwiseRightShift<O extends DType>(other: Tensor<O>): Tensor<Arith<Promote<D, O>>>;
+  bitwiseRightShift(other: number | boolean): Tensor<WithScalar<D>>;
+  /** `~`: every bit flipped for integers, not for bool. */
+  bitwiseNot(): Tensor<D>;
+  /** Nonzero and nonzero (bool). */
+  logicalAnd(other: Tensor | number | boolean): Tensor<'bool'>;
+  logicalOr(other: Tensor | number | boolean): Tensor<'bool'>;
+  logicalXor(other: Tensor | number | boolean): Tensor<'bool'>;
+  /** True where zero. */
+  logicalNot(): Tensor<'bool'>;
 
   /** `this ? a : b`, elementwise with broadcasting (this is the condition). */
   where<A extends DType, B extends DType>(a: Tensor<A>, b: Tensor<B>): Tensor<Promote<A, B>>;

@@ -1,5 +1,5 @@
 // Types of wt.nn (js/nn.js): modules, layers, loss modules and wt.nn.functional.
-import type { DeviceLike, Tensor } from './index.js';
+import type { DeviceLike, SoftplusOptions, Tensor } from './index.js';
 
 /** Keys to Tensors, as `stateDict()` returns and `loadStateDict` accepts. */
 export type StateDict = Record<string, Tensor> | Map<string, Tensor>;
@@ -190,6 +190,12 @@ export declare namespace functional {
   function silu(input: Tensor): Tensor;
   function tanh(input: Tensor): Tensor;
   function sigmoid(input: Tensor): Tensor;
+  function mish(input: Tensor): Tensor;
+  function hardswish(input: Tensor): Tensor;
+  function hardsigmoid(input: Tensor): Tensor;
+  function softplus(input: Tensor, options?: SoftplusOptions): Tensor;
+  function leakyRelu(input: Tensor, negativeSlope?: number): Tensor;
+  function elu(input: Tensor, alpha?: number): Tensor;
   function softmax(input: Tensor, dim?: number): Tensor;
   function logSoftmax(input: Tensor, dim?: number): Tensor;
 }

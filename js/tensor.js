@@ -119,6 +119,63 @@ export class Tensor {
   round() { return this.#unary('round'); }
   sign() { return this.#unary('sign'); }
   erf() { return this.#unary('erf'); }
+  log1p() { return this.#unary('log1p'); }
+  expm1() { return this.#unary('expm1'); }
+  tan() { return this.#unary('tan'); }
+  asin() { return this.#unary('asin'); }
+  acos() { return this.#unary('acos'); }
+  atan() { return this.#unary('atan'); }
+  sinh() { return this.#unary('sinh'); }
+  cosh() { return this.#unary('cosh'); }
+  asinh() { return this.#unary('asinh'); }
+  acosh() { return this.#unary('acosh'); }
+  atanh() { return this.#unary('atanh'); }
+  mish() { return this.#unary('mish'); }
+  hardswish() { return this.#unary('hardswish'); }
+  hardsigmoid() { return this.#unary('hardsigmoid'); }
+  /** `log(1 + e^(beta x)) / beta`, and `x` where `beta x > threshold` (PyTorch's defaults: 1 and 20). */
+  softplus(opts) {
+    const o = check.options('softplus', opts, ['beta', 'threshold']);
+    const beta = o.beta === undefined ? 1 : check.number('softplus', 'beta', o.beta);
+    const threshold = o.threshold === undefined ? 20 : check.number('softplus', 'threshold', o.threshold);
+    if (beta === 1 && threshold === 20) return this.#unary('softplus');
+    return new Tensor(this.#live('softplus').softplusWith(beta, threshold));
+  }
+  softplusWith(beta, threshold) { return this.softplus({ beta, threshold }); }
+  /** `x` where positive, `negativeSlope * x` elsewhere (default 0.01, as PyTorch). */
+  leakyRelu(negativeSlope = 0.01) {
+    return new Tensor(this.#live('leakyRelu').leakyRelu(check.number('leakyRelu', 'negativeSlope', negativeSlope)));
+  }
+  /** `x` where positive, `alpha * (e^x - 1)` elsewhere (default 1, as PyTorch). */
+  elu(alpha = 1) { return new Tensor(this.#live('elu').elu(check.number('elu', 'alpha', alpha))); }
+  /** `this + weight * (end - this)`; `weight` a number or a tensor, broadcast with both. */
+  lerp(end, weight) {
+    const raw = this.#live('lerp');
+    const e = rawOf('lerp', 'end', end);
+    if (typeof weight === 'number') return new Tensor(raw.lerpScalar(e, check.number('lerp', 'weight', weight)));
+    return new Tensor(raw.lerp(e, rawOf('lerp', 'weight', weight)));
+  }
+
+  atan2(o) { return this.#binary('atan2', o); }
+  remainder(o) { return this.#binary('remainder', o); }
+  fmod(o) { return this.#binary('fmod', o); }
+  floorDivide(o) { return this.#binary('floor_divide', o); }
+  bitwiseAnd(o) { return this.#binary('bitwise_and', o); }
+  bitwiseOr(o) { return this.#binary('bitwise_or', o); }
+  bitwiseXor(o) { return this.#binary('bitwise_xor', o); }
+  bitwiseLeftShift(o) { return this.#binary('bitwise_left_shift', o); }
+  bitwiseRightShift(o) { return this.#binary('bitwise_right_shift', o); }
+  bitwiseNot() { return new Tensor(this.#live('bitwiseNot').bitwiseNot()); }
+  #logical(op, name, other) {
+    const raw = this.#live(name);
+    const o = operand(name, other);
+    if (typeof o === 'number') return new Tensor(raw.logicalScalar(op, o));
+    return new Tensor(raw.logical(op, rawOf(name, 'other', o)));
+  }
+  logicalAnd(o) { return this.#logical('and', 'logicalAnd', o); }
+  logicalOr(o) { return this.#logical('or', 'logicalOr', o); }
+  logicalXor(o) { return this.#logical('xor', 'logicalXor', o); }
+  logicalNot() { return new Tensor(this.#live('logicalNot').logicalNot()); }
 
   /** `this ? a : b`, elementwise with broadcasting (this is the condition). */
   where(a, b) {

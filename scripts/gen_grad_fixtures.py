@@ -52,10 +52,13 @@ def view(t, v):
 
 # op name -> (function of inputs and args). Names and args match the Rust/JS interpreters.
 OPS = {
-    "unary": lambda x, a: getattr(torch.nn.functional if a["fn"] in ("gelu", "silu") else torch, a["fn"])(x[0]),
+    "unary": lambda x, a: getattr(
+        torch.nn.functional if a["fn"] in ("gelu", "silu", "softplus", "mish", "hardswish", "hardsigmoid") else torch,
+        a["fn"])(x[0]),
     "binary": lambda x, a: {
         "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "pow": torch.pow,
-        "maximum": torch.maximum, "minimum": torch.minimum,
+        "maximum": torch.maximum, "minimum": torch.minimum, "atan2": torch.atan2,
+        "remainder": torch.remainder, "fmod": torch.fmod,
     }[a["fn"]](x[0], x[1]),
     "scalar": lambda x, a: {
         "add": lambda t, s: t + s, "sub": lambda t, s: t - s, "mul": lambda t, s: t * s,
@@ -63,6 +66,11 @@ OPS = {
         "maximum": lambda t, s: torch.clamp(t, min=s), "minimum": lambda t, s: torch.clamp(t, max=s),
     }[a["fn"]](x[0], a["s"]),
     "where": lambda x, a: torch.where(x[0] > 0, x[1], x[2]),
+    "leaky_relu": lambda x, a: torch.nn.functional.leaky_relu(x[0], a["slope"]),
+    "elu": lambda x, a: torch.nn.functional.elu(x[0], a["alpha"]),
+    "softplus_with": lambda x, a: torch.nn.functional.softplus(x[0], a["beta"], a["threshold"]),
+    "lerp": lambda x, a: torch.lerp(x[0], x[1], x[2]),
+    "lerp_scalar": lambda x, a: torch.lerp(x[0], x[1], a["w"]),
     "clamp": lambda x, a: torch.clamp(x[0], min=a.get("min"), max=a.get("max")),
     "sum": lambda x, a: x[0].sum(dim=a["dims"], keepdim=a["keepdim"]),
     "sum_all": lambda x, a: x[0].sum(),
@@ -121,11 +129,32 @@ def cases():
     for fn in ["log", "sqrt", "rsqrt", "reciprocal"]:
         add(f"unary_{fn}", "unary", [inp(positive(3, 4))], fn=fn)
     add("unary_exp_of_transposed_view", "unary", [inp(randn(4, 3), v="t")], fn="exp")
+    for fn in ["expm1", "tan", "atan", "sinh", "cosh", "asinh", "softplus", "mish"]:
+        add(f"unary_{fn}", "unary", [inp(randn(3, 4))], fn=fn)
+    for fn in ["hardswish", "hardsigmoid"]:
+        # Away from the kinks at -3 and 3.
+        x = randn(3, 4) * 3
+        add(f"unary_{fn}", "unary", [inp(torch.where((x.abs() - 3).abs() < 0.2, x * 0.5, x))], fn=fn)
+    for fn in ["asin", "acos", "atanh"]:
+        add(f"unary_{fn}", "unary", [inp(torch.rand(3, 4, generator=gen) * 1.8 - 0.9)], fn=fn)
+    add("unary_log1p", "unary", [inp(torch.rand(3, 4, generator=gen) * 3 - 0.9)], fn="log1p")
+    add("unary_acosh", "unary", [inp(positive(3, 4) + 1.0)], fn="acosh")
+    add("unary_tan_of_view", "unary", [inp(randn(4, 3), v="t")], fn="tan")
+    add("leaky_relu", "leaky_relu", [inp(away_from_zero(3, 4))], slope=0.1)
+    add("elu", "elu", [inp(away_from_zero(3, 4) * 3)], alpha=1.5)
+    add("softplus_beta", "softplus_with", [inp(randn(3, 4) * 4)], beta=2.0, threshold=3.0)
+    add("lerp_broadcast", "lerp", [inp(randn(3, 4)), inp(randn(4)), inp(torch.rand(3, 1, generator=gen))])
+    add("lerp_scalar_high", "lerp_scalar", [inp(randn(2, 3)), inp(randn(2, 3))], w=0.75)
     # Binary ops with broadcasting both ways, and views as operands.
     for fn in ["add", "sub", "mul", "div", "maximum", "minimum"]:
         b = away_from_zero if fn == "div" else randn
         add(f"binary_{fn}_broadcast", "binary", [inp(randn(2, 3, 1)), inp(b(3, 4))], fn=fn)
     add("binary_pow", "binary", [inp(positive(2, 3)), inp(randn(3))], fn="pow")
+    add("binary_atan2_broadcast", "binary", [inp(randn(2, 3, 1)), inp(randn(3, 4))], fn="atan2")
+    # Divisors away from zero, quotients away from integers (where the rules jump).
+    for fn in ["remainder", "fmod"]:
+        add(f"binary_{fn}", "binary", [inp(torch.tensor([[5.3, -5.3, 2.2], [-7.9, 0.4, 9.1]])),
+                                       inp(torch.tensor([1.5, -2.0, 0.75]))], fn=fn)
     add("binary_mul_rank0", "binary", [inp(randn(3, 4)), inp(randn())], fn="mul")
     add("binary_add_views", "binary", [inp(randn(4, 3), v="t"), inp(randn(3, 5), v="narrow")], fn="add")
     add("binary_mul_one_side_grad", "binary", [inp(randn(3, 4)), inp(randn(3, 4), grad=False)], fn="mul")

@@ -31,15 +31,55 @@ UNARY = {
     "rsqrt": torch.rsqrt, "reciprocal": torch.reciprocal, "square": torch.square, "sin": torch.sin,
     "cos": torch.cos, "tanh": torch.tanh, "sigmoid": torch.sigmoid, "relu": torch.relu,
     "gelu": F.gelu, "erf": torch.erf, "silu": F.silu, "floor": torch.floor, "ceil": torch.ceil,
-    "round": torch.round, "sign": torch.sign,
+    "round": torch.round, "sign": torch.sign, "log1p": torch.log1p, "expm1": torch.expm1,
+    "tan": torch.tan, "asin": torch.asin, "acos": torch.acos, "atan": torch.atan, "sinh": torch.sinh,
+    "cosh": torch.cosh, "asinh": torch.asinh, "acosh": torch.acosh, "atanh": torch.atanh,
+    "softplus": F.softplus, "mish": F.mish, "hardswish": F.hardswish, "hardsigmoid": F.hardsigmoid,
 }
 INT_UNARY = ["neg", "abs", "square", "relu", "sign"]
 BINARY = {
     "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "pow": torch.pow,
     "maximum": torch.maximum, "minimum": torch.minimum, "eq": torch.eq, "ne": torch.ne,
-    "lt": torch.lt, "le": torch.le, "gt": torch.gt, "ge": torch.ge,
+    "lt": torch.lt, "le": torch.le, "gt": torch.gt, "ge": torch.ge, "atan2": torch.atan2,
+    "floor_divide": torch.floor_divide,
 }
+FMOD_LIKE = {"remainder": torch.remainder, "fmod": torch.fmod}
 INT_BINARY = ["add", "sub", "mul", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge"]
+# Integer-only ops; shifts take the shift counts of SHIFTS.
+BITWISE = {
+    "bitwise_and": torch.bitwise_and, "bitwise_or": torch.bitwise_or, "bitwise_xor": torch.bitwise_xor,
+}
+SHIFTS = torch.tensor([0, 1, 5, 31, 32, 33, -1, 100], dtype=torch.int32)
+# Integer division: PyTorch raises on a zero divisor (webtensor gives 0, as NumPy) and overflows
+# on i32::MIN / -1 (webtensor wraps), so those pairs are computed here in int64 with those rules.
+INT_DIVISION = ["remainder", "fmod", "floor_divide"]
+
+
+def int_division(name, a, b):
+    out = []
+    for x, y in zip(a.tolist(), b.tolist()):
+        if y == 0:
+            out.append(0)
+            continue
+        q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)  # truncated quotient
+        r = x - q * y
+        if name == "fmod":
+            v = r
+        elif name == "remainder":
+            v = r + y if r != 0 and (r < 0) != (y < 0) else r
+        else:
+            v = q - 1 if r != 0 and (r < 0) != (y < 0) else q
+        out.append((v + 2**31) % 2**32 - 2**31)
+    return out
+
+
+def check_int_division_against_torch(a, b):
+    """The pairs torch does define must agree with int_division."""
+    ok = (b != 0) & ~((a == -(2**31)) & (b == -1))
+    for name in INT_DIVISION:
+        want = int_division(name, a[ok], b[ok])
+        got = bits(getattr(torch, name)(a[ok], b[ok]))
+        assert want == got, (name, want, got)
 
 
 def bits(t):
@@ -54,15 +94,33 @@ def main():
     b = SMALL.repeat(len(SMALL))
     ia = INTS.repeat_interleave(len(INTS))
     ib = INTS.repeat(len(INTS))
+    check_int_division_against_torch(ia, ib)
+    sa = INTS.repeat_interleave(len(SHIFTS))
+    sb = SHIFTS.repeat(len(INTS))
     out = {
         "grid": bits(GRID),
         "unary": {name: bits(f(GRID)) for name, f in UNARY.items()},
         "int_grid": bits(INTS),
         "int_unary": {name: bits(UNARY[name](INTS)) for name in INT_UNARY},
         "pairs": [bits(a), bits(b)],
-        "binary": {name: bits(f(a, b)) for name, f in BINARY.items()},
+        "binary": {
+            **{name: bits(f(a, b)) for name, f in BINARY.items()},
+            # PyTorch's vectorised f32 fmod goes through a / b, so it gives NaN where that
+            # quotient overflows (fmod(3e38, 0.5)); C's fmod, which webtensor computes, is exact:
+            # its answer is PyTorch's in float64, where the quotient fits, rounded to f32.
+            **{name: bits(f(a.double(), b.double()).float()) for name, f in FMOD_LIKE.items()},
+        },
         "int_pairs": [bits(ia), bits(ib)],
-        "int_binary": {name: bits(BINARY[name](ia, ib)) for name in INT_BINARY},
+        "int_binary": {
+            **{name: bits(BINARY[name](ia, ib)) for name in INT_BINARY},
+            **{name: bits(f(ia, ib)) for name, f in BITWISE.items()},
+            **{name: int_division(name, ia, ib) for name in INT_DIVISION},
+        },
+        "shift_pairs": [bits(sa), bits(sb)],
+        "shifts": {
+            "bitwise_left_shift": bits(torch.bitwise_left_shift(sa, sb)),
+            "bitwise_right_shift": bits(torch.bitwise_right_shift(sa, sb)),
+        },
         "to_bool": bits(GRID.bool()),
         "isnan": bits(GRID.isnan()),
         "isinf": bits(GRID.isinf()),

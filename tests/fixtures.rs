@@ -12,9 +12,10 @@ device_tests!(
     matmul_shapes,
     movement_and_indexing,
     casts_between_all_dtypes,
-    nan_propagates_and_scalars_keep_their_value
+    nan_propagates_and_scalars_keep_their_value,
+    logical_and_bitwise_ops
 );
-use webtensor::{DType, Device, Tensor};
+use webtensor::{BinaryOp, DType, Device, Tensor};
 
 fn unary_ops(d: Device) {
     let x = t(&[-2.0, -0.5, 0.0, 0.5, 1.5, 2.5], &[2, 3], d);
@@ -309,4 +310,49 @@ fn nan_propagates_and_scalars_keep_their_value(d: Device) {
     let e = Tensor::zeros(&[2, 0], DType::F32, d).unwrap();
     assert!(e.is_contiguous());
     assert_eq!(e.view(&[0]).unwrap().shape(), &[0]);
+}
+
+/// PyTorch's answers (worked out with torch 2.x): truth is "nonzero" (NaN and -0.0 included
+/// as torch has them: NaN true, -0.0 false), `~` flips bits, bool bitwise ops stay bool, floats
+/// are refused by the bitwise ops, and `lerp` with weight 1 gives `end` exactly.
+fn logical_and_bitwise_ops(d: Device) {
+    let bools = |x: &Tensor| x.to_vec_blocking::<bool>().unwrap();
+    let a = t(&[0.0, 1.5, f32::NAN, -0.0], &[4], d);
+    let b = t(&[2.0, 0.0, 3.0, -1.0], &[4], d);
+    assert_eq!(bools(&a.logical_and(&b).unwrap()), [false, false, true, false], "logical_and on {d}");
+    assert_eq!(bools(&a.logical_or(&b).unwrap()), [true, true, true, true], "logical_or on {d}");
+    assert_eq!(bools(&a.logical_xor(&b).unwrap()), [true, true, false, true], "logical_xor on {d}");
+    assert_eq!(bools(&a.logical_not().unwrap()), [true, false, false, true], "logical_not on {d}");
+    // Broadcasting against an integer tensor.
+    let i = Tensor::from_slice(&[0i32, 7], &[2, 1], d).unwrap();
+    assert_eq!(
+        bools(&i.logical_and(&b).unwrap()),
+        [false; 4].into_iter().chain([true, false, true, true]).collect::<Vec<_>>()
+    );
+    let i = Tensor::from_slice(&[0i32, -1, 5], &[3], d).unwrap();
+    assert_eq!(i32s(&i.bitwise_not().unwrap()), [-1, 0, -6], "bitwise_not i32 on {d}");
+    let u = Tensor::from_slice(&[0u32, 5], &[2], d).unwrap();
+    assert_eq!(u.bitwise_not().unwrap().to_vec_blocking::<u32>().unwrap(), [u32::MAX, u32::MAX - 5]);
+    let p = Tensor::from_slice(&[true, true, false], &[3], d).unwrap();
+    let q = Tensor::from_slice(&[true, false, false], &[3], d).unwrap();
+    let and = p.bitwise_and(&q).unwrap();
+    assert_eq!(and.dtype(), DType::Bool);
+    assert_eq!(bools(&and), [true, false, false]);
+    assert_eq!(bools(&p.bitwise_xor(&q).unwrap()), [false, true, false]);
+    assert_eq!(bools(&p.bitwise_not().unwrap()), [false, false, true]);
+    let err = a.bitwise_and(&b).unwrap_err().to_string();
+    assert!(err.contains("bitwise_and") && err.contains("integer or bool"), "{err}");
+    assert!(a.bitwise_not().is_err());
+    // The float tensor is still usable after the refusals.
+    assert_eq!(f32s(&a.abs().unwrap())[1], 1.5);
+    let end = t(&[3.0e-8, 1.0e30, -7.25], &[3], d);
+    let start = t(&[1.0, -2.0, 5.0], &[3], d);
+    assert_eq!(f32s(&start.lerp_scalar(&end, 1.0).unwrap()), f32s(&end), "lerp(1) on {d}");
+    assert_close(&f32s(&start.lerp_scalar(&end, 0.25).unwrap()), &[0.75, 2.5e29, 1.9375], 1e-6, "lerp(0.25)");
+    // Integer remainder, fmod and floor division by zero give 0 (NumPy's rule), on every device.
+    let n = Tensor::from_slice(&[7i32, -7, 0], &[3], d).unwrap();
+    let z = n.zeros_like().unwrap();
+    for op in [BinaryOp::Remainder, BinaryOp::Fmod, BinaryOp::FloorDivide] {
+        assert_eq!(i32s(&n.binary(&z, op).unwrap()), [0, 0, 0], "{} by zero on {d}", op.name());
+    }
 }

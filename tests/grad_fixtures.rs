@@ -43,6 +43,13 @@ fn apply(op: &str, a: &Value, x: &[Tensor]) -> webtensor::Result<Tensor> {
             x[0].binary_scalar(a["s"].as_f64().expect("s"), op)?
         }
         "where" => x[0].gt_scalar(0.0)?.where_(&x[1], &x[2])?,
+        "leaky_relu" => x[0].leaky_relu(a["slope"].as_f64().expect("slope"))?,
+        "elu" => x[0].elu(a["alpha"].as_f64().expect("alpha"))?,
+        "softplus_with" => {
+            x[0].softplus_with(a["beta"].as_f64().expect("beta"), a["threshold"].as_f64().expect("threshold"))?
+        }
+        "lerp" => x[0].lerp(&x[1], &x[2])?,
+        "lerp_scalar" => x[0].lerp_scalar(&x[1], a["w"].as_f64().expect("w"))?,
         "clamp" => x[0].clamp(a["min"].as_f64(), a["max"].as_f64())?,
         "sum" => x[0].sum(&isizes(&a["dims"]), keep())?,
         "sum_all" => x[0].sum_all()?,

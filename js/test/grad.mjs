@@ -15,6 +15,11 @@ function apply(wt, op, a, x) {
     case 'binary': return x[0][a.fn](x[1]);
     case 'scalar': return x[0][a.fn](a.s);
     case 'where': return x[0].gt(0).where(x[1], x[2]);
+    case 'leaky_relu': return x[0].leakyRelu(a.slope);
+    case 'elu': return x[0].elu(a.alpha);
+    case 'softplus_with': return x[0].softplus({ beta: a.beta, threshold: a.threshold });
+    case 'lerp': return x[0].lerp(x[1], x[2]);
+    case 'lerp_scalar': return x[0].lerp(x[1], a.w);
     case 'clamp': return x[0].clamp(a.min ?? null, a.max ?? null);
     case 'sum': case 'mean': case 'max': case 'min': case 'prod': return x[0][op](a.dims, keep);
     case 'sum_all': case 'mean_all': case 'max_all': case 'min_all': case 'prod_all': return x[0][op.slice(0, -4)]();

@@ -32,13 +32,54 @@ pub enum BinaryOp {
     Gt,
     /// `a >= b` (bool result)
     Ge,
+    /// the angle of the point `(b, a)`, as C's `atan2(a, b)` (integers promote to f32)
+    Atan2,
+    /// Python's `%`: the result takes the divisor's sign
+    Remainder,
+    /// C's `fmod`: the result takes the dividend's sign
+    Fmod,
+    /// `floor(a / b)`, in the operands' dtype
+    FloorDivide,
+    /// `a & b` (integers and bool)
+    BitwiseAnd,
+    /// `a | b` (integers and bool)
+    BitwiseOr,
+    /// `a ^ b` (integers and bool)
+    BitwiseXor,
+    /// `a << b` (integers; shifts outside [0, 32) give 0)
+    BitwiseLeftShift,
+    /// `a >> b`, arithmetic for i32 (integers; shifts outside [0, 32) shift by 31)
+    BitwiseRightShift,
 }
 
 impl BinaryOp {
     /// Every binary op.
-    pub const ALL: [BinaryOp; 13] = {
+    pub const ALL: [BinaryOp; 22] = {
         use BinaryOp::*;
-        [Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge]
+        [
+            Add,
+            Sub,
+            Mul,
+            Div,
+            Pow,
+            Maximum,
+            Minimum,
+            Eq,
+            Ne,
+            Lt,
+            Le,
+            Gt,
+            Ge,
+            Atan2,
+            Remainder,
+            Fmod,
+            FloorDivide,
+            BitwiseAnd,
+            BitwiseOr,
+            BitwiseXor,
+            BitwiseLeftShift,
+            BitwiseRightShift,
+        ]
     };
 
     /// The op's name, as errors print it.
@@ -58,7 +99,22 @@ impl BinaryOp {
             Le => "le",
             Gt => "gt",
             Ge => "ge",
+            Atan2 => "atan2",
+            Remainder => "remainder",
+            Fmod => "fmod",
+            FloorDivide => "floor_divide",
+            BitwiseAnd => "bitwise_and",
+            BitwiseOr => "bitwise_or",
+            BitwiseXor => "bitwise_xor",
+            BitwiseLeftShift => "bitwise_left_shift",
+            BitwiseRightShift => "bitwise_right_shift",
         }
+    }
+
+    /// Whether the op is defined on integers and bool only (PyTorch's bitwise ops).
+    pub fn int_only(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, BitwiseAnd | BitwiseOr | BitwiseXor | BitwiseLeftShift | BitwiseRightShift)
     }
 
     /// Whether the result is bool.
@@ -71,8 +127,12 @@ impl BinaryOp {
     pub(crate) fn compute_dtype(self, promoted: DType) -> DType {
         use BinaryOp::*;
         match (self, promoted) {
-            (Div | Pow, d) if !d.is_float() => DType::F32,
-            (Add | Sub | Mul | Maximum | Minimum, DType::Bool) => DType::I32,
+            (Div | Pow | Atan2, d) if !d.is_float() => DType::F32,
+            (
+                Add | Sub | Mul | Maximum | Minimum | Remainder | Fmod | FloorDivide | BitwiseLeftShift
+                | BitwiseRightShift,
+                DType::Bool,
+            ) => DType::I32,
             (_, d) => d,
         }
     }
@@ -100,6 +160,18 @@ impl BinaryOp {
             Maximum | Minimum if a.is_nan() || b.is_nan() => f32::NAN,
             Maximum => a.max(b),
             Minimum => a.min(b),
+            Atan2 => (a as f64).atan2(b as f64) as f32,
+            // Rust's `%` on floats is C's fmod (exact).
+            Fmod => a % b,
+            Remainder => {
+                let m = a % b;
+                if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+                    m + b
+                } else {
+                    m
+                }
+            }
+            FloorDivide => floor_divide_f32(a, b),
             _ => self.compare(a, b) as u8 as f32,
         }
     }
@@ -114,7 +186,34 @@ impl BinaryOp {
             Mul => a.wrapping_mul(b),
             Maximum => a.max(b),
             Minimum => a.min(b),
-            // Div and Pow never reach integers (compute_dtype promotes them).
+            // Integer division by zero gives 0, as NumPy (PyTorch raises on the CPU and leaves
+            // it undefined on CUDA; a GPU kernel cannot raise).
+            _ if b == 0 && matches!(self, Remainder | Fmod | FloorDivide) => 0,
+            Fmod => a.wrapping_rem(b),
+            Remainder => {
+                let r = a.wrapping_rem(b);
+                if r != 0 && ((r < 0) != (b < 0)) {
+                    r + b
+                } else {
+                    r
+                }
+            }
+            FloorDivide => {
+                let (q, r) = (a.wrapping_div(b), a.wrapping_rem(b));
+                if r != 0 && ((r < 0) != (b < 0)) {
+                    q.wrapping_sub(1)
+                } else {
+                    q
+                }
+            }
+            BitwiseAnd => a & b,
+            BitwiseOr => a | b,
+            BitwiseXor => a ^ b,
+            BitwiseLeftShift if (0..32).contains(&b) => ((a as u32) << b) as i32,
+            BitwiseLeftShift => 0,
+            BitwiseRightShift if (0..32).contains(&b) => a >> b,
+            BitwiseRightShift => a >> 31,
+            // Div, Pow and Atan2 never reach integers (compute_dtype promotes them).
             _ => self.compare(a, b) as i32,
         }
     }
@@ -129,6 +228,16 @@ impl BinaryOp {
             Mul => a.wrapping_mul(b),
             Maximum => a.max(b),
             Minimum => a.min(b),
+            _ if b == 0 && matches!(self, Remainder | Fmod | FloorDivide) => 0,
+            Remainder | Fmod => a % b,
+            FloorDivide => a / b,
+            BitwiseAnd => a & b,
+            BitwiseOr => a | b,
+            BitwiseXor => a ^ b,
+            BitwiseLeftShift if b < 32 => a << b,
+            BitwiseLeftShift => 0,
+            BitwiseRightShift if b < 32 => a >> b,
+            BitwiseRightShift => a >> 31,
             _ => self.compare(a, b) as u32,
         }
     }
@@ -150,8 +259,10 @@ impl BinaryOp {
 
     /// WGSL expression over `a`, `b` (f32 for float dtypes, else the storage type); comparisons
     /// give a WGSL `bool`, which the kernel stores as a u32.
-    pub(crate) fn wgsl(self, float: bool) -> &'static str {
+    pub(crate) fn wgsl(self, dtype: DType) -> &'static str {
         use BinaryOp::*;
+        let float = dtype.is_float();
+        let signed = dtype == DType::I32;
         match self {
             // WGSL leaves max/min of NaN undefined; propagate it explicitly like the CPU does.
             Maximum if float => "select(max(a, b), a + b, is_nan(a) || is_nan(b))",
@@ -179,7 +290,59 @@ impl BinaryOp {
             Le => "a <= b",
             Gt => "a > b",
             Ge => "a >= b",
+            Atan2 => "atan2_acc(a, b)",
+            Fmod if float => "fmod_acc(a, b)",
+            Remainder if float => "remainder_acc(a, b)",
+            FloorDivide if float => "floordiv_acc(a, b)",
+            Fmod | Remainder | FloorDivide => "int_div_op(a, b)",
+            BitwiseAnd => "a & b",
+            BitwiseOr => "a | b",
+            BitwiseXor => "a ^ b",
+            BitwiseLeftShift if signed => "select(0, a << u32(b), b >= 0 && b < 32)",
+            BitwiseRightShift if signed => "select(a >> 31u, a >> u32(b & 31), b >= 0 && b < 32)",
+            BitwiseLeftShift => "select(0u, a << (b & 31u), b < 32u)",
+            BitwiseRightShift => "select(a >> 31u, a >> (b & 31u), b < 32u)",
         }
+    }
+
+    /// The WGSL helper functions the op's expression calls over operands of `dtype`.
+    pub(crate) fn wgsl_helpers(self, dtype: DType) -> String {
+        use crate::op::wgsl_math::{int_div_wgsl, WGSL_ATAN, WGSL_FMOD, WGSL_SPECIAL};
+        use BinaryOp::*;
+        let float = dtype.is_float();
+        match self {
+            Pow => format!("{WGSL_IS_NAN}{WGSL_POW}"),
+            Div if float => WGSL_FDIV.to_string(),
+            Atan2 => format!("{WGSL_IS_NAN}{WGSL_SPECIAL}{WGSL_FDIV}{WGSL_ATAN}"),
+            Fmod | Remainder | FloorDivide if float => format!("{WGSL_IS_NAN}{WGSL_SPECIAL}{WGSL_FDIV}{WGSL_FMOD}"),
+            Fmod | Remainder | FloorDivide => int_div_wgsl(self, dtype),
+            _ if float => WGSL_IS_NAN.to_string(),
+            _ => String::new(),
+        }
+    }
+}
+
+/// PyTorch's floor division of floats (`c10::div_floor_floating`): the quotient of the exact
+/// `a - fmod(a, b)` by `b`, stepped down when the remainder's sign differs from the divisor's,
+/// then floored with a correction for the rounding of the division; a zero divisor gives IEEE's
+/// `a / b`.
+pub(crate) fn floor_divide_f32(a: f32, b: f32) -> f32 {
+    if b == 0.0 {
+        return a / b;
+    }
+    let m = a % b;
+    let mut div = (a - m) / b;
+    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+        div -= 1.0;
+    }
+    if div == 0.0 {
+        return 0.0f32.copysign(a / b);
+    }
+    let f = div.floor();
+    if div - f > 0.5 {
+        f + 1.0
+    } else {
+        f
     }
 }
 
@@ -189,6 +352,15 @@ impl BinaryOp {
     pub(crate) fn cuda(self, float: bool) -> &'static str {
         use BinaryOp::*;
         match self {
+            Atan2 => "atan2f(a, b)",
+            Remainder => "remainder_op(a, b)",
+            Fmod => "fmod_op(a, b)",
+            FloorDivide => "floordiv_op(a, b)",
+            BitwiseAnd => "(a & b)",
+            BitwiseOr => "(a | b)",
+            BitwiseXor => "(a ^ b)",
+            BitwiseLeftShift => "shl_op(a, b)",
+            BitwiseRightShift => "shr_op(a, b)",
             Maximum if float => "((is_nan(a) || is_nan(b)) ? a + b : fmaxf(a, b))",
             Minimum if float => "((is_nan(a) || is_nan(b)) ? a + b : fminf(a, b))",
             Add if float => "a + b",
@@ -265,4 +437,42 @@ pub(crate) const WGSL_POW: &str = "fn fpow(a: f32, b: f32) -> f32 {
     let m = select(pow(ab, b), exp2(b * (log2(scaled) - 23.0)), sub);
     return select(m, -m, negative && b_odd);
 }
+";
+
+/// The CUDA helpers of the division-like and shift ops, overloaded on the compute types, with
+/// the CPU's rules: integer division by zero gives 0, `i32::MIN / -1` wraps, shifts outside
+/// [0, 32) give 0 (left) or shift by 31 (right). Float fmod is CUDA's exact `fmodf`.
+pub(crate) const CUDA_BINARY: &str = "__device__ float fmod_op(float a, float b) { return fmodf(a, b); }
+__device__ float remainder_op(float a, float b) {
+    float m = fmodf(a, b);
+    return (m != 0.0f && ((b < 0.0f) != (m < 0.0f))) ? m + b : m;
+}
+__device__ float floordiv_op(float a, float b) {
+    if (b == 0.0f) return a / b;
+    float m = fmodf(a, b);
+    float div = (a - m) / b;
+    if (m != 0.0f && ((b < 0.0f) != (m < 0.0f))) div -= 1.0f;
+    if (div == 0.0f) return copysignf(0.0f, a / b);
+    float f = floorf(div);
+    return div - f > 0.5f ? f + 1.0f : f;
+}
+__device__ int fmod_op(int a, int b) { return (b == 0 || b == -1) ? 0 : a % b; }
+__device__ int remainder_op(int a, int b) {
+    if (b == 0 || b == -1) return 0;
+    int r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+__device__ int floordiv_op(int a, int b) {
+    if (b == 0) return 0;
+    if (b == -1) return (int)(0u - (unsigned)a);
+    int q = a / b, r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
+}
+__device__ unsigned fmod_op(unsigned a, unsigned b) { return b == 0u ? 0u : a % b; }
+__device__ unsigned remainder_op(unsigned a, unsigned b) { return b == 0u ? 0u : a % b; }
+__device__ unsigned floordiv_op(unsigned a, unsigned b) { return b == 0u ? 0u : a / b; }
+__device__ int shl_op(int a, int b) { return (b < 0 || b >= 32) ? 0 : (int)((unsigned)a << b); }
+__device__ int shr_op(int a, int b) { return (b < 0 || b >= 32) ? (a >> 31) : (a >> b); }
+__device__ unsigned shl_op(unsigned a, unsigned b) { return b >= 32u ? 0u : a << b; }
+__device__ unsigned shr_op(unsigned a, unsigned b) { return b >= 32u ? a >> 31 : a >> b; }
 ";

@@ -7,6 +7,7 @@ pub mod binary;
 pub mod optim;
 pub mod reduce;
 pub mod unary;
+pub(crate) mod wgsl_math;
 
 use unary::UnaryOp;
 

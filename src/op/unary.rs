@@ -3,6 +3,7 @@
 
 use crate::dtype::DType;
 use crate::op::binary::{WGSL_FDIV, WGSL_IS_NAN};
+use crate::op::wgsl_math::*;
 
 /// A unary elementwise op.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -47,15 +48,78 @@ pub enum UnaryOp {
     Round,
     /// -1, 0 or 1
     Sign,
+    /// `log(1 + x)`, accurate near 0
+    Log1p,
+    /// `e^x - 1`, accurate near 0
+    Expm1,
+    /// tangent
+    Tan,
+    /// arcsine
+    Asin,
+    /// arccosine
+    Acos,
+    /// arctangent
+    Atan,
+    /// hyperbolic sine
+    Sinh,
+    /// hyperbolic cosine
+    Cosh,
+    /// inverse hyperbolic sine
+    Asinh,
+    /// inverse hyperbolic cosine
+    Acosh,
+    /// inverse hyperbolic tangent
+    Atanh,
+    /// `log(1 + e^x)`, and `x` past 20 (PyTorch's default beta = 1, threshold = 20)
+    Softplus,
+    /// `x * tanh(softplus(x))`
+    Mish,
+    /// `x * relu6(x + 3) / 6`
+    Hardswish,
+    /// `relu6(x + 3) / 6`
+    Hardsigmoid,
 }
 
 impl UnaryOp {
     /// Every unary op.
-    pub const ALL: [UnaryOp; 20] = {
+    pub const ALL: [UnaryOp; 35] = {
         use UnaryOp::*;
         [
-            Neg, Abs, Exp, Log, Sqrt, Rsqrt, Reciprocal, Square, Sin, Cos, Tanh, Sigmoid, Relu, Gelu, Erf, Silu, Floor,
-            Ceil, Round, Sign,
+            Neg,
+            Abs,
+            Exp,
+            Log,
+            Sqrt,
+            Rsqrt,
+            Reciprocal,
+            Square,
+            Sin,
+            Cos,
+            Tanh,
+            Sigmoid,
+            Relu,
+            Gelu,
+            Erf,
+            Silu,
+            Floor,
+            Ceil,
+            Round,
+            Sign,
+            Log1p,
+            Expm1,
+            Tan,
+            Asin,
+            Acos,
+            Atan,
+            Sinh,
+            Cosh,
+            Asinh,
+            Acosh,
+            Atanh,
+            Softplus,
+            Mish,
+            Hardswish,
+            Hardsigmoid,
         ]
     };
 
@@ -83,20 +147,43 @@ impl UnaryOp {
             Ceil => "ceil",
             Round => "round",
             Sign => "sign",
+            Log1p => "log1p",
+            Expm1 => "expm1",
+            Tan => "tan",
+            Asin => "asin",
+            Acos => "acos",
+            Atan => "atan",
+            Sinh => "sinh",
+            Cosh => "cosh",
+            Asinh => "asinh",
+            Acosh => "acosh",
+            Atanh => "atanh",
+            Softplus => "softplus",
+            Mish => "mish",
+            Hardswish => "hardswish",
+            Hardsigmoid => "hardsigmoid",
         }
     }
 
     /// The WGSL helper functions the op's kernel calls (the NaN guard's `is_nan` always).
     pub(crate) fn wgsl_helpers(self) -> String {
         use UnaryOp::*;
-        let extra = match self {
-            Gelu | Erf => WGSL_ERF,
-            Tanh => WGSL_TANH,
-            Sin | Cos => WGSL_SINCOS,
-            Silu => WGSL_FDIV,
-            _ => "",
+        let extra: &[&str] = match self {
+            Gelu | Erf => &[WGSL_ERF],
+            Tanh => &[WGSL_TANH],
+            Sin | Cos => &[WGSL_SINCOS],
+            Tan => &[WGSL_SINCOS, WGSL_FDIV],
+            Silu => &[WGSL_FDIV],
+            Log1p | Softplus => &[WGSL_LOG1P],
+            Mish => &[WGSL_LOG1P, WGSL_TANH],
+            Expm1 => &[WGSL_EXPM1],
+            Sinh | Cosh => &[WGSL_HYPER],
+            Atan => &[WGSL_ATAN, WGSL_FDIV],
+            Asin | Acos => &[WGSL_ASIN],
+            Asinh | Acosh | Atanh => &[WGSL_LOG1P, WGSL_AHYPER],
+            _ => &[],
         };
-        format!("{WGSL_IS_NAN}{WGSL_SPECIAL}{extra}")
+        format!("{WGSL_IS_NAN}{WGSL_SPECIAL}{}", extra.concat())
     }
 
     /// The WGSL expression over `v: f32` with IEEE's and PyTorch's NaN rule applied on the bits
@@ -165,6 +252,26 @@ impl UnaryOp {
                     0.0
                 }
             }
+            // The inverse and hyperbolic functions in f64, rounded once: the reference the GPU
+            // kernels are held to.
+            Log1p => f64_map(x, f64::ln_1p),
+            Expm1 => f64_map(x, f64::exp_m1),
+            Tan => f64_map(x, f64::tan),
+            Asin => f64_map(x, f64::asin),
+            Acos => f64_map(x, f64::acos),
+            Atan => f64_map(x, f64::atan),
+            Sinh => f64_map(x, f64::sinh),
+            Cosh => f64_map(x, f64::cosh),
+            Asinh => f64_map(x, f64::asinh),
+            Acosh => f64_map(x, f64::acosh),
+            Atanh => f64_map(x, f64::atanh),
+            Softplus if x > 20.0 => x,
+            Softplus => f64_map(x, |v| v.exp().ln_1p()),
+            Mish => f64_map(x, |v| v * v.exp().ln_1p().tanh()),
+            // PyTorch's formula, in f32, with NaN kept (f32::max would drop it).
+            Hardswish | Hardsigmoid if x.is_nan() => x,
+            Hardswish => x * (x + 3.0).clamp(0.0, 6.0) / 6.0,
+            Hardsigmoid => (x + 3.0).clamp(0.0, 6.0) / 6.0,
         }
     }
 
@@ -225,6 +332,25 @@ impl UnaryOp {
             Round => "round(v)",
             // +0 for NaN and both zeros (PyTorch's), decided on the bits.
             Sign => "select(select(select(0.0, -1.0, fkey(v) < 0), 1.0, fkey(v) > 0), 0.0, is_nan(v))",
+            // The rest are implemented in wgsl_math (drivers' own are held to loose bounds).
+            Log1p => "log1p_acc(v)",
+            Expm1 => "expm1_acc(v)",
+            Tan => "fdiv(sin_acc(v, false), sin_acc(v, true))",
+            Asin => "asin_acc(v)",
+            Acos => "acos_acc(v)",
+            Atan => "atan_acc(v)",
+            Sinh => "hyper_acc(v, false)",
+            Cosh => "hyper_acc(v, true)",
+            Asinh => "asinh_acc(v)",
+            Acosh => "acosh_acc(v)",
+            Atanh => "atanh_acc(v)",
+            Softplus => "select(log1p_acc(exp(v)), v, v > 20.0)",
+            // Below -20, tanh(softplus(x)) = e^x to f32 precision, and x e^x = -e^(x + log(-x))
+            // stays normal where e^x alone would be a subnormal a GPU flushes.
+            // mish(-inf) is -inf * 0 = NaN in PyTorch.
+            Mish => "select(select(v * tanh_acc(select(log1p_acc(exp(v)), v, v > 20.0)), -exp(v + log_acc(-v)), v < -20.0), nan_like(v), bitcast<u32>(v) == 0xff800000u)",
+            Hardswish => "v * min(max(v + 3.0, 0.0), 6.0) / 6.0",
+            Hardsigmoid => "min(max(v + 3.0, 0.0), 6.0) / 6.0",
         }
     }
 
@@ -270,6 +396,21 @@ impl UnaryOp {
             // rintf rounds half to even (roundf would round half away from zero).
             Round => "rintf(v)",
             Sign => "(v > 0.0f ? 1.0f : (v < 0.0f ? -1.0f : 0.0f))",
+            Log1p => "log1pf(v)",
+            Expm1 => "expm1f(v)",
+            Tan => "tanf(v)",
+            Asin => "asinf(v)",
+            Acos => "acosf(v)",
+            Atan => "atanf(v)",
+            Sinh => "sinhf(v)",
+            Cosh => "coshf(v)",
+            Asinh => "asinhf(v)",
+            Acosh => "acoshf(v)",
+            Atanh => "atanhf(v)",
+            Softplus => "(v > 20.0f ? v : log1pf(expf(v)))",
+            Mish => "v * tanhf(v > 20.0f ? v : log1pf(expf(v)))",
+            Hardswish => "(is_nan(v) ? v : v * fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) / 6.0f)",
+            Hardsigmoid => "(is_nan(v) ? v : fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) / 6.0f)",
         }
     }
 
@@ -288,6 +429,12 @@ impl UnaryOp {
             _ => "v",
         }
     }
+}
+
+/// `f` evaluated in f64 and rounded once to f32.
+#[inline]
+fn f64_map(x: f32, f: impl Fn(f64) -> f64) -> f32 {
+    f(x as f64) as f32
 }
 
 /// The CUDA twin of [`erf`].
@@ -321,78 +468,3 @@ pub(crate) fn erf(x: f32) -> f32 {
             * (-x * x).exp();
     y.copysign(x)
 }
-
-/// The WGSL twin of [`erf`].
-pub(crate) const WGSL_ERF: &str = "fn erf_approx(x: f32) -> f32 {
-    if (abs(x) < 0.5) {
-        let z = x * x;
-        let p = (((((z / 9360.0 - 1.0 / 1320.0) * z + 1.0 / 216.0) * z - 1.0 / 42.0) * z + 0.1) * z - 1.0 / 3.0) * z + 1.0;
-        return 1.1283791670955126 * x * p;
-    }
-    let t = 1.0 / (1.0 + 0.3275911 * abs(x));
-    let y = 1.0 - (((((1.0614054 * t - 1.4531521) * t) + 1.4214138) * t - 0.28449674) * t + 0.2548296) * t * exp(-x * x);
-    return select(-y, y, x >= 0.0);
-}
-";
-
-/// Bit-level tests and constants for special values: WGSL compilers may assume floats are
-/// never NaN or infinite, and reject infinite constants, so these are built from bits at run
-/// time (`& 0u` keeps them out of constant evaluation). Needs `is_nan`.
-pub(crate) const WGSL_SPECIAL: &str = "fn is_zero(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0u; }
-fn neg_nonzero(x: f32) -> bool { return bitcast<u32>(x) > 0x80000000u && !is_nan(x); }
-fn nan_like(x: f32) -> f32 { return bitcast<f32>(0x7fc00000u | (bitcast<u32>(x) & 0u)); }
-fn inf_like(x: f32) -> f32 { return bitcast<f32>(0x7f800000u | (bitcast<u32>(x) & 0u)); }
-fn log_acc(x: f32) -> f32 {
-    let b = bitcast<u32>(x);
-    if (b == 0x7f800000u) { return x; }
-    if (is_zero(x)) { return -inf_like(x); }
-    if (neg_nonzero(x)) { return nan_like(x); }
-    // Drivers take a subnormal's exponent as the smallest normal one: scale it into range (a
-    // driver that flushes subnormals makes it 0, whose log is -inf).
-    if (b < 0x00800000u) {
-        let y = x * 8388608.0;
-        if (is_zero(y)) { return -inf_like(x); }
-        return log(y) - 15.942385152878742;
-    }
-    return log(x);
-}
-";
-
-/// sin and cos accurate to about 1e-7 absolute for |x| <= 8192 (Cephes' sinf/cosf: reduction by
-/// pi/4 in three parts, then minimax polynomials), where drivers may give only 2^-11 (WGSL's
-/// bound, and SwiftShader's accuracy). Beyond 8192 the driver's own (f32 arguments that large
-/// carry no phase). Infinities give NaN.
-pub(crate) const WGSL_SINCOS: &str = "fn sin_acc(x: f32, want_cos: bool) -> f32 {
-    if ((bitcast<u32>(x) & 0x7f800000u) == 0x7f800000u) { return nan_like(x); }
-    let ax = abs(x);
-    if (ax > 8192.0) { return select(sin(x), cos(x), want_cos); }
-    var j = u32(floor(ax * 1.27323954473516));
-    j = j + (j & 1u);
-    let y = f32(j);
-    let z = ((ax - y * 0.78515625) - y * 2.4187564849853515625e-4) - y * 3.77489497744594108e-8;
-    let zz = z * z;
-    let s = ((-1.9515295891e-4 * zz + 8.3321608736e-3) * zz - 1.6666654611e-1) * zz * z + z;
-    let c = ((2.443315711809948e-5 * zz - 1.388731625493765e-3) * zz + 4.166664568298827e-2) * zz * zz - 0.5 * zz + 1.0;
-    let q = (j >> 1u) & 3u;
-    if (want_cos) {
-        return select(select(select(s, -c, q == 2u), -s, q == 1u), c, q == 0u);
-    }
-    let r = select(select(select(-c, -s, q == 2u), c, q == 1u), s, q == 0u);
-    return select(r, -r, bitcast<u32>(x) >= 0x80000000u);
-}
-";
-
-/// tanh accurate over the whole range (drivers' `tanh` goes through `exp` and loses relative
-/// accuracy near 0, about 1e-2 at 1e-6 on some): Cephes' odd polynomial below |x| = 0.625 (within
-/// 1 ulp there), `1 - 2 / (e^2|x| + 1)` above, saturating at |x| = 20 where tanh rounds to 1.
-pub(crate) const WGSL_TANH: &str = "fn tanh_acc(x: f32) -> f32 {
-    if (is_nan(x)) { return x; }
-    let a = abs(x);
-    if (a < 0.625) {
-        let s = x * x;
-        return ((((-5.70498872745e-3 * s + 2.06390887954e-2) * s - 5.37397155531e-2) * s + 1.33314422036e-1) * s - 3.33332819422e-1) * s * x + x;
-    }
-    let r = 1.0 - 2.0 / (exp(2.0 * min(a, 20.0)) + 1.0);
-    return select(r, -r, x < 0.0);
-}
-";

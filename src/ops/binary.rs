@@ -51,6 +51,27 @@ binary_methods! {
     gt, gt_scalar => Gt,
     /// Elementwise `>=` (bool result).
     ge, ge_scalar => Ge,
+    /// Elementwise `atan2(self, other)`: the angle of the point `(other, self)`.
+    atan2, atan2_scalar => Atan2,
+    /// Elementwise Python-style remainder: the result has the divisor's sign (integer division
+    /// by zero gives 0).
+    remainder, remainder_scalar => Remainder,
+    /// Elementwise C-style remainder: the result has the dividend's sign (integer division by
+    /// zero gives 0).
+    fmod, fmod_scalar => Fmod,
+    /// Elementwise `floor(self / other)` in the operands' dtype (integer division by zero gives
+    /// 0); PyTorch's `floor_divide`, `//`.
+    floor_divide, floor_divide_scalar => FloorDivide,
+    /// Elementwise `&` of integers or bools.
+    bitwise_and, bitwise_and_scalar => BitwiseAnd,
+    /// Elementwise `|` of integers or bools.
+    bitwise_or, bitwise_or_scalar => BitwiseOr,
+    /// Elementwise `^` of integers or bools.
+    bitwise_xor, bitwise_xor_scalar => BitwiseXor,
+    /// Elementwise `<<` of integers (shifts outside [0, 32) give 0).
+    bitwise_left_shift, bitwise_left_shift_scalar => BitwiseLeftShift,
+    /// Elementwise `>>` of integers, arithmetic for i32 (shifts outside [0, 32) shift by 31).
+    bitwise_right_shift, bitwise_right_shift_scalar => BitwiseRightShift,
 }
 
 impl Tensor {
@@ -59,6 +80,13 @@ impl Tensor {
         let device = self.same_device(other, op.name())?;
         let shape = crate::shape::broadcast_shapes(op.name(), self.shape(), other.shape())?;
         let dtype = op.compute_dtype(DType::promote(self.dtype(), other.dtype()));
+        if op.int_only() && dtype.is_float() {
+            return Err(crate::error::Error::UnsupportedDType {
+                op: op.name(),
+                dtype,
+                reason: "bitwise ops take integer or bool tensors; convert with to_dtype(i32) first".into(),
+            });
+        }
         let out_dtype = op.out_dtype(dtype);
         let (a, b) = (self.to_dtype(dtype)?, other.to_dtype(dtype)?);
         crate::device::placement::record(op.name(), &[self.device(), other.device()], device);
@@ -66,7 +94,7 @@ impl Tensor {
             .storage()
             .binary(op, a.layout(), b.storage(), b.layout(), &shape, dtype)
             .map_err(|e| e.in_op(op.name()))?;
-        if op.is_comparison() {
+        if op.is_comparison() || op.int_only() {
             return Ok(Tensor::from_op_nondiff(storage, &shape, out_dtype, device, op.name(), &[&a, &b]));
         }
         Ok(Tensor::from_op(storage, &shape, out_dtype, device, op.name(), &[&a, &b], |y| backward(op, &a, &b, y)))
@@ -194,6 +222,31 @@ fn backward(op: BinaryOp, a: &Tensor, b: &Tensor, y: &Tensor) -> BackwardFn {
             };
             binary_rule(move |g| sum_to(&share(&a2, &b2, g)?, &sa), move |g| sum_to(&share(&b, &a, g)?, &sb))
         }
-        Eq | Ne | Lt | Le | Gt | Ge => unary_rule(|g| g.zeros_like()),
+        // d/da atan2(a, b) = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).
+        Atan2 => {
+            let (a2, b2) = (a.clone(), b.clone());
+            let r2 = move || a2.square()?.add(&b2.square()?);
+            let r2b = r2.clone();
+            let (a3, b3) = (a.clone(), b.clone());
+            binary_rule(
+                move |g| sum_to(&g.mul(&b3)?.div(&r2()?)?, &sa),
+                move |g| sum_to(&g.mul(&a3)?.neg()?.div(&r2b()?)?, &sb),
+            )
+        }
+        // a - b * q with q = floor(a / b) (remainder) or trunc(a / b) (fmod), piecewise
+        // constant: PyTorch's rules.
+        Remainder | Fmod => binary_rule(
+            move |g| sum_to(g, &sa),
+            move |g| {
+                let q = a.div(&b)?;
+                let q = if op == Remainder { q.floor()? } else { q.sign()?.mul(&q.abs()?.floor()?)? };
+                sum_to(&g.mul(&q)?.neg()?, &sb)
+            },
+        ),
+        // Piecewise constant: zero almost everywhere, as floor's.
+        FloorDivide => binary_rule(move |g| sum_to(&g.zeros_like()?, &sa), move |g| sum_to(&g.zeros_like()?, &sb)),
+        Eq | Ne | Lt | Le | Gt | Ge | BitwiseAnd | BitwiseOr | BitwiseXor | BitwiseLeftShift | BitwiseRightShift => {
+            unary_rule(|g| g.zeros_like())
+        }
     }
 }

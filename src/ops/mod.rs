@@ -6,8 +6,10 @@
 pub mod binary;
 pub mod cast;
 pub mod classify;
+pub mod composed;
 pub(crate) mod grad;
 pub mod index;
+pub mod logical;
 pub mod matmul;
 pub mod movement;
 pub mod reduce;

@@ -58,6 +58,37 @@ unary_methods! {
     round => Round,
     /// Elementwise sign.
     sign => Sign,
+    /// Elementwise `log(1 + x)`, accurate for tiny `x` (integers promote to f32).
+    log1p => Log1p,
+    /// Elementwise `e^x - 1`, accurate for tiny `x` (integers promote to f32).
+    expm1 => Expm1,
+    /// Elementwise tangent.
+    tan => Tan,
+    /// Elementwise arcsine (NaN outside [-1, 1]).
+    asin => Asin,
+    /// Elementwise arccosine (NaN outside [-1, 1]).
+    acos => Acos,
+    /// Elementwise arctangent.
+    atan => Atan,
+    /// Elementwise hyperbolic sine.
+    sinh => Sinh,
+    /// Elementwise hyperbolic cosine.
+    cosh => Cosh,
+    /// Elementwise inverse hyperbolic sine.
+    asinh => Asinh,
+    /// Elementwise inverse hyperbolic cosine (NaN below 1).
+    acosh => Acosh,
+    /// Elementwise inverse hyperbolic tangent (NaN outside [-1, 1]).
+    atanh => Atanh,
+    /// Elementwise `log(1 + e^x)` with PyTorch's defaults (beta 1, threshold 20); see
+    /// `nn::functional::softplus` for other values.
+    softplus => Softplus,
+    /// Elementwise Mish, `x * tanh(softplus(x))`.
+    mish => Mish,
+    /// Elementwise hard swish, `x * relu6(x + 3) / 6`.
+    hardswish => Hardswish,
+    /// Elementwise hard sigmoid, `relu6(x + 3) / 6`.
+    hardsigmoid => Hardsigmoid,
 }
 
 impl Tensor {
@@ -119,5 +150,37 @@ fn backward(op: UnaryOp, x: &Tensor, y: &Tensor) -> BackwardFn {
             g.mul(&s.mul(&x.mul(&s.neg()?.add_scalar(1.0)?)?.add_scalar(1.0)?)?)
         }),
         Floor | Ceil | Round | Sign => unary_rule(|g| g.zeros_like()),
+        Log1p => unary_rule(move |g| g.div(&x.add_scalar(1.0)?)),
+        Expm1 => unary_rule(move |g| g.mul(&y.add_scalar(1.0)?)),
+        Tan => unary_rule(move |g| g.mul(&y.square()?.add_scalar(1.0)?)),
+        // 1 / sqrt(1 - x^2), negated for acos.
+        Asin => unary_rule(move |g| g.mul(&x.square()?.neg()?.add_scalar(1.0)?.rsqrt()?)),
+        Acos => unary_rule(move |g| g.mul(&x.square()?.neg()?.add_scalar(1.0)?.rsqrt()?.neg()?)),
+        Atan => unary_rule(move |g| g.div(&x.square()?.add_scalar(1.0)?)),
+        Sinh => unary_rule(move |g| g.mul(&x.cosh()?)),
+        Cosh => unary_rule(move |g| g.mul(&x.sinh()?)),
+        Asinh => unary_rule(move |g| g.mul(&x.square()?.add_scalar(1.0)?.rsqrt()?)),
+        Acosh => unary_rule(move |g| g.mul(&x.square()?.sub_scalar(1.0)?.rsqrt()?)),
+        Atanh => unary_rule(move |g| g.div(&x.square()?.neg()?.add_scalar(1.0)?)),
+        // sigmoid(x), which is 1 past the threshold in f32 as PyTorch's rule gives.
+        Softplus => unary_rule(move |g| g.mul(&x.sigmoid()?)),
+        // tanh(sp) + x sigmoid(x) (1 - tanh(sp)^2), PyTorch's mish_backward.
+        Mish => unary_rule(move |g| {
+            let t = x.softplus()?.tanh()?;
+            let d = x.mul(&x.sigmoid()?)?.mul(&t.square()?.neg()?.add_scalar(1.0)?)?;
+            g.mul(&t.add(&d)?)
+        }),
+        // 0 below -3, x / 3 + 1/2 up to 3 (inclusive, as PyTorch), 1 above.
+        Hardswish => unary_rule(move |g| {
+            let mid = x.div_scalar(3.0)?.add_scalar(0.5)?;
+            let d =
+                x.lt_scalar(-3.0)?.where_(&mid.zeros_like()?, &x.le_scalar(3.0)?.where_(&mid, &mid.ones_like()?)?)?;
+            g.mul(&d)
+        }),
+        // 1/6 strictly inside (-3, 3), 0 elsewhere.
+        Hardsigmoid => unary_rule(move |g| {
+            let inside = x.gt_scalar(-3.0)?.to_dtype(g.dtype())?.mul(&x.lt_scalar(3.0)?.to_dtype(g.dtype())?)?;
+            g.mul(&inside.mul_scalar(1.0 / 6.0)?)
+        }),
     }
 }

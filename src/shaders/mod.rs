@@ -5,7 +5,7 @@
 pub(crate) mod params;
 
 use crate::dtype::DType;
-use crate::op::binary::{BinaryOp, WGSL_FDIV, WGSL_IS_NAN, WGSL_POW};
+use crate::op::binary::{BinaryOp, WGSL_IS_NAN};
 use crate::op::optim::OptimKind;
 use crate::op::reduce::ReduceOp;
 use crate::op::unary::UnaryOp;
@@ -173,29 +173,16 @@ impl KernelKey {
             KernelKey::Binary { op, dtype } | KernelKey::Binary4 { op, dtype } => {
                 let s = storage_type(dtype);
                 let (d, body) = match (op.is_comparison(), dtype.is_float()) {
-                    (true, true) => (
-                        "u32",
-                        format!(
-                            "let a = f32(a0); let b = f32(b0); return select(0u, 1u, {});",
-                            op.wgsl(dtype.is_float())
-                        ),
-                    ),
-                    (true, false) => (
-                        "u32",
-                        format!("let a = a0; let b = b0; return select(0u, 1u, {});", op.wgsl(dtype.is_float())),
-                    ),
-                    (false, true) => {
-                        (s, format!("let a = f32(a0); let b = f32(b0); return D({});", op.wgsl(dtype.is_float())))
+                    (true, true) => {
+                        ("u32", format!("let a = f32(a0); let b = f32(b0); return select(0u, 1u, {});", op.wgsl(dtype)))
                     }
-                    (false, false) => (s, format!("let a = a0; let b = b0; return {};", op.wgsl(dtype.is_float()))),
+                    (true, false) => {
+                        ("u32", format!("let a = a0; let b = b0; return select(0u, 1u, {});", op.wgsl(dtype)))
+                    }
+                    (false, true) => (s, format!("let a = f32(a0); let b = f32(b0); return D({});", op.wgsl(dtype))),
+                    (false, false) => (s, format!("let a = a0; let b = b0; return {};", op.wgsl(dtype))),
                 };
-                let helpers = match op {
-                    BinaryOp::Pow => format!("{WGSL_IS_NAN}{WGSL_POW}"),
-                    BinaryOp::Div if dtype.is_float() => WGSL_FDIV.to_string(),
-                    BinaryOp::Maximum | BinaryOp::Minimum if dtype.is_float() => WGSL_IS_NAN.to_string(),
-                    _ if op.is_comparison() && dtype.is_float() => WGSL_IS_NAN.to_string(),
-                    _ => String::new(),
-                };
+                let helpers = op.wgsl_helpers(dtype);
                 format!("alias S = {s};\nalias D = {d};\n{helpers}fn op(a0: S, b0: S) -> D {{ {body} }}\n")
             }
             KernelKey::Where { dtype } => format!("alias S = {};\n", storage_type(dtype)),
@@ -330,7 +317,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
     }
     for d in DType::ALL {
         for op in BinaryOp::ALL {
-            if op.compute_dtype(d) == d {
+            if op.compute_dtype(d) == d && !(op.int_only() && d.is_float()) {
                 v.push(KernelKey::Binary { op, dtype: d });
                 v.push(KernelKey::Binary4 { op, dtype: d });
             }

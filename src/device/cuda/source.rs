@@ -104,8 +104,9 @@ fn variant(key: &KernelKey) -> String {
             } else {
                 (storage(dtype), store(dtype, expr))
             };
+            let helpers = if op.is_comparison() { "" } else { crate::op::binary::CUDA_BINARY };
             format!(
-                "typedef {} S;\ntypedef {d} D;\ntypedef {} C;\n{f} D op(S a0, S b0) {{ C a = {a}; C b = {b}; return {ret}; }}\n",
+                "typedef {} S;\ntypedef {d} D;\ntypedef {} C;\n{helpers}{f} D op(S a0, S b0) {{ C a = {a}; C b = {b}; return {ret}; }}\n",
                 storage(dtype),
                 compute(dtype)
             )

@@ -1,0 +1,321 @@
+//! WGSL helper functions for the elementwise kernels: special values decided on the bits, and
+//! the transcendental functions implemented here rather than taken from the driver. WGSL holds
+//! drivers' `sin`, `tanh`, `atan` and friends to loose bounds (`atan` to 4096 ulp, `log` to 2^-21
+//! absolute near 1) and lets compilers assume no NaN; SwiftShader and lavapipe use that freedom.
+//! Each helper here is held to PyTorch's answer by tests/special_values.rs on every device.
+
+/// The WGSL twin of [`crate::op::unary::erf`].
+pub(crate) const WGSL_ERF: &str = "fn erf_approx(x: f32) -> f32 {
+    if (abs(x) < 0.5) {
+        let z = x * x;
+        let p = (((((z / 9360.0 - 1.0 / 1320.0) * z + 1.0 / 216.0) * z - 1.0 / 42.0) * z + 0.1) * z - 1.0 / 3.0) * z + 1.0;
+        return 1.1283791670955126 * x * p;
+    }
+    let t = 1.0 / (1.0 + 0.3275911 * abs(x));
+    let y = 1.0 - (((((1.0614054 * t - 1.4531521) * t) + 1.4214138) * t - 0.28449674) * t + 0.2548296) * t * exp(-x * x);
+    return select(-y, y, x >= 0.0);
+}
+";
+
+/// Bit-level tests and constants for special values: WGSL compilers may assume floats are
+/// never NaN or infinite, and reject infinite constants, so these are built from bits at run
+/// time (`& 0u` keeps them out of constant evaluation). Needs `is_nan`.
+pub(crate) const WGSL_SPECIAL: &str = "fn is_zero(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0u; }
+fn neg_nonzero(x: f32) -> bool { return bitcast<u32>(x) > 0x80000000u && !is_nan(x); }
+fn nan_like(x: f32) -> f32 { return bitcast<f32>(0x7fc00000u | (bitcast<u32>(x) & 0u)); }
+fn inf_like(x: f32) -> f32 { return bitcast<f32>(0x7f800000u | (bitcast<u32>(x) & 0u)); }
+// Zero, or a subnormal on a device that flushes subnormals (SwiftShader does): the bits say
+// nonzero, the arithmetic treats it as zero.
+fn flushed_zero(x: f32) -> bool {
+    return is_zero(x) || ((bitcast<u32>(x) & 0x7fffffffu) < 0x00800000u && is_zero(x * 16777216.0));
+}
+fn log_acc(x: f32) -> f32 {
+    let b = bitcast<u32>(x);
+    if (b == 0x7f800000u) { return x; }
+    if (is_zero(x)) { return -inf_like(x); }
+    if (neg_nonzero(x)) { return nan_like(x); }
+    // Drivers take a subnormal's exponent as the smallest normal one: scale it into range (a
+    // driver that flushes subnormals makes it 0, whose log is -inf).
+    if (b < 0x00800000u) {
+        let y = x * 8388608.0;
+        if (is_zero(y)) { return -inf_like(x); }
+        return log(y) - 15.942385152878742;
+    }
+    return log(x);
+}
+";
+
+/// sin and cos accurate to about 1e-7 absolute for |x| <= 8192 (Cephes' sinf/cosf: reduction by
+/// pi/4 in three parts, then minimax polynomials), where drivers may give only 2^-11 (WGSL's
+/// bound, and SwiftShader's accuracy). Beyond 8192 the driver's own (f32 arguments that large
+/// carry no phase). Infinities give NaN.
+pub(crate) const WGSL_SINCOS: &str = "fn sin_acc(x: f32, want_cos: bool) -> f32 {
+    if ((bitcast<u32>(x) & 0x7f800000u) == 0x7f800000u) { return nan_like(x); }
+    let ax = abs(x);
+    if (ax > 8192.0) { return select(sin(x), cos(x), want_cos); }
+    var j = u32(floor(ax * 1.27323954473516));
+    j = j + (j & 1u);
+    let y = f32(j);
+    let z = ((ax - y * 0.78515625) - y * 2.4187564849853515625e-4) - y * 3.77489497744594108e-8;
+    let zz = z * z;
+    let s = ((-1.9515295891e-4 * zz + 8.3321608736e-3) * zz - 1.6666654611e-1) * zz * z + z;
+    let c = ((2.443315711809948e-5 * zz - 1.388731625493765e-3) * zz + 4.166664568298827e-2) * zz * zz - 0.5 * zz + 1.0;
+    let q = (j >> 1u) & 3u;
+    if (want_cos) {
+        return select(select(select(s, -c, q == 2u), -s, q == 1u), c, q == 0u);
+    }
+    let r = select(select(select(-c, -s, q == 2u), c, q == 1u), s, q == 0u);
+    return select(r, -r, bitcast<u32>(x) >= 0x80000000u);
+}
+";
+
+/// tanh accurate over the whole range (drivers' `tanh` goes through `exp` and loses relative
+/// accuracy near 0, about 1e-2 at 1e-6 on some): Cephes' odd polynomial below |x| = 0.625 (within
+/// 1 ulp there), `1 - 2 / (e^2|x| + 1)` above, saturating at |x| = 20 where tanh rounds to 1.
+pub(crate) const WGSL_TANH: &str = "fn tanh_acc(x: f32) -> f32 {
+    if (is_nan(x)) { return x; }
+    let a = abs(x);
+    if (a < 0.625) {
+        let s = x * x;
+        return ((((-5.70498872745e-3 * s + 2.06390887954e-2) * s - 5.37397155531e-2) * s + 1.33314422036e-1) * s - 3.33332819422e-1) * s * x + x;
+    }
+    let r = 1.0 - 2.0 / (exp(2.0 * min(a, 20.0)) + 1.0);
+    return select(r, -r, x < 0.0);
+}
+";
+
+/// log1p and an accurate log, built on Cephes' logf polynomial for log(1 + t) on
+/// [sqrt(1/2) - 1, sqrt(2) - 1] (about 1 ulp): drivers' `log` is only held to 2^-21 absolute near
+/// 1 (WGSL's bound), which is no relative accuracy at all for log(1 + 1e-6). `log_pos` takes a
+/// positive normal finite x apart on its bits (x = m 2^e, m in [sqrt(1/2), sqrt(2))).
+/// `log1p_acc` corrects the rounding of 1 + x to first order. Needs WGSL_SPECIAL.
+pub(crate) const WGSL_LOG1P: &str = "fn log1p_small(t: f32) -> f32 {
+    let z = t * t;
+    let p = ((((((((7.0376836292e-2 * t - 1.1514610310e-1) * t + 1.1676998740e-1) * t - 1.2420140846e-1) * t + 1.4249322787e-1) * t - 1.6668057665e-1) * t + 2.0000714765e-1) * t - 2.4999993993e-1) * t + 3.3333331174e-1) * t * z;
+    return t + (p - 0.5 * z);
+}
+fn log_pos(x: f32) -> f32 {
+    let b = bitcast<u32>(x);
+    var e = i32(b >> 23u) - 127;
+    var m = bitcast<f32>((b & 0x007fffffu) | 0x3f800000u);
+    if (m > 1.4142135) { m = m * 0.5; e = e + 1; }
+    let fe = f32(e);
+    return (log1p_small(m - 1.0) - fe * 2.12194440e-4) + fe * 0.693359375;
+}
+fn log1p_acc(x: f32) -> f32 {
+    if (x > -0.29289323 && x < 0.41421357) { return log1p_small(x); }
+    if (x == -1.0) { return -inf_like(x); }
+    if (x < -1.0) { return nan_like(x); }
+    if (bitcast<u32>(x) == 0x7f800000u) { return x; }
+    let u = 1.0 + x;
+    return log_pos(u) + (x - (u - 1.0)) / u;
+}
+";
+
+/// expm1: the Taylor series to x^10 for |x| < 0.5 (relative error under 1e-10 there; `exp(x) -
+/// 1` would lose all of it near 0), `exp(x) - 1` beyond, exactly -1 below -20.
+pub(crate) const WGSL_EXPM1: &str = "fn expm1_acc(x: f32) -> f32 {
+    if (abs(x) < 0.5) {
+        return x * (1.0 + x / 2.0 * (1.0 + x / 3.0 * (1.0 + x / 4.0 * (1.0 + x / 5.0 * (1.0 + x / 6.0 * (1.0 + x / 7.0 * (1.0 + x / 8.0 * (1.0 + x / 9.0 * (1.0 + x / 10.0)))))))));
+    }
+    if (x < -20.0) { return -1.0; }
+    return exp(x) - 1.0;
+}
+";
+
+/// sinh and cosh: the odd Taylor series below |x| = 0.5 for sinh (relative accuracy near 0),
+/// `(e^x -+ e^-x) / 2` up to 9, and `(e^(x/2) / 2) e^(x/2)` beyond, which stays finite as far as
+/// the result does (e^89 overflows f32, sinh(89) does not).
+pub(crate) const WGSL_HYPER: &str = "fn hyper_acc(x: f32, want_cosh: bool) -> f32 {
+    let a = abs(x);
+    var r: f32;
+    if (a < 0.5 && !want_cosh) {
+        let z = x * x;
+        return x + x * z * (1.0 / 6.0 + z * (1.0 / 120.0 + z * (1.0 / 5040.0 + z / 362880.0)));
+    }
+    if (a < 9.0) {
+        let e = exp(a);
+        r = select(0.5 * (e - 1.0 / e), 0.5 * (e + 1.0 / e), want_cosh);
+    } else {
+        let h = exp(0.5 * a);
+        r = (0.5 * h) * h;
+    }
+    return select(select(r, -r, bitcast<u32>(x) >= 0x80000000u), r, want_cosh);
+}
+";
+
+/// atan (Cephes' atanf: reduction by tan(pi/8) and tan(3pi/8), then an odd polynomial; about 2
+/// ulp) and atan2 with C99's special cases for zeros of either sign and infinities, which WGSL's
+/// `atan2` leaves undefined (and its `atan` is held to 4096 ulp only). Needs `is_nan`, `fdiv`,
+/// WGSL_SPECIAL.
+pub(crate) const WGSL_ATAN: &str = "fn atan_acc(x: f32) -> f32 {
+    let a = abs(x);
+    var y0 = 0.0;
+    var t = a;
+    if (a > 2.4142135623730950) {
+        y0 = 1.5707963267948966;
+        t = -1.0 / a;
+    } else if (a > 0.4142135623730950) {
+        y0 = 0.7853981633974483;
+        t = (a - 1.0) / (a + 1.0);
+    }
+    let z = t * t;
+    let y = y0 + ((((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z - 3.33329491539e-1) * z * t + t);
+    return select(y, -y, bitcast<u32>(x) >= 0x80000000u);
+}
+fn atan2_acc(y: f32, x: f32) -> f32 {
+    if (is_nan(x) || is_nan(y)) { return x + y; }
+    let pi = 3.14159265358979;
+    let y_neg = bitcast<u32>(y) >= 0x80000000u;
+    let x_neg = bitcast<u32>(x) >= 0x80000000u;
+    let y_inf = (bitcast<u32>(y) & 0x7fffffffu) == 0x7f800000u;
+    let x_inf = (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u;
+    var r: f32;
+    if (flushed_zero(y)) {
+        r = select(0.0, pi, x_neg);
+    } else if (flushed_zero(x)) {
+        r = pi / 2.0;
+    } else if (y_inf && x_inf) {
+        r = select(pi / 4.0, 3.0 * pi / 4.0, x_neg);
+    } else if (y_inf) {
+        r = pi / 2.0;
+    } else if (x_inf) {
+        r = select(0.0, pi, x_neg);
+    } else {
+        r = atan_acc(fdiv(abs(y), abs(x)));
+        if (x_neg) { r = pi - r; }
+    }
+    return select(r, -r, y_neg);
+}
+";
+
+/// asin and acos (Cephes' asinf/acosf: a polynomial on [0, 0.5], the half-angle identity beyond;
+/// about 2 ulp), where WGSL's are inherited from its 4096-ulp `atan2`. |x| > 1 gives NaN.
+pub(crate) const WGSL_ASIN: &str = "fn asin_core(a: f32) -> f32 {
+    var z: f32;
+    var t: f32;
+    let big = a > 0.5;
+    if (big) { z = 0.5 * (1.0 - a); t = sqrt(z); } else { t = a; z = a * a; }
+    var p = ((((4.2163199048e-2 * z + 2.4181311049e-2) * z + 4.5470025998e-2) * z + 7.4953002686e-2) * z + 1.6666752422e-1) * z * t + t;
+    if (big) { p = 1.5707963267948966 - 2.0 * p; }
+    return p;
+}
+fn asin_acc(x: f32) -> f32 {
+    let a = abs(x);
+    if (a > 1.0) { return nan_like(x); }
+    let r = asin_core(a);
+    return select(r, -r, bitcast<u32>(x) >= 0x80000000u);
+}
+fn acos_acc(x: f32) -> f32 {
+    if (abs(x) > 1.0) { return nan_like(x); }
+    if (x < -0.5) { return 3.14159265358979 - 2.0 * asin_core(sqrt(0.5 * (1.0 + x))); }
+    if (x > 0.5) { return 2.0 * asin_core(sqrt(0.5 * (1.0 - x))); }
+    return 1.5707963267948966 - asin_acc(x);
+}
+";
+
+/// The inverse hyperbolic functions through `log1p_acc` (relative accuracy near 0 and 1), with
+/// `log(x) + log 2` past 1e10 where x^2 would overflow. Needs WGSL_LOG1P.
+pub(crate) const WGSL_AHYPER: &str = "fn asinh_acc(x: f32) -> f32 {
+    let a = abs(x);
+    var r: f32;
+    if (bitcast<u32>(a) == 0x7f800000u) {
+        r = a;
+    } else if (a > 1e10) {
+        r = log_pos(a) + 0.6931471805599453;
+    } else {
+        r = log1p_acc(a + a * a / (1.0 + sqrt(1.0 + a * a)));
+    }
+    return select(r, -r, bitcast<u32>(x) >= 0x80000000u);
+}
+fn acosh_acc(x: f32) -> f32 {
+    if (x < 1.0) { return nan_like(x); }
+    if (bitcast<u32>(x) == 0x7f800000u) { return x; }
+    if (x > 1e10) { return log_pos(x) + 0.6931471805599453; }
+    let t = x - 1.0;
+    return log1p_acc(t + sqrt(2.0 * t + t * t));
+}
+fn atanh_acc(x: f32) -> f32 {
+    let a = abs(x);
+    if (a > 1.0) { return nan_like(x); }
+    var r: f32;
+    if (a == 1.0) { r = inf_like(x); } else { r = 0.5 * log1p_acc(2.0 * a / (1.0 - a)); }
+    return select(r, -r, bitcast<u32>(x) >= 0x80000000u);
+}
+";
+
+/// Exact `fmod` (WGSL's float `%` is `a - b * trunc(a / b)`, wrong once the quotient passes
+/// 2^24), and PyTorch's `remainder` and `floor_divide` on top of it. fmod is long division on the
+/// exponents: each step subtracts `|b|` scaled by the power of two that brings it just under the
+/// running remainder, which is exact (the two are within a factor of two), at most 277 steps.
+/// Needs `is_nan`, WGSL_SPECIAL and `fdiv`.
+pub(crate) const WGSL_FMOD: &str = "fn exponent_of(x: f32) -> i32 {
+    let b = bitcast<u32>(x) & 0x7fffffffu;
+    if (b < 0x00800000u) { return i32((bitcast<u32>(x * 16777216.0) >> 23u) & 0xffu) - 151; }
+    return i32(b >> 23u) - 127;
+}
+fn is_negative(x: f32) -> bool { return bitcast<u32>(x) >= 0x80000000u; }
+fn fmod_acc(a: f32, b: f32) -> f32 {
+    let a_inf = (bitcast<u32>(a) & 0x7fffffffu) == 0x7f800000u;
+    if (is_nan(a) || is_nan(b) || a_inf || flushed_zero(b)) { return nan_like(a); }
+    let d = abs(b);
+    var r = abs(a);
+    if ((bitcast<u32>(b) & 0x7fffffffu) != 0x7f800000u) {
+        let ed = exponent_of(d);
+        for (var i = 0; i < 280; i = i + 1) {
+            if (r < d) { break; }
+            var s = ldexp(d, exponent_of(r) - ed);
+            if (s > r) { s = s * 0.5; }
+            r = r - s;
+        }
+    }
+    return select(r, -r, is_negative(a));
+}
+fn remainder_acc(a: f32, b: f32) -> f32 {
+    let m = fmod_acc(a, b);
+    return select(m, m + b, !is_zero(m) && !is_nan(m) && is_negative(b) != is_negative(m));
+}
+fn floordiv_acc(a: f32, b: f32) -> f32 {
+    if (is_nan(a) || is_nan(b)) { return nan_like(a); }
+    if (flushed_zero(b)) {
+        if (flushed_zero(a)) { return nan_like(a); }
+        let inf = inf_like(a);
+        return select(inf, -inf, is_negative(a) != is_negative(b));
+    }
+    let m = fmod_acc(a, b);
+    var div = fdiv(a - m, b);
+    if (!is_zero(m) && is_negative(b) != is_negative(m)) { div = div - 1.0; }
+    if (is_zero(div)) { return select(0.0, -0.0, is_negative(a) != is_negative(b)); }
+    var f = floor(div);
+    if (div - f > 0.5) { f = f + 1.0; }
+    return f;
+}
+";
+
+/// `int_div_op(a, b)` for an integer `op` (remainder, fmod or floor_divide) over `dtype`: a zero
+/// divisor gives 0 (as on the CPU), and the divisor -1 is negation, since WGSL leaves
+/// `i32::MIN / -1` to the driver.
+pub(crate) fn int_div_wgsl(op: crate::op::binary::BinaryOp, dtype: crate::dtype::DType) -> String {
+    use crate::op::binary::BinaryOp::*;
+    if dtype == crate::dtype::DType::I32 {
+        let body = match op {
+            Fmod => "return r;",
+            Remainder => "return select(r, r + b, r != 0 && ((r < 0) != (b < 0)));",
+            _ => "return select(q, q - 1, r != 0 && ((r < 0) != (b < 0)));",
+        };
+        format!(
+            "fn int_div_op(a: i32, b: i32) -> i32 {{
+    if (b == 0) {{ return 0; }}
+    if (b == -1) {{ return {}; }}
+    let q = a / b;
+    let r = a - q * b;
+    {body}
+}}
+",
+            if op == FloorDivide { "0 - a" } else { "0" }
+        )
+    } else {
+        let body = if op == FloorDivide { "a / b" } else { "a % b" };
+        format!("fn int_div_op(a: u32, b: u32) -> u32 {{ if (b == 0u) {{ return 0u; }} return {body}; }}\n")
+    }
+}

@@ -1,0 +1,88 @@
+//! Elementwise ops with parameters, composed from the kernels (`where`, the arithmetic and unary
+//! kernels) with the graph paused, and given PyTorch's own backward rule as one node:
+//! `leaky_relu`, `elu`, `softplus` with any beta and threshold, and `lerp`. (Differentiating
+//! through the composition would be wrong where an unselected `where` branch overflows: the zero
+//! gradient times inf is NaN.)
+
+use crate::error::Result;
+use crate::ops::grad::{sum_to, unary_rule};
+use crate::tensor::Tensor;
+
+impl Tensor {
+    /// `x` where positive, `negative_slope * x` elsewhere (PyTorch's `leaky_relu`; its default
+    /// slope is 0.01).
+    pub fn leaky_relu(&self, negative_slope: f64) -> Result<Tensor> {
+        let out = {
+            let _g = crate::tensor::node::pause();
+            self.gt_scalar(0.0)?.where_(self, &self.mul_scalar(negative_slope)?)?
+        };
+        let x = self.clone();
+        Ok(Tensor::composite(out, "leaky_relu", &[self], |_| {
+            unary_rule(move |g| x.gt_scalar(0.0)?.where_(g, &g.mul_scalar(negative_slope)?))
+        }))
+    }
+
+    /// `x` where positive, `alpha * (e^x - 1)` elsewhere (PyTorch's `elu`; its default alpha is
+    /// 1).
+    pub fn elu(&self, alpha: f64) -> Result<Tensor> {
+        let out = {
+            let _g = crate::tensor::node::pause();
+            self.gt_scalar(0.0)?.where_(self, &self.expm1()?.mul_scalar(alpha)?)?
+        };
+        let x = self.clone();
+        Ok(Tensor::composite(out, "elu", &[self], |_| {
+            unary_rule(move |g| x.gt_scalar(0.0)?.where_(g, &g.mul(&x.exp()?)?.mul_scalar(alpha)?))
+        }))
+    }
+
+    /// `log(1 + e^(beta x)) / beta`, and `x` where `beta x > threshold` (PyTorch's `softplus`;
+    /// its defaults, beta 1 and threshold 20, are the `softplus()` kernel).
+    pub fn softplus_with(&self, beta: f64, threshold: f64) -> Result<Tensor> {
+        if beta == 1.0 && threshold == 20.0 {
+            return self.softplus();
+        }
+        let out = {
+            let _g = crate::tensor::node::pause();
+            let bx = self.mul_scalar(beta)?;
+            bx.gt_scalar(threshold)?.where_(self, &bx.softplus()?.div_scalar(beta)?)?
+        };
+        let x = self.clone();
+        Ok(Tensor::composite(out, "softplus", &[self], |_| {
+            unary_rule(move |g| {
+                let bx = x.mul_scalar(beta)?;
+                bx.gt_scalar(threshold)?.where_(g, &g.mul(&bx.sigmoid()?)?)
+            })
+        }))
+    }
+
+    /// `self + weight * (end - self)` with broadcasting over all three, computed as PyTorch
+    /// does (`end - (end - self) * (1 - weight)` where `weight >= 0.5`, so weight 1 gives `end`
+    /// exactly).
+    pub fn lerp(&self, end: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        self.same_device(end, "lerp")?;
+        self.same_device(weight, "lerp")?;
+        let out = {
+            let _g = crate::tensor::node::pause();
+            let d = end.sub(self)?;
+            let low = self.add(&weight.mul(&d)?)?;
+            let high = end.sub(&d.mul(&weight.neg()?.add_scalar(1.0)?)?)?;
+            weight.abs()?.lt_scalar(0.5)?.where_(&low, &high)?
+        };
+        let (a, b, w) = (self.clone(), end.clone(), weight.clone());
+        let (sa, sb, sw) = (self.shape().to_vec(), end.shape().to_vec(), weight.shape().to_vec());
+        Ok(Tensor::composite(out, "lerp", &[self, end, weight], |_| {
+            Box::new(move |g, need| {
+                let ga = if need[0] { Some(sum_to(&g.mul(&w.neg()?.add_scalar(1.0)?)?, &sa)?) } else { None };
+                let gb = if need[1] { Some(sum_to(&g.mul(&w)?, &sb)?) } else { None };
+                let gw = if need[2] { Some(sum_to(&g.mul(&b.sub(&a)?)?, &sw)?) } else { None };
+                Ok(vec![ga, gb, gw])
+            })
+        }))
+    }
+
+    /// [`Tensor::lerp`] with a scalar weight.
+    pub fn lerp_scalar(&self, end: &Tensor, weight: f64) -> Result<Tensor> {
+        let w = Tensor::full_on(&[], weight, self.dtype(), self.device())?;
+        self.lerp(end, &w)
+    }
+}
