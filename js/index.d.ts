@@ -234,6 +234,39 @@ export declare class Tensor<D extends DType = DType> {
   logicalXor(other: Tensor | number | boolean): Tensor<'bool'>;
   /** True where zero. */
   logicalNot(): Tensor<'bool'>;
+  /** Running sums along `dim` (bool sums in int32). */
+  cumsum(dim: number): Tensor<Summed<D>>;
+  /** Running products along `dim` (bool in int32). */
+  cumprod(dim: number): Tensor<Summed<D>>;
+  /** True where every element over `dim` (default: all) is nonzero. */
+  all(dim?: Dims, keepdim?: boolean): Tensor<'bool'>;
+  /** True where some element over `dim` (default: all) is nonzero. */
+  any(dim?: Dims, keepdim?: boolean): Tensor<'bool'>;
+  /** `log(sum(exp(x)))` over `dim` (default: all), computed stably. */
+  logsumexp(dim?: Dims, keepdim?: boolean): Tensor<Floating<D>>;
+  /** PyTorch's `amax`: `max` over `dim`. */
+  amax(dim?: Dims, keepdim?: boolean): Tensor<D>;
+  /** PyTorch's `amin`: `min` over `dim`. */
+  amin(dim?: Dims, keepdim?: boolean): Tensor<D>;
+  /** The vector p-norm (default 2; 1, Infinity, -Infinity, 0 or any p > 0) over `dim` (default: all). */
+  norm(p?: number, dim?: Dims, keepdim?: boolean): Tensor<Floating<D>>;
+  /** `value` where `mask` (bool, broadcast to this shape) is true. */
+  maskedFill(mask: Tensor<'bool'>, value: number | boolean): Tensor<D>;
+  /** The lower triangle of the last two dims (`col - row <= diagonal`). */
+  tril(diagonal?: number): Tensor<D>;
+  /** The upper triangle of the last two dims (`col - row >= diagonal`). */
+  triu(diagonal?: number): Tensor<D>;
+  /** Reversed along `dims` (a copy). */
+  flip(dims: number | readonly number[]): Tensor<D>;
+  /** Shifted along `dims`, wrapping around; with no dims, over the flattened tensor. */
+  roll(shifts: number | readonly number[], dims?: number | readonly number[]): Tensor<D>;
+  /** Tiled `sizes[i]` times along each dim (PyTorch's `repeat`). */
+  repeat(...sizes: number[]): Tensor<D>;
+  repeat(sizes: readonly number[]): Tensor<D>;
+  /** Views along `dim` (default 0) of `size` entries each, or of each size in an array. */
+  split(size: number | readonly number[], dim?: number): Tensor<D>[];
+  /** At most `chunks` equal views along `dim` (default 0). */
+  chunk(chunks: number, dim?: number): Tensor<D>[];
 
   /** `this ? a : b`, elementwise with broadcasting (this is the condition). */
   where<A extends DType, B extends DType>(a: Tensor<A>, b: Tensor<B>): Tensor<Promote<A, B>>;

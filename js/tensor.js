@@ -177,6 +177,69 @@ export class Tensor {
   logicalXor(o) { return this.#logical('xor', 'logicalXor', o); }
   logicalNot() { return new Tensor(this.#live('logicalNot').logicalNot()); }
 
+  /** Running sums along `dim` (bool sums in int32). */
+  cumsum(dim) { return new Tensor(this.#live('cumsum').scan('cumsum', check.dim('cumsum', dim))); }
+  /** Running products along `dim`. */
+  cumprod(dim) { return new Tensor(this.#live('cumprod').scan('cumprod', check.dim('cumprod', dim))); }
+  #composedReduce(op, dim, keepdim) {
+    const raw = this.#live(op);
+    const dims = check.optDims(op, dim);
+    return new Tensor(raw.reduceComposed(op, dims === undefined ? undefined : Float64Array.from(dims), check.flag(op, 'keepdim', keepdim)));
+  }
+  /** True where every element over `dim` (default: all) is nonzero. */
+  all(dim, keepdim) { return this.#composedReduce('all', dim, keepdim); }
+  /** True where some element over `dim` (default: all) is nonzero. */
+  any(dim, keepdim) { return this.#composedReduce('any', dim, keepdim); }
+  /** `log(sum(exp(x)))` over `dim`, computed stably. */
+  logsumexp(dim, keepdim) { return this.#composedReduce('logsumexp', dim, keepdim); }
+  /** PyTorch's `amax` (the same as `max` with dims). */
+  amax(dim, keepdim) { return this.max(dim, keepdim); }
+  /** PyTorch's `amin` (the same as `min` with dims). */
+  amin(dim, keepdim) { return this.min(dim, keepdim); }
+  /** The vector p-norm (default 2) over `dim` (default: all), PyTorch's `linalg.vector_norm`. */
+  norm(p = 2, dim, keepdim) {
+    const raw = this.#live('norm');
+    const q = p === Infinity || p === -Infinity ? p : check.number('norm', 'p', p);
+    const dims = check.optDims('norm', dim);
+    return new Tensor(raw.norm(q, dims === undefined ? undefined : Float64Array.from(dims), check.flag('norm', 'keepdim', keepdim)));
+  }
+  /** `value` where `mask` (bool, broadcast to this shape) is true. */
+  maskedFill(mask, value) {
+    const raw = this.#live('maskedFill');
+    return new Tensor(raw.maskedFill(rawOf('maskedFill', 'mask', mask), check.number('maskedFill', 'value', operand('maskedFill', value))));
+  }
+  /** The lower triangle of the last two dims (`col - row <= diagonal`), zeros elsewhere. */
+  tril(diagonal = 0) { return new Tensor(this.#live('tril').triangle(true, check.integer('tril', 'diagonal', diagonal))); }
+  /** The upper triangle of the last two dims (`col - row >= diagonal`), zeros elsewhere. */
+  triu(diagonal = 0) { return new Tensor(this.#live('triu').triangle(false, check.integer('triu', 'diagonal', diagonal))); }
+  /** Reversed along `dims` (a copy). */
+  flip(dims) { return new Tensor(this.#live('flip').flip(Float64Array.from(check.optDims('flip', dims) ?? []))); }
+  /** Shifted by `shifts` along `dims`, wrapping around; with no dims, over the flattened tensor. */
+  roll(shifts, dims) {
+    const raw = this.#live('roll');
+    const s = typeof shifts === 'number' ? [shifts] : shifts;
+    if (!Array.isArray(s)) check.fail(TypeError, 'roll', 'shifts', shifts, 'an integer or an array of integers');
+    const sh = s.map((v, i) => check.integer('roll', `shifts[${i}]`, v));
+    return new Tensor(raw.roll(Float64Array.from(sh), Float64Array.from(check.optDims('roll', dims) ?? [])));
+  }
+  /** Tiled `sizes[i]` times along each dim (PyTorch's `repeat`). */
+  repeat(...sizes) {
+    const s = sizes.length === 1 && Array.isArray(sizes[0]) ? sizes[0] : sizes;
+    return new Tensor(this.#live('repeat').repeat(Float64Array.from(check.shape('repeat', s, 'sizes'))));
+  }
+  /** Views along `dim`: pieces of `size` entries, or of each size in an array (PyTorch's `split`). */
+  split(size, dim = 0) {
+    const raw = this.#live('split');
+    const d = check.dim('split', dim);
+    if (Array.isArray(size)) return Array.from(raw.splitSizes(Float64Array.from(check.shape('split', size, 'size')), d), (r) => new Tensor(r));
+    return Array.from(raw.split(check.integer('split', 'size', size, 1), d), (r) => new Tensor(r));
+  }
+  /** At most `chunks` equal views along `dim`. */
+  chunk(chunks, dim = 0) {
+    const raw = this.#live('chunk');
+    return Array.from(raw.chunk(check.integer('chunk', 'chunks', chunks, 1), check.dim('chunk', dim)), (r) => new Tensor(r));
+  }
+
   /** `this ? a : b`, elementwise with broadcasting (this is the condition). */
   where(a, b) {
     const raw = this.#live('where');

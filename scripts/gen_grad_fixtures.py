@@ -70,6 +70,18 @@ OPS = {
     "elu": lambda x, a: torch.nn.functional.elu(x[0], a["alpha"]),
     "softplus_with": lambda x, a: torch.nn.functional.softplus(x[0], a["beta"], a["threshold"]),
     "lerp": lambda x, a: torch.lerp(x[0], x[1], x[2]),
+    "cumsum": lambda x, a: torch.cumsum(x[0], a["dim"]),
+    "cumprod": lambda x, a: torch.cumprod(x[0], a["dim"]),
+    "logsumexp": lambda x, a: torch.logsumexp(x[0], a["dims"], keepdim=a["keepdim"]),
+    "norm": lambda x, a: torch.linalg.vector_norm(x[0], ord=float(a["p"]), dim=a["dims"] or None, keepdim=a["keepdim"]),
+    "masked_fill": lambda x, a: x[0].masked_fill(x[1] > 0, a["value"]),
+    "tril": lambda x, a: torch.tril(x[0], a["diagonal"]),
+    "triu": lambda x, a: torch.triu(x[0], a["diagonal"]),
+    "flip": lambda x, a: torch.flip(x[0], a["dims"]),
+    "roll": lambda x, a: torch.roll(x[0], a["shifts"], a["dims"] or None),
+    "repeat": lambda x, a: x[0].repeat(*a["sizes"]),
+    "split": lambda x, a: torch.split(x[0], a["size"], a["dim"])[a["part"]],
+    "chunk": lambda x, a: torch.chunk(x[0], a["chunks"], a["dim"])[a["part"]],
     "lerp_scalar": lambda x, a: torch.lerp(x[0], x[1], a["w"]),
     "clamp": lambda x, a: torch.clamp(x[0], min=a.get("min"), max=a.get("max")),
     "sum": lambda x, a: x[0].sum(dim=a["dims"], keepdim=a["keepdim"]),
@@ -188,6 +200,29 @@ def cases():
     add("softmax_first_of_view", "softmax", [inp(randn(4, 3), v="t")], dim=0)
     add("log_softmax_last", "log_softmax", [inp(randn(3, 5))], dim=1)
     add("log_softmax_mid", "log_softmax", [inp(randn(2, 3, 4))], dim=1)
+    # Scans and composed reductions.
+    add("cumsum_dim1", "cumsum", [inp(randn(3, 5))], dim=1)
+    add("cumsum_of_view", "cumsum", [inp(randn(4, 3), v="t")], dim=0)
+    add("cumprod_with_zero", "cumprod", [inp(torch.tensor([[1.5, -2.0, 0.0, 3.0, 0.5], [0.5, 2.0, -1.0, 0.25, 4.0]]))], dim=1)
+    add("cumprod_dim0", "cumprod", [inp(positive(5, 2))], dim=0)
+    add("logsumexp", "logsumexp", [inp(randn(3, 4) * 5)], dims=[1], keepdim=False)
+    add("logsumexp_keepdim", "logsumexp", [inp(randn(2, 3, 4))], dims=[0, 2], keepdim=True)
+    add("norm_2", "norm", [inp(randn(3, 4))], p=2.0, dims=[1], keepdim=False)
+    add("norm_2_zero_row", "norm", [inp(torch.tensor([[0.0, 0.0, 0.0], [3.0, -4.0, 0.0]]))], p=2.0, dims=[1], keepdim=True)
+    add("norm_1_all", "norm", [inp(away_from_zero(3, 4))], p=1.0, dims=[], keepdim=False)
+    add("norm_inf", "norm", [inp(distinct(3, 4))], p="inf", dims=[0], keepdim=False)
+    add("norm_3", "norm", [inp(away_from_zero(2, 5))], p=3.0, dims=[1], keepdim=False)
+    # Masking and rearranging.
+    add("masked_fill_broadcast", "masked_fill", [inp(randn(3, 4)), inp(randn(4), grad=False)], value=-1.5)
+    add("tril", "tril", [inp(randn(2, 3, 4))], diagonal=0)
+    add("triu_offset", "triu", [inp(randn(4, 3))], diagonal=1)
+    add("tril_negative", "tril", [inp(randn(4, 4))], diagonal=-1)
+    add("flip", "flip", [inp(randn(2, 3, 4))], dims=[0, 2])
+    add("roll", "roll", [inp(randn(3, 5))], shifts=[2, -1], dims=[1, 0])
+    add("roll_flat", "roll", [inp(randn(3, 4))], shifts=[5], dims=[])
+    add("repeat", "repeat", [inp(randn(2, 3))], sizes=[2, 1, 2])
+    add("split_last_part", "split", [inp(randn(7, 2))], size=3, dim=0, part=2)
+    add("chunk_middle", "chunk", [inp(randn(2, 9))], chunks=3, dim=1, part=1)
     # Matmul in every form.
     add("matmul_2d", "matmul", [inp(randn(3, 4)), inp(randn(4, 5))])
     add("matmul_vec_vec", "matmul", [inp(randn(4)), inp(randn(4))])

@@ -13,7 +13,8 @@ device_tests!(
     movement_and_indexing,
     casts_between_all_dtypes,
     nan_propagates_and_scalars_keep_their_value,
-    logical_and_bitwise_ops
+    logical_and_bitwise_ops,
+    composed_reductions_and_scans
 );
 use webtensor::{BinaryOp, DType, Device, Tensor};
 
@@ -355,4 +356,43 @@ fn logical_and_bitwise_ops(d: Device) {
     for op in [BinaryOp::Remainder, BinaryOp::Fmod, BinaryOp::FloorDivide] {
         assert_eq!(i32s(&n.binary(&z, op).unwrap()), [0, 0, 0], "{} by zero on {d}", op.name());
     }
+}
+
+/// PyTorch's answers for the non-differentiable composed reductions and the integer scans:
+/// `all`/`any` count NaN as true and give true/false over nothing; `cumsum` of bool counts in
+/// i32; `norm(0)` counts nonzeros; bad arguments are clear errors.
+fn composed_reductions_and_scans(d: Device) {
+    let bools = |x: &Tensor| x.to_vec_blocking::<bool>().unwrap();
+    let x = t(&[0.0, f32::NAN, 2.0, 1.0, 0.0, 0.0], &[2, 3], d);
+    assert_eq!(bools(&x.all(&[1], false).unwrap()), [false, false], "all on {d}");
+    assert_eq!(bools(&x.any(&[1], false).unwrap()), [true, true], "any on {d}");
+    assert_eq!(bools(&x.any(&[0], true).unwrap()), [true, true, true]);
+    assert_eq!(x.all(&[0], true).unwrap().shape(), &[1, 3]);
+    let empty = Tensor::zeros(&[0, 2], DType::F32, d).unwrap();
+    assert_eq!(bools(&empty.all(&[0], false).unwrap()), [true, true], "all of nothing on {d}");
+    assert_eq!(bools(&empty.any(&[0], false).unwrap()), [false, false], "any of nothing on {d}");
+    assert!(!empty.any_all().unwrap().item_blocking::<bool>().unwrap());
+    let b = Tensor::from_slice(&[true, false, true, true], &[4], d).unwrap();
+    let c = b.cumsum(0).unwrap();
+    assert_eq!((c.dtype(), i32s(&c)), (DType::I32, vec![1, 1, 2, 3]), "cumsum of bool on {d}");
+    let i = Tensor::from_slice(&[3i32, -2, 5, 0, 7], &[5], d).unwrap();
+    assert_eq!(i32s(&i.cumsum(0).unwrap()), [3, 1, 6, 6, 13]);
+    assert_eq!(i32s(&i.cumprod(0).unwrap()), [3, -6, -30, 0, 0]);
+    // A long scan (many doubling steps) against the running sum.
+    let n = 1000;
+    let ones = Tensor::ones(&[n], DType::F32, d).unwrap();
+    assert_eq!(f32s(&ones.cumsum(-1).unwrap()), (1..=n).map(|v| v as f32).collect::<Vec<_>>());
+    assert_eq!(f32s(&x.norm(0.0, &[], false).unwrap()), [3.0], "norm(0) counts NaN as nonzero on {d}");
+    assert_eq!(f32s(&x.amax(&[0], false).unwrap())[2], 2.0);
+    assert!(x.norm(-1.0, &[], false).unwrap_err().to_string().contains("p >= 0"));
+    let parts = t(&[1.0, 2.0, 3.0, 4.0, 5.0], &[5], d).split(2, 0).unwrap();
+    assert_eq!(parts.iter().map(f32s).collect::<Vec<_>>(), [vec![1.0, 2.0], vec![3.0, 4.0], vec![5.0]]);
+    let err = t(&[1.0, 2.0], &[2], d).split_sizes(&[1, 2], 0).unwrap_err().to_string();
+    assert!(err.contains("add up to 3"), "{err}");
+    assert_eq!(t(&[1.0, 2.0, 3.0], &[3], d).chunk(2, 0).unwrap().len(), 2);
+    let m = t(&[1.0, 2.0, 3.0, 4.0], &[2, 2], d);
+    let mask = Tensor::from_slice(&[true, false], &[2], d).unwrap();
+    assert_eq!(f32s(&m.masked_fill(&mask, -1.0).unwrap()), [-1.0, 2.0, -1.0, 4.0]);
+    assert!(m.masked_fill(&m, 0.0).unwrap_err().to_string().contains("bool"));
+    assert_eq!(f32s(&m.repeat(&[1, 2]).unwrap()), [1.0, 2.0, 1.0, 2.0, 3.0, 4.0, 3.0, 4.0]);
 }

@@ -27,6 +27,7 @@ fn int(a: &Value, k: &str) -> isize {
 /// The op of a case, as the generator's `OPS` table defines it.
 fn apply(op: &str, a: &Value, x: &[Tensor]) -> webtensor::Result<Tensor> {
     let keep = || a["keepdim"].as_bool().expect("keepdim");
+    let dim = || a["dim"].as_i64().expect("dim") as isize;
     let corr = || a["correction"].as_u64().expect("correction") as usize;
     Ok(match op {
         "unary" => {
@@ -49,6 +50,26 @@ fn apply(op: &str, a: &Value, x: &[Tensor]) -> webtensor::Result<Tensor> {
             x[0].softplus_with(a["beta"].as_f64().expect("beta"), a["threshold"].as_f64().expect("threshold"))?
         }
         "lerp" => x[0].lerp(&x[1], &x[2])?,
+        "cumsum" => x[0].cumsum(dim())?,
+        "cumprod" => x[0].cumprod(dim())?,
+        "logsumexp" => x[0].logsumexp(&isizes(&a["dims"]), keep())?,
+        "norm" => x[0].norm(a["p"].as_f64().unwrap_or(f64::INFINITY) /* "inf" */, &isizes(&a["dims"]), keep())?,
+        "masked_fill" => x[0].masked_fill(&x[1].gt_scalar(0.0)?, a["value"].as_f64().expect("value"))?,
+        "tril" => x[0].tril(a["diagonal"].as_i64().expect("diagonal"))?,
+        "triu" => x[0].triu(a["diagonal"].as_i64().expect("diagonal"))?,
+        "flip" => x[0].flip(&isizes(&a["dims"]))?,
+        "roll" => {
+            let shifts: Vec<i64> =
+                a["shifts"].as_array().expect("shifts").iter().map(|v| v.as_i64().expect("shift")).collect();
+            x[0].roll(&shifts, &isizes(&a["dims"]))?
+        }
+        "repeat" => x[0].repeat(&usizes(&a["sizes"]))?,
+        "split" => x[0].split(a["size"].as_u64().expect("size") as usize, dim())?
+            [a["part"].as_u64().expect("part") as usize]
+            .clone(),
+        "chunk" => x[0].chunk(a["chunks"].as_u64().expect("chunks") as usize, dim())?
+            [a["part"].as_u64().expect("part") as usize]
+            .clone(),
         "lerp_scalar" => x[0].lerp_scalar(&x[1], a["w"].as_f64().expect("w"))?,
         "clamp" => x[0].clamp(a["min"].as_f64(), a["max"].as_f64())?,
         "sum" => x[0].sum(&isizes(&a["dims"]), keep())?,

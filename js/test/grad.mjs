@@ -20,6 +20,16 @@ function apply(wt, op, a, x) {
     case 'softplus_with': return x[0].softplus({ beta: a.beta, threshold: a.threshold });
     case 'lerp': return x[0].lerp(x[1], x[2]);
     case 'lerp_scalar': return x[0].lerp(x[1], a.w);
+    case 'cumsum': case 'cumprod': return x[0][op](a.dim);
+    case 'logsumexp': return x[0].logsumexp(a.dims, keep);
+    case 'norm': return x[0].norm(a.p === 'inf' ? Infinity : a.p, a.dims.length ? a.dims : undefined, keep);
+    case 'masked_fill': return x[0].maskedFill(x[1].gt(0), a.value);
+    case 'tril': case 'triu': return x[0][op](a.diagonal);
+    case 'flip': return x[0].flip(a.dims);
+    case 'roll': return x[0].roll(a.shifts, a.dims);
+    case 'repeat': return x[0].repeat(a.sizes);
+    case 'split': return x[0].split(a.size, a.dim)[a.part];
+    case 'chunk': return x[0].chunk(a.chunks, a.dim)[a.part];
     case 'clamp': return x[0].clamp(a.min ?? null, a.max ?? null);
     case 'sum': case 'mean': case 'max': case 'min': case 'prod': return x[0][op](a.dims, keep);
     case 'sum_all': case 'mean_all': case 'max_all': case 'min_all': case 'prod_all': return x[0][op.slice(0, -4)]();

@@ -12,7 +12,9 @@ pub mod index;
 pub mod logical;
 pub mod matmul;
 pub mod movement;
+pub mod rearrange;
 pub mod reduce;
+pub mod scan;
 pub mod unary;
 
 pub use crate::op::{IndexMode, MapOp};

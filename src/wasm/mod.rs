@@ -5,6 +5,7 @@
 //! `RawTensor` in the user-facing `Tensor` class (number-or-tensor arguments, tidy, dispose).
 
 mod args;
+mod composed;
 mod grad;
 mod live;
 mod manage;

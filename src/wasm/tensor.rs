@@ -16,7 +16,7 @@ use crate::{BinaryOp, DType, Device, Error, ReduceOp, Tensor, UnaryOp};
 /// class spells them in camelCase; `where_` is `where`). With the families' `ALL` tables this is
 /// the op table `opTable()` exports, which the JS suite checks `js/core.js` and `js/index.d.ts`
 /// against: an op added here without a JS method and a type fails that test.
-pub(crate) const OTHER_METHODS: [&str; 42] = [
+pub(crate) const OTHER_METHODS: [&str; 58] = [
     "where_",
     "isnan",
     "isinf",
@@ -30,6 +30,22 @@ pub(crate) const OTHER_METHODS: [&str; 42] = [
     "elu",
     "softplus_with",
     "lerp",
+    "cumsum",
+    "cumprod",
+    "logsumexp",
+    "all",
+    "any",
+    "amax",
+    "amin",
+    "norm",
+    "masked_fill",
+    "tril",
+    "triu",
+    "flip",
+    "roll",
+    "repeat",
+    "split",
+    "chunk",
     "clamp",
     "argmax",
     "argmin",
@@ -324,63 +340,6 @@ impl RawTensor {
     /// True where neither NaN nor infinite (bool).
     pub fn isfinite(&self) -> R {
         wrap(self.t.isfinite())
-    }
-
-    /// A logical op (`and`, `or`, `xor`) with broadcasting (bool).
-    pub fn logical(&self, op: &str, other: &RawTensor) -> R {
-        match op {
-            "and" => wrap(self.t.logical_and(&other.t)),
-            "or" => wrap(self.t.logical_or(&other.t)),
-            "xor" => wrap(self.t.logical_xor(&other.t)),
-            _ => Err(js_err(Error::invalid("logical", format!("no logical op {op:?}; use and, or or xor")))),
-        }
-    }
-
-    /// A logical op with a number (nonzero is true) as the other operand.
-    #[wasm_bindgen(js_name = logicalScalar)]
-    pub fn logical_scalar(&self, op: &str, other: f64) -> R {
-        let s = Tensor::full_on(&[], other, DType::F32, self.t.device()).map_err(js_err)?;
-        self.logical(op, &RawTensor::new(s))
-    }
-
-    /// Elementwise not (bool).
-    #[wasm_bindgen(js_name = logicalNot)]
-    pub fn logical_not(&self) -> R {
-        wrap(self.t.logical_not())
-    }
-
-    /// Every bit flipped (integers), not (bool).
-    #[wasm_bindgen(js_name = bitwiseNot)]
-    pub fn bitwise_not(&self) -> R {
-        wrap(self.t.bitwise_not())
-    }
-
-    /// `x` where positive, `slope * x` elsewhere.
-    #[wasm_bindgen(js_name = leakyRelu)]
-    pub fn leaky_relu(&self, slope: f64) -> R {
-        wrap(self.t.leaky_relu(slope))
-    }
-
-    /// `x` where positive, `alpha * (e^x - 1)` elsewhere.
-    pub fn elu(&self, alpha: f64) -> R {
-        wrap(self.t.elu(alpha))
-    }
-
-    /// `log(1 + e^(beta x)) / beta`, `x` past the threshold.
-    #[wasm_bindgen(js_name = softplusWith)]
-    pub fn softplus_with(&self, beta: f64, threshold: f64) -> R {
-        wrap(self.t.softplus_with(beta, threshold))
-    }
-
-    /// `this + weight * (end - this)`, weight a tensor.
-    pub fn lerp(&self, end: &RawTensor, weight: &RawTensor) -> R {
-        wrap(self.t.lerp(&end.t, &weight.t))
-    }
-
-    /// `this + weight * (end - this)`, weight a number.
-    #[wasm_bindgen(js_name = lerpScalar)]
-    pub fn lerp_scalar(&self, end: &RawTensor, weight: f64) -> R {
-        wrap(self.t.lerp_scalar(&end.t, weight))
     }
 
     /// A contiguous copy when needed.

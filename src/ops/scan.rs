@@ -1,0 +1,157 @@
+//! Scans and the reductions composed from other reductions: `cumsum`, `cumprod` (Hillis-Steele:
+//! log2(n) shifted adds or multiplies, each a cat of a narrow, so every device runs them with its
+//! own kernels and autograd differentiates them exactly, zeros included), `logsumexp` (shifted
+//! by the detached max, as PyTorch), `all`, `any`, `amax`, `amin` and the vector `norm`.
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::ops::grad::unary_rule;
+use crate::tensor::Tensor;
+
+impl Tensor {
+    /// Running sums along `dim` (PyTorch's `cumsum`; bool sums in i32).
+    pub fn cumsum(&self, dim: isize) -> Result<Tensor> {
+        let x = if self.dtype() == DType::Bool { self.to_dtype(DType::I32)? } else { self.clone() };
+        x.scan(dim, "cumsum", 0.0, Tensor::add)
+    }
+
+    /// Running products along `dim` (PyTorch's `cumprod`; bool multiplies in i32).
+    pub fn cumprod(&self, dim: isize) -> Result<Tensor> {
+        let x = if self.dtype() == DType::Bool { self.to_dtype(DType::I32)? } else { self.clone() };
+        x.scan(dim, "cumprod", 1.0, Tensor::mul)
+    }
+
+    /// Inclusive scan along `dim` with `combine` and its identity: step k combines each entry
+    /// with the one 2^k before it (the identity before the start).
+    fn scan(
+        &self,
+        dim: isize,
+        op: &'static str,
+        identity: f64,
+        combine: fn(&Tensor, &Tensor) -> Result<Tensor>,
+    ) -> Result<Tensor> {
+        if self.rank() == 0 {
+            return Ok(self.clone());
+        }
+        let d = crate::shape::normalize_dim(op, dim, self.rank())?;
+        let n = self.shape()[d];
+        let mut y = self.clone();
+        let mut step = 1;
+        while step < n {
+            let mut pad_shape = self.shape().to_vec();
+            pad_shape[d] = step;
+            let pad = Tensor::full_on(&pad_shape, identity, y.dtype(), y.device())?;
+            let shifted = Tensor::cat(&[pad, y.narrow(d as isize, 0, n - step)?], d as isize)?;
+            y = combine(&y, &shifted)?;
+            step *= 2;
+        }
+        Ok(y)
+    }
+
+    /// `log(sum(exp(x)))` over `dims`, computed stably (PyTorch's `logsumexp`): the max over
+    /// `dims` is subtracted first (and an infinite max replaced by 0, so all -inf gives -inf).
+    pub fn logsumexp(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
+        let x = if self.dtype().is_float() { self.clone() } else { self.to_dtype(DType::F32)? };
+        let m = x.detach().max(dims, true)?;
+        let m = m.isinf()?.where_(&m.zeros_like()?, &m)?;
+        let s = x.sub(&m)?.exp()?.sum(dims, true)?.log()?.add(&m)?;
+        if keepdim {
+            return Ok(s);
+        }
+        let kept = crate::shape::normalize_dims("logsumexp", dims, x.rank())?;
+        let shape: Vec<isize> = (0..x.rank()).filter(|i| !kept.contains(i)).map(|i| x.shape()[i] as isize).collect();
+        s.reshape(&shape)
+    }
+
+    /// True where every element over `dims` is nonzero (NaN counts as nonzero; empty is true).
+    pub fn all(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
+        let _g = crate::tensor::node::pause();
+        self.logical_not()?.to_dtype(DType::I32)?.sum(dims, keepdim)?.eq_scalar(0.0)
+    }
+
+    /// True where some element over `dims` is nonzero (NaN counts as nonzero; empty is false).
+    pub fn any(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
+        let _g = crate::tensor::node::pause();
+        self.to_dtype(DType::Bool)?.to_dtype(DType::I32)?.sum(dims, keepdim)?.gt_scalar(0.0)
+    }
+
+    /// Whether every element is nonzero (a 0-d bool tensor).
+    pub fn all_all(&self) -> Result<Tensor> {
+        self.flatten()?.all(&[0], false)
+    }
+
+    /// Whether some element is nonzero (a 0-d bool tensor).
+    pub fn any_all(&self) -> Result<Tensor> {
+        self.flatten()?.any(&[0], false)
+    }
+
+    /// Maximum over `dims` (PyTorch's `amax`: the same as [`Tensor::max`]).
+    pub fn amax(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
+        self.max(dims, keepdim)
+    }
+
+    /// Minimum over `dims` (PyTorch's `amin`: the same as [`Tensor::min`]).
+    pub fn amin(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
+        self.min(dims, keepdim)
+    }
+
+    /// The vector `p`-norm over `dims` (every element when `dims` is empty), PyTorch's
+    /// `linalg.vector_norm`: `p` = 2 (the default there), 1, inf, -inf, 0 (the count of
+    /// nonzeros) or any other positive `p`, `(sum |x|^p)^(1/p)`. The 2-norm's gradient is 0 at
+    /// a zero vector, as PyTorch's.
+    pub fn norm(&self, p: f64, dims: &[isize], keepdim: bool) -> Result<Tensor> {
+        let x = if self.dtype().is_float() { self.clone() } else { self.to_dtype(DType::F32)? };
+        let all: Vec<isize> = (0..x.rank() as isize).collect();
+        let dims = if dims.is_empty() { &all[..] } else { dims };
+        if p.is_nan() || p < 0.0 && p != f64::NEG_INFINITY {
+            return Err(Error::invalid("norm", format!("p = {p}; use a p >= 0, inf or -inf")));
+        }
+        let a = x.abs()?;
+        if p == 2.0 {
+            let out = {
+                let _g = crate::tensor::node::pause();
+                x.square()?.sum(dims, keepdim)?.sqrt()?
+            };
+            let (xs, o, dims_v) = (x.clone(), out.clone(), dims.to_vec());
+            let rank = x.rank();
+            return Ok(Tensor::composite(out, "norm", &[&x], |_| {
+                unary_rule(move |g| {
+                    // g * x / norm, 0 where the norm is 0.
+                    let (g, n) = if keepdim {
+                        (g.clone(), o.clone())
+                    } else {
+                        (unsqueeze_all(g, &dims_v, rank)?, unsqueeze_all(&o, &dims_v, rank)?)
+                    };
+                    let safe = n.eq_scalar(0.0)?.where_(&n.ones_like()?, &n)?;
+                    let d = xs.div(&safe)?;
+                    n.eq_scalar(0.0)?.where_(&d.zeros_like()?, &d)?.mul(&g)
+                })
+            }));
+        }
+        if p == 1.0 {
+            return a.sum(dims, keepdim);
+        }
+        if p == f64::INFINITY {
+            return a.max(dims, keepdim);
+        }
+        if p == f64::NEG_INFINITY {
+            return a.min(dims, keepdim);
+        }
+        if p == 0.0 {
+            let _g = crate::tensor::node::pause();
+            return a.ne_scalar(0.0)?.to_dtype(x.dtype())?.sum(dims, keepdim);
+        }
+        a.pow_scalar(p)?.sum(dims, keepdim)?.pow_scalar(1.0 / p)
+    }
+}
+
+/// `t` with the reduced `dims` put back as size-1 dims (undoing `keepdim = false`).
+fn unsqueeze_all(t: &Tensor, dims: &[isize], rank: usize) -> Result<Tensor> {
+    let mut kept = crate::shape::normalize_dims("norm", dims, rank)?;
+    kept.sort_unstable();
+    let mut t = t.clone();
+    for d in kept {
+        t = t.unsqueeze(d as isize)?;
+    }
+    Ok(t)
+}
