@@ -223,7 +223,7 @@ export declare class Tensor<D extends DType = DType> {
   /** `<<` of integers (shifts outside [0, 32) give 0). */
   bitwiseLeftShift<O extends DType>(other: Tensor<O>): Tensor<Arith<Promote<D, O>>>;
   bitwiseLeftShift(other: number | boolean): Tensor<WithScalar<D>>;
-  /** `>>` of integers, arithmetic for int32 (shifts outside [0, 32) shift by 31). */
+  /** `>>` of integers, arithmetic for int32 (shifts outside [0, 32) shift an int32 by 31, give 0 for uint32). */
   bitwiseRightShift<O extends DType>(other: Tensor<O>): Tensor<Arith<Promote<D, O>>>;
   bitwiseRightShift(other: number | boolean): Tensor<WithScalar<D>>;
   /** `~`: every bit flipped for integers, not for bool. */

@@ -231,7 +231,10 @@ export class Tensor {
   split(size, dim = 0) {
     const raw = this.#live('split');
     const d = check.dim('split', dim);
-    if (Array.isArray(size)) return Array.from(raw.splitSizes(Float64Array.from(check.shape('split', size, 'size')), d), (r) => new Tensor(r));
+    if (Array.isArray(size)) {
+      const sizes = size.map((v, i) => check.integer('split', `size[${i}]`, v, 0));
+      return Array.from(raw.splitSizes(Float64Array.from(sizes), d), (r) => new Tensor(r));
+    }
     return Array.from(raw.split(check.integer('split', 'size', size, 1), d), (r) => new Tensor(r));
   }
   /** At most `chunks` equal views along `dim`. */

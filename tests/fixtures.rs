@@ -341,6 +341,13 @@ fn logical_and_bitwise_ops(d: Device) {
     assert_eq!(bools(&and), [true, false, false]);
     assert_eq!(bools(&p.bitwise_xor(&q).unwrap()), [false, true, false]);
     assert_eq!(bools(&p.bitwise_not().unwrap()), [false, false, true]);
+    // bool & True stays bool (PyTorch's); bool << 1 counts in i32.
+    let with_true = p.bitwise_and_scalar(1.0).unwrap();
+    assert_eq!((with_true.dtype(), bools(&with_true)), (DType::Bool, vec![true, true, false]));
+    assert_eq!(p.bitwise_left_shift_scalar(1.0).unwrap().dtype(), DType::I32);
+    // lerp interpolates floats only.
+    let ints = Tensor::from_slice(&[1i32, 2], &[2], d).unwrap();
+    assert!(ints.lerp_scalar(&ints, 0.5).unwrap_err().to_string().contains("floating-point"));
     let err = a.bitwise_and(&b).unwrap_err().to_string();
     assert!(err.contains("bitwise_and") && err.contains("integer or bool"), "{err}");
     assert!(a.bitwise_not().is_err());

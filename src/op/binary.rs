@@ -48,7 +48,8 @@ pub enum BinaryOp {
     BitwiseXor,
     /// `a << b` (integers; shifts outside [0, 32) give 0)
     BitwiseLeftShift,
-    /// `a >> b`, arithmetic for i32 (integers; shifts outside [0, 32) shift by 31)
+    /// `a >> b`, arithmetic for i32 (integers; shifts outside [0, 32) shift by 31 for i32,
+    /// give 0 for u32, as PyTorch)
     BitwiseRightShift,
 }
 
@@ -237,7 +238,7 @@ impl BinaryOp {
             BitwiseLeftShift if b < 32 => a << b,
             BitwiseLeftShift => 0,
             BitwiseRightShift if b < 32 => a >> b,
-            BitwiseRightShift => a >> 31,
+            BitwiseRightShift => 0,
             _ => self.compare(a, b) as u32,
         }
     }
@@ -301,7 +302,7 @@ impl BinaryOp {
             BitwiseLeftShift if signed => "select(0, a << u32(b), b >= 0 && b < 32)",
             BitwiseRightShift if signed => "select(a >> 31u, a >> u32(b & 31), b >= 0 && b < 32)",
             BitwiseLeftShift => "select(0u, a << (b & 31u), b < 32u)",
-            BitwiseRightShift => "select(a >> 31u, a >> (b & 31u), b < 32u)",
+            BitwiseRightShift => "select(0u, a >> (b & 31u), b < 32u)",
         }
     }
 
@@ -441,7 +442,7 @@ pub(crate) const WGSL_POW: &str = "fn fpow(a: f32, b: f32) -> f32 {
 
 /// The CUDA helpers of the division-like and shift ops, overloaded on the compute types, with
 /// the CPU's rules: integer division by zero gives 0, `i32::MIN / -1` wraps, shifts outside
-/// [0, 32) give 0 (left) or shift by 31 (right). Float fmod is CUDA's exact `fmodf`.
+/// [0, 32) give 0 (left, and right for u32) or shift by 31 (right, i32). Float fmod is CUDA's exact `fmodf`.
 pub(crate) const CUDA_BINARY: &str = "__device__ float fmod_op(float a, float b) { return fmodf(a, b); }
 __device__ float remainder_op(float a, float b) {
     float m = fmodf(a, b);
@@ -474,5 +475,5 @@ __device__ unsigned floordiv_op(unsigned a, unsigned b) { return b == 0u ? 0u : 
 __device__ int shl_op(int a, int b) { return (b < 0 || b >= 32) ? 0 : (int)((unsigned)a << b); }
 __device__ int shr_op(int a, int b) { return (b < 0 || b >= 32) ? (a >> 31) : (a >> b); }
 __device__ unsigned shl_op(unsigned a, unsigned b) { return b >= 32u ? 0u : a << b; }
-__device__ unsigned shr_op(unsigned a, unsigned b) { return b >= 32u ? a >> 31 : a >> b; }
+__device__ unsigned shr_op(unsigned a, unsigned b) { return b >= 32u ? 0u : a >> b; }
 ";

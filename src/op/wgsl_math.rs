@@ -264,7 +264,11 @@ fn fmod_acc(a: f32, b: f32) -> f32 {
         let ed = exponent_of(d);
         for (var i = 0; i < 280; i = i + 1) {
             if (r < d) { break; }
-            var s = ldexp(d, exponent_of(r) - ed);
+            // ldexp is only defined for exponents up to 128 (backends may compute it as
+            // x * exp2(e)); the shift can reach 276, so it goes in three steps, each finite.
+            let k = exponent_of(r) - ed;
+            let k3 = k / 3;
+            var s = ldexp(ldexp(ldexp(d, k3), k3), k - 2 * k3);
             if (s > r) { s = s * 0.5; }
             r = r - s;
         }

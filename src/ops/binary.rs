@@ -70,7 +70,8 @@ binary_methods! {
     bitwise_xor, bitwise_xor_scalar => BitwiseXor,
     /// Elementwise `<<` of integers (shifts outside [0, 32) give 0).
     bitwise_left_shift, bitwise_left_shift_scalar => BitwiseLeftShift,
-    /// Elementwise `>>` of integers, arithmetic for i32 (shifts outside [0, 32) shift by 31).
+    /// Elementwise `>>` of integers, arithmetic for i32 (shifts outside [0, 32) shift an i32 by
+    /// 31 and give 0 for u32).
     bitwise_right_shift, bitwise_right_shift_scalar => BitwiseRightShift,
 }
 
@@ -110,6 +111,15 @@ impl Tensor {
         let scalar_dtype = match self.dtype() {
             d if d.is_float() => d,
             DType::U32 if int_in(0.0, u32::MAX as f64) => DType::U32,
+            // bool & True stays bool, as PyTorch's.
+            DType::Bool
+                if op.int_only()
+                    && (other == 0.0 || other == 1.0)
+                    && op != BinaryOp::BitwiseLeftShift
+                    && op != BinaryOp::BitwiseRightShift =>
+            {
+                DType::Bool
+            }
             DType::I32 | DType::U32 | DType::Bool if int_in(i32_range.0, i32_range.1) => DType::I32,
             _ => DType::F32,
         };
@@ -238,8 +248,13 @@ fn backward(op: BinaryOp, a: &Tensor, b: &Tensor, y: &Tensor) -> BackwardFn {
         Remainder | Fmod => binary_rule(
             move |g| sum_to(g, &sa),
             move |g| {
-                let q = a.div(&b)?;
-                let q = if op == Remainder { q.floor()? } else { q.sign()?.mul(&q.abs()?.floor()?)? };
+                // PyTorch's div(rounding_mode = "floor" / "trunc").
+                let q = if op == Remainder {
+                    a.floor_divide(&b)?
+                } else {
+                    let q = a.div(&b)?;
+                    q.sign()?.mul(&q.abs()?.floor()?)?
+                };
                 sum_to(&g.mul(&q)?.neg()?, &sb)
             },
         ),

@@ -61,6 +61,13 @@ impl Tensor {
     pub fn lerp(&self, end: &Tensor, weight: &Tensor) -> Result<Tensor> {
         self.same_device(end, "lerp")?;
         self.same_device(weight, "lerp")?;
+        if let Some(t) = [self, end].into_iter().find(|t| !t.dtype().is_float()) {
+            return Err(crate::error::Error::UnsupportedDType {
+                op: "lerp",
+                dtype: t.dtype(),
+                reason: "lerp interpolates floating-point tensors; convert with to_dtype(f32) first".into(),
+            });
+        }
         let out = {
             let _g = crate::tensor::node::pause();
             let d = end.sub(self)?;
@@ -82,7 +89,8 @@ impl Tensor {
 
     /// [`Tensor::lerp`] with a scalar weight.
     pub fn lerp_scalar(&self, end: &Tensor, weight: f64) -> Result<Tensor> {
-        let w = Tensor::full_on(&[], weight, self.dtype(), self.device())?;
+        let dtype = if self.dtype().is_float() { self.dtype() } else { crate::dtype::DType::F32 };
+        let w = Tensor::full_on(&[], weight, dtype, self.device())?;
         self.lerp(end, &w)
     }
 }

@@ -113,8 +113,16 @@ impl Tensor {
         // [s0, s1, ...] -> [1, s0, 1, s1, ...] -> expand to [r0, s0, r1, s1, ...] -> merge pairs.
         let inter: Vec<isize> = shape.iter().flat_map(|&s| [1, s as isize]).collect();
         let expanded: Vec<isize> = shape.iter().zip(sizes).flat_map(|(&s, &r)| [r as isize, s as isize]).collect();
-        let out: Vec<isize> = shape.iter().zip(sizes).map(|(&s, &r)| (s * r) as isize).collect();
-        crate::shape::checked_numel("repeat", &out.iter().map(|&s| s as usize).collect::<Vec<_>>())?;
+        let out: Vec<usize> = shape
+            .iter()
+            .zip(sizes)
+            .map(|(&s, &r)| s.checked_mul(r).filter(|&v| v <= isize::MAX as usize))
+            .collect::<Option<_>>()
+            .ok_or_else(|| {
+                Error::invalid("repeat", format!("repeating {:?} by {sizes:?} is too large", self.shape()))
+            })?;
+        crate::shape::checked_numel("repeat", &out)?;
+        let out: Vec<isize> = out.into_iter().map(|s| s as isize).collect();
         self.reshape(&inter)?.expand(&expanded)?.reshape(&out)
     }
 
@@ -133,11 +141,10 @@ impl Tensor {
     pub fn split_sizes(&self, sizes: &[usize], dim: isize) -> Result<Vec<Tensor>> {
         let d = normalize_dim("split", dim, self.rank())?;
         let n = self.shape()[d];
-        if sizes.iter().sum::<usize>() != n {
-            return Err(Error::invalid(
-                "split",
-                format!("sizes {sizes:?} add up to {}, but dim {d} has {n}", sizes.iter().sum::<usize>()),
-            ));
+        let total = sizes.iter().try_fold(0usize, |acc, &s| acc.checked_add(s));
+        if total != Some(n) {
+            let got = total.map_or("more than the address space".into(), |t| t.to_string());
+            return Err(Error::invalid("split", format!("sizes {sizes:?} add up to {got}, but dim {d} has {n}")));
         }
         let mut start = 0;
         sizes

@@ -31,6 +31,8 @@ impl Tensor {
         combine: fn(&Tensor, &Tensor) -> Result<Tensor>,
     ) -> Result<Tensor> {
         if self.rank() == 0 {
+            // A 0-d tensor scans as one element along dim 0 or -1, as PyTorch's.
+            crate::shape::normalize_dim(op, dim, 1)?;
             return Ok(self.clone());
         }
         let d = crate::shape::normalize_dim(op, dim, self.rank())?;
@@ -100,6 +102,10 @@ impl Tensor {
     /// nonzeros) or any other positive `p`, `(sum |x|^p)^(1/p)`. The 2-norm's gradient is 0 at
     /// a zero vector, as PyTorch's.
     pub fn norm(&self, p: f64, dims: &[isize], keepdim: bool) -> Result<Tensor> {
+        // f16 accumulates in f32 (its squares overflow past 256), as PyTorch's.
+        if self.dtype() == DType::F16 {
+            return self.to_dtype(DType::F32)?.norm(p, dims, keepdim)?.to_dtype(DType::F16);
+        }
         let x = if self.dtype().is_float() { self.clone() } else { self.to_dtype(DType::F32)? };
         let all: Vec<isize> = (0..x.rank() as isize).collect();
         let dims = if dims.is_empty() { &all[..] } else { dims };

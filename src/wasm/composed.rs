@@ -38,7 +38,9 @@ impl RawTensor {
     /// A logical op with a number (nonzero is true) as the other operand.
     #[wasm_bindgen(js_name = logicalScalar)]
     pub fn logical_scalar(&self, op: &str, other: f64) -> R {
-        let s = Tensor::full_on(&[], other, DType::F32, self.t.device()).map_err(js_err)?;
+        // Truth decided in f64 (1e-50 is true), then a bool scalar.
+        let truth = if other != 0.0 || other.is_nan() { 1.0 } else { 0.0 };
+        let s = Tensor::full_on(&[], truth, DType::Bool, self.t.device()).map_err(js_err)?;
         self.logical(op, &RawTensor::new(s))
     }
 
