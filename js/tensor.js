@@ -181,17 +181,12 @@ export class Tensor {
   cumsum(dim) { return new Tensor(this.#live('cumsum').scan('cumsum', check.dim('cumsum', dim))); }
   /** Running products along `dim`. */
   cumprod(dim) { return new Tensor(this.#live('cumprod').scan('cumprod', check.dim('cumprod', dim))); }
-  #composedReduce(op, dim, keepdim) {
-    const raw = this.#live(op);
-    const dims = check.optDims(op, dim);
-    return new Tensor(raw.reduceComposed(op, dims === undefined ? undefined : Float64Array.from(dims), check.flag(op, 'keepdim', keepdim)));
-  }
   /** True where every element over `dim` (default: all) is nonzero. */
-  all(dim, keepdim) { return this.#composedReduce('all', dim, keepdim); }
+  all(dim, keepdim) { return this.#reduce('all', dim, keepdim, 'reduceComposed'); }
   /** True where some element over `dim` (default: all) is nonzero. */
-  any(dim, keepdim) { return this.#composedReduce('any', dim, keepdim); }
+  any(dim, keepdim) { return this.#reduce('any', dim, keepdim, 'reduceComposed'); }
   /** `log(sum(exp(x)))` over `dim`, computed stably. */
-  logsumexp(dim, keepdim) { return this.#composedReduce('logsumexp', dim, keepdim); }
+  logsumexp(dim, keepdim) { return this.#reduce('logsumexp', dim, keepdim, 'reduceComposed'); }
   /** PyTorch's `amax` (the same as `max` with dims). */
   amax(dim, keepdim) { return this.max(dim, keepdim); }
   /** PyTorch's `amin` (the same as `min` with dims). */
@@ -255,10 +250,11 @@ export class Tensor {
     return new Tensor(raw.clamp(lo, hi));
   }
 
-  #reduce(op, dim, keepdim) {
+  /** A reduction over `dim` (all dims when absent) through the core's `reduce` or `reduceComposed`. */
+  #reduce(op, dim, keepdim, method = 'reduce') {
     const raw = this.#live(op);
     const dims = check.optDims(op, dim);
-    return new Tensor(raw.reduce(op, dims === undefined ? undefined : Float64Array.from(dims), check.flag(op, 'keepdim', keepdim)));
+    return new Tensor(raw[method](op, dims === undefined ? undefined : Float64Array.from(dims), check.flag(op, 'keepdim', keepdim)));
   }
   sum(dim, keepdim) { return this.#reduce('sum', dim, keepdim); }
   mean(dim, keepdim) { return this.#reduce('mean', dim, keepdim); }

@@ -121,6 +121,13 @@ def main():
             "bitwise_left_shift": bits(torch.bitwise_left_shift(sa, sb)),
             "bitwise_right_shift": bits(torch.bitwise_right_shift(sa, sb)),
         },
+        # Truth: nonzero is true, NaN included, -0.0 not.
+        "logical": {name: bits(getattr(torch, name)(a, b)) for name in ["logical_and", "logical_or", "logical_xor"]},
+        "logical_not": bits(GRID.logical_not()),
+        "bitwise_not": bits(~INTS),
+        # all/any over the 13 rows of 13 of the pairs' sums (a + b in f32).
+        "all_rows": bits((a + b).reshape(len(SMALL), -1).all(dim=1)),
+        "any_rows": bits((a + b).reshape(len(SMALL), -1).any(dim=1)),
         "to_bool": bits(GRID.bool()),
         "isnan": bits(GRID.isnan()),
         "isinf": bits(GRID.isinf()),

@@ -12,7 +12,13 @@ use common::*;
 use serde_json::Value;
 use webtensor::{BinaryOp, DType, Device, Tensor, UnaryOp};
 
-device_tests!(unary_ops_match_pytorch, binary_ops_match_pytorch, shifts_match_pytorch, casts_where_and_clamp_match);
+device_tests!(
+    unary_ops_match_pytorch,
+    binary_ops_match_pytorch,
+    shifts_match_pytorch,
+    logical_ops_match_pytorch,
+    casts_where_and_clamp_match
+);
 
 // (`isnan`, `isinf`, `isfinite` are checked with the casts: bool answers, bit for bit.)
 
@@ -184,16 +190,9 @@ fn binary_ops_match_pytorch(d: Device) {
     let (ta, tb) = (Tensor::from_slice(&ia, &[ia.len()], d).unwrap(), Tensor::from_slice(&ib, &[ib.len()], d).unwrap());
     for (name, want) in fx["int_binary"].as_object().expect("int_binary") {
         let out = ta.binary(&tb, binary_op(name)).unwrap();
-        let got: Vec<i64> = if out.dtype() == DType::Bool {
-            out.to_vec_blocking::<bool>().unwrap().into_iter().map(i64::from).collect()
-        } else {
-            i32s(&out).into_iter().map(i64::from).collect()
-        };
-        for (i, (g, w)) in got.iter().zip(ints(want)).enumerate() {
-            if *g != w {
-                errors.push(format!("{d}: int32 {name}({}, {}) = {g}, PyTorch gives {w}", ia[i], ib[i]));
-            }
-        }
+        let got: Vec<i64> =
+            if out.dtype() == DType::Bool { bools_of(&out) } else { i32s(&out).into_iter().map(i64::from).collect() };
+        check_exact(d, &format!("int32 {name}"), |i| format!("{}, {}", ia[i], ib[i]), &got, &ints(want), &mut errors);
     }
     report(errors);
 }
@@ -205,12 +204,8 @@ fn shifts_match_pytorch(d: Device) {
     let (ta, tb) = (Tensor::from_slice(&a, &[a.len()], d).unwrap(), Tensor::from_slice(&b, &[b.len()], d).unwrap());
     let mut errors = vec![];
     for (name, want) in fx["shifts"].as_object().expect("shifts") {
-        let got = i32s(&ta.binary(&tb, binary_op(name)).unwrap());
-        for (i, (g, w)) in got.iter().zip(ints(want)).enumerate() {
-            if i64::from(*g) != w {
-                errors.push(format!("{d}: int32 {name}({}, {}) = {g}, PyTorch gives {w}", a[i], b[i]));
-            }
-        }
+        let got: Vec<i64> = i32s(&ta.binary(&tb, binary_op(name)).unwrap()).into_iter().map(i64::from).collect();
+        check_exact(d, &format!("int32 {name}"), |i| format!("{}, {}", a[i], b[i]), &got, &ints(want), &mut errors);
     }
     // u32 shifts by the same counts (as u32: negative counts are huge) follow PyTorch's rule for
     // unsigned types: a shift of 32 or more gives 0 both ways.
@@ -228,6 +223,58 @@ fn shifts_match_pytorch(d: Device) {
             }
         }
     }
+    report(errors);
+}
+
+/// `got` against PyTorch's exact `want` (bools as 0/1), one error per differing element.
+fn check_exact(
+    d: Device,
+    name: &str,
+    input: impl Fn(usize) -> String,
+    got: &[i64],
+    want: &[i64],
+    errors: &mut Vec<String>,
+) {
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        if g != w {
+            errors.push(format!("{d}: {name}({}) = {g}, PyTorch gives {w}", input(i)));
+        }
+    }
+}
+
+fn bools_of(t: &Tensor) -> Vec<i64> {
+    t.to_vec_blocking::<bool>().unwrap().into_iter().map(i64::from).collect()
+}
+
+fn logical_ops_match_pytorch(d: Device) {
+    let fx = fixture_json("special.json");
+    let (a, b) = (f32_bits(&fx["pairs"][0]), f32_bits(&fx["pairs"][1]));
+    let (ta, tb) = (Tensor::from_slice(&a, &[a.len()], d).unwrap(), Tensor::from_slice(&b, &[b.len()], d).unwrap());
+    let mut errors = vec![];
+    let pair = |i: usize| format!("{:e}, {:e}", a[i], b[i]);
+    for (name, want) in fx["logical"].as_object().expect("logical") {
+        let got = match name.as_str() {
+            "logical_and" => ta.logical_and(&tb),
+            "logical_or" => ta.logical_or(&tb),
+            "logical_xor" => ta.logical_xor(&tb),
+            other => panic!("no logical op {other}"),
+        };
+        check_exact(d, name, pair, &bools_of(&got.unwrap()), &ints(want), &mut errors);
+    }
+    let grid = f32_bits(&fx["grid"]);
+    let x = Tensor::from_slice(&grid, &[grid.len()], d).unwrap();
+    let not = bools_of(&x.logical_not().unwrap());
+    check_exact(d, "logical_not", |i| format!("{:e}", grid[i]), &not, &ints(&fx["logical_not"]), &mut errors);
+    let igrid: Vec<i32> = ints(&fx["int_grid"]).into_iter().map(|v| v as i32).collect();
+    let xi = Tensor::from_slice(&igrid, &[igrid.len()], d).unwrap();
+    let inv: Vec<i64> = i32s(&xi.bitwise_not().unwrap()).into_iter().map(i64::from).collect();
+    check_exact(d, "bitwise_not", |i| igrid[i].to_string(), &inv, &ints(&fx["bitwise_not"]), &mut errors);
+    let n = (a.len() as f64).sqrt() as usize;
+    let sums: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    let rows = Tensor::from_slice(&sums, &[n, n], d).unwrap();
+    let row = |i: usize| format!("{:?}", &sums[i * n..(i + 1) * n]);
+    check_exact(d, "all", row, &bools_of(&rows.all(&[1], false).unwrap()), &ints(&fx["all_rows"]), &mut errors);
+    check_exact(d, "any", row, &bools_of(&rows.any(&[1], false).unwrap()), &ints(&fx["any_rows"]), &mut errors);
     report(errors);
 }
 

@@ -95,41 +95,52 @@ async function opsCase(wt, device) {
   const ints = Int32Array.from(fixtures.int_grid);
   const xi = wt.tensor(ints, { device, dtype: 'int32' });
   for (const [op, want] of Object.entries(fixtures.int_unary)) {
-    const y = xi[op]();
-    const got = await y.data();
-    got.forEach((g, i) => { if (g !== want[i]) errors.push(`${device}: int32 ${op}(${ints[i]}) = ${g}, PyTorch gives ${want[i]}`); });
-    y.dispose();
+    await checkExact(device, `int32 ${op}`, (i) => ints[i], xi[op](), want, errors);
   }
   const [a, b] = fixtures.pairs.map(f32);
   const [ta, tb] = [wt.tensor(a, { device }), wt.tensor(b, { device })];
   for (const [op, want] of Object.entries(fixtures.binary)) {
     const y = ta[camel(op)](tb);
-    const got = await y.data();
     if (y.dtype === 'bool') {
-      got.forEach((g, i) => { if ((g !== 0) !== (want[i] !== 0)) errors.push(`${device}: ${op}(${a[i]}, ${b[i]}) = ${g !== 0}, PyTorch gives ${want[i] !== 0}`); });
+      await checkExact(device, op, (i) => `${a[i]}, ${b[i]}`, y, want, errors);
     } else {
+      y.dispose();
       await checkFloats(wt, device, op, [a, b], f32(want), ([p, q]) => p[camel(op)](q), errors);
     }
-    y.dispose();
   }
-  const [ia, ib] = fixtures.int_pairs.map((v) => Int32Array.from(v));
-  const [tia, tib] = [wt.tensor(ia, { device, dtype: 'int32' }), wt.tensor(ib, { device, dtype: 'int32' })];
-  for (const [op, want] of Object.entries(fixtures.int_binary)) {
-    const y = tia[camel(op)](tib);
-    const got = Array.from(await y.data(), Number);
-    got.forEach((g, i) => { if (g !== want[i]) errors.push(`${device}: int32 ${op}(${ia[i]}, ${ib[i]}) = ${g}, PyTorch gives ${want[i]}`); });
-    y.dispose();
+  const intPairs = async (pairs, table) => {
+    const [pa, pb] = pairs.map((v) => Int32Array.from(v));
+    const [tpa, tpb] = [wt.tensor(pa, { device, dtype: 'int32' }), wt.tensor(pb, { device, dtype: 'int32' })];
+    for (const [op, want] of Object.entries(table)) {
+      await checkExact(device, `int32 ${op}`, (i) => `${pa[i]}, ${pb[i]}`, tpa[camel(op)](tpb), want, errors);
+    }
+    tpa.dispose();
+    tpb.dispose();
+  };
+  await intPairs(fixtures.int_pairs, fixtures.int_binary);
+  await intPairs(fixtures.shift_pairs, fixtures.shifts);
+  // Logical ops, bitwise not, all/any: bit for bit.
+  for (const [op, want] of Object.entries(fixtures.logical)) {
+    await checkExact(device, op, (i) => `${a[i]}, ${b[i]}`, ta[camel(op)](tb), want, errors);
   }
-  const [sa, sb] = fixtures.shift_pairs.map((v) => Int32Array.from(v));
-  const [tsa, tsb] = [wt.tensor(sa, { device, dtype: 'int32' }), wt.tensor(sb, { device, dtype: 'int32' })];
-  for (const [op, want] of Object.entries(fixtures.shifts)) {
-    const y = tsa[camel(op)](tsb);
-    const got = Array.from(await y.data(), Number);
-    got.forEach((g, i) => { if (g !== want[i]) errors.push(`${device}: int32 ${op}(${sa[i]}, ${sb[i]}) = ${g}, PyTorch gives ${want[i]}`); });
-    y.dispose();
-  }
-  [xi, ta, tb, tia, tib, tsa, tsb].forEach((t) => t.dispose());
+  const x = wt.tensor(grid, { device });
+  await checkExact(device, 'logical_not', (i) => grid[i], x.logicalNot(), fixtures.logical_not, errors);
+  await checkExact(device, 'bitwise_not', (i) => ints[i], xi.bitwiseNot(), fixtures.bitwise_not, errors);
+  const sums = a.map((v, i) => v + b[i]);
+  const n = Math.round(Math.sqrt(a.length));
+  const rows = wt.tensor(sums, { device, shape: [n, n] });
+  const row = (i) => `[${sums.slice(i * n, (i + 1) * n).join(', ')}]`;
+  await checkExact(device, 'all', row, rows.all(1), fixtures.all_rows, errors);
+  await checkExact(device, 'any', row, rows.any(1), fixtures.any_rows, errors);
+  [xi, ta, tb, x, rows].forEach((t) => t.dispose());
   report(errors);
+}
+
+/** `y` (disposed here) against PyTorch's exact `want` (bools as 0/1), one error per differing element. */
+async function checkExact(device, name, input, y, want, errors) {
+  const got = Array.from(await y.data(), Number);
+  y.dispose();
+  got.forEach((g, i) => { if (g !== want[i]) errors.push(`${device}: ${name}(${input(i)}) = ${g}, PyTorch gives ${want[i]}`); });
 }
 
 async function castCase(wt, device) {
