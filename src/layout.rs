@@ -20,7 +20,6 @@ impl Layout {
     }
 
     /// A layout with explicit strides and offset (the caller guarantees they stay in bounds).
-    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     pub(crate) fn strided(shape: &[usize], strides: &[usize], offset: usize) -> Self {
         Layout { shape: shape.to_vec(), strides: strides.to_vec(), offset }
     }
@@ -110,6 +109,27 @@ impl Layout {
             l.offset += start * l.strides[d];
         }
         l.shape[d] = len;
+        Ok(l)
+    }
+
+    /// Every `step`-th entry of `dim` in `start..end`, clamped to the size as Python slices
+    /// are (so a range past the end or backwards is empty): `ceil((end - start) / step)`
+    /// entries, the stride multiplied by `step`.
+    pub fn slice_step(&self, op: &'static str, dim: isize, start: usize, end: usize, step: usize) -> Result<Layout> {
+        let d = normalize_dim(op, dim, self.shape.len())?;
+        if step == 0 {
+            return Err(Error::invalid(op, "slice step 0; use a step of at least 1"));
+        }
+        let size = self.shape[d];
+        let end = end.min(size);
+        let start = start.min(end);
+        let len = (end - start).div_ceil(step);
+        let mut l = self.clone();
+        if len > 0 {
+            l.offset += start * l.strides[d];
+        }
+        l.shape[d] = len;
+        l.strides[d] *= step;
         Ok(l)
     }
 

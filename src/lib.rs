@@ -65,6 +65,7 @@ pub use op::binary::BinaryOp;
 pub use op::reduce::ReduceOp;
 pub use op::unary::UnaryOp;
 pub use op::{IndexMode, MapOp};
+pub use ops::PadMode;
 pub use shape::{broadcast_shapes, numel};
 pub use tensor::{Tensor, ToOptions};
 

@@ -8,17 +8,9 @@ mod common;
 use common::*;
 
 use serde_json::Value;
-use webtensor::{BackwardOptions, DType, Device, Tensor};
+use webtensor::{Device, Tensor};
 
 device_tests!(every_backward_rule_matches_pytorch);
-
-fn fixtures() -> Vec<Value> {
-    fixture_json("grad.json")["cases"].as_array().expect("cases").clone()
-}
-
-fn isizes(v: &Value) -> Vec<isize> {
-    v.as_array().expect("array").iter().map(|x| x.as_i64().expect("int") as isize).collect()
-}
 
 fn int(a: &Value, k: &str) -> isize {
     a[k].as_i64().unwrap_or_else(|| panic!("arg {k}")) as isize
@@ -110,47 +102,5 @@ fn apply(op: &str, a: &Value, x: &[Tensor]) -> webtensor::Result<Tensor> {
 }
 
 fn every_backward_rule_matches_pytorch(d: Device) {
-    let cases = fixtures();
-    assert!(cases.len() >= 80, "expected the full fixture set, got {} cases", cases.len());
-    for case in &cases {
-        let name = case["name"].as_str().expect("name");
-        let what = |s: &str| format!("{name} on {d}: {s}");
-        let mut leaves = Vec::new();
-        let mut xs = Vec::new();
-        for i in case["inputs"].as_array().expect("inputs") {
-            let shape = usizes(&i["shape"]);
-            let leaf = if i["dtype"] == "i32" {
-                let data: Vec<i32> = floats(&i["data"]).iter().map(|&v| v as i32).collect();
-                Tensor::from_slice(&data, &shape, d).unwrap()
-            } else {
-                t(&floats(&i["data"]), &shape, d).requires_grad_(i["grad"].as_bool().expect("grad")).unwrap()
-            };
-            let x = match i["view"].as_str() {
-                None => leaf.clone(),
-                Some("t") => leaf.transpose(-2, -1).unwrap(),
-                Some("narrow") => leaf.narrow(-1, 1, shape[shape.len() - 1] - 1).unwrap(),
-                Some(v) => panic!("unknown view {v}"),
-            };
-            leaves.push(leaf);
-            xs.push(x);
-        }
-        let y = apply(case["op"].as_str().expect("op"), &case["args"], &xs)
-            .unwrap_or_else(|e| panic!("{}", what(&e.to_string())));
-        assert_eq!(y.shape(), usizes(&case["out_shape"]).as_slice(), "{}", what("output shape"));
-        assert_close(&f32s(&y), &floats(&case["out"]), 1e-4, &what("output"));
-        assert!(y.requires_grad(), "{}", what("the output requires grad"));
-        let g = t(&floats(&case["out_grad"]), y.shape(), d);
-        y.backward_with(Some(&g), BackwardOptions::default()).unwrap_or_else(|e| panic!("{}", what(&e.to_string())));
-        for (k, (leaf, want)) in leaves.iter().zip(case["grads"].as_array().expect("grads")).enumerate() {
-            match want {
-                Value::Null => assert!(leaf.grad().is_none(), "{}", what(&format!("input {k} needs no grad"))),
-                want => {
-                    let got = leaf.grad().unwrap_or_else(|| panic!("{}", what(&format!("input {k} has no grad"))));
-                    assert_eq!(got.device(), d, "{}", what("the gradient lives on the leaf's device"));
-                    assert_eq!(got.dtype(), DType::F32);
-                    assert_close(&f32s(&got), &floats(want), 1e-4, &what(&format!("grad of input {k}")));
-                }
-            }
-        }
-    }
+    run_fixture_cases("grad.json", 80, d, apply);
 }

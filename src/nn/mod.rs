@@ -1,7 +1,8 @@
 //! Neural-network building blocks, as PyTorch's `torch.nn`: `Parameter`/`Buffer` slots, the
 //! `Module` trait with its registry (`module.rs`), layers (`Linear`, `Embedding`, `LayerNorm`,
 //! `GroupNorm`, `BatchNorm1d/2d`, `Dropout`, `Sequential`, activation modules), the functional
-//! forms (`norm.rs`, `embedding`, `dropout`), the losses (`loss.rs`) and `.safetensors`
+//! forms (`norm.rs`, `embedding`, `dropout`, convolution in `conv.rs`, pooling in `pool.rs` over
+//! the shared window geometry of `window.rs`, `attention.rs`, `interpolate.rs`), the losses (`loss.rs`) and `.safetensors`
 //! checkpoints (`safetensors.rs`).
 //!
 //! ```
@@ -33,26 +34,34 @@
 //! ```
 
 mod activation;
+mod attention;
 mod batch_norm;
+mod conv;
 mod dropout;
 mod embedding;
+mod interpolate;
 mod layer_norm;
 mod linear;
 pub mod loss;
 mod module;
 pub mod norm;
 mod parameter;
+mod pool;
 pub mod safetensors;
 mod sequential;
+mod window;
 
 pub use activation::{ReLU, SiLU, Sigmoid, Tanh, GELU};
+pub use attention::{scaled_dot_product_attention, AttentionOptions};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use batch_norm::{batch_norm_forward, check_rank, RANKS_1D, RANKS_2D};
 pub use batch_norm::{BatchNorm1d, BatchNorm2d, BatchNormOptions};
+pub use conv::{conv1d, conv2d, conv_transpose1d, conv_transpose2d, ConvOptions, ConvPadding, ConvTransposeOptions};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use dropout::call_seed;
 pub use dropout::{dropout, Dropout};
 pub use embedding::{embedding, Embedding, EmbeddingOptions};
+pub use interpolate::{interpolate, InterpolateMode, InterpolateOptions};
 pub use layer_norm::{GroupNorm, LayerNorm, NormOptions};
 pub use linear::{linear, Linear, LinearOptions};
 pub use loss::{
@@ -63,6 +72,10 @@ pub use norm::{batch_norm, group_norm, layer_norm};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use parameter::moved_leaf;
 pub use parameter::{Buffer, Parameter};
+pub use pool::{
+    adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool1d_with_indices, max_pool2d,
+    max_pool2d_with_indices, AvgPoolOptions, MaxPoolOptions,
+};
 #[cfg(not(target_arch = "wasm32"))]
 pub use safetensors::save_safetensors_blocking;
 pub use safetensors::{load_safetensors, safetensors_metadata, save_safetensors};

@@ -162,3 +162,24 @@ impl Tensor {
         }))
     }
 }
+
+impl Tensor {
+    /// `[.., num_classes]` with a 1 at each index and 0 elsewhere (PyTorch's `F.one_hot`; i32
+    /// where PyTorch gives int64). An index outside `0..num_classes` gives a row of zeros
+    /// (PyTorch raises; a GPU kernel cannot), so check indices first when unsure.
+    pub fn one_hot(&self, num_classes: usize) -> Result<Tensor> {
+        let op = "one_hot";
+        if !self.dtype().is_int() {
+            return Err(Error::UnsupportedDType {
+                op,
+                dtype: self.dtype(),
+                reason: "one_hot takes integer class indices; convert with to_dtype(i32) first".into(),
+            });
+        }
+        if num_classes > i32::MAX as usize {
+            return Err(Error::invalid(op, format!("{num_classes} classes is more than i32 indices can name")));
+        }
+        let classes = Tensor::arange(0.0, num_classes as f64, 1.0, self.dtype(), self.device())?;
+        self.unsqueeze(-1)?.eq(&classes)?.to_dtype(DType::I32)
+    }
+}

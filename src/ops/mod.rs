@@ -12,9 +12,11 @@ pub mod index;
 pub mod logical;
 pub mod matmul;
 pub mod movement;
+pub mod pad;
 pub mod rearrange;
 pub mod reduce;
 pub mod scan;
 pub mod unary;
 
 pub use crate::op::{IndexMode, MapOp};
+pub use pad::PadMode;

@@ -203,3 +203,65 @@ pub fn relu_mlp(inp: usize, hidden: usize, out: usize, seed: Option<u64>, d: Dev
         .push(Linear::new(hidden, out, opts).unwrap())
         .unwrap()
 }
+
+/// Runs every case of a PyTorch fixture in the format of `scripts/gen_grad_fixtures.py` on
+/// `d`: builds the inputs (views applied after marking them), applies `apply(op, args,
+/// inputs)`, compares the output and, for cases with an output gradient, `backward_with` it
+/// and compares each leaf's gradient.
+pub fn run_fixture_cases(
+    file: &str,
+    min_cases: usize,
+    d: Device,
+    apply: impl Fn(&str, &serde_json::Value, &[Tensor]) -> webtensor::Result<Tensor>,
+) {
+    use serde_json::Value;
+    let json = fixture_json(file);
+    let cases = json["cases"].as_array().expect("cases");
+    assert!(cases.len() >= min_cases, "expected the full fixture set of {file}, got {} cases", cases.len());
+    for case in cases {
+        let name = case["name"].as_str().expect("name");
+        let what = |s: &str| format!("{name} on {d}: {s}");
+        let mut leaves = Vec::new();
+        let mut xs = Vec::new();
+        for i in case["inputs"].as_array().expect("inputs") {
+            let shape = usizes(&i["shape"]);
+            let leaf = fixture_tensor(i, d, i["grad"].as_bool().expect("grad"));
+            let x = match i["view"].as_str() {
+                None => leaf.clone(),
+                Some("t") => leaf.transpose(-2, -1).unwrap(),
+                Some("narrow") => leaf.narrow(-1, 1, shape[shape.len() - 1] - 1).unwrap(),
+                Some(v) => panic!("unknown view {v}"),
+            };
+            leaves.push(leaf);
+            xs.push(x);
+        }
+        let y = apply(case["op"].as_str().expect("op"), &case["args"], &xs)
+            .unwrap_or_else(|e| panic!("{}", what(&e.to_string())));
+        assert_eq!(y.shape(), usizes(&case["out_shape"]).as_slice(), "{}", what("output shape"));
+        assert_eq!(y.device(), d, "{}", what("the output lives on the inputs' device"));
+        assert_close(&f32s(&y), &floats(&case["out"]), 1e-4, &what("output"));
+        if case["out_grad"].is_null() {
+            continue;
+        }
+        assert!(y.requires_grad(), "{}", what("the output requires grad"));
+        let g = t(&floats(&case["out_grad"]), y.shape(), d);
+        y.backward_with(Some(&g), webtensor::BackwardOptions::default())
+            .unwrap_or_else(|e| panic!("{}", what(&e.to_string())));
+        for (k, (leaf, want)) in leaves.iter().zip(case["grads"].as_array().expect("grads")).enumerate() {
+            match want {
+                Value::Null => assert!(leaf.grad().is_none(), "{}", what(&format!("input {k} needs no grad"))),
+                want => {
+                    let got = leaf.grad().unwrap_or_else(|| panic!("{}", what(&format!("input {k} has no grad"))));
+                    assert_eq!(got.device(), d, "{}", what("the gradient lives on the leaf's device"));
+                    assert_eq!(got.dtype(), webtensor::DType::F32);
+                    assert_close(&f32s(&got), &floats(want), 1e-4, &what(&format!("grad of input {k}")));
+                }
+            }
+        }
+    }
+}
+
+/// A JSON array of integers as `isize`s (dims, shapes with -1).
+pub fn isizes(v: &serde_json::Value) -> Vec<isize> {
+    v.as_array().expect("array").iter().map(|x| x.as_i64().expect("int") as isize).collect()
+}

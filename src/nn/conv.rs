@@ -1,0 +1,388 @@
+//! Convolution as functions, PyTorch's `F.conv1d`, `F.conv2d`, `F.conv_transpose1d` and
+//! `F.conv_transpose2d`, with stride, padding (explicit, `"same"`, `"valid"`), dilation, groups
+//! and bias.
+//!
+//! The forward pass is im2col into the tiled matmul: the padded input's windows are one strided
+//! view (`window.rs`), made contiguous by the device's copy kernel, and one batched matmul per
+//! group multiplies them by the weight. The gradients are convolutions again, as in PyTorch:
+//! the input's is the transposed convolution of the output gradient, the weight's a convolution
+//! of the input by the output gradient (stride and dilation swapped). Transposed convolution is
+//! zero insertion plus a convolution with the flipped weight. So everything runs as the same
+//! kernels on every device, and the rules are themselves differentiable (double backward works).
+
+use crate::error::{Error, Result};
+use crate::nn::window::{windows, Axis};
+use crate::ops::pad::{dilate, PadMode};
+use crate::tensor::Tensor;
+
+/// The padding of a convolution, PyTorch's `padding` argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConvPadding {
+    /// Zeros on both sides of each spatial dim: one value for all dims, or one per dim.
+    Explicit(Vec<usize>),
+    /// The output as large as the input (stride 1 only); an even span pads one more after.
+    Same,
+    /// No padding (`Explicit(vec![0])`).
+    Valid,
+}
+
+impl Default for ConvPadding {
+    fn default() -> Self {
+        ConvPadding::Explicit(vec![0])
+    }
+}
+
+/// Options of `conv1d`/`conv2d` (PyTorch's defaults: stride 1, no padding, dilation 1, one
+/// group). `stride`, `dilation` and explicit padding take one value for every spatial dim or
+/// one per dim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConvOptions {
+    /// Step between windows.
+    pub stride: Vec<usize>,
+    /// Zero padding.
+    pub padding: ConvPadding,
+    /// Step between kernel taps.
+    pub dilation: Vec<usize>,
+    /// Channel groups: input and output channels are split into `groups` independent parts.
+    pub groups: usize,
+}
+
+impl Default for ConvOptions {
+    fn default() -> Self {
+        ConvOptions { stride: vec![1], padding: ConvPadding::default(), dilation: vec![1], groups: 1 }
+    }
+}
+
+/// Options of `conv_transpose1d`/`conv_transpose2d`: `padding` removes
+/// `dilation * (kernel - 1) - padding` of zero padding from each side of the implicit
+/// convolution, and `output_padding` (less than the stride or the dilation) adds rows at the end,
+/// as PyTorch's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConvTransposeOptions {
+    /// Step between input positions in the output.
+    pub stride: Vec<usize>,
+    /// Cropped from each side of the full output.
+    pub padding: Vec<usize>,
+    /// Extra size at the end of each spatial dim.
+    pub output_padding: Vec<usize>,
+    /// Channel groups.
+    pub groups: usize,
+    /// Step between kernel taps.
+    pub dilation: Vec<usize>,
+}
+
+impl Default for ConvTransposeOptions {
+    fn default() -> Self {
+        ConvTransposeOptions {
+            stride: vec![1],
+            padding: vec![0],
+            output_padding: vec![0],
+            groups: 1,
+            dilation: vec![1],
+        }
+    }
+}
+
+/// One value per spatial dim from PyTorch's "an int or a tuple".
+pub(crate) fn per_dim(op: &'static str, what: &str, v: &[usize], dims: usize) -> Result<Vec<usize>> {
+    match v.len() {
+        1 => Ok(vec![v[0]; dims]),
+        n if n == dims => Ok(v.to_vec()),
+        n => Err(Error::invalid(op, format!("{n} values of {what} for {dims} spatial dims; give 1 or {dims}"))),
+    }
+}
+
+/// 2-D convolution of `input` `[N, C, H, W]` (or unbatched `[C, H, W]`) with `weight`
+/// `[O, C / groups, kh, kw]` and an optional `bias` `[O]`: `[N, O, oh, ow]`.
+pub fn conv2d(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, options: &ConvOptions) -> Result<Tensor> {
+    conv_nd("conv2d", 2, input, weight, bias, options)
+}
+
+/// 1-D convolution of `input` `[N, C, L]` (or `[C, L]`) with `weight` `[O, C / groups, k]`.
+pub fn conv1d(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, options: &ConvOptions) -> Result<Tensor> {
+    conv_nd("conv1d", 1, input, weight, bias, options)
+}
+
+/// 2-D transposed convolution ("deconvolution", the gradient of `conv2d` by its input) of
+/// `input` `[N, Cin, H, W]` (or `[Cin, H, W]`) with `weight` `[Cin, Cout / groups, kh, kw]`:
+/// `[N, Cout, (H - 1) * stride - 2 * padding + dilation * (kh - 1) + output_padding + 1, ..]`.
+pub fn conv_transpose2d(
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    options: &ConvTransposeOptions,
+) -> Result<Tensor> {
+    conv_transpose_nd("conv_transpose2d", 2, input, weight, bias, options)
+}
+
+/// 1-D transposed convolution of `input` `[N, Cin, L]` (or `[Cin, L]`) with `weight`
+/// `[Cin, Cout / groups, k]`.
+pub fn conv_transpose1d(
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    options: &ConvTransposeOptions,
+) -> Result<Tensor> {
+    conv_transpose_nd("conv_transpose1d", 1, input, weight, bias, options)
+}
+
+/// Checks the operands shared by both kinds, lifts 1-D to 2-D (a height of 1) and unbatched
+/// input to a batch of one; returns the 4-D input and weight and how to undo the lifting.
+fn lift(
+    op: &'static str,
+    dims: usize,
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+) -> Result<(Tensor, Tensor, bool)> {
+    for t in [Some(weight), bias].into_iter().flatten() {
+        input.same_device(t, op)?;
+    }
+    for t in [Some(input), Some(weight), bias].into_iter().flatten() {
+        if !t.dtype().is_float() {
+            return Err(Error::UnsupportedDType {
+                op,
+                dtype: t.dtype(),
+                reason: "convolution needs floating-point tensors; convert with to_dtype(f32) first".into(),
+            });
+        }
+    }
+    let batched = input.rank() == dims + 2;
+    if !batched && input.rank() != dims + 1 {
+        return Err(Error::invalid(
+            op,
+            format!("expected a {}-D (batched) or {}-D input, got shape {:?}", dims + 2, dims + 1, input.shape()),
+        ));
+    }
+    if weight.rank() != dims + 2 {
+        return Err(Error::invalid(op, format!("expected a {}-D weight, got shape {:?}", dims + 2, weight.shape())));
+    }
+    let x = if batched { input.clone() } else { input.unsqueeze(0)? };
+    let (x, w) = if dims == 1 { (x.unsqueeze(2)?, weight.unsqueeze(2)?) } else { (x, weight.clone()) };
+    Ok((x, w, batched))
+}
+
+/// Undoes `lift` on the output.
+fn unlift(y: Tensor, dims: usize, batched: bool) -> Result<Tensor> {
+    let y = if dims == 1 { y.squeeze(Some(2))? } else { y };
+    if batched {
+        Ok(y)
+    } else {
+        y.squeeze(Some(0))
+    }
+}
+
+/// Adds `bias` `[C]` over dim 1 of `y`.
+fn add_bias(y: Tensor, bias: Option<&Tensor>, channels: usize, op: &'static str) -> Result<Tensor> {
+    let Some(b) = bias else { return Ok(y) };
+    if b.shape() != [channels] {
+        return Err(Error::ShapeMismatch {
+            op,
+            lhs: vec![channels],
+            rhs: b.shape().to_vec(),
+            msg: format!("bias must have one entry per output channel ({channels})"),
+        });
+    }
+    y.add(&b.reshape(&[1, channels as isize, 1, 1])?)
+}
+
+fn conv_nd(
+    op: &'static str,
+    dims: usize,
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    o: &ConvOptions,
+) -> Result<Tensor> {
+    let (x, w, batched) = lift(op, dims, input, weight, bias)?;
+    let lifted = |v: Vec<usize>, one: usize| if dims == 1 { vec![one, v[0]] } else { v };
+    let stride = lifted(per_dim(op, "stride", &o.stride, dims)?, 1);
+    let dilation = lifted(per_dim(op, "dilation", &o.dilation, dims)?, 1);
+    let (k, size) = (&w.shape()[2..], &x.shape()[2..]);
+    let pads: Vec<(usize, usize)> = match &o.padding {
+        ConvPadding::Explicit(p) => lifted(per_dim(op, "padding", p, dims)?, 0).into_iter().map(|p| (p, p)).collect(),
+        ConvPadding::Valid => vec![(0, 0); 2],
+        ConvPadding::Same => {
+            if stride.iter().any(|&s| s != 1) {
+                return Err(Error::invalid(
+                    op,
+                    "padding \"same\" needs stride 1, as in PyTorch; give explicit padding",
+                ));
+            }
+            // PyTorch's split: the smaller half before.
+            (0..2).map(|i| dilation[i] * (k[i] - 1)).map(|t| (t / 2, t - t / 2)).collect()
+        }
+    };
+    let h = Axis::conv(op, size[0], k[0], stride[0], dilation[0], pads[0])?;
+    let wa = Axis::conv(op, size[1], k[1], stride[1], dilation[1], pads[1])?;
+    let y = conv2d_core(op, &x, &w, o.groups, &h, &wa)?;
+    let y = add_bias(y, bias, w.shape()[0], op)?;
+    unlift(y, dims, batched)
+}
+
+/// The 4-D convolution without bias, recorded as one op whose rule is two convolutions.
+fn conv2d_core(op: &'static str, x: &Tensor, w: &Tensor, groups: usize, h: &Axis, wa: &Axis) -> Result<Tensor> {
+    let (n, c) = (x.shape()[0], x.shape()[1]);
+    let o = w.shape()[0];
+    if groups == 0 || !c.is_multiple_of(groups) || !o.is_multiple_of(groups) || w.shape()[1] * groups != c {
+        return Err(Error::ShapeMismatch {
+            op,
+            lhs: x.shape().to_vec(),
+            rhs: w.shape().to_vec(),
+            msg: format!(
+                "with {groups} groups the input's {c} channels and the weight's {o} outputs must divide by {groups}, and the weight must have {} input channels per group",
+                c.checked_div(groups).unwrap_or(0)
+            ),
+        });
+    }
+    let out = {
+        let _paused = crate::tensor::node::pause();
+        let xp = pad_hw(x, h.before as isize, h.after as isize, wa.before as isize, wa.after as isize)?;
+        let (cg, og, kk) = (c / groups, o / groups, h.kernel * wa.kernel);
+        let l = h.out * wa.out;
+        // [N, G, C/G, kh, kw, oh, ow] -> copy -> [N, G, C/G*kh*kw, L]; weight [G, O/G, C/G*kh*kw].
+        let cols = windows(&xp, groups, h, wa).contiguous()?.reshape(&[
+            n as isize,
+            groups as isize,
+            (cg * kk) as isize,
+            l as isize,
+        ])?;
+        let wm = w.reshape(&[groups as isize, og as isize, (cg * kk) as isize])?;
+        wm.matmul(&cols)?.reshape(&[n as isize, o as isize, h.out as isize, wa.out as isize])?
+    };
+    let (xs, ws) = (x.clone(), w.clone());
+    let (h, wa) = (*h, *wa);
+    Ok(Tensor::composite(out, op, &[x, w], |_| {
+        Box::new(move |g, need| {
+            let gx = if need[0] { Some(input_grad(g, &ws, groups, &h, &wa)?) } else { None };
+            let gw = if need[1] { Some(weight_grad(&xs, g, groups, &h, &wa)?) } else { None };
+            Ok(vec![gx, gw])
+        })
+    }))
+}
+
+/// Zero padding of the last two dims (negative values crop).
+fn pad_hw(x: &Tensor, top: isize, bottom: isize, left: isize, right: isize) -> Result<Tensor> {
+    if top == 0 && bottom == 0 && left == 0 && right == 0 {
+        return Ok(x.clone());
+    }
+    x.pad(&[left, right, top, bottom], PadMode::Constant, 0.0)
+}
+
+/// The full transposed convolution of `g` `[N, O, oh, ow]` by `w` `[O, C/G, kh, kw]`: each
+/// output position spread over the window it came from, `[N, C, (oh-1)*s + span, ..]`. It is
+/// a stride-1 convolution of the zero-dilated, fully padded `g` with the flipped weight whose
+/// two channel dims are swapped per group.
+pub(crate) fn transpose_full(g: &Tensor, w: &Tensor, groups: usize, h: &Axis, wa: &Axis) -> Result<Tensor> {
+    let (o, cg, kh, kw) = (w.shape()[0], w.shape()[1], w.shape()[2], w.shape()[3]);
+    let og = o / groups;
+    let gd = dilate(&dilate(g, 2, h.stride)?, 3, wa.stride)?;
+    let (ph, pw) = ((h.dilation * (kh - 1)) as isize, (wa.dilation * (kw - 1)) as isize);
+    let gp = pad_hw(&gd, ph, ph, pw, pw)?;
+    let wt = w
+        .reshape(&[groups as isize, og as isize, cg as isize, kh as isize, kw as isize])?
+        .transpose(1, 2)?
+        .reshape(&[(groups * cg) as isize, og as isize, kh as isize, kw as isize])?
+        .flip(&[2, 3])?;
+    let ih = Axis::conv("conv_transpose", gp.shape()[2], kh, 1, h.dilation, (0, 0))?;
+    let iw = Axis::conv("conv_transpose", gp.shape()[3], kw, 1, wa.dilation, (0, 0))?;
+    conv2d_core("conv_transpose", &gp, &wt, groups, &ih, &iw)
+}
+
+/// The gradient of a convolution by its input: the full transposed convolution, with the
+/// rows the windows never read added back as zeros and the padding cropped.
+fn input_grad(g: &Tensor, w: &Tensor, groups: usize, h: &Axis, wa: &Axis) -> Result<Tensor> {
+    let full = transpose_full(g, w, groups, h, wa)?;
+    // full covers padded rows [0, full_h), never more than the padded input; the input is
+    // padded rows [before, before + size).
+    let grown = pad_hw(&full, 0, (h.padded() - full.shape()[2]) as isize, 0, (wa.padded() - full.shape()[3]) as isize)?;
+    grown.narrow(2, h.before, h.size)?.narrow(3, wa.before, wa.size)
+}
+
+/// The gradient of a convolution by its weight: for each group, the padded input (channels
+/// as the batch, the batch as channels) convolved with the output gradient as the kernel,
+/// stride and dilation swapped; `[O, C/G, kh, kw]`.
+fn weight_grad(x: &Tensor, g: &Tensor, groups: usize, h: &Axis, wa: &Axis) -> Result<Tensor> {
+    let (n, c) = (x.shape()[0], x.shape()[1]);
+    let o = g.shape()[1];
+    let (cg, og) = (c / groups, o / groups);
+    let xp = pad_hw(x, h.before as isize, h.after as isize, wa.before as isize, wa.after as isize)?;
+    let (hp, wp) = (xp.shape()[2] as isize, xp.shape()[3] as isize);
+    // [N, G, C/G, Hp, Wp] -> [C/G, G, N, Hp, Wp] -> [C/G, G*N, Hp, Wp].
+    let xt = xp.reshape(&[n as isize, groups as isize, cg as isize, hp, wp])?.permute(&[2, 1, 0, 3, 4])?.reshape(&[
+        cg as isize,
+        (groups * n) as isize,
+        hp,
+        wp,
+    ])?;
+    // [N, G, O/G, oh, ow] -> [G, O/G, N, oh, ow] -> [O, N, oh, ow].
+    let (oh, ow) = (h.out as isize, wa.out as isize);
+    let gt = g
+        .reshape(&[n as isize, groups as isize, og as isize, oh, ow])?
+        .permute(&[1, 2, 0, 3, 4])?
+        .reshape(&[o as isize, n as isize, oh, ow])?;
+    let ih = Axis::conv("conv2d", xp.shape()[2], h.out, h.dilation, h.stride, (0, 0))?;
+    let iw = Axis::conv("conv2d", xp.shape()[3], wa.out, wa.dilation, wa.stride, (0, 0))?;
+    // [C/G, O, kh', kw'] with kh' >= kh (rows past the last window); keep the kernel's.
+    let r = conv2d_core("conv2d", &xt, &gt, groups, &ih, &iw)?;
+    r.narrow(2, 0, h.kernel)?.narrow(3, 0, wa.kernel)?.permute(&[1, 0, 2, 3])
+}
+
+fn conv_transpose_nd(
+    op: &'static str,
+    dims: usize,
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    o: &ConvTransposeOptions,
+) -> Result<Tensor> {
+    let (x, w, batched) = lift(op, dims, input, weight, bias)?;
+    let lifted = |v: Vec<usize>, one: usize| if dims == 1 { vec![one, v[0]] } else { v };
+    let stride = lifted(per_dim(op, "stride", &o.stride, dims)?, 1);
+    let dilation = lifted(per_dim(op, "dilation", &o.dilation, dims)?, 1);
+    let padding = lifted(per_dim(op, "padding", &o.padding, dims)?, 0);
+    let extra = lifted(per_dim(op, "output_padding", &o.output_padding, dims)?, 0);
+    let groups = o.groups;
+    let cin = x.shape()[1];
+    if groups == 0 || !cin.is_multiple_of(groups) || w.shape()[0] != cin {
+        return Err(Error::ShapeMismatch {
+            op,
+            lhs: x.shape().to_vec(),
+            rhs: w.shape().to_vec(),
+            msg: format!("the weight must be [in_channels ({cin}), out_channels / groups, kernel..] and {groups} groups must divide the input's channels"),
+        });
+    }
+    for i in 0..2 {
+        if stride[i] == 0 || dilation[i] == 0 {
+            return Err(Error::invalid(op, "stride and dilation must be at least 1"));
+        }
+        if extra[i] >= stride[i].max(dilation[i]) {
+            return Err(Error::invalid(
+                op,
+                format!("output_padding {} must be smaller than the stride or the dilation", extra[i]),
+            ));
+        }
+    }
+    // The input plays the output gradient of a convolution with this geometry.
+    let (k, size) = (&w.shape()[2..], &x.shape()[2..]);
+    let axis = |i: usize| Axis {
+        size: 0,
+        kernel: k[i],
+        stride: stride[i],
+        dilation: dilation[i],
+        before: 0,
+        after: 0,
+        out: size[i],
+    };
+    if k.contains(&0) {
+        return Err(Error::invalid(op, format!("the weight has an empty kernel: shape {:?}", w.shape())));
+    }
+    let full = transpose_full(&x, &w, groups, &axis(0), &axis(1))?;
+    // Crop `padding` from the start, `padding - output_padding` from the end.
+    let crop = |i: usize| (-(padding[i] as isize), extra[i] as isize - padding[i] as isize);
+    let ((t, b), (l, r)) = (crop(0), crop(1));
+    let y = pad_hw(&full, t, b, l, r)?;
+    let cout = w.shape()[1] * groups;
+    let y = add_bias(y, bias, cout, op)?;
+    unlift(y, dims, batched)
+}

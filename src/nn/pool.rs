@@ -1,0 +1,325 @@
+//! Pooling as functions, PyTorch's `F.max_pool1d/2d`, `F.avg_pool1d/2d` and
+//! `F.adaptive_avg_pool1d/2d`.
+//!
+//! Max and average pooling reduce the windows view (`window.rs`) made contiguous: one copy
+//! kernel and one row reduction on every device. Max pooling's gradient scatters the output
+//! gradient to the argmax of each window (`scatter_add`, so windows that share a maximum add
+//! up, as in PyTorch); average pooling's is the transposed convolution by a box of ones.
+//! Adaptive average pooling is two small matmuls by pooling matrices (row `i` averages input
+//! entries `floor(i * in / out) .. ceil((i + 1) * in / out)`), exact for any sizes.
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::nn::conv::{per_dim, transpose_full};
+use crate::nn::window::{windows, Axis};
+use crate::ops::grad::unary_rule;
+use crate::ops::pad::PadMode;
+use crate::tensor::Tensor;
+
+/// Options of max pooling (PyTorch's defaults: the stride is the kernel size, no padding,
+/// dilation 1, floor mode). Each takes one value for every spatial dim or one per dim.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MaxPoolOptions {
+    /// Step between windows; empty means the kernel size.
+    pub stride: Vec<usize>,
+    /// Implicit `-inf` padding on both sides, at most half the window.
+    pub padding: Vec<usize>,
+    /// Step between taps; empty means 1.
+    pub dilation: Vec<usize>,
+    /// Rounds the output size up, keeping a last partial window that starts inside.
+    pub ceil_mode: bool,
+}
+
+/// Options of average pooling (PyTorch's defaults: the stride is the kernel size, no padding,
+/// floor mode, padding counted in the divisor).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AvgPoolOptions {
+    /// Step between windows; empty means the kernel size.
+    pub stride: Vec<usize>,
+    /// Implicit zero padding on both sides, at most half the window.
+    pub padding: Vec<usize>,
+    /// Rounds the output size up, keeping a last partial window that starts inside.
+    pub ceil_mode: bool,
+    /// Whether padded entries count in the divisor.
+    pub count_include_pad: bool,
+    /// Divides every window by this instead.
+    pub divisor_override: Option<usize>,
+}
+
+impl Default for AvgPoolOptions {
+    fn default() -> Self {
+        AvgPoolOptions {
+            stride: vec![],
+            padding: vec![0],
+            ceil_mode: false,
+            count_include_pad: true,
+            divisor_override: None,
+        }
+    }
+}
+
+/// Input of a pooling op as `[N, C, H, W]`, with how to undo the lifting (1-D inputs get a
+/// height of 1, unbatched ones a batch of 1).
+fn lift(op: &'static str, dims: usize, x: &Tensor) -> Result<(Tensor, bool)> {
+    let batched = x.rank() == dims + 2;
+    if !batched && x.rank() != dims + 1 {
+        return Err(Error::invalid(
+            op,
+            format!("expected a {}-D (batched) or {}-D input, got shape {:?}", dims + 2, dims + 1, x.shape()),
+        ));
+    }
+    let x = if batched { x.clone() } else { x.unsqueeze(0)? };
+    Ok((if dims == 1 { x.unsqueeze(2)? } else { x }, batched))
+}
+
+fn unlift(y: Tensor, dims: usize, batched: bool) -> Result<Tensor> {
+    let y = if dims == 1 { y.squeeze(Some(2))? } else { y };
+    if batched {
+        Ok(y)
+    } else {
+        y.squeeze(Some(0))
+    }
+}
+
+/// Kernel, stride, padding (and dilation) per 2-D axis, 1-D lifted with a unit height.
+fn axes(
+    op: &'static str,
+    dims: usize,
+    size: &[usize],
+    kernel: &[usize],
+    o: (&[usize], &[usize], &[usize]),
+    ceil_mode: bool,
+) -> Result<[Axis; 2]> {
+    let kernel = per_dim(op, "kernel_size", kernel, dims)?;
+    let stride = if o.0.is_empty() { kernel.clone() } else { per_dim(op, "stride", o.0, dims)? };
+    let padding = if o.1.is_empty() { vec![0; dims] } else { per_dim(op, "padding", o.1, dims)? };
+    let dilation = if o.2.is_empty() { vec![1; dims] } else { per_dim(op, "dilation", o.2, dims)? };
+    let lifted = |v: Vec<usize>, one: usize| if dims == 1 { vec![one, v[0]] } else { v };
+    let (k, s, p, d) = (lifted(kernel, 1), lifted(stride, 1), lifted(padding, 0), lifted(dilation, 1));
+    Ok([
+        Axis::pool(op, size[0], k[0], s[0], d[0], p[0], ceil_mode)?,
+        Axis::pool(op, size[1], k[1], s[1], d[1], p[1], ceil_mode)?,
+    ])
+}
+
+/// `x` padded for the windows of `h` and `w` with `value`.
+fn padded(x: &Tensor, h: &Axis, w: &Axis, value: f64) -> Result<Tensor> {
+    let p = [w.before, w.after, h.before, h.after].map(|v| v as isize);
+    if p.iter().all(|&v| v == 0) {
+        return Ok(x.clone());
+    }
+    x.pad(&p, PadMode::Constant, value)
+}
+
+/// The windows of a padded `[N, C, Hp, Wp]` tensor as contiguous rows `[N, C, oh, ow, kh*kw]`.
+fn window_rows(xp: &Tensor, h: &Axis, w: &Axis) -> Result<Tensor> {
+    let (n, c) = (xp.shape()[0] as isize, xp.shape()[1] as isize);
+    windows(xp, 1, h, w).permute(&[0, 1, 2, 5, 6, 3, 4])?.contiguous()?.reshape(&[
+        n,
+        c,
+        h.out as isize,
+        w.out as isize,
+        (h.kernel * w.kernel) as isize,
+    ])
+}
+
+/// 2-D max pooling of `[N, C, H, W]` (or `[C, H, W]`): the maximum of each window, NaN if the
+/// window has one. Returns the values and, as PyTorch's `return_indices`, each maximum's flat
+/// index `h * W + w` in its input plane (i32; PyTorch's are int64).
+pub fn max_pool2d_with_indices(x: &Tensor, kernel: &[usize], options: &MaxPoolOptions) -> Result<(Tensor, Tensor)> {
+    max_pool("max_pool2d", 2, x, kernel, options)
+}
+
+/// 2-D max pooling (see [`max_pool2d_with_indices`]).
+pub fn max_pool2d(x: &Tensor, kernel: &[usize], options: &MaxPoolOptions) -> Result<Tensor> {
+    Ok(max_pool("max_pool2d", 2, x, kernel, options)?.0)
+}
+
+/// 1-D max pooling of `[N, C, L]` (or `[C, L]`); indices count along `L`.
+pub fn max_pool1d_with_indices(x: &Tensor, kernel: &[usize], options: &MaxPoolOptions) -> Result<(Tensor, Tensor)> {
+    max_pool("max_pool1d", 1, x, kernel, options)
+}
+
+/// 1-D max pooling (see [`max_pool1d_with_indices`]).
+pub fn max_pool1d(x: &Tensor, kernel: &[usize], options: &MaxPoolOptions) -> Result<Tensor> {
+    Ok(max_pool("max_pool1d", 1, x, kernel, options)?.0)
+}
+
+fn max_pool(
+    op: &'static str,
+    dims: usize,
+    input: &Tensor,
+    kernel: &[usize],
+    o: &MaxPoolOptions,
+) -> Result<(Tensor, Tensor)> {
+    if input.dtype() == DType::Bool {
+        return Err(Error::UnsupportedDType { op, dtype: DType::Bool, reason: "max pooling needs numbers".into() });
+    }
+    let (x, batched) = lift(op, dims, input)?;
+    let [h, w] = axes(op, dims, &x.shape()[2..], kernel, (&o.stride, &o.padding, &o.dilation), o.ceil_mode)?;
+    let (n, c) = (x.shape()[0], x.shape()[1]);
+    let (wp, l) = (w.padded(), h.out * w.out);
+    let dev = x.device();
+    let (values, flat) = {
+        let _paused = crate::tensor::node::pause();
+        let lowest = match x.dtype() {
+            DType::I32 => i32::MIN as f64,
+            DType::U32 => 0.0,
+            _ => f64::NEG_INFINITY,
+        };
+        let rows = window_rows(&padded(&x, &h, &w, lowest)?, &h, &w)?;
+        let values = rows.max(&[-1], false)?;
+        // The argmax's position in the padded plane: window origin + tap offset.
+        let arg = rows.argmax(Some(-1), false)?.reshape(&[-1])?;
+        let taps: Vec<i32> = (0..h.kernel * w.kernel)
+            .map(|k| ((k / w.kernel) * h.dilation * wp + (k % w.kernel) * w.dilation) as i32)
+            .collect();
+        let origins: Vec<i32> = (0..l).map(|i| ((i / w.out) * h.stride * wp + (i % w.out) * w.stride) as i32).collect();
+        let taps = Tensor::from_slice(&taps, &[taps.len()], dev)?;
+        let origins = Tensor::from_slice(&origins, &[l], dev)?;
+        let flat = taps.index_select(0, &arg)?.reshape(&[n as isize, c as isize, l as isize])?.add(&origins)?;
+        (values, flat)
+    };
+    // PyTorch's indices count in the unpadded plane.
+    let indices = {
+        let (row, col) = (flat.floor_divide_scalar(wp as f64)?, flat.remainder_scalar(wp as f64)?);
+        let row = row.sub_scalar(h.before as f64)?.mul_scalar(w.size as f64)?;
+        row.add(&col.sub_scalar(w.before as f64)?)?.reshape(&[
+            n as isize,
+            c as isize,
+            h.out as isize,
+            w.out as isize,
+        ])?
+    };
+    let (hp, shape) = (h.padded(), x.shape().to_vec());
+    let values = Tensor::composite(values, op, &[&x], |_| {
+        unary_rule(move |g| {
+            let g = g.reshape(&[n as isize, c as isize, l as isize])?;
+            let plane = g.new_zeros(&[n, c, hp * wp])?.scatter_add(2, &flat, &g)?;
+            plane
+                .reshape(&[n as isize, c as isize, hp as isize, wp as isize])?
+                .narrow(2, h.before, shape[2])?
+                .narrow(3, w.before, shape[3])
+        })
+    });
+    Ok((unlift(values, dims, batched)?, unlift(indices, dims, batched)?))
+}
+
+/// 2-D average pooling of `[N, C, H, W]` (or `[C, H, W]`), with PyTorch's divisor rules.
+pub fn avg_pool2d(x: &Tensor, kernel: &[usize], options: &AvgPoolOptions) -> Result<Tensor> {
+    avg_pool("avg_pool2d", 2, x, kernel, options)
+}
+
+/// 1-D average pooling of `[N, C, L]` (or `[C, L]`).
+pub fn avg_pool1d(x: &Tensor, kernel: &[usize], options: &AvgPoolOptions) -> Result<Tensor> {
+    avg_pool("avg_pool1d", 1, x, kernel, options)
+}
+
+/// Each window's divisor (PyTorch's `avg_pool2d` kernel): the window clipped to the padded
+/// input, or to the input itself without `count_include_pad`, or the override.
+fn divisors(h: &Axis, w: &Axis, o: &AvgPoolOptions) -> Vec<f32> {
+    let extent = |a: &Axis, i: usize| {
+        let start = (i * a.stride) as isize - a.before as isize;
+        let end = (start + a.kernel as isize).min((a.size + a.before) as isize);
+        let with_pad = end - start;
+        let inside = end.min(a.size as isize) - start.max(0);
+        (with_pad, inside)
+    };
+    let mut out = Vec::with_capacity(h.out * w.out);
+    for i in 0..h.out {
+        for j in 0..w.out {
+            let ((hp, hi), (wp, wi)) = (extent(h, i), extent(w, j));
+            let d = match o.divisor_override {
+                Some(d) => d as isize,
+                None if o.count_include_pad => hp * wp,
+                None => hi * wi,
+            };
+            out.push(d as f32);
+        }
+    }
+    out
+}
+
+fn avg_pool(op: &'static str, dims: usize, input: &Tensor, kernel: &[usize], o: &AvgPoolOptions) -> Result<Tensor> {
+    if !input.dtype().is_float() {
+        return Err(Error::UnsupportedDType {
+            op,
+            dtype: input.dtype(),
+            reason: "average pooling needs floating-point input; convert with to_dtype(f32) first".into(),
+        });
+    }
+    if o.divisor_override == Some(0) {
+        return Err(Error::invalid(op, "divisor_override 0; give at least 1"));
+    }
+    let (x, batched) = lift(op, dims, input)?;
+    let [h, w] = axes(op, dims, &x.shape()[2..], kernel, (&o.stride, &o.padding, &[]), o.ceil_mode)?;
+    let c = x.shape()[1];
+    let div = Tensor::from_slice(&divisors(&h, &w, o), &[h.out, w.out], x.device())?.to_dtype(x.dtype())?;
+    let out = {
+        let _paused = crate::tensor::node::pause();
+        window_rows(&padded(&x, &h, &w, 0.0)?, &h, &w)?.sum(&[-1], false)?.div(&div)?
+    };
+    let shape = x.shape().to_vec();
+    let y = Tensor::composite(out, op, &[&x], |_| {
+        unary_rule(move |g| {
+            // Each output's share spread over its window: the transposed convolution of
+            // g / divisor by a box of ones, one channel per group.
+            let ones = g.new_ones(&[c, 1, h.kernel, w.kernel])?;
+            let full = transpose_full(&g.div(&div)?, &ones, c, &h, &w)?;
+            let grow = |a: &Axis, got: usize| (a.padded() - got) as isize;
+            let (gh, gw) = (grow(&h, full.shape()[2]), grow(&w, full.shape()[3]));
+            full.pad(&[0, gw, 0, gh], PadMode::Constant, 0.0)?
+                .narrow(2, h.before, shape[2])?
+                .narrow(3, w.before, shape[3])
+        })
+    });
+    unlift(y, dims, batched)
+}
+
+/// The `[out, size]` matrix whose row `i` averages entries `floor(i * size / out)` to
+/// `ceil((i + 1) * size / out)` (PyTorch's adaptive windows).
+fn adaptive_matrix(size: usize, out: usize) -> Vec<f32> {
+    let mut m = vec![0f32; out * size];
+    for i in 0..out {
+        let (start, end) = ((i * size) / out, ((i + 1) * size).div_ceil(out));
+        for j in start..end {
+            m[i * size + j] = 1.0 / (end - start) as f32;
+        }
+    }
+    m
+}
+
+/// 2-D adaptive average pooling of `[N, C, H, W]` (or `[C, H, W]`) to `[.., oh, ow]`.
+pub fn adaptive_avg_pool2d(x: &Tensor, output_size: &[usize]) -> Result<Tensor> {
+    adaptive_avg("adaptive_avg_pool2d", 2, x, output_size)
+}
+
+/// 1-D adaptive average pooling of `[N, C, L]` (or `[C, L]`) to `[.., out]`.
+pub fn adaptive_avg_pool1d(x: &Tensor, output_size: &[usize]) -> Result<Tensor> {
+    adaptive_avg("adaptive_avg_pool1d", 1, x, output_size)
+}
+
+fn adaptive_avg(op: &'static str, dims: usize, input: &Tensor, output_size: &[usize]) -> Result<Tensor> {
+    if !input.dtype().is_float() {
+        return Err(Error::UnsupportedDType {
+            op,
+            dtype: input.dtype(),
+            reason: "average pooling needs floating-point input; convert with to_dtype(f32) first".into(),
+        });
+    }
+    let (x, batched) = lift(op, dims, input)?;
+    let out = per_dim(op, "output_size", output_size, dims)?;
+    let out = if dims == 1 { vec![1, out[0]] } else { out };
+    let (hs, ws) = (x.shape()[2], x.shape()[3]);
+    if out.contains(&0) || hs == 0 || ws == 0 {
+        return Err(Error::invalid(
+            op,
+            format!("output size {out:?} of input {:?}: both must be non-empty", x.shape()),
+        ));
+    }
+    let dev = x.device();
+    let ph = Tensor::from_slice(&adaptive_matrix(hs, out[0]), &[out[0], hs], dev)?.to_dtype(x.dtype())?;
+    let pw = Tensor::from_slice(&adaptive_matrix(ws, out[1]), &[out[1], ws], dev)?.to_dtype(x.dtype())?;
+    let y = ph.matmul(&x)?.matmul(&pw.t()?)?;
+    unlift(y, dims, batched)
+}
