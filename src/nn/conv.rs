@@ -8,7 +8,7 @@
 //! the input's is the transposed convolution of the output gradient, the weight's a convolution
 //! of the input by the output gradient (stride and dilation swapped). Transposed convolution is
 //! zero insertion plus a convolution with the flipped weight. So everything runs as the same
-//! kernels on every device, and the rules are themselves differentiable (double backward works).
+//! kernels on every device, and the rules are compositions of differentiable ops.
 
 use crate::error::{Error, Result};
 use crate::nn::window::{windows, Axis};
@@ -186,7 +186,7 @@ fn add_bias(y: Tensor, bias: Option<&Tensor>, channels: usize, op: &'static str)
     y.add(&b.reshape(&[1, channels as isize, 1, 1])?)
 }
 
-fn conv_nd(
+pub(crate) fn conv_nd(
     op: &'static str,
     dims: usize,
     input: &Tensor,

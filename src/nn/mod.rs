@@ -1,6 +1,7 @@
 //! Neural-network building blocks, as PyTorch's `torch.nn`: `Parameter`/`Buffer` slots, the
 //! `Module` trait with its registry (`module.rs`), layers (`Linear`, `Embedding`, `LayerNorm`,
-//! `GroupNorm`, `BatchNorm1d/2d`, `Dropout`, `Sequential`, activation modules), the functional
+//! `GroupNorm`, `BatchNorm1d/2d`, `Dropout`, `Sequential`, activation modules, `Conv1d/2d`,
+//! pooling and `Flatten` in `conv_layers.rs`), the functional
 //! forms (`norm.rs`, `embedding`, `dropout`, convolution in `conv.rs`, pooling in `pool.rs` over
 //! the shared window geometry of `window.rs`, `attention.rs`, `interpolate.rs`), the losses (`loss.rs`) and `.safetensors`
 //! checkpoints (`safetensors.rs`).
@@ -37,6 +38,7 @@ mod activation;
 mod attention;
 mod batch_norm;
 mod conv;
+mod conv_layers;
 mod dropout;
 mod embedding;
 mod interpolate;
@@ -57,6 +59,7 @@ pub use attention::{scaled_dot_product_attention, AttentionOptions};
 pub(crate) use batch_norm::{batch_norm_forward, check_rank, RANKS_1D, RANKS_2D};
 pub use batch_norm::{BatchNorm1d, BatchNorm2d, BatchNormOptions};
 pub use conv::{conv1d, conv2d, conv_transpose1d, conv_transpose2d, ConvOptions, ConvPadding, ConvTransposeOptions};
+pub use conv_layers::{AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, ConvLayerOptions, Flatten, MaxPool2d};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use dropout::call_seed;
 pub use dropout::{dropout, Dropout};
