@@ -6,6 +6,8 @@ import { core } from './internal.js';
 import { eps, momentum, ownRaws, paddingIndex, probability, takeBatchNorm } from './nnargs.js';
 import { rawOf, Tensor } from './tensor.js';
 
+export * from './modelops.js';
+
 const REDUCTIONS = ['mean', 'sum', 'none'];
 function reduction(fn, v) {
   if (v === undefined) return 'mean';

@@ -294,8 +294,8 @@ export declare class Tensor<D extends DType = DType> {
   /** The transpose of a tensor of at most 2 dims (more is an error: use `transpose`). */
   t(): Tensor<D>;
   narrow(dim: number, start: number, length: number): Tensor<D>;
-  /** Entries `start` (inclusive) to `end` (exclusive; default the end) of `dim`. */
-  slice(dim: number, start: number, end?: number | null): Tensor<D>;
+  /** Entries `start` (inclusive) to `end` (exclusive; default the end) of `dim`, every `step`-th (Python's `x[start:end:step]`). */
+  slice(dim: number, start: number, end?: number | null, step?: number): Tensor<D>;
   squeeze(dim?: number | null): Tensor<D>;
   unsqueeze(dim: number): Tensor<D>;
   expand(shape: Shape): Tensor<D>;

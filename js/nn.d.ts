@@ -147,6 +147,39 @@ export declare class SiLU extends Module { forward(x: Tensor): Tensor }
 export declare class Tanh extends Module { forward(x: Tensor): Tensor }
 export declare class Sigmoid extends Module { forward(x: Tensor): Tensor }
 
+/** One size for every spatial dim, or one per dim (PyTorch's "int or tuple"). */
+export type Size = number | readonly number[];
+export interface ConvOptions { stride?: Size; padding?: Size | 'same' | 'valid'; dilation?: Size; groups?: number }
+export interface ConvTransposeOptions { stride?: Size; padding?: Size; outputPadding?: Size; groups?: number; dilation?: Size }
+export interface MaxPoolOptions { stride?: Size; padding?: Size; dilation?: Size; ceilMode?: boolean }
+export interface AvgPoolOptions { stride?: Size; padding?: Size; ceilMode?: boolean; countIncludePad?: boolean; divisorOverride?: number | null }
+export interface InterpolateOptions { size?: Size; scaleFactor?: number | readonly number[]; mode?: 'nearest' | 'linear' | 'bilinear'; alignCorners?: boolean }
+export interface AttentionOptions { attnMask?: Tensor | null; dropoutP?: number; isCausal?: boolean; scale?: number | null; seed?: number | null }
+export interface ConvLayerOptions extends ConvOptions { bias?: boolean; seed?: number; device?: DeviceLike }
+
+/** 1-D convolution layer (PyTorch's `nn.Conv1d`): `weight` `[out, in / groups, k]`, `bias` `[out]`. */
+export declare class Conv1d extends Module {
+  constructor(inChannels: number, outChannels: number, kernelSize: Size, options?: ConvLayerOptions);
+  forward(x: Tensor): Tensor;
+}
+/** 2-D convolution layer (PyTorch's `nn.Conv2d`): `weight` `[out, in / groups, kh, kw]`, `bias` `[out]`. */
+export declare class Conv2d extends Module {
+  constructor(inChannels: number, outChannels: number, kernelSize: Size, options?: ConvLayerOptions);
+  forward(x: Tensor): Tensor;
+}
+export declare class MaxPool2d extends Module {
+  constructor(kernelSize: Size, options?: MaxPoolOptions);
+  forward(x: Tensor): Tensor;
+}
+export declare class AvgPool2d extends Module {
+  constructor(kernelSize: Size, options?: AvgPoolOptions);
+  forward(x: Tensor): Tensor;
+}
+export declare class AdaptiveAvgPool2d extends Module {
+  constructor(outputSize: Size);
+  forward(x: Tensor): Tensor;
+}
+
 export type Reduction = 'mean' | 'sum' | 'none';
 export interface LossOptions { reduction?: Reduction }
 export interface ClassLossOptions extends LossOptions {
@@ -198,6 +231,25 @@ export declare namespace functional {
   function elu(input: Tensor, alpha?: number): Tensor;
   function softmax(input: Tensor, dim?: number): Tensor;
   function logSoftmax(input: Tensor, dim?: number): Tensor;
+  function conv1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvOptions): Tensor;
+  function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvOptions): Tensor;
+  function convTranspose1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTransposeOptions): Tensor;
+  function convTranspose2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTransposeOptions): Tensor;
+  function maxPool1d(input: Tensor, kernelSize: Size, options?: MaxPoolOptions & { returnIndices?: false }): Tensor;
+  function maxPool1d(input: Tensor, kernelSize: Size, options: MaxPoolOptions & { returnIndices: true }): [Tensor, Tensor<'int32'>];
+  /** With `returnIndices`, `[values, indices]`: int32 flat indices `h * W + w` in each input plane. */
+  function maxPool2d(input: Tensor, kernelSize: Size, options?: MaxPoolOptions & { returnIndices?: false }): Tensor;
+  function maxPool2d(input: Tensor, kernelSize: Size, options: MaxPoolOptions & { returnIndices: true }): [Tensor, Tensor<'int32'>];
+  function avgPool1d(input: Tensor, kernelSize: Size, options?: AvgPoolOptions): Tensor;
+  function avgPool2d(input: Tensor, kernelSize: Size, options?: AvgPoolOptions): Tensor;
+  function adaptiveAvgPool1d(input: Tensor, outputSize: Size): Tensor;
+  function adaptiveAvgPool2d(input: Tensor, outputSize: Size): Tensor;
+  /** (before, after) pairs from the last dim; negative constant pads crop. */
+  function pad(input: Tensor, pad: readonly number[], mode?: 'constant' | 'reflect' | 'replicate' | 'circular', value?: number): Tensor;
+  function interpolate(input: Tensor, options: InterpolateOptions): Tensor;
+  function scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: AttentionOptions): Tensor;
+  /** int32 (PyTorch's is int64); an index out of range gives a row of zeros. */
+  function oneHot(input: Tensor, numClasses: number): Tensor<'int32'>;
 }
 
 /** The bytes of a `.safetensors` file holding `dict` (PyTorch's `safetensors.torch.save_file` bytes for it). */

@@ -56,3 +56,14 @@ export function eps(fn, v) {
   if (!(e >= 0)) check.fail(RangeError, fn, 'eps', v, 'a number >= 0');
   return e;
 }
+
+/** @internal PyTorch's "an int or a tuple": one non-negative integer or an array of them, as an array. */
+export function ints(fn, arg, v, fallback) {
+  if (v === undefined || v === null) {
+    if (fallback === undefined) check.fail(TypeError, fn, arg, v, 'an integer or an array of integers');
+    return fallback;
+  }
+  if (typeof v === 'number') return [check.integer(fn, arg, v, 0, 2 ** 31 - 1)];
+  if (!Array.isArray(v) || v.length === 0 || v.length > 3) check.fail(TypeError, fn, arg, v, 'an integer or an array of 1 to 3 integers');
+  return v.map((x, i) => check.integer(fn, `${arg}[${i}]`, x, 0, 2 ** 31 - 1));
+}

@@ -305,11 +305,19 @@ export class Tensor {
     const d = check.dim('narrow', dim);
     return new Tensor(raw.narrow(d, check.integer('narrow', 'start', start, 0), check.integer('narrow', 'length', length, 0)));
   }
-  /** Entries `start` (inclusive) to `end` (exclusive, default: the end) of `dim`. */
-  slice(dim, start, end) {
+  /**
+   * Entries `start` (inclusive) to `end` (exclusive, default: the end) of `dim`, every `step`-th
+   * (default 1; Python's `x[start:end:step]`, a view). With a step the range is clamped to the
+   * dim as in Python.
+   */
+  slice(dim, start, end, step) {
     const n = this.size(check.dim('slice', dim));
     const s = check.integer('slice', 'start', start, 0);
     const e = end === undefined || end === null ? n : check.integer('slice', 'end', end, 0);
+    if (step !== undefined && step !== null && step !== 1) {
+      const k = check.integer('slice', 'step', step, 1, 2 ** 31 - 1);
+      return new Tensor(this.#live('slice').sliceStep(check.dim('slice', dim), s, e, k));
+    }
     if (e < s) throw new RangeError(`slice: end (${e}) must not be less than start (${s})`);
     return this.narrow(dim, s, e - s);
   }

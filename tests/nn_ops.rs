@@ -163,6 +163,14 @@ fn empty_batches_and_f16(d: Device) {
     let x = Tensor::randn(&[2, 3, 6, 6], Some(5), d).unwrap();
     let o = InterpolateOptions { scale_factor: Some(vec![0.5]), mode: InterpolateMode::Bilinear, ..Default::default() };
     assert_eq!(nn::interpolate(&x, &o).unwrap().shape(), &[2, 3, 3, 3]);
+    // Integers pool too (padding reads as i32::MIN, never as a maximum).
+    let ints =
+        Tensor::from_slice(&(0..50).map(|v| (v * 37 % 50) - 25).collect::<Vec<i32>>(), &[1, 2, 5, 5], d).unwrap();
+    let o = MaxPoolOptions { stride: vec![2], padding: vec![1], ..Default::default() };
+    let got = nn::max_pool2d(&ints, &[3], &o).unwrap();
+    assert_eq!(got.dtype(), DType::I32);
+    let want = nn::max_pool2d(&ints.to_dtype(DType::F32).unwrap(), &[3], &o).unwrap();
+    assert_eq!(i32s(&got), i32s(&want), "i32 max pooling on {d}");
     if !has_f16(d) {
         return;
     }

@@ -4,6 +4,7 @@
 import { assert, close } from './assert.mjs';
 import { gradCases } from './grad.mjs';
 import { nnCases } from './nn.mjs';
+import { nnOpsCases } from './nnops.mjs';
 import { nnSlotCases } from './nnslots.mjs';
 import { specialCases } from './special.mjs';
 
@@ -482,6 +483,7 @@ export function cases(wt, devices) {
 
   list.push(...gradCases(wt, devices));
   list.push(...nnCases(wt, devices));
+  list.push(...nnOpsCases(wt, devices));
   list.push(...nnSlotCases(wt, devices));
   list.push(...specialCases(wt, devices));
   return list;

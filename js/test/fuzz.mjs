@@ -101,7 +101,7 @@ export async function fuzz(wt, fc, devices, { numRuns = 1000, perRun = 100, seed
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('softmax', 'logSoftmax', 'unsqueeze', 'squeeze', 'size'), args: fc.tuple(pick(dim)) }),
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('reshape', 'view', 'expand', 'broadcastTo', 'permute'), args: fc.tuple(pick(fc.array(fc.integer({ min: -1, max: 4 }), { maxLength: 3 }))) }),
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('transpose'), args: fc.tuple(pick(dim), pick(dim)) }),
-    fc.record({ kind: fc.constant('method'), name: fc.constantFrom('narrow', 'slice'), args: fc.tuple(pick(dim), pick(fc.integer({ min: 0, max: 4 })), pick(fc.integer({ min: 0, max: 4 }))) }),
+    fc.record({ kind: fc.constant('method'), name: fc.constantFrom('narrow', 'slice'), args: fc.tuple(pick(dim), pick(fc.integer({ min: 0, max: 4 })), pick(fc.integer({ min: 0, max: 4 })), pick(fc.integer({ min: -1, max: 3 }))) }),
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('clamp'), args: fc.tuple(pick(fc.double({ noNaN: true, min: -2, max: 2 })), pick(fc.double({ noNaN: true, min: -2, max: 2 }))) }),
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('toDtype'), args: fc.tuple(pick(dtypeName)) }),
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('where'), args: fc.tuple(pick(fc.constant('TENSOR')), pick(fc.constant('TENSOR'))) }),
@@ -133,6 +133,7 @@ export async function fuzz(wt, fc, devices, { numRuns = 1000, perRun = 100, seed
   const reduction = fc.constantFrom('mean', 'sum', 'none', 'avg');
   const lossOpts = fc.record({ reduction, ignoreIndex: fc.integer({ min: -2, max: 3 }), labelSmoothing: fc.double({ min: -0.5, max: 1.5, noNaN: true }) }, { requiredKeys: [] });
   const small = fc.integer({ min: 0, max: 4 });
+  const size = fc.oneof(fc.integer({ min: -1, max: 4 }), fc.array(fc.integer({ min: -1, max: 4 }), { maxLength: 4 }));
   const nnCall = fc.oneof(
     fc.record({ kind: fc.constant('F'), name: fc.constantFrom('linear'), args: fc.tuple(pick(fc.constant('TENSOR')), pick(fc.constant('TENSOR'))) }),
     fc.record({ kind: fc.constant('F'), name: fc.constantFrom('crossEntropy', 'nllLoss'), args: fc.tuple(pick(fc.constant('INDEX')), pick(lossOpts)) }),
@@ -142,6 +143,14 @@ export async function fuzz(wt, fc, devices, { numRuns = 1000, perRun = 100, seed
     fc.record({ kind: fc.constant('F'), name: fc.constantFrom('dropout'), args: fc.tuple(pick(fc.record({ p: fc.double({ min: -0.5, max: 1.5 }), training: fc.boolean(), seed: fc.nat(9) }, { requiredKeys: [] }))) }),
     fc.record({ kind: fc.constant('new'), name: fc.constantFrom('Linear', 'Embedding', 'GroupNorm'), args: fc.tuple(pick(small), pick(small), pick(fc.record({ seed: fc.nat(9), device }, { requiredKeys: [] }))) }),
     fc.record({ kind: fc.constant('new'), name: fc.constantFrom('LayerNorm', 'BatchNorm1d', 'BatchNorm2d', 'Dropout', 'Flatten'), args: fc.tuple(pick(fc.oneof(small, fc.double({ min: 0, max: 1 }))), pick(fc.record({ device, momentum: fc.constantFrom(null, 0.1, 2) }, { requiredKeys: [] }))) }),
+    fc.record({ kind: fc.constant('F'), name: fc.constantFrom('conv1d', 'conv2d', 'convTranspose1d', 'convTranspose2d'), args: fc.tuple(pick(fc.constant('TENSOR')), pick(fc.constantFrom('TENSOR', null)), pick(fc.record({ stride: size, padding: fc.oneof(size, fc.constantFrom('same', 'valid', 'full')), dilation: size, groups: fc.integer({ min: -1, max: 3 }), outputPadding: size }, { requiredKeys: [] }))) }),
+    fc.record({ kind: fc.constant('F'), name: fc.constantFrom('maxPool1d', 'maxPool2d', 'avgPool1d', 'avgPool2d'), args: fc.tuple(pick(size), pick(fc.record({ stride: size, padding: size, dilation: size, ceilMode: fc.boolean(), returnIndices: fc.boolean(), countIncludePad: fc.boolean(), divisorOverride: fc.integer({ min: -1, max: 3 }) }, { requiredKeys: [] }))) }),
+    fc.record({ kind: fc.constant('F'), name: fc.constantFrom('adaptiveAvgPool1d', 'adaptiveAvgPool2d', 'oneHot'), args: fc.tuple(pick(size)) }),
+    fc.record({ kind: fc.constant('F'), name: fc.constantFrom('pad'), args: fc.tuple(pick(fc.array(fc.integer({ min: -4, max: 4 }), { maxLength: 5 })), pick(fc.constantFrom('constant', 'reflect', 'replicate', 'circular', 'mirror')), pick(fc.double())) }),
+    fc.record({ kind: fc.constant('F'), name: fc.constantFrom('interpolate'), args: fc.tuple(pick(fc.record({ size, scaleFactor: fc.oneof(fc.double({ min: -1, max: 3 }), fc.array(fc.double({ min: 0, max: 3 }), { maxLength: 3 })), mode: fc.constantFrom('nearest', 'linear', 'bilinear', 'area'), alignCorners: fc.boolean() }, { requiredKeys: [] }))) }),
+    fc.record({ kind: fc.constant('F'), name: fc.constantFrom('scaledDotProductAttention'), args: fc.tuple(pick(fc.constant('TENSOR')), pick(fc.constant('TENSOR')), pick(fc.record({ isCausal: fc.boolean(), scale: fc.double(), dropoutP: fc.double({ min: -1, max: 2 }), seed: fc.nat(9) }, { requiredKeys: [] }))) }),
+    fc.record({ kind: fc.constant('new'), name: fc.constantFrom('Conv1d', 'Conv2d'), args: fc.tuple(pick(small), pick(small), pick(size), pick(fc.record({ seed: fc.nat(9), device, groups: fc.integer({ min: 0, max: 3 }), padding: fc.oneof(size, fc.constant('same')), bias: fc.boolean() }, { requiredKeys: [] }))) }),
+    fc.record({ kind: fc.constant('new'), name: fc.constantFrom('MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d'), args: fc.tuple(pick(size), pick(fc.record({ stride: size, padding: size, ceilMode: fc.boolean() }, { requiredKeys: [] }))) }),
     fc.record({ kind: fc.constant('optim'), name: fc.constantFrom('SGD', 'Adam', 'AdamW'), args: fc.tuple(pick(fc.record({ lr: fc.double({ min: -1, max: 1 }), momentum: fc.double({ min: 0, max: 1 }), betas: fc.array(fc.double({ min: 0, max: 1 }), { maxLength: 3 }) }, { requiredKeys: [] }))) }),
     fc.record({ kind: fc.constant('ckpt'), name: fc.constant('saveSafetensors'), args: fc.tuple(pick(fc.record({ metadata: fc.dictionary(fc.string({ maxLength: 3 }), fc.string({ maxLength: 3 }), { maxKeys: 2 }) }, { requiredKeys: [] })), pick(fc.constant('BYTES')), pick(fc.record({ device }, { requiredKeys: [] }))) }),
   );

@@ -51,6 +51,47 @@ function apply(wt, op, a, x) {
   }
 }
 
+/**
+ * Runs PyTorch fixture cases (the format of scripts/gen_grad_fixtures.py) on `device`: the
+ * output, and for cases with an output gradient, each input's gradient after `backward`.
+ */
+export async function runFixtures(wt, device, cases, applyCase) {
+  const on = { device };
+  const before = wt.memory().numTensors;
+  for (const c of cases) {
+    const { y, grads } = wt.tidy(() => {
+      const leaves = c.inputs.map((i) => wt.tensor(i.data, {
+        ...on, shape: i.shape, dtype: i.dtype === 'i32' ? 'int32' : 'float32', requiresGrad: i.grad,
+      }));
+      const xs = leaves.map((l, k) => {
+        const v = c.inputs[k].view;
+        if (v === 't') return l.transpose(-2, -1);
+        if (v === 'narrow') return l.narrow(-1, 1, l.shape[l.rank - 1] - 1);
+        return l;
+      });
+      const out = applyCase(wt, c.op, c.args, xs);
+      if (c.out_grad !== null) out.backward(wt.tensor(c.out_grad, { ...on, shape: out.shape }));
+      return { y: out, grads: c.out_grad === null ? [] : leaves.map((l) => l.grad) };
+    });
+    assert.deepEqual(y.shape, c.out_shape, `${c.name}: output shape`);
+    assert.equal(y.device, device, `${c.name}: the output lives on the inputs' device`);
+    close(await y.data(), c.out, 1e-4, `${c.name}: output`);
+    for (let k = 0; k < grads.length; k++) {
+      if (c.grads[k] === null) {
+        assert.equal(grads[k], null, `${c.name}: input ${k} needs no grad`);
+      } else {
+        assert.ok(grads[k], `${c.name}: input ${k} has a grad`);
+        assert.equal(grads[k].device, device);
+        close(await grads[k].data(), c.grads[k], 1e-4, `${c.name}: grad of input ${k}`);
+      }
+    }
+    y.dispose();
+    grads.forEach((g) => g?.dispose());
+    // <=, not ==: the finalizer may meanwhile free tensors other cases left to the GC.
+    assert.ok(wt.memory().numTensors <= before, `${c.name}: every handle was disposed`);
+  }
+}
+
 /** The cases as `{ name, fn }` for `wt` on `devices`. */
 export function gradCases(wt, devices) {
   const list = [];
@@ -58,40 +99,7 @@ export function gradCases(wt, devices) {
   for (const device of devices) {
     const on = { device };
 
-    add(`${device}: autograd: every backward rule matches PyTorch (${fixtures.cases.length} cases)`, async () => {
-      const before = wt.memory().numTensors;
-      for (const c of fixtures.cases) {
-        const { y, grads } = wt.tidy(() => {
-          const leaves = c.inputs.map((i) => wt.tensor(i.data, {
-            ...on, shape: i.shape, dtype: i.dtype === 'i32' ? 'int32' : 'float32', requiresGrad: i.grad,
-          }));
-          const xs = leaves.map((l, k) => {
-            const v = c.inputs[k].view;
-            if (v === 't') return l.transpose(-2, -1);
-            if (v === 'narrow') return l.narrow(-1, 1, l.shape[l.rank - 1] - 1);
-            return l;
-          });
-          const out = apply(wt, c.op, c.args, xs);
-          out.backward(wt.tensor(c.out_grad, { ...on, shape: out.shape }));
-          return { y: out, grads: leaves.map((l) => l.grad) };
-        });
-        assert.deepEqual(y.shape, c.out_shape, `${c.name}: output shape`);
-        close(await y.data(), c.out, 1e-4, `${c.name}: output`);
-        for (let k = 0; k < grads.length; k++) {
-          if (c.grads[k] === null) {
-            assert.equal(grads[k], null, `${c.name}: input ${k} needs no grad`);
-          } else {
-            assert.ok(grads[k], `${c.name}: input ${k} has a grad`);
-            assert.equal(grads[k].device, device);
-            close(await grads[k].data(), c.grads[k], 1e-4, `${c.name}: grad of input ${k}`);
-          }
-        }
-        y.dispose();
-        grads.forEach((g) => g?.dispose());
-        // <=, not ==: the finalizer may meanwhile free tensors other cases left to the GC.
-        assert.ok(wt.memory().numTensors <= before, `${c.name}: every handle was disposed`);
-      }
-    });
+    add(`${device}: autograd: every backward rule matches PyTorch (${fixtures.cases.length} cases)`, () => runFixtures(wt, device, fixtures.cases, apply));
 
     add(`${device}: autograd: accumulation, noGrad, detach, the grad setter, errors`, async () => {
       const x = wt.tensor([1, 2, 3], { ...on, requiresGrad: true });

@@ -145,4 +145,18 @@ export async function check(): Promise<void> {
   F.mseLoss(x, x, { reduction: 'avg' });
   // @ts-expect-error betas are a pair
   new optim.Adam(model.parameters(), { betas: [0.9] });
+  // Convolution, pooling and the other model ops.
+  const img = wt.randn([1, 3, 8, 8]);
+  const cnn = new nn.Sequential(new nn.Conv2d(3, 4, [3, 3], { padding: 'same', seed: 1 }), new nn.MaxPool2d(2), new nn.AdaptiveAvgPool2d(1));
+  const conv: wt.Tensor = F.conv2d(img, wt.randn([4, 3, 3, 3]), null, { stride: [2, 1], padding: 1 });
+  const [pooled, idx]: [wt.Tensor, wt.Tensor<'int32'>] = F.maxPool2d(img, 2, { returnIndices: true });
+  const resized: wt.Tensor = F.interpolate(img, { scaleFactor: 2, mode: 'bilinear', alignCorners: false });
+  const hot: wt.Tensor<'int32'> = F.oneHot(wt.tensor(new Int32Array([0, 2])), 3);
+  const att: wt.Tensor = F.scaledDotProductAttention(x, x, x, { isCausal: true });
+  const stepped: wt.Tensor = img.slice(2, 0, 8, 2);
+  void [cnn, conv, pooled, idx, resized, hot, att, stepped, F.pad(img, [1, 1], 'reflect'), F.avgPool2d(img, 2)];
+  // @ts-expect-error padding modes are a closed set
+  F.pad(img, [1, 1], 'mirror');
+  // @ts-expect-error interpolation modes are a closed set
+  F.interpolate(img, { size: 4, mode: 'bicubic' });
 }

@@ -10,6 +10,7 @@ mod grad;
 mod live;
 mod manage;
 mod nn;
+mod nn_ops;
 mod optim;
 mod safetensors;
 mod tensor;

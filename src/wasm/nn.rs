@@ -16,7 +16,7 @@ use crate::{DType, Error, Tensor};
 
 /// A module's registered tensors as `[[name, tensor, isBuffer], ...]`, parameters first, in
 /// registration order (what the JS module registers in turn).
-fn state(m: &dyn Module) -> Array {
+pub(super) fn state(m: &dyn Module) -> Array {
     let out = Array::new();
     for (name, p) in m.named_parameters() {
         out.push(&Array::of3(&name.into(), &RawTensor::new(p.tensor()).into(), &false.into()));

@@ -1,0 +1,125 @@
+// The model ops from JavaScript, shared by the Node and browser runners (through cases.mjs):
+// every case of tests/fixtures/nn_ops.json (PyTorch's outputs and gradients, the fixtures the
+// Rust suite checks too), a small CNN built from the layers that learns, and argument errors.
+import fixtures from '../../tests/fixtures/nn_ops.json' with { type: 'json' };
+import { assert, close } from './assert.mjs';
+import { runFixtures } from './grad.mjs';
+
+const F = (wt) => wt.nn.functional;
+
+/** The op of a fixture case, as scripts/gen_nn_fixtures.py defines it. */
+function apply(wt, op, a, x) {
+  const f = F(wt);
+  const bias = x[2] ?? null;
+  const pool = { stride: a.stride?.length === 0 ? undefined : a.stride, padding: a.padding, ceilMode: a.ceil_mode };
+  switch (op) {
+    case 'conv1d': case 'conv2d':
+      return f[op](x[0], x[1], bias, { stride: a.stride, padding: a.padding, dilation: a.dilation, groups: a.groups });
+    case 'conv_transpose1d': case 'conv_transpose2d':
+      return f[op === 'conv_transpose1d' ? 'convTranspose1d' : 'convTranspose2d'](x[0], x[1], bias, {
+        stride: a.stride, padding: a.padding, outputPadding: a.output_padding, groups: a.groups, dilation: a.dilation,
+      });
+    case 'max_pool1d': return f.maxPool1d(x[0], a.kernel, { ...pool, dilation: a.dilation });
+    case 'max_pool2d': return f.maxPool2d(x[0], a.kernel, { ...pool, dilation: a.dilation });
+    case 'max_pool2d_indices': {
+      const [v, i] = f.maxPool2d(x[0], a.kernel, { ...pool, dilation: a.dilation, returnIndices: true });
+      v.dispose();
+      return i;
+    }
+    case 'avg_pool1d': return f.avgPool1d(x[0], a.kernel, { ...pool, countIncludePad: a.count_include_pad });
+    case 'avg_pool2d':
+      return f.avgPool2d(x[0], a.kernel, { ...pool, countIncludePad: a.count_include_pad, divisorOverride: a.divisor_override });
+    case 'adaptive_avg_pool1d': return f.adaptiveAvgPool1d(x[0], a.size);
+    case 'adaptive_avg_pool2d': return f.adaptiveAvgPool2d(x[0], a.size);
+    case 'pad': return f.pad(x[0], a.pads, a.mode, a.value);
+    case 'slice_step': return x[0].slice(a.dim, a.start, a.end, a.step);
+    case 'sdpa': {
+      const attnMask = a.mask === 'bool' ? x[3].gt(0) : a.mask === 'float' ? x[3] : undefined;
+      return f.scaledDotProductAttention(x[0], x[1], x[2], { attnMask, isCausal: a.causal, scale: a.scale });
+    }
+    case 'interpolate':
+      return f.interpolate(x[0], { size: a.size ?? undefined, scaleFactor: a.scale ?? undefined, mode: a.mode, alignCorners: a.align_corners ?? undefined });
+    case 'one_hot': return f.oneHot(x[0], a.classes);
+    default: throw new Error(`nn_ops.json has an op this suite does not know: ${op}`);
+  }
+}
+
+/** The cases as `{ name, fn }` for `wt` on `devices`. */
+export function nnOpsCases(wt, devices) {
+  const list = [];
+  const add = (name, fn) => list.push({ name, fn });
+  for (const device of devices) {
+    const on = { device };
+    add(`${device}: model ops match PyTorch (${fixtures.cases.length} cases of nn_ops.json)`, () => runFixtures(wt, device, fixtures.cases, apply));
+
+    add(`${device}: a CNN of Conv2d, MaxPool2d and AdaptiveAvgPool2d learns`, async () => {
+      const nn = wt.nn;
+      const model = new nn.Sequential(
+        new nn.Conv2d(1, 4, 3, { padding: 1, seed: 1, device }), new nn.ReLU(), new nn.MaxPool2d(2),
+        new nn.Conv2d(4, 8, 3, { seed: 2, device }), new nn.ReLU(), new nn.AdaptiveAvgPool2d(1), new nn.Flatten(),
+        new nn.Linear(8, 2, { seed: 3, device }),
+      );
+      assert.deepEqual(model.stateDict()['0.weight'].shape, [4, 1, 3, 3]);
+      // Bars: horizontal for class 0, vertical for class 1, on noise.
+      const n = 16;
+      const r = wt.rand([n, 64], { seed: 7 });
+      const noise = await r.data();
+      r.dispose();
+      const xs = new Float32Array(n * 64);
+      const ys = new Int32Array(n);
+      for (let i = 0; i < n; i++) {
+        ys[i] = i % 2;
+        const at = 1 + ((i * 5) % 6);
+        for (let k = 0; k < 64; k++) xs[i * 64 + k] = noise[i * 64 + k] * 0.3;
+        for (let k = 0; k < 8; k++) xs[i * 64 + (ys[i] === 0 ? at * 8 + k : k * 8 + at)] += 1;
+      }
+      const x = wt.tensor(xs, { ...on, shape: [n, 1, 8, 8] });
+      const y = wt.tensor(ys, { ...on, dtype: 'int32' });
+      const opt = new wt.optim.Adam(model.parameters(), { lr: 0.03 });
+      const losses = [];
+      for (let step = 0; step < 25; step++) {
+        const loss = wt.tidy(() => {
+          opt.zeroGrad();
+          const l = F(wt).crossEntropy(model.forward(x), y);
+          l.backward();
+          opt.step();
+          return l;
+        });
+        losses.push(await loss.item());
+        loss.dispose();
+      }
+      assert.ok(losses[24] < 0.3 * losses[0], `the CNN learns on ${device}: ${losses.map((l) => l.toFixed(3))}`);
+      [x, y].forEach((t) => t.dispose());
+    });
+
+    add(`${device}: model ops: argument errors name what would be right`, async () => {
+      const f = F(wt);
+      const x = wt.randn([1, 4, 5, 5], { ...on, seed: 1 });
+      const w = wt.randn([2, 4, 3, 3], { ...on, seed: 2 });
+      const b3 = wt.zeros([3], on);
+      const before = wt.memory().numTensors;
+      assert.throws(() => f.conv2d(x, w, null, { groups: 3 }), /divide/);
+      assert.throws(() => f.conv2d(x, w, null, { padding: 'full' }), /'same', 'valid'/);
+      assert.throws(() => f.conv2d(x, w, null, { stride: 2, padding: 'same' }), /stride 1/);
+      assert.throws(() => f.conv2d(x, w, null, { stride: -1 }), RangeError);
+      assert.throws(() => f.conv2d(x, w, b3), /bias/);
+      assert.throws(() => f.conv2d(x, 5), TypeError);
+      assert.throws(() => f.maxPool2d(x, 3, { padding: 2 }), /half/);
+      assert.throws(() => f.maxPool2d(x, 2, { bogus: 1 }), /unknown option/);
+      assert.throws(() => f.avgPool2d(x, 2, { divisorOverride: 0 }), RangeError);
+      assert.throws(() => f.pad(x, [1, 1, 1]), /pairs/);
+      assert.throws(() => f.pad(x, [1, 1], 'mirror'), /'reflect'/);
+      assert.throws(() => f.interpolate(x, { size: 3, scaleFactor: 2 }), /exactly one/);
+      assert.throws(() => f.interpolate(x, { size: 3, mode: 'bicubic' }), /'bilinear'/);
+      assert.throws(() => f.oneHot(x, 3), /integer/);
+      assert.throws(() => x.slice(1, 0, 4, 0), RangeError);
+      assert.throws(() => new wt.nn.Conv2d(3, 4, 3, { groups: 2 }), /groups/);
+      assert.equal(wt.memory().numTensors, before, 'failed calls leave no handles behind');
+      const y = f.conv2d(x, w);
+      assert.deepEqual(y.shape, [1, 2, 3, 3]);
+      assert.ok((await y.data()).every(Number.isFinite), 'the inputs stay usable');
+      [x, w, y, b3].forEach((t) => t.dispose());
+    });
+  }
+  return list;
+}
