@@ -24,7 +24,7 @@ function nested(fn, values) {
   const flat = [];
   const walk = (v, depth, path) => {
     if (depth === shape.length) {
-      if (typeof v !== 'number' && typeof v !== 'boolean') check.fail(TypeError, fn, `values${path}`, v, 'a number or a boolean');
+      if (typeof v !== 'number' && typeof v !== 'boolean' && typeof v !== 'bigint') check.fail(TypeError, fn, `values${path}`, v, 'a number, a boolean or a bigint');
       flat.push(v);
       return;
     }
@@ -40,7 +40,8 @@ function nested(fn, values) {
 /**
  * A tensor from a number or boolean (0-d), nested arrays, or a typed array (`shape` gives it
  * more than one dim). The dtype is inferred when not given: bool for booleans, int32/uint32 for
- * Int32Array/Uint32Array, float32 otherwise.
+ * Int32Array/Uint32Array, float32 otherwise. 64-bit integers (BigInt64Array, BigUint64Array,
+ * bigints) become int32/uint32, each value range-checked.
  */
 export function tensor(values, opts) {
   const fn = 'tensor';
@@ -49,21 +50,23 @@ export function tensor(values, opts) {
   let shape;
   let flat;
   let inferred = 'f32';
-  if (typeof values === 'number' || typeof values === 'boolean') {
+  if (typeof values === 'number' || typeof values === 'boolean' || typeof values === 'bigint') {
     shape = [];
     flat = [values];
     if (typeof values === 'boolean') inferred = 'bool';
+    if (typeof values === 'bigint') inferred = 'i32';
   } else if (Array.isArray(values)) {
     ({ shape, flat } = nested(fn, values));
     if (flat.length && flat.every((x) => typeof x === 'boolean')) inferred = 'bool';
-  } else if (ArrayBuffer.isView(values) && !(values instanceof DataView) && typeof values[Symbol.iterator] === 'function') {
-    if (typeof values[0] === 'bigint' || values instanceof BigInt64Array || values instanceof BigUint64Array) {
-      check.fail(TypeError, fn, 'values', values, 'numbers (64-bit integer arrays are not supported)');
+    if (flat.some((x) => typeof x === 'bigint')) {
+      if (!flat.every((x) => typeof x === 'bigint')) check.fail(TypeError, fn, 'values', values, 'all bigints or no bigints (do not mix them with numbers)');
+      inferred = 'i32';
     }
+  } else if (ArrayBuffer.isView(values) && !(values instanceof DataView) && typeof values[Symbol.iterator] === 'function') {
     shape = [values.length];
     flat = values;
-    if (values instanceof Int32Array) inferred = 'i32';
-    if (values instanceof Uint32Array) inferred = 'u32';
+    if (values instanceof Int32Array || values instanceof BigInt64Array) inferred = 'i32';
+    if (values instanceof Uint32Array || values instanceof BigUint64Array) inferred = 'u32';
   } else {
     check.fail(TypeError, fn, 'values', values, 'a number, a boolean, (nested) arrays of them, or a typed array');
   }
@@ -73,8 +76,35 @@ export function tensor(values, opts) {
   return marked(fn, make(fn, values, flat, dims, dtype, device), o);
 }
 
+/**
+ * 64-bit integers (a BigInt64Array, a BigUint64Array, or bigints in arrays): range-checked into
+ * the 32-bit integer dtypes (PyTorch's and ONNX's int64 indices arrive this way; webtensor
+ * stores integers in 32 bits), converted exactly-or-nearest to the float dtypes.
+ */
+function fromBigInts(fn, values, flat, dims, dtype, device) {
+  const w = core();
+  if (dtype === 'i32' && values instanceof BigInt64Array) return new Tensor(w.RawTensor.fromI64(values, dims, device));
+  if (dtype === 'u32' && values instanceof BigUint64Array) return new Tensor(w.RawTensor.fromU64(values, dims, device));
+  const [lo, hi] = dtype === 'i32' ? [-(2n ** 31n), 2n ** 31n - 1n] : [0n, 2n ** 32n - 1n];
+  const nums = new Float64Array(flat.length);
+  for (let i = 0; i < flat.length; i++) {
+    const b = flat[i];
+    if ((dtype === 'i32' || dtype === 'u32') && (b < lo || b > hi)) {
+      throw new RangeError(`${fn}: values[${i}] is ${b}n, outside ${LONG[dtype]}'s range [${lo}, ${hi}]; webtensor stores integers in 32 bits`);
+    }
+    nums[i] = Number(b);
+  }
+  if (dtype === 'i32') return new Tensor(w.RawTensor.fromI32(Int32Array.from(nums), dims, device));
+  if (dtype === 'u32') return new Tensor(w.RawTensor.fromU32(Uint32Array.from(nums), dims, device));
+  if (dtype === 'bool') return new Tensor(w.RawTensor.fromBool(Uint8Array.from(nums, (x) => (x ? 1 : 0)), dims, device));
+  return new Tensor(w.RawTensor.fromF32(Float32Array.from(nums), dims, dtype, device));
+}
+
 function make(fn, values, flat, dims, dtype, device) {
   const w = core();
+  if (values instanceof BigInt64Array || values instanceof BigUint64Array || typeof flat[0] === 'bigint') {
+    return fromBigInts(fn, values, flat, dims, dtype, device);
+  }
   if (dtype === 'i32' && values instanceof Int32Array) return new Tensor(w.RawTensor.fromI32(values, dims, device));
   if (dtype === 'u32' && values instanceof Uint32Array) return new Tensor(w.RawTensor.fromU32(values, dims, device));
   if (dtype === 'i32' || dtype === 'u32') {

@@ -349,7 +349,7 @@ export declare class Tensor<D extends DType = DType> {
   newZeros<T extends DType = D>(shape: Shape, options?: CreateOptions<T>): Tensor<T>;
   newOnes<T extends DType = D>(shape: Shape, options?: CreateOptions<T>): Tensor<T>;
   newFull<T extends DType = D>(shape: Shape, value: number | boolean, options?: CreateOptions<T>): Tensor<T>;
-  newTensor<T extends DType = D>(values: NestedArray<number | boolean> | ArrayLike<number>, options?: TensorOptions<T>): Tensor<T>;
+  newTensor<T extends DType = D>(values: NestedArray<number | boolean> | ArrayLike<number> | BigInt64Array | BigUint64Array | NestedArray<bigint>, options?: TensorOptions<T>): Tensor<T>;
 
   /** The elements as a typed array, read back from any device. */
   data(): Promise<DataByDType[D]>;
@@ -410,13 +410,17 @@ export function deviceCount(kind: DeviceKind): number;
 
 /**
  * A tensor from a number or boolean (0-d), nested arrays, or a typed array. Without `dtype`:
- * bool for booleans, int32/uint32 for Int32Array/Uint32Array, float32 otherwise.
+ * bool for booleans, int32/uint32 for Int32Array/Uint32Array (and BigInt64Array/BigUint64Array
+ * or bigints, range-checked), float32 otherwise.
  */
 export function tensor(values: boolean | NestedArray<boolean>[], options?: TensorOptions<'bool'>): Tensor<'bool'>;
 export function tensor(values: Int32Array, options?: TensorOptions<'int32'>): Tensor<'int32'>;
 export function tensor(values: Uint32Array, options?: TensorOptions<'uint32'>): Tensor<'uint32'>;
+/** 64-bit integers (PyTorch's and ONNX's int64 indices): int32, each value range-checked (the error names the first outside). */
+export function tensor(values: BigInt64Array | bigint | NestedArray<bigint>[], options?: TensorOptions<'int32'>): Tensor<'int32'>;
+export function tensor(values: BigUint64Array, options?: TensorOptions<'uint32'>): Tensor<'uint32'>;
 export function tensor<D extends DType = 'float32'>(
-  values: NestedArray<number | boolean> | ArrayLike<number>,
+  values: NestedArray<number | boolean> | ArrayLike<number> | BigInt64Array | BigUint64Array | NestedArray<bigint>,
   options?: TensorOptions<D>,
 ): Tensor<D>;
 export function full<D extends DType = 'float32'>(shape: Shape, value: number | boolean, options?: CreateOptions<D>): Tensor<D>;

@@ -3,7 +3,7 @@
 // checks its arguments' types and calls the Rust function the Rust API runs (src/wasm/nn_ops.rs).
 import * as check from './check.js';
 import { core } from './internal.js';
-import { ints, ownRaws } from './nnargs.js';
+import { ints, ownRaws, probability } from './nnargs.js';
 import { rawOf, Tensor } from './tensor.js';
 
 function conv(fn, op, input, weight, bias, opts) {
@@ -115,7 +115,7 @@ export function interpolate(input, opts) {
 export function scaledDotProductAttention(query, key, value, opts) {
   const fn = 'scaledDotProductAttention';
   const o = check.options(fn, opts, ['attnMask', 'dropoutP', 'isCausal', 'scale', 'seed']);
-  const p = o.dropoutP === undefined ? 0 : check.number(fn, 'dropoutP', o.dropoutP);
+  const p = o.dropoutP === undefined ? 0 : probability(fn, o.dropoutP);
   const scale = o.scale === undefined || o.scale === null ? undefined : check.number(fn, 'scale', o.scale);
   const seed = o.seed === undefined || o.seed === null ? undefined : check.integer(fn, 'seed', o.seed, 0);
   const causal = check.flag(fn, 'isCausal', o.isCausal, false);

@@ -256,7 +256,10 @@ def cases():
 
 
 def listify(t):
-    return t.detach().reshape(-1).tolist()
+    """Flat values; NaN and infinities as the strings "nan", "inf" and "-inf" (JSON has no
+    literal for them), which the suites decode."""
+    return [x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
+            for x in t.detach().reshape(-1).tolist()]
 
 
 def run(case_list, ops):

@@ -146,6 +146,16 @@ def cases():
     add("interpolate_linear", "interpolate", [inp(randn(2, 1, 4))], it("linear", size=[9], align=False))
     # One-hot.
     add("one_hot", "one_hot", [idx([[0, 3], [2, 1], [4, 4]])], {"classes": 5})
+    # Edge cases: windows of -inf next to padding, NaN in a window (PyTorch's CPU kernel picks
+    # the last NaN), ceil_mode on an input smaller than the window, a fully masked query.
+    inf, nan = float("inf"), float("nan")
+    add("max_pool1d_all_minus_inf", "max_pool1d", [inp(torch.tensor([[[-inf, -inf, -inf, 1.0]]]))], pool_args(3, 2, 1))
+    add("max_pool1d_nan_last", "max_pool1d", [inp(torch.tensor([[[1.0, nan, 2.0, nan, 0.5, 3.0]]]))], pool_args(4, 2))
+    add("max_pool1d_indices_edges", "max_pool2d_indices", [inp(torch.tensor([[[[-inf, -inf, 2.0], [nan, 1.0, nan]]]]), grad=False)], pool_args(2, 1, 1))
+    add("max_pool2d_ceil_small", "max_pool2d", [inp(distinct(1, 1, 2, 2))], pool_args(3, 2, 0, 1, True))
+    add("sdpa_fully_masked_row", "sdpa", [inp(randn(3, 4)), inp(randn(5, 4)), inp(randn(5, 2)),
+                                          inp(torch.tensor([[1.0, -1, 1, -1, -1], [-1, -1, -1, -1, -1], [1, 1, 1, 1, 1]]), grad=False)],
+        sd("bool"))
     return c
 
 

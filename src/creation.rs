@@ -40,6 +40,18 @@ impl Tensor {
         Tensor::from_cpu_data(T::into_data(data).0, shape, place(device), "from_vec")
     }
 
+    /// An i32 tensor from int64 data, as PyTorch and ONNX index with (webtensor stores integers
+    /// in 32 bits, which every GPU backend has): each value is range-checked, and the first one
+    /// outside i32 is an error naming its position, never wrapped.
+    pub fn from_i64(data: &[i64], shape: &[usize], device: impl Into<Option<Device>>) -> Result<Tensor> {
+        Tensor::from_vec(narrowed("from_i64", data, "int32", |x| i32::try_from(x).ok())?, shape, device)
+    }
+
+    /// A u32 tensor from unsigned 64-bit data, range-checked like [`Tensor::from_i64`].
+    pub fn from_u64(data: &[u64], shape: &[usize], device: impl Into<Option<Device>>) -> Result<Tensor> {
+        Tensor::from_vec(narrowed("from_u64", data, "uint32", |x| u32::try_from(x).ok())?, shape, device)
+    }
+
     /// A 0-d tensor holding `value`.
     pub fn scalar(value: f64, dtype: DType, device: impl Into<Option<Device>>) -> Result<Tensor> {
         Tensor::full(&[], value, dtype, device)
@@ -190,4 +202,25 @@ fn next_seed() -> u64 {
     }
     let s = GLOBAL_SEED.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed);
     SplitMix64(s).next()
+}
+
+/// `data` converted element by element by `fits`, or an error naming the first value that does
+/// not fit `target`.
+fn narrowed<W: Copy + std::fmt::Display, N>(
+    op: &'static str,
+    data: &[W],
+    target: &str,
+    fits: impl Fn(W) -> Option<N>,
+) -> Result<Vec<N>> {
+    data.iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            fits(x).ok_or_else(|| {
+                Error::invalid(
+                    op,
+                    format!("element {i} is {x}, outside {target}'s range; webtensor stores integers in 32 bits (index with values below 2^31)"),
+                )
+            })
+        })
+        .collect()
 }

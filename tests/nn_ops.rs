@@ -148,6 +148,36 @@ fn bad_arguments_get_clear_errors(d: Device) {
     let (q, k) = (Tensor::randn(&[2, 3, 4], Some(3), d).unwrap(), Tensor::randn(&[2, 5, 3], Some(4), d).unwrap());
     expect_err(nn::scaled_dot_product_attention(&q, &k, &k, &AttentionOptions::default()), "key must be", "E mismatch");
     expect_err(x.one_hot(3), "integer", "one_hot of floats");
+    // Sizes at the edges of the arithmetic are errors, not overflows or aborted allocations.
+    expect_err(c(ConvOptions { dilation: vec![1 << 40], ..Default::default() }), "too large", "huge dilation");
+    expect_err(c(ConvOptions { stride: vec![usize::MAX], ..Default::default() }), "too large", "huge stride");
+    expect_err(
+        c(ConvOptions { padding: ConvPadding::Explicit(vec![usize::MAX / 2]), ..Default::default() }),
+        "too large",
+        "huge padding",
+    );
+    expect_err(
+        pool(&[3], MaxPoolOptions { dilation: vec![1 << 30], ..Default::default() }),
+        "empty",
+        "huge pool dilation",
+    );
+    let o = InterpolateOptions { scale_factor: Some(vec![1e30]), ..Default::default() };
+    expect_err(nn::interpolate(&x, &o), "at most", "huge scale factor");
+    let o = InterpolateOptions { size: Some(vec![1 << 25, 2]), mode: InterpolateMode::Bilinear, ..Default::default() };
+    expect_err(nn::interpolate(&x, &o), "table", "huge interpolation matrix");
+    expect_err(nn::adaptive_avg_pool2d(&x, &[1 << 30]), "table", "huge adaptive pooling");
+    expect_err(x.pad(&[isize::MIN, 0], PadMode::Constant, 0.0), "crop more", "pad isize::MIN");
+    expect_err(x.pad(&[isize::MAX, 0], PadMode::Constant, 0.0), "too", "pad isize::MAX");
+    expect_err(
+        nn::conv_transpose2d(
+            &x,
+            &w.transpose(0, 1).unwrap(),
+            None,
+            &ConvTransposeOptions { padding: vec![9], ..Default::default() },
+        ),
+        "must be positive",
+        "transposed padding past the output",
+    );
     // Nothing was lost: the inputs still compute.
     let y = nn::conv2d(&x, &w, None, &ConvOptions::default()).unwrap();
     assert_eq!(y.shape(), &[1, 2, 3, 3]);
@@ -160,6 +190,10 @@ fn empty_batches_and_f16(d: Device) {
     let opts = ConvOptions { padding: ConvPadding::Same, ..Default::default() };
     assert_eq!(nn::conv2d(&x, &w, None, &opts).unwrap().shape(), &[0, 4, 5, 5]);
     assert_eq!(nn::max_pool2d(&x, &[2], &MaxPoolOptions::default()).unwrap().shape(), &[0, 3, 2, 2]);
+    // No channels: the average pooling gradient is empty too.
+    let none = Tensor::zeros(&[1, 0, 4, 4], DType::F32, d).unwrap().requires_grad_(true).unwrap();
+    nn::avg_pool2d(&none, &[2], &AvgPoolOptions::default()).unwrap().sum_all().unwrap().backward().unwrap();
+    assert_eq!(none.grad().unwrap().shape(), &[1, 0, 4, 4]);
     let x = Tensor::randn(&[2, 3, 6, 6], Some(5), d).unwrap();
     let o = InterpolateOptions { scale_factor: Some(vec![0.5]), mode: InterpolateMode::Bilinear, ..Default::default() };
     assert_eq!(nn::interpolate(&x, &o).unwrap().shape(), &[2, 3, 3, 3]);

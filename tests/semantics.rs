@@ -328,3 +328,15 @@ fn with_device_scopes_creation_and_nests() {
     assert!(r.is_err());
     assert_eq!(webtensor::default_device(), Device::CPU);
 }
+
+#[test]
+fn int64_data_is_range_checked_into_32_bits() {
+    let t = Tensor::from_i64(&[-5, i32::MAX as i64, 0], &[3], Device::CPU).unwrap();
+    assert_eq!((t.dtype(), t.to_vec_blocking::<i32>().unwrap()), (DType::I32, vec![-5, i32::MAX, 0]));
+    let e = Tensor::from_i64(&[1, 1 << 31], &[2], Device::CPU).unwrap_err().to_string();
+    assert!(e.contains("element 1 is 2147483648, outside int32's range"), "{e}");
+    let u = Tensor::from_u64(&[u32::MAX as u64], &[1], Device::CPU).unwrap();
+    assert_eq!(u.dtype(), DType::U32);
+    assert!(Tensor::from_u64(&[1 << 32], &[1], Device::CPU).is_err());
+    assert!(Tensor::from_i64(&[1, 2], &[3], Device::CPU).is_err(), "the shape must match the data");
+}

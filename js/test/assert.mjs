@@ -48,6 +48,7 @@ export function close(got, want, tol = 1e-5, what = "") {
   const at = what ? `${what}: ` : "";
   if (g.length !== want.length) fail(`${at}length ${g.length} != ${want.length}: ${g}`);
   g.forEach((x, i) => {
+    if (x === want[i] || (Number.isNaN(x) && Number.isNaN(want[i]))) return;
     if (!(Math.abs(x - want[i]) <= tol * (1 + Math.abs(want[i])))) fail(`${at}element ${i}: got ${x}, want ${want[i]} (all: ${g})`);
   });
 }

@@ -265,6 +265,17 @@ export function cases(wt, devices) {
       assert.throws(() => i.size(2), RangeError);
       assert.equal(wt.tensor(Int32Array.of(1, 2), on).dtype, 'int32', 'an Int32Array makes an int32 tensor');
       assert.equal(wt.tensor([true, false], on).dtype, 'bool', 'booleans make a bool tensor');
+      // int64 indices from PyTorch/ONNX: range-checked into int32 (uint64 into uint32).
+      const big = wt.tensor(BigInt64Array.of(-5n, 2147483647n, 0n), on);
+      assert.deepEqual([big.dtype, Array.from(await big.data())], ['int32', [-5, 2147483647, 0]]);
+      assert.throws(() => wt.tensor(BigInt64Array.of(1n, 2147483648n), on), /element 1 is 2147483648, outside int32's range/);
+      assert.equal(wt.tensor(BigUint64Array.of(4294967295n), on).dtype, 'uint32');
+      assert.throws(() => wt.tensor(BigUint64Array.of(4294967296n), on), /outside uint32's range/);
+      assert.deepEqual(Array.from(await wt.tensor([[1n, -2n]], on).data()), [1, -2]);
+      assert.throws(() => wt.tensor([1n, 2 ** 40], on), /do not mix/);
+      assert.throws(() => wt.tensor([-(2n ** 31n) - 1n], on), /values\[0\] is -2147483649n, outside int32's range/);
+      assert.deepEqual(Array.from(await wt.tensor(BigInt64Array.of(3n, -1n), { ...on, dtype: 'float32' }).data()), [3, -1]);
+      assert.equal(await wt.tensor(7n, on).item(), 7);
       assert.deepEqual(Array.from(await wt.arange(3, on).data()), [0, 1, 2], 'arange(end)');
       assert.deepEqual(Array.from(await wt.arange(1, 3, { ...on, dtype: 'int32' }).data()), [1, 2], 'arange(start, end, options)');
     });

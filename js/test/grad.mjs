@@ -55,12 +55,15 @@ function apply(wt, op, a, x) {
  * Runs PyTorch fixture cases (the format of scripts/gen_grad_fixtures.py) on `device`: the
  * output, and for cases with an output gradient, each input's gradient after `backward`.
  */
+/** Fixture values: numbers, with NaN and infinities spelled "nan", "inf", "-inf". */
+const decode = (xs) => xs.map((x) => (x === 'nan' ? NaN : x === 'inf' ? Infinity : x === '-inf' ? -Infinity : x));
+
 export async function runFixtures(wt, device, cases, applyCase) {
   const on = { device };
   const before = wt.memory().numTensors;
   for (const c of cases) {
     const { y, grads } = wt.tidy(() => {
-      const leaves = c.inputs.map((i) => wt.tensor(i.data, {
+      const leaves = c.inputs.map((i) => wt.tensor(decode(i.data), {
         ...on, shape: i.shape, dtype: i.dtype === 'i32' ? 'int32' : 'float32', requiresGrad: i.grad,
       }));
       const xs = leaves.map((l, k) => {
@@ -75,14 +78,14 @@ export async function runFixtures(wt, device, cases, applyCase) {
     });
     assert.deepEqual(y.shape, c.out_shape, `${c.name}: output shape`);
     assert.equal(y.device, device, `${c.name}: the output lives on the inputs' device`);
-    close(await y.data(), c.out, 1e-4, `${c.name}: output`);
+    close(await y.data(), decode(c.out), 1e-4, `${c.name}: output`);
     for (let k = 0; k < grads.length; k++) {
       if (c.grads[k] === null) {
         assert.equal(grads[k], null, `${c.name}: input ${k} needs no grad`);
       } else {
         assert.ok(grads[k], `${c.name}: input ${k} has a grad`);
         assert.equal(grads[k].device, device);
-        close(await grads[k].data(), c.grads[k], 1e-4, `${c.name}: grad of input ${k}`);
+        close(await grads[k].data(), decode(c.grads[k]), 1e-4, `${c.name}: grad of input ${k}`);
       }
     }
     y.dispose();

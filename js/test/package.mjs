@@ -2,7 +2,7 @@
 // users will: imported from Node, and from Vite and webpack production builds served to headless
 // Chromium. Each runs one computation and checks the result.
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,9 @@ try {
   const tarball = path.join(scratch, run('npm', ['pack', '--silent', '--pack-destination', scratch], repo).trim().split('\n').pop());
   const files = run('tar', ['-tzf', tarball], scratch).split('\n').filter(Boolean);
   check(files.includes('package/pkg/webtensor_bg.wasm') && files.includes('package/js/index.d.ts'), `the tarball holds the .wasm and the types (${files.length} files)`);
+  const sources = (await readdir(path.join(repo, 'js'))).filter((f) => f.endsWith('.js') || f.endsWith('.d.ts'));
+  const missing = sources.filter((f) => !files.includes(`package/js/${f}`));
+  check(missing.length === 0, `the tarball holds every module of js/ (missing: ${missing.join(', ') || 'none'}; add them to package.json's files)`);
   const vite = JSON.parse(await readFile(path.join(repo, 'package.json'), 'utf8')).devDependencies.vite;
   await writeFile(path.join(scratch, 'package.json'), JSON.stringify({
     name: 'scratch', private: true, type: 'module',

@@ -1,6 +1,7 @@
 //! `scaled_dot_product_attention`, PyTorch's `F.scaled_dot_product_attention` by its reference
 //! ("math") formula: `softmax(q k^T * scale + mask) v`, composed from matmul, masking and
-//! softmax so its gradient comes from their rules.
+//! softmax so its gradient comes from their rules; a fully masked query gets zero weights, as
+//! PyTorch's safe softmax gives.
 
 use crate::error::{Error, Result};
 use crate::nn::dropout::dropout;
@@ -74,6 +75,14 @@ pub fn scaled_dot_product_attention(
             scores.add(m)?
         };
     }
-    let weights = dropout(&scores.softmax(-1)?, options.dropout_p, options.dropout_p > 0.0, options.seed)?;
+    let probs = if mask.is_some() {
+        // PyTorch's safe softmax: a query that may attend to nothing gets zero weights, not
+        // NaN (its scores are replaced before the softmax so that the gradient stays finite).
+        let empty = scores.amax(&[-1], true)?.eq_scalar(f64::NEG_INFINITY)?;
+        scores.masked_fill(&empty, 0.0)?.softmax(-1)?.masked_fill(&empty, 0.0)?
+    } else {
+        scores.softmax(-1)?
+    };
+    let weights = dropout(&probs, options.dropout_p, options.dropout_p > 0.0, options.seed)?;
     weights.matmul(value)
 }

@@ -53,10 +53,10 @@ impl Default for ConvOptions {
     }
 }
 
-/// Options of `conv_transpose1d`/`conv_transpose2d`: `padding` removes
-/// `dilation * (kernel - 1) - padding` of zero padding from each side of the implicit
-/// convolution, and `output_padding` (less than the stride or the dilation) adds rows at the end,
-/// as PyTorch's.
+/// Options of `conv_transpose1d`/`conv_transpose2d`, as PyTorch's: `padding` crops that many
+/// entries from each side of the full output (leaving `dilation * (kernel - 1) - padding` of the
+/// implicit convolution's zero padding), and `output_padding` (less than the stride or the
+/// dilation) adds entries at the end.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConvTransposeOptions {
     /// Step between input positions in the output.
@@ -210,7 +210,14 @@ pub(crate) fn conv_nd(
                 ));
             }
             // PyTorch's split: the smaller half before.
-            (0..2).map(|i| dilation[i] * (k[i] - 1)).map(|t| (t / 2, t - t / 2)).collect()
+            (0..2)
+                .map(|i| {
+                    dilation[i].checked_mul(k[i] - 1).ok_or_else(|| {
+                        Error::invalid(op, format!("dilation {} times kernel {} is too large", dilation[i], k[i]))
+                    })
+                })
+                .map(|t| t.map(|t| (t / 2, t - t / 2)))
+                .collect::<Result<_>>()?
         }
     };
     let h = Axis::conv(op, size[0], k[0], stride[0], dilation[0], pads[0])?;
@@ -275,6 +282,9 @@ fn pad_hw(x: &Tensor, top: isize, bottom: isize, left: isize, right: isize) -> R
 /// two channel dims are swapped per group.
 pub(crate) fn transpose_full(g: &Tensor, w: &Tensor, groups: usize, h: &Axis, wa: &Axis) -> Result<Tensor> {
     let (o, cg, kh, kw) = (w.shape()[0], w.shape()[1], w.shape()[2], w.shape()[3]);
+    if groups == 0 {
+        return Err(Error::invalid("conv_transpose", "0 groups; use at least 1"));
+    }
     let og = o / groups;
     let gd = dilate(&dilate(g, 2, h.stride)?, 3, wa.stride)?;
     let (ph, pw) = ((h.dilation * (kh - 1)) as isize, (wa.dilation * (kw - 1)) as isize);
@@ -365,22 +375,30 @@ fn conv_transpose_nd(
     }
     // The input plays the output gradient of a convolution with this geometry.
     let (k, size) = (&w.shape()[2..], &x.shape()[2..]);
-    let axis = |i: usize| Axis {
-        size: 0,
-        kernel: k[i],
-        stride: stride[i],
-        dilation: dilation[i],
-        before: 0,
-        after: 0,
-        out: size[i],
-    };
     if k.contains(&0) {
         return Err(Error::invalid(op, format!("the weight has an empty kernel: shape {:?}", w.shape())));
     }
-    let full = transpose_full(&x, &w, groups, &axis(0), &axis(1))?;
-    // Crop `padding` from the start, `padding - output_padding` from the end.
-    let crop = |i: usize| (-(padding[i] as isize), extra[i] as isize - padding[i] as isize);
-    let ((t, b), (l, r)) = (crop(0), crop(1));
+    let h = Axis::transposed(op, size[0], k[0], stride[0], dilation[0])?;
+    let wa = Axis::transposed(op, size[1], k[1], stride[1], dilation[1])?;
+    // Crop `padding` from the start, `padding - output_padding` from the end, leaving PyTorch's
+    // (in - 1) * stride - 2 * padding + span + output_padding.
+    let mut crops = [(0isize, 0isize); 2];
+    for (i, a) in [&h, &wa].into_iter().enumerate() {
+        let full = (size[i].max(1) - 1) * a.stride + a.span();
+        let out = (full + extra[i]) as i64 - 2 * padding[i].min(u32::MAX as usize) as i64;
+        if out <= 0 || size[i] == 0 {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "input size {} gives output size {out} ((in - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1); it must be positive: use less padding",
+                    size[i]
+                ),
+            ));
+        }
+        crops[i] = (-(padding[i] as isize), extra[i] as isize - padding[i] as isize);
+    }
+    let full = transpose_full(&x, &w, groups, &h, &wa)?;
+    let ((t, b), (l, r)) = (crops[0], crops[1]);
     let y = pad_hw(&full, t, b, l, r)?;
     let cout = w.shape()[1] * groups;
     let y = add_bias(y, bias, cout, op)?;

@@ -10,7 +10,8 @@ use crate::tensor::Tensor;
 /// The resizing rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum InterpolateMode {
-    /// The entry at `floor(dst * in / out)` (PyTorch's `nearest`).
+    /// The entry at `floor(dst * scale)` with PyTorch's f32 scale (`in / out`, or
+    /// `1 / scale_factor` when one is given): PyTorch's `nearest`.
     #[default]
     Nearest,
     /// Linear interpolation along `L` of `[N, C, L]`.
@@ -87,13 +88,30 @@ pub fn interpolate(x: &Tensor, options: &InterpolateOptions) -> Result<Tensor> {
             if f.iter().any(|v| !(v.is_finite() && *v > 0.0)) {
                 return Err(Error::invalid(op, format!("scale factors {f:?} must be positive and finite")));
             }
-            let sizes = ins.iter().zip(&f).map(|(&n, &s)| (n as f64 * s).floor() as usize).collect();
+            let sizes = ins
+                .iter()
+                .zip(&f)
+                .map(|(&n, &s)| {
+                    let m = (n as f64 * s).floor();
+                    if m > i32::MAX as f64 {
+                        return Err(Error::invalid(op, format!("size {n} scaled by {s} is {m}; at most 2^31 - 1")));
+                    }
+                    Ok(m as usize)
+                })
+                .collect::<Result<_>>()?;
             (sizes, f.into_iter().map(Some).collect())
         }
         _ => return Err(Error::invalid(op, "give exactly one of size and scale_factor")),
     };
     if sizes.contains(&0) || ins.contains(&0) {
         return Err(Error::invalid(op, format!("input size {ins:?} to {sizes:?}: both must be non-empty")));
+    }
+    // The output, and each interpolation matrix, must be addressable before anything is built.
+    let mut out_shape = x.shape()[..2].to_vec();
+    out_shape.extend(&sizes);
+    crate::shape::checked_numel(op, &out_shape)?;
+    for (&n, &m) in ins.iter().zip(&sizes) {
+        crate::nn::window::host_table(op, &[m, n])?;
     }
     let align = o.align_corners.unwrap_or(false);
     let mut y = x.clone();

@@ -11,7 +11,7 @@
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::nn::conv::{per_dim, transpose_full};
-use crate::nn::window::{windows, Axis};
+use crate::nn::window::{host_table, windows, Axis};
 use crate::ops::grad::unary_rule;
 use crate::ops::pad::PadMode;
 use crate::tensor::Tensor;
@@ -22,7 +22,7 @@ use crate::tensor::Tensor;
 pub struct MaxPoolOptions {
     /// Step between windows; empty means the kernel size.
     pub stride: Vec<usize>,
-    /// Implicit `-inf` padding on both sides, at most half the window.
+    /// Implicit `-inf` padding on both sides, at most half the kernel.
     pub padding: Vec<usize>,
     /// Step between taps; empty means 1.
     pub dilation: Vec<usize>,
@@ -36,7 +36,7 @@ pub struct MaxPoolOptions {
 pub struct AvgPoolOptions {
     /// Step between windows; empty means the kernel size.
     pub stride: Vec<usize>,
-    /// Implicit zero padding on both sides, at most half the window.
+    /// Implicit zero padding on both sides, at most half the kernel.
     pub padding: Vec<usize>,
     /// Rounds the output size up, keeping a last partial window that starts inside.
     pub ceil_mode: bool,
@@ -159,6 +159,13 @@ fn max_pool(
     let [h, w] = axes(op, dims, &x.shape()[2..], kernel, (&o.stride, &o.padding, &o.dilation), o.ceil_mode)?;
     let (n, c) = (x.shape()[0], x.shape()[1]);
     let (wp, l) = (w.padded(), h.out * w.out);
+    if h.padded().checked_mul(wp).is_none_or(|v| v > i32::MAX as usize) {
+        return Err(Error::invalid(
+            op,
+            format!("a padded plane of {} x {wp} is past the 2^31 entries i32 indices can name", h.padded()),
+        ));
+    }
+    host_table(op, &[l.max(h.kernel * w.kernel)])?;
     let dev = x.device();
     let (values, flat) = {
         let _paused = crate::tensor::node::pause();
@@ -169,8 +176,8 @@ fn max_pool(
         };
         let rows = window_rows(&padded(&x, &h, &w, lowest)?, &h, &w)?;
         let values = rows.max(&[-1], false)?;
+        let arg = window_argmax(&rows, &values, &h, &w)?.reshape(&[-1])?;
         // The argmax's position in the padded plane: window origin + tap offset.
-        let arg = rows.argmax(Some(-1), false)?.reshape(&[-1])?;
         let taps: Vec<i32> = (0..h.kernel * w.kernel)
             .map(|k| ((k / w.kernel) * h.dilation * wp + (k % w.kernel) * w.dilation) as i32)
             .collect();
@@ -203,6 +210,39 @@ fn max_pool(
         })
     });
     Ok((unlift(values, dims, batched)?, unlift(indices, dims, batched)?))
+}
+
+/// The tap of each window's maximum, as PyTorch's CPU kernel picks it: the first tap equal to
+/// the maximum, never a padding tap (a window of -inf values picks its first real entry), and
+/// the last NaN when the window has one.
+fn window_argmax(rows: &Tensor, values: &Tensor, h: &Axis, w: &Axis) -> Result<Tensor> {
+    let kk = h.kernel * w.kernel;
+    let mut hit = rows.eq(&values.unsqueeze(-1)?)?;
+    if h.before + h.after + w.before + w.after > 0 {
+        // Which taps of which windows read the input, per axis: [oh, 1, kh, 1] & [1, ow, 1, kw].
+        let inside = |a: &Axis| -> Vec<bool> {
+            (0..a.out)
+                .flat_map(|o| {
+                    (0..a.kernel).map(move |k| {
+                        let at = o * a.stride + k * a.dilation;
+                        at >= a.before && at < a.before + a.size
+                    })
+                })
+                .collect()
+        };
+        let dev = rows.device();
+        let vh = Tensor::from_slice(&inside(h), &[h.out, 1, h.kernel, 1], dev)?;
+        let vw = Tensor::from_slice(&inside(w), &[1, w.out, 1, w.kernel], dev)?;
+        let valid = vh.logical_and(&vw)?.reshape(&[h.out as isize, w.out as isize, kk as isize])?;
+        hit = hit.logical_and(&valid)?;
+    }
+    let first = hit.to_dtype(DType::I32)?.argmax(Some(-1), false)?;
+    if !rows.dtype().is_float() {
+        return Ok(first);
+    }
+    let last_nan = rows.isnan()?.flip(&[-1])?.to_dtype(DType::I32)?.argmax(Some(-1), false)?;
+    let last_nan = last_nan.neg()?.add_scalar((kk - 1) as f64)?;
+    values.isnan()?.where_(&last_nan, &first)
 }
 
 /// 2-D average pooling of `[N, C, H, W]` (or `[C, H, W]`), with PyTorch's divisor rules.
@@ -254,6 +294,7 @@ fn avg_pool(op: &'static str, dims: usize, input: &Tensor, kernel: &[usize], o: 
     let (x, batched) = lift(op, dims, input)?;
     let [h, w] = axes(op, dims, &x.shape()[2..], kernel, (&o.stride, &o.padding, &[]), o.ceil_mode)?;
     let c = x.shape()[1];
+    host_table(op, &[h.out, w.out])?;
     let div = Tensor::from_slice(&divisors(&h, &w, o), &[h.out, w.out], x.device())?.to_dtype(x.dtype())?;
     let out = {
         let _paused = crate::tensor::node::pause();
@@ -262,6 +303,9 @@ fn avg_pool(op: &'static str, dims: usize, input: &Tensor, kernel: &[usize], o: 
     let shape = x.shape().to_vec();
     let y = Tensor::composite(out, op, &[&x], |_| {
         unary_rule(move |g| {
+            if c == 0 {
+                return g.new_zeros(&shape);
+            }
             // Each output's share spread over its window: the transposed convolution of
             // g / divisor by a box of ones, one channel per group.
             let ones = g.new_ones(&[c, 1, h.kernel, w.kernel])?;
@@ -316,6 +360,9 @@ fn adaptive_avg(op: &'static str, dims: usize, input: &Tensor, output_size: &[us
             op,
             format!("output size {out:?} of input {:?}: both must be non-empty", x.shape()),
         ));
+    }
+    for (o, n) in [(out[0], hs), (out[1], ws)] {
+        host_table(op, &[o, n])?;
     }
     let dev = x.device();
     let ph = Tensor::from_slice(&adaptive_matrix(hs, out[0]), &[out[0], hs], dev)?.to_dtype(x.dtype())?;

@@ -52,24 +52,23 @@ impl Axis {
         dilation: usize,
         pad: (usize, usize),
     ) -> Result<Axis> {
-        check_positive(op, kernel, stride, dilation)?;
-        let mut a = Axis { size, kernel, stride, dilation, before: pad.0, after: pad.1, out: 0 };
-        let padded = a.padded();
-        if padded < a.span() {
+        let [n, k, s, d, b, a] = bounded(op, [size, kernel, stride, dilation, pad.0, pad.1])?;
+        let span = d * (k - 1) + 1;
+        let padded = fits(op, "the padded input", b + n + a)?;
+        if padded < span {
             return Err(Error::invalid(
                 op,
                 format!(
-                    "input size {size} padded to {padded} is smaller than the kernel's span {} (kernel {kernel}, dilation {dilation})",
-                    a.span()
+                    "input size {size} padded to {padded} is smaller than the kernel's span {span} (kernel {kernel}, dilation {dilation})"
                 ),
             ));
         }
-        a.out = (padded - a.span()) / stride + 1;
-        Ok(a)
+        let out = ((padded - span) / s + 1) as usize;
+        Ok(Axis { size, kernel, stride, dilation, before: pad.0, after: pad.1, out })
     }
 
     /// Pooling's geometry (PyTorch's `pooling_output_shape`): symmetric padding of at most half
-    /// the window, and with `ceil_mode` a last window that may run past the padding but must
+    /// the kernel, and with `ceil_mode` a last window that may run past the padding but must
     /// start inside the input or the padding before it.
     pub fn pool(
         op: &'static str,
@@ -80,38 +79,81 @@ impl Axis {
         pad: usize,
         ceil_mode: bool,
     ) -> Result<Axis> {
-        check_positive(op, kernel, stride, dilation)?;
-        let span = dilation * (kernel - 1) + 1;
-        if pad > span / 2 {
+        let [n, k, s, d, p] = bounded(op, [size, kernel, stride, dilation, pad])?;
+        if p > k / 2 {
             return Err(Error::invalid(
                 op,
-                format!("padding {pad} is more than half the window ({span}); use at most {}", span / 2),
+                format!("padding {pad} is more than half the kernel ({kernel}); use at most {}", k / 2),
             ));
         }
-        let room = (size + 2 * pad).checked_sub(span).ok_or_else(|| {
-            Error::invalid(
-                op,
-                format!("input size {size} padded by {pad} on each side is smaller than the window {span}"),
-            )
-        })?;
-        let mut out = if ceil_mode { room.div_ceil(stride) } else { room / stride } + 1;
-        if ceil_mode && (out - 1) * stride >= size + pad {
+        let span = d * (k - 1) + 1;
+        let num = n + 2 * p - span + if ceil_mode { s - 1 } else { 0 };
+        let mut out = num.div_euclid(s) + 1;
+        if ceil_mode && (out - 1) * s >= n + p {
             out -= 1;
         }
+        if out < 1 {
+            return Err(Error::invalid(
+                op,
+                format!("input size {size} padded by {pad} on each side is smaller than the window {span}: the output would be empty"),
+            ));
+        }
         // The windows read up to (out - 1) * stride + span of the padded input.
-        let after = ((out - 1) * stride + span).saturating_sub(size + pad);
-        Ok(Axis { size, kernel, stride, dilation, before: pad, after, out })
+        let after = ((out - 1) * s + span - (n + p)).max(0);
+        fits(op, "the padded input", p + n + after)?;
+        Ok(Axis { size, kernel, stride, dilation, before: pad, after: after as usize, out: out as usize })
+    }
+
+    /// The geometry of a transposed convolution of `size` entries: the convolution whose
+    /// output has `size` entries and whose input is the full `(size - 1) * stride + span`.
+    pub fn transposed(op: &'static str, size: usize, kernel: usize, stride: usize, dilation: usize) -> Result<Axis> {
+        let [n, k, s, d] = bounded(op, [size, kernel, stride, dilation])?;
+        let full = (n - 1).max(0) * s + d * (k - 1) + 1;
+        fits(op, "the full output", full)?;
+        Ok(Axis { size: 0, kernel, stride, dilation, before: 0, after: 0, out: size })
     }
 }
 
-fn check_positive(op: &'static str, kernel: usize, stride: usize, dilation: usize) -> Result<()> {
-    if kernel == 0 || stride == 0 || dilation == 0 {
-        return Err(Error::invalid(
-            op,
-            format!("kernel {kernel}, stride {stride}, dilation {dilation}: each must be at least 1"),
-        ));
+/// The largest size, stride, kernel, dilation or padding a window takes (and the largest
+/// padded extent): 2^31 - 1, so that products of two stay exact in i64 on every target.
+const LIMIT: i64 = i32::MAX as i64;
+
+/// `values` as i64 after checking each is a positive kernel/stride/dilation where it must be
+/// (positions 1..4) and none passes [`LIMIT`].
+fn bounded<const N: usize>(op: &'static str, values: [usize; N]) -> Result<[i64; N]> {
+    const NAMES: [&str; 6] = ["input size", "kernel", "stride", "dilation", "padding", "padding"];
+    let mut out = [0i64; N];
+    for (i, &v) in values.iter().enumerate() {
+        if (1..4).contains(&i) && v == 0 {
+            return Err(Error::invalid(
+                op,
+                format!("kernel {}, stride {}, dilation {}: each must be at least 1", values[1], values[2], values[3]),
+            ));
+        }
+        out[i] = i64::try_from(v)
+            .ok()
+            .filter(|&x| x <= LIMIT)
+            .ok_or_else(|| Error::invalid(op, format!("{} {v} is too large; at most {LIMIT}", NAMES[i.min(5)])))?;
     }
-    Ok(())
+    Ok(out)
+}
+
+/// `v` if it stays within [`LIMIT`].
+fn fits(op: &'static str, what: &str, v: i64) -> Result<i64> {
+    if v > LIMIT {
+        return Err(Error::invalid(op, format!("{what} would span {v} entries; at most {LIMIT}")));
+    }
+    Ok(v)
+}
+
+/// Checks the length of a table built on the host (divisors, interpolation and pooling
+/// matrices, index lists): at most 2^27 entries, so that an absurd size is an error here rather
+/// than an allocation that aborts the process.
+pub(crate) fn host_table(op: &'static str, dims: &[usize]) -> Result<usize> {
+    const MAX: usize = 1 << 27;
+    dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).filter(|&n| n <= MAX).ok_or_else(|| {
+        Error::invalid(op, format!("sizes {dims:?} need a table of more than {MAX} entries; use smaller sizes"))
+    })
 }
 
 /// The `[N, G, C/G, kh, kw, oh, ow]` view of every window of `x`, a padded `[N, C, Hp, Wp]`
@@ -122,7 +164,18 @@ pub(crate) fn windows(x: &Tensor, groups: usize, h: &Axis, w: &Axis) -> Tensor {
     let (s, shape) = (l.strides(), x.shape());
     let cg = shape[1] / groups;
     let dims = [shape[0], groups, cg, h.kernel, w.kernel, h.out, w.out];
-    let strides = [s[0], s[1] * cg, s[1], s[2] * h.dilation, s[3] * w.dilation, s[2] * h.stride, s[3] * w.stride];
+    // A dim of one entry never steps, so its stride is 0 (a huge stride or dilation there must
+    // not overflow); elsewhere stride * steps stays inside the padded plane.
+    let step = |st: usize, by: usize, n: usize| if n > 1 { st * by } else { 0 };
+    let strides = [
+        s[0],
+        s[1] * cg,
+        s[1],
+        step(s[2], h.dilation, h.kernel),
+        step(s[3], w.dilation, w.kernel),
+        step(s[2], h.stride, h.out),
+        step(s[3], w.stride, w.out),
+    ];
     let layout = Layout::strided(&dims, &strides, l.offset());
     x.view_op(layout, "windows", |_| {
         Box::new(|_, _| Err(Error::invalid("windows", "the im2col view is differentiated by its op's own rule")))

@@ -117,16 +117,21 @@ pub(crate) fn dilate(x: &Tensor, dim: usize, step: usize) -> Result<Tensor> {
 
 /// Constant padding of one dim: `cat` with filled blocks, `narrow` for negative pads.
 fn pad_constant(x: &Tensor, d: usize, before: isize, after: isize, value: f64) -> Result<Tensor> {
-    let n = x.shape()[d] as isize;
-    let crop_before = (-before).max(0);
-    let crop_after = (-after).max(0);
-    if crop_before + crop_after > n {
+    let n = x.shape()[d];
+    let crop = |p: isize| if p < 0 { p.unsigned_abs() } else { 0 };
+    let (crop_before, crop_after) = (crop(before), crop(after));
+    if crop_before > n || crop_after > n - crop_before {
         return Err(Error::invalid(
             "pad",
             format!("negative pads ({before}, {after}) crop more than the {n} entries of dim {d}"),
         ));
     }
-    let mut y = x.narrow(d as isize, crop_before as usize, (n - crop_before - crop_after) as usize)?;
+    let kept = n - crop_before - crop_after;
+    let grown = kept.checked_add(before.max(0) as usize).and_then(|v| v.checked_add(after.max(0) as usize));
+    if grown.is_none_or(|v| v > isize::MAX as usize) {
+        return Err(Error::invalid("pad", format!("pads ({before}, {after}) of dim {d} make it too large to address")));
+    }
+    let mut y = x.narrow(d as isize, crop_before, kept)?;
     let block = |len: isize| -> Result<Tensor> {
         let mut s = y.shape().to_vec();
         s[d] = len as usize;

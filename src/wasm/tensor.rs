@@ -158,6 +158,18 @@ impl RawTensor {
         wrap(Tensor::from_slice(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?))
     }
 
+    /// From int64 data (a `BigInt64Array`), range-checked into i32.
+    #[wasm_bindgen(js_name = fromI64)]
+    pub fn from_i64(data: &[i64], shape: Vec<f64>, device_: JsValue) -> R {
+        wrap(Tensor::from_i64(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?))
+    }
+
+    /// From uint64 data (a `BigUint64Array`), range-checked into u32.
+    #[wasm_bindgen(js_name = fromU64)]
+    pub fn from_u64(data: &[u64], shape: Vec<f64>, device_: JsValue) -> R {
+        wrap(Tensor::from_u64(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?))
+    }
+
     /// From 0/1 bytes as bool.
     #[wasm_bindgen(js_name = fromBool)]
     pub fn from_bool(data: &[u8], shape: Vec<f64>, device_: JsValue) -> R {

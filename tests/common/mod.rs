@@ -130,7 +130,13 @@ pub(crate) use device_tests;
 
 /// The numbers of a JSON array as f32 (the PyTorch fixtures under tests/fixtures).
 pub fn floats(v: &serde_json::Value) -> Vec<f32> {
-    v.as_array().expect("array").iter().map(|x| x.as_f64().expect("number") as f32).collect()
+    let one = |x: &serde_json::Value| match x.as_str() {
+        Some("nan") => f32::NAN,
+        Some("inf") => f32::INFINITY,
+        Some("-inf") => f32::NEG_INFINITY,
+        _ => x.as_f64().expect("number") as f32,
+    };
+    v.as_array().expect("array").iter().map(one).collect()
 }
 
 /// The non-negative integers of a JSON array (shapes in the fixtures).
