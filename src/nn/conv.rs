@@ -11,7 +11,7 @@
 //! kernels on every device, and the rules are compositions of differentiable ops.
 
 use crate::error::{Error, Result};
-use crate::nn::window::{windows, Axis};
+use crate::nn::window::{from_planes, per_axis, to_planes, windows, Axis};
 use crate::ops::pad::{dilate, PadMode};
 use crate::tensor::Tensor;
 
@@ -83,15 +83,6 @@ impl Default for ConvTransposeOptions {
     }
 }
 
-/// One value per spatial dim from PyTorch's "an int or a tuple".
-pub(crate) fn per_dim(op: &'static str, what: &str, v: &[usize], dims: usize) -> Result<Vec<usize>> {
-    match v.len() {
-        1 => Ok(vec![v[0]; dims]),
-        n if n == dims => Ok(v.to_vec()),
-        n => Err(Error::invalid(op, format!("{n} values of {what} for {dims} spatial dims; give 1 or {dims}"))),
-    }
-}
-
 /// 2-D convolution of `input` `[N, C, H, W]` (or unbatched `[C, H, W]`) with `weight`
 /// `[O, C / groups, kh, kw]` and an optional `bias` `[O]`: `[N, O, oh, ow]`.
 pub fn conv2d(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, options: &ConvOptions) -> Result<Tensor> {
@@ -147,29 +138,12 @@ fn lift(
             });
         }
     }
-    let batched = input.rank() == dims + 2;
-    if !batched && input.rank() != dims + 1 {
-        return Err(Error::invalid(
-            op,
-            format!("expected a {}-D (batched) or {}-D input, got shape {:?}", dims + 2, dims + 1, input.shape()),
-        ));
-    }
     if weight.rank() != dims + 2 {
         return Err(Error::invalid(op, format!("expected a {}-D weight, got shape {:?}", dims + 2, weight.shape())));
     }
-    let x = if batched { input.clone() } else { input.unsqueeze(0)? };
-    let (x, w) = if dims == 1 { (x.unsqueeze(2)?, weight.unsqueeze(2)?) } else { (x, weight.clone()) };
+    let (x, batched) = to_planes(op, dims, input)?;
+    let w = if dims == 1 { weight.unsqueeze(2)? } else { weight.clone() };
     Ok((x, w, batched))
-}
-
-/// Undoes `lift` on the output.
-fn unlift(y: Tensor, dims: usize, batched: bool) -> Result<Tensor> {
-    let y = if dims == 1 { y.squeeze(Some(2))? } else { y };
-    if batched {
-        Ok(y)
-    } else {
-        y.squeeze(Some(0))
-    }
 }
 
 /// Adds `bias` `[C]` over dim 1 of `y`.
@@ -195,12 +169,11 @@ pub(crate) fn conv_nd(
     o: &ConvOptions,
 ) -> Result<Tensor> {
     let (x, w, batched) = lift(op, dims, input, weight, bias)?;
-    let lifted = |v: Vec<usize>, one: usize| if dims == 1 { vec![one, v[0]] } else { v };
-    let stride = lifted(per_dim(op, "stride", &o.stride, dims)?, 1);
-    let dilation = lifted(per_dim(op, "dilation", &o.dilation, dims)?, 1);
+    let stride = per_axis(op, "stride", &o.stride, dims, 1)?;
+    let dilation = per_axis(op, "dilation", &o.dilation, dims, 1)?;
     let (k, size) = (&w.shape()[2..], &x.shape()[2..]);
     let pads: Vec<(usize, usize)> = match &o.padding {
-        ConvPadding::Explicit(p) => lifted(per_dim(op, "padding", p, dims)?, 0).into_iter().map(|p| (p, p)).collect(),
+        ConvPadding::Explicit(p) => per_axis(op, "padding", p, dims, 0)?.into_iter().map(|p| (p, p)).collect(),
         ConvPadding::Valid => vec![(0, 0); 2],
         ConvPadding::Same => {
             if stride.iter().any(|&s| s != 1) {
@@ -224,7 +197,7 @@ pub(crate) fn conv_nd(
     let wa = Axis::conv(op, size[1], k[1], stride[1], dilation[1], pads[1])?;
     let y = conv2d_core(op, &x, &w, o.groups, &h, &wa)?;
     let y = add_bias(y, bias, w.shape()[0], op)?;
-    unlift(y, dims, batched)
+    from_planes(y, dims, batched)
 }
 
 /// The 4-D convolution without bias, recorded as one op whose rule is two convolutions.
@@ -347,11 +320,10 @@ fn conv_transpose_nd(
     o: &ConvTransposeOptions,
 ) -> Result<Tensor> {
     let (x, w, batched) = lift(op, dims, input, weight, bias)?;
-    let lifted = |v: Vec<usize>, one: usize| if dims == 1 { vec![one, v[0]] } else { v };
-    let stride = lifted(per_dim(op, "stride", &o.stride, dims)?, 1);
-    let dilation = lifted(per_dim(op, "dilation", &o.dilation, dims)?, 1);
-    let padding = lifted(per_dim(op, "padding", &o.padding, dims)?, 0);
-    let extra = lifted(per_dim(op, "output_padding", &o.output_padding, dims)?, 0);
+    let stride = per_axis(op, "stride", &o.stride, dims, 1)?;
+    let dilation = per_axis(op, "dilation", &o.dilation, dims, 1)?;
+    let padding = per_axis(op, "padding", &o.padding, dims, 0)?;
+    let extra = per_axis(op, "output_padding", &o.output_padding, dims, 0)?;
     let groups = o.groups;
     let cin = x.shape()[1];
     if groups == 0 || !cin.is_multiple_of(groups) || w.shape()[0] != cin {
@@ -402,5 +374,5 @@ fn conv_transpose_nd(
     let y = pad_hw(&full, t, b, l, r)?;
     let cout = w.shape()[1] * groups;
     let y = add_bias(y, bias, cout, op)?;
-    unlift(y, dims, batched)
+    from_planes(y, dims, batched)
 }

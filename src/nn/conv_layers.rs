@@ -48,7 +48,7 @@ impl ConvLayer {
         kernel: &[usize],
         o: ConvLayerOptions,
     ) -> Result<Self> {
-        let kernel = super::conv::per_dim(op, "kernel_size", kernel, dims)?;
+        let kernel = super::window::per_dim(op, "kernel_size", kernel, dims)?;
         let g = o.conv.groups;
         if g == 0 || !cin.is_multiple_of(g) || !cout.is_multiple_of(g) {
             return Err(Error::invalid(
@@ -122,51 +122,41 @@ conv_layer!(
     Conv2d, 2, "Conv2d"
 );
 
-/// 2-D max pooling as a module (PyTorch's `nn.MaxPool2d`).
-pub struct MaxPool2d {
-    core: ModuleCore,
-    kernel: Vec<usize>,
-    options: MaxPoolOptions,
+macro_rules! pool_module {
+    ($(#[$doc:meta])* $name:ident, $options:ty, $forward:ident) => {
+        $(#[$doc])*
+        pub struct $name {
+            core: ModuleCore,
+            kernel: Vec<usize>,
+            options: $options,
+        }
+
+        impl $name {
+            /// Pooling over `kernel_size` windows.
+            pub fn new(kernel_size: &[usize], options: $options) -> $name {
+                $name { core: ModuleCore::new(), kernel: kernel_size.to_vec(), options }
+            }
+        }
+
+        impl Module for $name {
+            fn core(&self) -> &ModuleCore {
+                &self.core
+            }
+            fn forward(&self, x: &Tensor) -> Result<Tensor> {
+                $forward(x, &self.kernel, &self.options)
+            }
+        }
+    };
 }
 
-impl MaxPool2d {
-    /// Pooling over `kernel_size` windows.
-    pub fn new(kernel_size: &[usize], options: MaxPoolOptions) -> MaxPool2d {
-        MaxPool2d { core: ModuleCore::new(), kernel: kernel_size.to_vec(), options }
-    }
-}
-
-impl Module for MaxPool2d {
-    fn core(&self) -> &ModuleCore {
-        &self.core
-    }
-    fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        max_pool2d(x, &self.kernel, &self.options)
-    }
-}
-
-/// 2-D average pooling as a module (PyTorch's `nn.AvgPool2d`).
-pub struct AvgPool2d {
-    core: ModuleCore,
-    kernel: Vec<usize>,
-    options: AvgPoolOptions,
-}
-
-impl AvgPool2d {
-    /// Pooling over `kernel_size` windows.
-    pub fn new(kernel_size: &[usize], options: AvgPoolOptions) -> AvgPool2d {
-        AvgPool2d { core: ModuleCore::new(), kernel: kernel_size.to_vec(), options }
-    }
-}
-
-impl Module for AvgPool2d {
-    fn core(&self) -> &ModuleCore {
-        &self.core
-    }
-    fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        avg_pool2d(x, &self.kernel, &self.options)
-    }
-}
+pool_module!(
+    /// 2-D max pooling as a module (PyTorch's `nn.MaxPool2d`).
+    MaxPool2d, MaxPoolOptions, max_pool2d
+);
+pool_module!(
+    /// 2-D average pooling as a module (PyTorch's `nn.AvgPool2d`).
+    AvgPool2d, AvgPoolOptions, avg_pool2d
+);
 
 /// 2-D adaptive average pooling as a module (PyTorch's `nn.AdaptiveAvgPool2d`).
 pub struct AdaptiveAvgPool2d {

@@ -78,7 +78,7 @@ pub fn interpolate(x: &Tensor, options: &InterpolateOptions) -> Result<Tensor> {
     }
     let ins = &x.shape()[2..];
     let (sizes, scales): (Vec<usize>, Vec<Option<f64>>) = match (&o.size, &o.scale_factor) {
-        (Some(s), None) => (crate::nn::conv::per_dim(op, "size", s, spatial)?, vec![None; spatial]),
+        (Some(s), None) => (crate::nn::window::per_dim(op, "size", s, spatial)?, vec![None; spatial]),
         (None, Some(f)) => {
             let f = match f.len() {
                 1 => vec![f[0]; spatial],

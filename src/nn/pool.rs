@@ -10,8 +10,8 @@
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::nn::conv::{per_dim, transpose_full};
-use crate::nn::window::{host_table, windows, Axis};
+use crate::nn::conv::transpose_full;
+use crate::nn::window::{from_planes, host_table, per_axis, to_planes, windows, Axis};
 use crate::ops::grad::unary_rule;
 use crate::ops::pad::PadMode;
 use crate::tensor::Tensor;
@@ -58,29 +58,6 @@ impl Default for AvgPoolOptions {
     }
 }
 
-/// Input of a pooling op as `[N, C, H, W]`, with how to undo the lifting (1-D inputs get a
-/// height of 1, unbatched ones a batch of 1).
-fn lift(op: &'static str, dims: usize, x: &Tensor) -> Result<(Tensor, bool)> {
-    let batched = x.rank() == dims + 2;
-    if !batched && x.rank() != dims + 1 {
-        return Err(Error::invalid(
-            op,
-            format!("expected a {}-D (batched) or {}-D input, got shape {:?}", dims + 2, dims + 1, x.shape()),
-        ));
-    }
-    let x = if batched { x.clone() } else { x.unsqueeze(0)? };
-    Ok((if dims == 1 { x.unsqueeze(2)? } else { x }, batched))
-}
-
-fn unlift(y: Tensor, dims: usize, batched: bool) -> Result<Tensor> {
-    let y = if dims == 1 { y.squeeze(Some(2))? } else { y };
-    if batched {
-        Ok(y)
-    } else {
-        y.squeeze(Some(0))
-    }
-}
-
 /// Kernel, stride, padding (and dilation) per 2-D axis, 1-D lifted with a unit height.
 fn axes(
     op: &'static str,
@@ -90,12 +67,15 @@ fn axes(
     o: (&[usize], &[usize], &[usize]),
     ceil_mode: bool,
 ) -> Result<[Axis; 2]> {
-    let kernel = per_dim(op, "kernel_size", kernel, dims)?;
-    let stride = if o.0.is_empty() { kernel.clone() } else { per_dim(op, "stride", o.0, dims)? };
-    let padding = if o.1.is_empty() { vec![0; dims] } else { per_dim(op, "padding", o.1, dims)? };
-    let dilation = if o.2.is_empty() { vec![1; dims] } else { per_dim(op, "dilation", o.2, dims)? };
-    let lifted = |v: Vec<usize>, one: usize| if dims == 1 { vec![one, v[0]] } else { v };
-    let (k, s, p, d) = (lifted(kernel, 1), lifted(stride, 1), lifted(padding, 0), lifted(dilation, 1));
+    let k = per_axis(op, "kernel_size", kernel, dims, 1)?;
+    let or = |v: &[usize], what: &str, unit: usize, default: &[usize]| {
+        if v.is_empty() {
+            Ok(default.to_vec())
+        } else {
+            per_axis(op, what, v, dims, unit)
+        }
+    };
+    let (s, p, d) = (or(o.0, "stride", 1, &k)?, or(o.1, "padding", 0, &[0, 0])?, or(o.2, "dilation", 1, &[1, 1])?);
     Ok([
         Axis::pool(op, size[0], k[0], s[0], d[0], p[0], ceil_mode)?,
         Axis::pool(op, size[1], k[1], s[1], d[1], p[1], ceil_mode)?,
@@ -155,7 +135,7 @@ fn max_pool(
     if input.dtype() == DType::Bool {
         return Err(Error::UnsupportedDType { op, dtype: DType::Bool, reason: "max pooling needs numbers".into() });
     }
-    let (x, batched) = lift(op, dims, input)?;
+    let (x, batched) = to_planes(op, dims, input)?;
     let [h, w] = axes(op, dims, &x.shape()[2..], kernel, (&o.stride, &o.padding, &o.dilation), o.ceil_mode)?;
     let (n, c) = (x.shape()[0], x.shape()[1]);
     let (wp, l) = (w.padded(), h.out * w.out);
@@ -209,7 +189,7 @@ fn max_pool(
                 .narrow(3, w.before, shape[3])
         })
     });
-    Ok((unlift(values, dims, batched)?, unlift(indices, dims, batched)?))
+    Ok((from_planes(values, dims, batched)?, from_planes(indices, dims, batched)?))
 }
 
 /// The tap of each window's maximum, as PyTorch's CPU kernel picks it: the first tap equal to
@@ -291,7 +271,7 @@ fn avg_pool(op: &'static str, dims: usize, input: &Tensor, kernel: &[usize], o: 
     if o.divisor_override == Some(0) {
         return Err(Error::invalid(op, "divisor_override 0; give at least 1"));
     }
-    let (x, batched) = lift(op, dims, input)?;
+    let (x, batched) = to_planes(op, dims, input)?;
     let [h, w] = axes(op, dims, &x.shape()[2..], kernel, (&o.stride, &o.padding, &[]), o.ceil_mode)?;
     let c = x.shape()[1];
     host_table(op, &[h.out, w.out])?;
@@ -317,7 +297,7 @@ fn avg_pool(op: &'static str, dims: usize, input: &Tensor, kernel: &[usize], o: 
                 .narrow(3, w.before, shape[3])
         })
     });
-    unlift(y, dims, batched)
+    from_planes(y, dims, batched)
 }
 
 /// The `[out, size]` matrix whose row `i` averages entries `floor(i * size / out)` to
@@ -351,9 +331,8 @@ fn adaptive_avg(op: &'static str, dims: usize, input: &Tensor, output_size: &[us
             reason: "average pooling needs floating-point input; convert with to_dtype(f32) first".into(),
         });
     }
-    let (x, batched) = lift(op, dims, input)?;
-    let out = per_dim(op, "output_size", output_size, dims)?;
-    let out = if dims == 1 { vec![1, out[0]] } else { out };
+    let (x, batched) = to_planes(op, dims, input)?;
+    let out = per_axis(op, "output_size", output_size, dims, 1)?;
     let (hs, ws) = (x.shape()[2], x.shape()[3]);
     if out.contains(&0) || hs == 0 || ws == 0 {
         return Err(Error::invalid(
@@ -368,5 +347,5 @@ fn adaptive_avg(op: &'static str, dims: usize, input: &Tensor, output_size: &[us
     let ph = Tensor::from_slice(&adaptive_matrix(hs, out[0]), &[out[0], hs], dev)?.to_dtype(x.dtype())?;
     let pw = Tensor::from_slice(&adaptive_matrix(ws, out[1]), &[out[1], ws], dev)?.to_dtype(x.dtype())?;
     let y = ph.matmul(&x)?.matmul(&pw.t()?)?;
-    unlift(y, dims, batched)
+    from_planes(y, dims, batched)
 }

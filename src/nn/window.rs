@@ -146,6 +146,46 @@ fn fits(op: &'static str, what: &str, v: i64) -> Result<i64> {
     Ok(v)
 }
 
+/// One value per spatial dim from PyTorch's "an int or a tuple".
+pub(crate) fn per_dim(op: &'static str, what: &str, v: &[usize], dims: usize) -> Result<Vec<usize>> {
+    match v.len() {
+        1 => Ok(vec![v[0]; dims]),
+        n if n == dims => Ok(v.to_vec()),
+        n => Err(Error::invalid(op, format!("{n} values of {what} for {dims} spatial dims; give 1 or {dims}"))),
+    }
+}
+
+/// [`per_dim`] lifted to the two axes the kernels work on: a 1-D op gets `unit` for its
+/// height of 1.
+pub(crate) fn per_axis(op: &'static str, what: &str, v: &[usize], dims: usize, unit: usize) -> Result<Vec<usize>> {
+    let v = per_dim(op, what, v, dims)?;
+    Ok(if dims == 1 { vec![unit, v[0]] } else { v })
+}
+
+/// The input of a 1-D or 2-D windowed op as `[N, C, H, W]`: 1-D input gets a height of 1,
+/// unbatched input a batch of 1. Returns whether the input was batched, for [`from_planes`].
+pub(crate) fn to_planes(op: &'static str, dims: usize, x: &Tensor) -> Result<(Tensor, bool)> {
+    let batched = x.rank() == dims + 2;
+    if !batched && x.rank() != dims + 1 {
+        return Err(Error::invalid(
+            op,
+            format!("expected a {}-D (batched) or {}-D input, got shape {:?}", dims + 2, dims + 1, x.shape()),
+        ));
+    }
+    let x = if batched { x.clone() } else { x.unsqueeze(0)? };
+    Ok((if dims == 1 { x.unsqueeze(2)? } else { x }, batched))
+}
+
+/// Undoes [`to_planes`] on an output.
+pub(crate) fn from_planes(y: Tensor, dims: usize, batched: bool) -> Result<Tensor> {
+    let y = if dims == 1 { y.squeeze(Some(2))? } else { y };
+    if batched {
+        Ok(y)
+    } else {
+        y.squeeze(Some(0))
+    }
+}
+
 /// Checks the length of a table built on the host (divisors, interpolation and pooling
 /// matrices, index lists): at most 2^27 entries, so that an absurd size is an error here rather
 /// than an allocation that aborts the process.
