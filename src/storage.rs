@@ -207,6 +207,22 @@ impl Storage {
         })
     }
 
+    pub(crate) fn argsort(&self, l: &Layout, m: usize, k: usize, descending: bool) -> Result<Storage> {
+        Ok(match self {
+            Storage::Cpu(s) => Storage::Cpu(CpuBackend.argsort(s, l, m, k, descending)?),
+            Storage::Wgpu(s) => {
+                let d = s.device();
+                let r = d.argsort(s, l, m, k, descending);
+                Storage::Wgpu(or_cpu("argsort", d, &[s], (m * k, DType::I32), r, || {
+                    let l = l.clone();
+                    move |h| CpuBackend.argsort(&h[0], &l, m, k, descending)
+                })?)
+            }
+            Storage::Cuda(s) => Storage::Cuda(s.device().argsort(s, l, m, k, descending)?),
+            Storage::Meta(_) => meta(&[m, k], DType::I32)?,
+        })
+    }
+
     pub(crate) fn matmul(&self, b: &Storage, args: &MatmulArgs, dtype: DType) -> Result<Storage> {
         Ok(match (self, b) {
             (Storage::Cpu(a), Storage::Cpu(b)) => Storage::Cpu(CpuBackend.matmul(a, b, args)?),
@@ -268,22 +284,29 @@ impl Storage {
         dim: usize,
         shape: &[usize],
         dtype: DType,
+        assign: bool,
     ) -> Result<Storage> {
-        let name = if mode == IndexMode::Select { "index_add" } else { "scatter_add" };
+        let name = match (mode, assign) {
+            (_, true) => "scatter",
+            (IndexMode::Select, _) => "index_add",
+            (IndexMode::Gather, _) => "scatter_add",
+        };
         Ok(match (self, idx) {
-            (Storage::Cpu(s), Storage::Cpu(i)) => Storage::Cpu(CpuBackend.index_add(mode, s, l, i, li, dim, shape)?),
+            (Storage::Cpu(s), Storage::Cpu(i)) => {
+                Storage::Cpu(CpuBackend.index_add(mode, s, l, i, li, dim, shape, assign)?)
+            }
             (Storage::Wgpu(s), Storage::Wgpu(i)) => {
                 same_gpu(name, &[s, i])?;
                 let d = s.device();
-                let r = d.index_add(mode, s, l, i, li, dim, shape);
+                let r = d.index_add(mode, s, l, i, li, dim, shape, assign);
                 Storage::Wgpu(or_cpu(name, d, &[s, i], (numel(shape), dtype), r, || {
                     let (l, li, shape) = (l.clone(), li.clone(), shape.to_vec());
-                    move |h| CpuBackend.index_add(mode, &h[0], &l, &h[1], &li, dim, &shape)
+                    move |h| CpuBackend.index_add(mode, &h[0], &l, &h[1], &li, dim, &shape, assign)
                 })?)
             }
             (Storage::Cuda(s), Storage::Cuda(i)) => {
                 same_cuda(name, &[s, i])?;
-                Storage::Cuda(s.device().index_add(mode, s, l, i, li, dim, shape)?)
+                Storage::Cuda(s.device().index_add(mode, s, l, i, li, dim, shape, assign)?)
             }
             (Storage::Meta(_), Storage::Meta(_)) => meta(shape, dtype)?,
             _ => return Err(mixed(name)),

@@ -48,6 +48,9 @@ pub(crate) trait Kernels {
     fn reduce(&self, op: ReduceOp, src: &Self::Storage, l: &Layout, m: usize, k: usize) -> Result<Self::Storage>;
     /// Softmax (or log-softmax) of each row of a contiguous `[m, k]` view.
     fn softmax(&self, src: &Self::Storage, l: &Layout, m: usize, k: usize, log: bool) -> Result<Self::Storage>;
+    /// The positions (i32, contiguous `[m, k]`) that sort each row of a contiguous `[m, k]` view,
+    /// ascending or descending in `op::sort`'s key order, stably (equal keys keep their order).
+    fn argsort(&self, src: &Self::Storage, l: &Layout, m: usize, k: usize, descending: bool) -> Result<Self::Storage>;
     /// Batched matmul over strided operands.
     fn matmul(&self, a: &Self::Storage, b: &Self::Storage, args: &MatmulArgs) -> Result<Self::Storage>;
     /// `index_select` / `gather` along `dim`; the index is contiguous.
@@ -63,7 +66,8 @@ pub(crate) trait Kernels {
         shape: &[usize],
     ) -> Result<Self::Storage>;
     /// The adjoint of `index`: sums `src` into zeros of `shape` along `dim` at the positions the
-    /// (contiguous) index names, in increasing source order on every backend.
+    /// (contiguous) index names, in increasing source order on every backend. With `assign`,
+    /// each position takes the last source element that names it instead (`scatter`).
     #[allow(clippy::too_many_arguments)]
     fn index_add(
         &self,
@@ -74,6 +78,7 @@ pub(crate) trait Kernels {
         li: &Layout,
         dim: usize,
         shape: &[usize],
+        assign: bool,
     ) -> Result<Self::Storage>;
     /// One fused optimizer update of `n` contiguous f32 elements: `inputs` are the parameter,
     /// its gradient and, after the first step, `step.kind.states()` state tensors, each with

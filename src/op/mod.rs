@@ -6,6 +6,7 @@
 pub mod binary;
 pub mod optim;
 pub mod reduce;
+pub(crate) mod sort;
 pub mod unary;
 pub(crate) mod wgsl_math;
 

@@ -1,5 +1,5 @@
-//! Indexing ops: `index_select` and `gather`, and their adjoints `index_add` and `scatter_add`
-//! (which are also their gradients). Indices are i32 or u32. The CPU backend rejects an
+//! Indexing ops: `index_select` and `gather`, their adjoints `index_add` and `scatter_add`
+//! (which are also their gradients), and `scatter`. Indices are i32 or u32. The CPU backend rejects an
 //! out-of-range index with an error; GPU kernels cannot raise one mid-dispatch, so there an
 //! out-of-range index reads as 0 (as in TensorFlow.js) — validate indices on the CPU when unsure.
 
@@ -98,7 +98,34 @@ impl Tensor {
     /// `self` plus `src` added at the positions `index` names along `dim` (PyTorch's
     /// `scatter_add`): `src[.., i, ..]` adds into `out[.., index[.., i, ..], ..]`.
     pub fn scatter_add(&self, dim: isize, index: &Tensor, src: &Tensor) -> Result<Tensor> {
-        let op = "scatter_add";
+        let (d, part) = self.scatter_source("scatter_add", dim, index, src)?;
+        self.add(&part.index_add_into(IndexMode::Gather, d, index, self.shape())?)
+    }
+
+    /// `self` with `src[.., i, ..]` written at `out[.., index[.., i, ..], ..]` along `dim`
+    /// (PyTorch's `scatter`). Where several elements name one position, the last in row-major
+    /// order of the index wins, on every device (PyTorch leaves that unspecified). Gradients:
+    /// `self` gets the output's gradient where nothing was written, `src` the gradient at the
+    /// position each element went to, as in PyTorch.
+    pub fn scatter(&self, dim: isize, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+        let (d, part) = self.scatter_source("scatter", dim, index, src)?;
+        let placed = part.put_into(IndexMode::Gather, d, index, self.shape(), true)?;
+        // Which positions were written: the same kernel over a bool of ones.
+        let ones = Tensor::ones(index.shape(), DType::Bool, self.device())?;
+        let written = ones.put_into(IndexMode::Gather, d, index, self.shape(), true)?;
+        written.where_(&placed, self)
+    }
+
+    /// [`Tensor::scatter`] of one value (PyTorch's `scatter(dim, index, value)`).
+    pub fn scatter_value(&self, dim: isize, index: &Tensor, value: f64) -> Result<Tensor> {
+        let src = Tensor::full(index.shape(), value, self.dtype(), self.device())?;
+        self.scatter(dim, index, &src)
+    }
+
+    /// Checks a scatter's index and source against `self` and returns the normalised dim and the
+    /// part of `src` the index covers (only that part takes part, as in PyTorch), in `self`'s
+    /// dtype.
+    fn scatter_source(&self, op: &'static str, dim: isize, index: &Tensor, src: &Tensor) -> Result<(usize, Tensor)> {
         self.check_index(index, op)?;
         self.same_device(src, op)?;
         let d = normalize_dim(op, dim, self.rank())?;
@@ -117,13 +144,11 @@ impl Tensor {
                 ),
             });
         }
-        // Only the part of src the index covers takes part, as in PyTorch.
         let mut part = src.clone();
         for (i, &n) in index.shape().iter().enumerate() {
             part = part.narrow(i as isize, 0, n)?;
         }
-        let added = part.to_dtype(self.dtype())?.index_add_into(IndexMode::Gather, d, index, self.shape())?;
-        self.add(&added)
+        Ok((d, part.to_dtype(self.dtype())?))
     }
 
     /// Zeros of `shape` with `self` added at the positions `index` names along `dim`: the
@@ -135,21 +160,32 @@ impl Tensor {
         index: &Tensor,
         shape: &[usize],
     ) -> Result<Tensor> {
-        let op = if mode == IndexMode::Select { "index_add" } else { "scatter_add" };
         if self.dtype() == DType::Bool {
             return Err(Error::UnsupportedDType {
-                op,
+                op: if mode == IndexMode::Select { "index_add" } else { "scatter_add" },
                 dtype: DType::Bool,
                 reason: "adding bool tensors; convert with to_dtype(i32) first".into(),
             });
         }
+        self.put_into(mode, dim, index, shape, false)
+    }
+
+    /// Zeros of `shape` with `self` added (or, with `assign`, written: the last wins) at the
+    /// positions `index` names along `dim`.
+    fn put_into(&self, mode: IndexMode, dim: usize, index: &Tensor, shape: &[usize], assign: bool) -> Result<Tensor> {
+        let op = match (mode, assign) {
+            (_, true) => "scatter",
+            (IndexMode::Select, _) => "index_add",
+            (IndexMode::Gather, _) => "scatter_add",
+        };
         crate::device::placement::record(op, &[self.device(), index.device()], self.device());
         let index = index.contiguous()?;
         let storage = self
             .storage()
-            .index_add(mode, self.layout(), index.storage(), index.layout(), dim, shape, self.dtype())
+            .index_add(mode, self.layout(), index.storage(), index.layout(), dim, shape, self.dtype(), assign)
             .map_err(|e| e.in_op(op))?;
-        // The adjoint's adjoint: the gradient of what was added is read back at the same indices.
+        // The adjoint's adjoint: the gradient of what was placed is read back at the same
+        // indices (for scatter, every source element gets the gradient of the position it named).
         let idx = index.clone();
         Ok(Tensor::from_op(storage, shape, self.dtype(), self.device(), op, &[self, &index], |_| {
             Box::new(move |g, _| {

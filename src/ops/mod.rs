@@ -16,6 +16,7 @@ pub mod pad;
 pub mod rearrange;
 pub mod reduce;
 pub mod scan;
+pub mod sort;
 pub mod unary;
 
 pub use crate::op::{IndexMode, MapOp};

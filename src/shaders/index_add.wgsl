@@ -1,9 +1,11 @@
 // index_add / scatter_add (the gradients of index_select / gather): each output element sums,
 // in increasing source order, the source elements whose index names it. A loop per output
 // rather than atomics: WGSL has no float atomics, and the sum comes out the same on every run
-// and every backend. An out-of-range index adds nowhere.
+// and every backend. An out-of-range index adds nowhere. In assign mode (`scatter`) the last
+// source element in that order wins instead.
 // Params: 0 numel, 1 rank, 2 src offset, 3 dim, 4..12 output shape, 12..20 src strides,
-// 20 src size along dim, 21 mode (0 select, 1 gather), 22 index offset, 23..31 src shape.
+// 20 src size along dim, 21 mode (0 select, 1 gather), 22 index offset, 23..31 src shape,
+// 31 assign.
 @group(0) @binding(0) var<storage, read> src: array<S>;
 @group(0) @binding(1) var<storage, read> idx: array<I>;
 @group(0) @binding(2) var<storage, read_write> dst: array<S>;
@@ -43,11 +45,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var acc = A(0);
     if (inside) {
         let gather = p(21u) == 1u;
+        let assign = p(31u) == 1u;
         let step = p(12u + dim);
         for (var i = 0u; i < p(20u); i++) {
             let id = i32(idx[p(22u) + select(i, ioff + i * dim_istride, gather)]);
             if (id >= 0 && u32(id) == want) {
-                acc += A(src[soff + i * step]);
+                let v = A(src[soff + i * step]);
+                acc = select(acc + v, v, assign);
             }
         }
     }

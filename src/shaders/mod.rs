@@ -61,6 +61,10 @@ pub(crate) enum KernelKey {
     Matmul {
         dtype: DType,
     },
+    /// One step of the bitonic argsort (sort.wgsl) over rows of `dtype`.
+    Sort {
+        dtype: DType,
+    },
     Index {
         dtype: DType,
         index: DType,
@@ -129,7 +133,7 @@ impl KernelKey {
             | KernelKey::Matmul { dtype }
             | KernelKey::Index { dtype, .. }
             | KernelKey::IndexAdd { dtype, .. } => dtype == DType::F16,
-            KernelKey::Optim { .. } => false,
+            KernelKey::Optim { .. } | KernelKey::Sort { .. } => false,
         }
     }
 
@@ -145,6 +149,7 @@ impl KernelKey {
             KernelKey::ReduceSmall { .. } => include_str!("reduce_small.wgsl"),
             KernelKey::Softmax { .. } => include_str!("softmax.wgsl"),
             KernelKey::Matmul { .. } => include_str!("matmul.wgsl"),
+            KernelKey::Sort { .. } => include_str!("sort.wgsl"),
             KernelKey::Index { .. } => include_str!("index.wgsl"),
             KernelKey::IndexAdd { .. } => include_str!("index_add.wgsl"),
             KernelKey::Optim { .. } => include_str!("optim.wgsl"),
@@ -221,6 +226,7 @@ impl KernelKey {
             KernelKey::Matmul { dtype } => {
                 format!("alias S = {};\nalias A = {};\n", storage_type(dtype), storage_type(accumulator(dtype)))
             }
+            KernelKey::Sort { dtype } => crate::op::sort::wgsl_key(dtype),
             KernelKey::Index { dtype, index } => {
                 format!("alias S = {};\nalias I = {};\n", storage_type(dtype), storage_type(index))
             }
@@ -298,12 +304,12 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
             v.push(KernelKey::Map4 { op: MapOp::Cast, src, dst });
         }
         v.push(KernelKey::Where { dtype: src });
+        v.push(KernelKey::Sort { dtype: src });
         v.push(KernelKey::Fill { dtype: src });
         for index in [DType::I32, DType::U32] {
             v.push(KernelKey::Index { dtype: src, index });
-            if src != DType::Bool {
-                v.push(KernelKey::IndexAdd { dtype: src, index });
-            }
+            // Bool takes the assign mode only (scatter).
+            v.push(KernelKey::IndexAdd { dtype: src, index });
         }
     }
     for d in [DType::F32, DType::F16, DType::I32, DType::U32] {

@@ -108,17 +108,25 @@ pub(crate) fn index(mode: IndexMode, l: &Layout, li: &Layout, dim: usize, shape:
 
 /// index_add / scatter_add into a contiguous output of `shape` along `dim`: 0 numel, 1 rank,
 /// 2 src offset, 3 dim, 4..12 output shape, 12..20 src strides, 20 src size along dim, 21 mode
-/// (1 gather), 22 index offset, 23..31 src shape.
-pub(crate) fn index_add(mode: IndexMode, l: &Layout, li: &Layout, dim: usize, shape: &[usize]) -> Result<Vec<usize>> {
+/// (1 gather), 22 index offset, 23..31 src shape, 31 assign (1: the last source wins).
+pub(crate) fn index_add(
+    mode: IndexMode,
+    l: &Layout,
+    li: &Layout,
+    dim: usize,
+    shape: &[usize],
+    assign: bool,
+) -> Result<Vec<usize>> {
     check_rank("index_add", shape.len())?;
     Ok(words(
-        31,
+        32,
         &[
             (0, &[numel(shape), shape.len(), l.offset(), dim]),
             (4, shape),
             (12, l.strides()),
             (20, &[l.shape()[dim], (mode == IndexMode::Gather) as usize, li.offset()]),
             (23, l.shape()),
+            (31, &[assign as usize]),
         ],
     ))
 }

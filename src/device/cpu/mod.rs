@@ -23,6 +23,7 @@ mod par;
 mod reduce;
 mod scalar;
 mod scatter;
+mod sort;
 
 use gemm::{naive_matmul, sgemm_batched};
 pub(crate) use scalar::Scalar;
@@ -359,6 +360,10 @@ impl Kernels for CpuBackend {
         CpuStorage::new(out)
     }
 
+    fn argsort(&self, src: &CpuStorage, l: &Layout, m: usize, k: usize, descending: bool) -> Result<CpuStorage> {
+        sort::argsort(src, l.offset(), m, k, descending)
+    }
+
     fn matmul(&self, a: &CpuStorage, b: &CpuStorage, args: &MatmulArgs) -> Result<CpuStorage> {
         reserve(args.batch * args.m * args.n, a.data.dtype())?;
         let out = match (&a.data, &b.data) {
@@ -444,8 +449,9 @@ impl Kernels for CpuBackend {
         li: &Layout,
         dim: usize,
         shape: &[usize],
+        assign: bool,
     ) -> Result<CpuStorage> {
-        scatter::index_add(mode, src, l, idx, li, dim, shape)
+        scatter::index_add(mode, src, l, idx, li, dim, shape, assign)
     }
 
     fn optim(&self, step: &OptimStep, inputs: &[(&CpuStorage, usize)], n: usize) -> Result<Vec<CpuStorage>> {

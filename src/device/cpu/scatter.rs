@@ -1,11 +1,12 @@
 //! `index_add` / scatter-add on the CPU: the kernel behind the gradients of `index_select` and
 //! `gather` (and the public `index_add`, `scatter_add`). Each source element adds into the
 //! output position its index names; for one output position the additions come in increasing
-//! source order, the same order the GPU kernels sum in, so every backend rounds alike.
+//! source order, the same order the GPU kernels sum in, so every backend rounds alike. The
+//! assign mode (`scatter`) writes instead of adding, so the last source in that order wins.
 
 use half::f16;
 
-use super::{reserve, CpuStorage};
+use super::{reserve, CpuStorage, Scalar};
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::{Layout, StridedOffsets};
@@ -14,7 +15,9 @@ use crate::shape::{contiguous_strides, numel};
 
 /// Sums `src` (laid out by `l`) into zeros of `shape` along `dim` at the positions `idx` names:
 /// for `Select`, `idx` is 1-D and picks the output slice of each source slice along `dim`; for
-/// `Gather`, `idx` has the source's shape and picks per element.
+/// `Gather`, `idx` has the source's shape and picks per element. With `assign`, each position
+/// takes the last source element that names it.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn index_add(
     mode: IndexMode,
     src: &CpuStorage,
@@ -23,8 +26,13 @@ pub(crate) fn index_add(
     li: &Layout,
     dim: usize,
     shape: &[usize],
+    assign: bool,
 ) -> Result<CpuStorage> {
-    let op = if mode == IndexMode::Select { "index_add" } else { "scatter_add" };
+    let op = match (mode, assign) {
+        (_, true) => "scatter",
+        (IndexMode::Select, _) => "index_add",
+        (IndexMode::Gather, _) => "scatter_add",
+    };
     let ids: Vec<i64> = match idx.data() {
         CpuData::I32(v) => v[li.offset()..li.offset() + li.numel()].iter().map(|&x| x as i64).collect(),
         CpuData::U32(v) => v[li.offset()..li.offset() + li.numel()].iter().map(|&x| x as i64).collect(),
@@ -55,6 +63,20 @@ pub(crate) fn index_add(
     let reads = StridedOffsets::new(l.shape(), l.strides(), l.offset());
     let n = numel(shape);
     let pairs = targets.zip(reads);
+    if assign {
+        fn put<T: Scalar>(v: &[T], n: usize, pairs: impl Iterator<Item = (usize, usize)>) -> CpuData {
+            let mut out = vec![T::default(); n];
+            pairs.for_each(|(o, i)| out[o] = v[i]);
+            T::wrap(out)
+        }
+        return CpuStorage::new(match src.data() {
+            CpuData::F32(v) => put(v, n, pairs),
+            CpuData::F16(v) => put(v, n, pairs),
+            CpuData::I32(v) => put(v, n, pairs),
+            CpuData::U32(v) => put(v, n, pairs),
+            CpuData::Bool(v) => put(v, n, pairs),
+        });
+    }
     let out = match src.data() {
         CpuData::F32(v) => {
             let mut out = vec![0f32; n];

@@ -286,6 +286,37 @@ impl Kernels for Arc<CudaDevice> {
         Ok(out)
     }
 
+    fn argsort(&self, src: &CudaStorage, l: &Layout, m: usize, k: usize, descending: bool) -> Result<CudaStorage> {
+        if m * k == 0 {
+            return self.alloc(0, DType::I32);
+        }
+        // The bitonic network of sort.cu over rows padded to a power of two.
+        let np = k.next_power_of_two();
+        let work = self.alloc(m * np, DType::I32)?;
+        let key = KernelKey::Sort { dtype: src.dtype() };
+        let step = |kk: usize, j: usize, threads: usize| {
+            let p = Params::words(&[m, k, np, l.offset(), descending as usize, kk, j]);
+            self.launch(key, &[src.ptr(0), work.ptr(0)], &p, grid(threads), BLOCK)
+        };
+        step(0, 0, m * np)?;
+        let mut kk = 2;
+        while kk <= np {
+            let mut j = kk / 2;
+            while j >= 1 {
+                step(kk, j, m * np / 2)?;
+                j /= 2;
+            }
+            kk *= 2;
+        }
+        if np == k {
+            return Ok(work);
+        }
+        let out = self.alloc(m * k, DType::I32)?;
+        let rows = Layout::contiguous(&[m, np]).narrow("argsort", 1, 0, k)?;
+        self.launch_map(MapOp::Cast, &work, &rows, &out, &Layout::contiguous(&[m, k]))?;
+        Ok(out)
+    }
+
     fn matmul(&self, a: &CudaStorage, b: &CudaStorage, g: &MatmulArgs) -> Result<CudaStorage> {
         let dtype = a.dtype();
         let total = g.batch * g.m * g.n;
@@ -368,9 +399,10 @@ impl Kernels for Arc<CudaDevice> {
         li: &Layout,
         dim: usize,
         shape: &[usize],
+        assign: bool,
     ) -> Result<CudaStorage> {
         let key = KernelKey::IndexAdd { dtype: src.dtype(), index: idx.dtype() };
-        self.launch_indexed(key, &params::index_add(mode, l, li, dim, shape)?, src, idx, numel(shape))
+        self.launch_indexed(key, &params::index_add(mode, l, li, dim, shape, assign)?, src, idx, numel(shape))
     }
 
     fn optim(&self, step: &OptimStep, inputs: &[(&CudaStorage, usize)], n: usize) -> Result<Vec<CudaStorage>> {

@@ -72,6 +72,7 @@ fn body(key: &KernelKey) -> &'static str {
         KernelKey::ReduceSmall { .. } => include_str!("kernels/reduce_small.cu"),
         KernelKey::Softmax { .. } => include_str!("kernels/softmax.cu"),
         KernelKey::Matmul { .. } => include_str!("kernels/matmul.cu"),
+        KernelKey::Sort { .. } => include_str!("kernels/sort.cu"),
         KernelKey::Index { .. } => include_str!("kernels/index.cu"),
         KernelKey::IndexAdd { .. } => include_str!("kernels/index_add.cu"),
         KernelKey::Optim { .. } => include_str!("kernels/optim.cu"),
@@ -158,6 +159,7 @@ fn variant(key: &KernelKey) -> String {
                 store(dtype, "v")
             )
         }
+        KernelKey::Sort { dtype } => format!("typedef {} S;\n{}", storage(dtype), crate::op::sort::cuda_key(dtype)),
         KernelKey::Index { dtype, index } => format!("typedef {} S;\ntypedef {} I;\n", storage(dtype), storage(index)),
         KernelKey::IndexAdd { dtype, index } => {
             // Integers add in unsigned so that overflow wraps like the CPU's.

@@ -1,0 +1,103 @@
+//! The sort order, one source of truth for every backend: each element maps to a `u32` key whose
+//! unsigned order is PyTorch's sort order. NaN (of either sign) sorts above `+inf`, `-0` equals
+//! `+0` (so a stable sort keeps them in input order), integers sort by value. The CPU functions,
+//! the WGSL and the CUDA C below say the same thing; keys are computed from the stored bits, so
+//! no compiler's NaN or subnormal assumptions can reorder anything.
+
+use crate::dtype::DType;
+
+/// The key of an f32 with these bits.
+pub(crate) fn f32_key(bits: u32) -> u32 {
+    let mag = bits & 0x7fff_ffff;
+    if mag > 0x7f80_0000 {
+        u32::MAX
+    } else if mag == 0 {
+        0x8000_0000
+    } else if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 0x8000_0000
+    }
+}
+
+/// The key of an f16 with these bits (16-bit keys, in the same order as f32's).
+pub(crate) fn f16_key(bits: u16) -> u32 {
+    let (bits, mag) = (bits as u32, (bits & 0x7fff) as u32);
+    if mag > 0x7c00 {
+        0xffff
+    } else if mag == 0 {
+        0x8000
+    } else if bits >> 15 == 1 {
+        !bits & 0xffff
+    } else {
+        bits | 0x8000
+    }
+}
+
+/// The key of an i32.
+pub(crate) fn i32_key(x: i32) -> u32 {
+    (x as u32) ^ 0x8000_0000
+}
+
+/// WGSL `fn key(i: u32) -> u32`: the key of element `i` of `src`, which sort.wgsl binds as
+/// `array<u32>` whatever the dtype (f16 elements are read as halves of a word, so the kernel
+/// needs no `shader-f16`).
+pub(crate) fn wgsl_key(dtype: DType) -> String {
+    let float = |bits: &str, sign: u32, inf: u32, all: u32| {
+        format!(
+            "let b = {bits}; let mag = b & {:#x}u;\n    if (mag > {inf:#x}u) {{ return {all:#x}u; }}\n    \
+             if (mag == 0u) {{ return {sign:#x}u; }}\n    \
+             if ((b & {sign:#x}u) != 0u) {{ return ~b & {all:#x}u; }}\n    return b | {sign:#x}u;",
+            sign - 1
+        )
+    };
+    let body = match dtype {
+        DType::F32 => float("src[i]", 0x8000_0000, 0x7f80_0000, 0xffff_ffff),
+        DType::F16 => float("(src[i / 2u] >> (16u * (i % 2u))) & 0xffffu", 0x8000, 0x7c00, 0xffff),
+        DType::I32 => "return src[i] ^ 0x80000000u;".into(),
+        DType::U32 | DType::Bool => "return src[i];".into(),
+    };
+    format!("fn key(i: u32) -> u32 {{\n    {body}\n}}\n")
+}
+
+/// CUDA `unsigned key(S x)`: the key of one stored element (`S` is the storage type).
+pub(crate) fn cuda_key(dtype: DType) -> &'static str {
+    match dtype {
+        DType::F32 => {
+            "__device__ __forceinline__ unsigned key(S x) { unsigned b = __float_as_uint(x), mag = b & 0x7fffffffu;
+    if (mag > 0x7f800000u) return 0xffffffffu;
+    if (mag == 0u) return 0x80000000u;
+    return (b >> 31) ? ~b : (b | 0x80000000u); }\n"
+        }
+        DType::F16 => {
+            "__device__ __forceinline__ unsigned key(S x) { unsigned b = x, mag = b & 0x7fffu;
+    if (mag > 0x7c00u) return 0xffffu;
+    if (mag == 0u) return 0x8000u;
+    return (b >> 15) ? (~b & 0xffffu) : (b | 0x8000u); }\n"
+        }
+        DType::I32 => "__device__ __forceinline__ unsigned key(S x) { return (unsigned)x ^ 0x80000000u; }\n",
+        DType::U32 | DType::Bool => "__device__ __forceinline__ unsigned key(S x) { return x; }\n",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use half::f16;
+
+    #[test]
+    fn keys_order_as_pytorch_sorts() {
+        let xs = [f32::NEG_INFINITY, -3.0, -1e-40, -0.0, 0.0, 1e-40, 2.0, f32::INFINITY, f32::NAN, -f32::NAN];
+        let keys: Vec<u32> = xs.iter().map(|x| f32_key(x.to_bits())).collect();
+        for w in keys.windows(2) {
+            assert!(w[0] <= w[1], "{keys:x?}");
+        }
+        assert_eq!(keys[3], keys[4], "-0 and +0 tie");
+        assert_eq!(keys[8], keys[9], "every NaN ties");
+        let hs: Vec<u32> = xs.iter().map(|&x| f16_key(f16::from_f32(x).to_bits())).collect();
+        for w in hs.windows(2) {
+            assert!(w[0] <= w[1], "{hs:x?}");
+        }
+        assert!(i32_key(i32::MIN) < i32_key(-1) && i32_key(-1) < i32_key(0) && i32_key(0) < i32_key(i32::MAX));
+    }
+}
