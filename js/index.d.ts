@@ -43,6 +43,11 @@ export type Keep<D extends DType> = D extends 'bool' ? 'float32' : D;
 /** sum and prod: bool counts in int32. */
 export type Summed<D extends DType> = D extends 'bool' ? 'int32' : D;
 
+/**
+ * What `sort` and `topk` return: `[values, indices]`, also named (PyTorch's named tuple;
+ * TensorFlow.js's `{ values, indices }`).
+ */
+export type Sorted<D extends DType> = [Tensor<D>, Tensor<'int32'>] & { values: Tensor<D>; indices: Tensor<'int32'> };
 export type NestedArray<T> = T | NestedArray<T>[];
 export type ValueOf<D extends DType> = D extends 'bool' ? boolean : number;
 
@@ -316,6 +321,20 @@ export declare class Tensor<D extends DType = DType> {
   indexAdd(dim: number, index: Tensor<'int32' | 'uint32'>, source: Tensor): Tensor<D>;
   /** `this` plus `src` added at the positions `index` names along `dim` (PyTorch's `scatter_add`). */
   scatterAdd(dim: number, index: Tensor<'int32' | 'uint32'>, src: Tensor): Tensor<D>;
+  /**
+   * `this` with `src` (a Tensor or a number) written at the positions `index` names along `dim`
+   * (PyTorch's `scatter`); where positions repeat, the last in index order wins.
+   */
+  scatter(dim: number, index: Tensor<'int32' | 'uint32'>, src: Tensor | number | boolean): Tensor<D>;
+  /** Positions that sort along `dim` (default -1), stably; NaN sorts above everything. */
+  argsort(dim?: number, descending?: boolean): Tensor<'int32'>;
+  /** Sorted along `dim` (default -1), stably, and the position each value came from. */
+  sort(dim?: number, descending?: boolean): Sorted<D>;
+  /**
+   * The `k` largest (`largest`, the default) or smallest entries along `dim` (default -1) and
+   * their positions, always in sorted order (`sorted` is accepted for PyTorch's signature).
+   */
+  topk(k: number, dim?: number, largest?: boolean, sorted?: boolean): Sorted<D>;
 
   /** Whether this tensor takes part in autograd (a marked leaf, or the output of a recorded op). */
   readonly requiresGrad: boolean;

@@ -14,6 +14,16 @@ export function operand(fn, v) {
   return check.fail(TypeError, fn, 'other', v, 'a Tensor or a number');
 }
 
+/**
+ * `[values, indices]` from a pair of raw tensors, also named `.values` and `.indices`: PyTorch's
+ * named tuple (`const [v, i] = x.topk(3)`), and TensorFlow.js's `{ values, indices }`.
+ */
+function pair(raws) {
+  const values = new Tensor(raws[0]);
+  const indices = new Tensor(raws[1]);
+  return Object.assign([values, indices], { values, indices });
+}
+
 /** `t` as a live raw tensor, or a clear error naming the function and argument. */
 export function rawOf(fn, arg, t) {
   if (!(t instanceof Tensor)) check.fail(TypeError, fn, arg, t, 'a Tensor');
@@ -356,6 +366,40 @@ export class Tensor {
   scatterAdd(dim, index, src) {
     const raw = this.#live('scatterAdd');
     return new Tensor(raw.scatterAdd(check.dim('scatterAdd', dim), rawOf('scatterAdd', 'index', index), rawOf('scatterAdd', 'src', src)));
+  }
+  /**
+   * `this` with `src` (a Tensor or a number) written at the positions `index` names along `dim`
+   * (PyTorch's `scatter`); where positions repeat, the last in index order wins.
+   */
+  scatter(dim, index, src) {
+    const raw = this.#live('scatter');
+    const d = check.dim('scatter', dim);
+    const idx = rawOf('scatter', 'index', index);
+    if (src instanceof Tensor) return new Tensor(raw.scatter(d, idx, rawOf('scatter', 'src', src)));
+    if (typeof src !== 'number' && typeof src !== 'boolean') check.fail(TypeError, 'scatter', 'src', src, 'a Tensor or a number');
+    return new Tensor(raw.scatterValue(d, idx, check.number('scatter', 'src', src)));
+  }
+
+  // Sorting (stable; NaN sorts above everything; indices are int32).
+  /** Positions that sort along `dim`, ascending or descending (PyTorch's `argsort(stable=True)`). */
+  argsort(dim = -1, descending = false) {
+    const raw = this.#live('argsort');
+    return new Tensor(raw.argsort(check.dim('argsort', dim), check.flag('argsort', 'descending', descending)));
+  }
+  /** `[values, indices]` (also `.values`, `.indices`): sorted along `dim` and where each value came from. */
+  sort(dim = -1, descending = false) {
+    const raw = this.#live('sort');
+    return pair(raw.sort(check.dim('sort', dim), check.flag('sort', 'descending', descending)));
+  }
+  /**
+   * `[values, indices]` (also `.values`, `.indices`) of the `k` largest (or smallest) entries
+   * along `dim`, always in sorted
+   * order (`sorted` is accepted for PyTorch's signature; sorted order satisfies both).
+   */
+  topk(k, dim = -1, largest = true, sorted = true) {
+    const raw = this.#live('topk');
+    check.flag('topk', 'sorted', sorted, true);
+    return pair(raw.topk(check.integer('topk', 'k', k, 0), check.dim('topk', dim), check.flag('topk', 'largest', largest, true)));
   }
 
   // Autograd (PyTorch's): leaves marked with requiresGrad_ collect gradients in `grad`.

@@ -252,6 +252,16 @@ def cases():
     add("gather_dim0_smaller", "gather", [inp(randn(4, 3)), idx([[3, 0], [3, 3]])], dim=0)
     add("index_add", "index_add", [inp(randn(4, 3)), idx([1, 3, 1]), inp(randn(3, 3))], dim=0)
     add("scatter_add", "scatter_add", [inp(randn(3, 4)), idx([[0, 3, 3], [1, 1, 2]]), inp(randn(2, 3))], dim=1)
+    # Norms at a zero vector for p other than 2 (the gradient is 0, not NaN), negative p, and
+    # logsumexp over an empty dim (-inf). Literal inputs, so the cases above keep their values.
+    zero_row = torch.tensor([[0.0, 0.0, 0.0], [3.0, -4.0, 0.5]])
+    add("norm_3_zero_row", "norm", [inp(zero_row)], p=3.0, dims=[1], keepdim=False)
+    add("norm_1p5_zero_row", "norm", [inp(zero_row)], p=1.5, dims=[1], keepdim=True)
+    add("norm_0p5_zero_row", "norm", [inp(zero_row)], p=0.5, dims=[1], keepdim=False)
+    add("norm_neg1", "norm", [inp(torch.tensor([[1.0, -2.0, 4.0], [0.5, 3.0, -1.0]]))], p=-1.0, dims=[1], keepdim=False)
+    add("norm_neg2_all", "norm", [inp(torch.tensor([[1.5, -2.0], [0.25, 3.0]]))], p=-2.0, dims=[], keepdim=False)
+    add("logsumexp_empty", "logsumexp", [inp(torch.zeros(2, 0), grad=False)], dims=[1], keepdim=False)
+    add("logsumexp_empty_keepdim", "logsumexp", [inp(torch.zeros(0, 3), grad=False)], dims=[0], keepdim=True)
     return c
 
 

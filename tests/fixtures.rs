@@ -379,6 +379,11 @@ fn composed_reductions_and_scans(d: Device) {
     assert_eq!(bools(&empty.all(&[0], false).unwrap()), [true, true], "all of nothing on {d}");
     assert_eq!(bools(&empty.any(&[0], false).unwrap()), [false, false], "any of nothing on {d}");
     assert!(!empty.any_all().unwrap().item_blocking::<bool>().unwrap());
+    // PyTorch refuses integers in leaky_relu (a slope would round away); the tensor stays usable.
+    let ints = Tensor::from_slice(&[-3i32, 4], &[2], d).unwrap();
+    let e = ints.leaky_relu(0.5).unwrap_err();
+    assert!(e.to_string().contains("to_dtype(f32)"), "{e}");
+    assert_eq!(i32s(&ints.relu().unwrap()), [0, 4]);
     let b = Tensor::from_slice(&[true, false, true, true], &[4], d).unwrap();
     let c = b.cumsum(0).unwrap();
     assert_eq!((c.dtype(), i32s(&c)), (DType::I32, vec![1, 1, 2, 3]), "cumsum of bool on {d}");
@@ -391,7 +396,10 @@ fn composed_reductions_and_scans(d: Device) {
     assert_eq!(f32s(&ones.cumsum(-1).unwrap()), (1..=n).map(|v| v as f32).collect::<Vec<_>>());
     assert_eq!(f32s(&x.norm(0.0, &[], false).unwrap()), [3.0], "norm(0) counts NaN as nonzero on {d}");
     assert_eq!(f32s(&x.amax(&[0], false).unwrap())[2], 2.0);
-    assert!(x.norm(-1.0, &[], false).unwrap_err().to_string().contains("p >= 0"));
+    assert!(x.norm(f64::NAN, &[], false).unwrap_err().to_string().contains("p = NaN"));
+    // Negative p, as PyTorch: (sum |x|^p)^(1/p); a zero element makes it 0.
+    assert_close(&f32s(&t(&[1.0, -2.0, 4.0], &[3], d).norm(-1.0, &[], false).unwrap()), &[4.0 / 7.0], 1e-6, "norm(-1)");
+    assert_eq!(f32s(&t(&[0.0, 3.0], &[2], d).norm(-1.0, &[], false).unwrap()), [0.0], "norm(-1) with a zero on {d}");
     let parts = t(&[1.0, 2.0, 3.0, 4.0, 5.0], &[5], d).split(2, 0).unwrap();
     assert_eq!(parts.iter().map(f32s).collect::<Vec<_>>(), [vec![1.0, 2.0], vec![3.0, 4.0], vec![5.0]]);
     let err = t(&[1.0, 2.0], &[2], d).split_sizes(&[1, 2], 0).unwrap_err().to_string();

@@ -6,6 +6,7 @@ import { gradCases } from './grad.mjs';
 import { nnCases } from './nn.mjs';
 import { nnOpsCases } from './nnops.mjs';
 import { nnSlotCases } from './nnslots.mjs';
+import { sortCases } from './sort.mjs';
 import { specialCases } from './special.mjs';
 
 /** The cases as `{ name, fn }` for `wt` (an initialised webtensor module) on `devices`. */
@@ -497,5 +498,6 @@ export function cases(wt, devices) {
   list.push(...nnOpsCases(wt, devices));
   list.push(...nnSlotCases(wt, devices));
   list.push(...specialCases(wt, devices));
+  list.push(...sortCases(wt, devices));
   return list;
 }

@@ -83,6 +83,7 @@ export async function fuzz(wt, fc, devices, { numRuns = 1000, perRun = 100, seed
   );
   const shape = fc.array(fc.integer({ min: 0, max: 4 }), { maxLength: 3 });
   const dim = fc.integer({ min: -3, max: 3 });
+  const small = fc.integer({ min: 0, max: 4 });
   const dtypeName = fc.constantFrom('float32', 'int32', 'uint32', 'bool', ...(devices.length ? ['float16'] : []));
   const device = fc.constantFrom(...devices);
   const opts = fc.record({ device, dtype: dtypeName }, { requiredKeys: [] });
@@ -106,6 +107,9 @@ export async function fuzz(wt, fc, devices, { numRuns = 1000, perRun = 100, seed
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('toDtype'), args: fc.tuple(pick(dtypeName)) }),
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('where'), args: fc.tuple(pick(fc.constant('TENSOR')), pick(fc.constant('TENSOR'))) }),
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('indexSelect', 'gather'), args: fc.tuple(pick(dim), pick(fc.constant('INDEX'))) }),
+    fc.record({ kind: fc.constant('method'), name: fc.constantFrom('sort', 'argsort'), args: fc.tuple(pick(dim), pick(fc.boolean())) }),
+    fc.record({ kind: fc.constant('method'), name: fc.constantFrom('topk'), args: fc.tuple(pick(small), pick(dim), pick(fc.boolean()), pick(fc.boolean())) }),
+    fc.record({ kind: fc.constant('method'), name: fc.constantFrom('scatter', 'scatterAdd'), args: fc.tuple(pick(dim), pick(fc.constant('INDEX')), pick(fc.oneof(fc.constant('TENSOR'), fc.double({ noNaN: true, min: -3, max: 3 })))) }),
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('newZeros', 'newOnes'), args: fc.tuple(pick(shape), pick(opts)) }),
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('newFull'), args: fc.tuple(pick(shape), pick(fc.double({ min: -3, max: 3, noNaN: true })), pick(opts)) }),
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('newTensor'), args: fc.tuple(pick(fc.array(fc.integer({ min: -3, max: 3 }), { maxLength: 4 })), pick(opts)) }),
@@ -132,7 +136,6 @@ export async function fuzz(wt, fc, devices, { numRuns = 1000, perRun = 100, seed
   // an optimizer stepped on it, a checkpoint of it saved and loaded (bytes possibly hostile).
   const reduction = fc.constantFrom('mean', 'sum', 'none', 'avg');
   const lossOpts = fc.record({ reduction, ignoreIndex: fc.integer({ min: -2, max: 3 }), labelSmoothing: fc.double({ min: -0.5, max: 1.5, noNaN: true }) }, { requiredKeys: [] });
-  const small = fc.integer({ min: 0, max: 4 });
   const size = fc.oneof(fc.integer({ min: -1, max: 4 }), fc.array(fc.integer({ min: -1, max: 4 }), { maxLength: 4 }));
   const nnCall = fc.oneof(
     fc.record({ kind: fc.constant('F'), name: fc.constantFrom('linear'), args: fc.tuple(pick(fc.constant('TENSOR')), pick(fc.constant('TENSOR'))) }),

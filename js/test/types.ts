@@ -155,6 +155,14 @@ export async function check(): Promise<void> {
   const att: wt.Tensor = F.scaledDotProductAttention(x, x, x, { isCausal: true });
   const stepped: wt.Tensor = img.slice(2, 0, 8, 2);
   void [cnn, conv, pooled, idx, resized, hot, att, stepped, F.pad(img, [1, 1], 'reflect'), F.avgPool2d(img, 2)];
+  // Sorting keeps the dtype of the values; indices are int32; both spellings of the pair.
+  const ints = wt.tensor(new Int32Array([3, 1, 2]));
+  const [sortedInts, order]: [wt.Tensor<'int32'>, wt.Tensor<'int32'>] = ints.sort(0, true);
+  const { values: best, indices: at } = x.topk(2);
+  const bestF: wt.Tensor<'float32'> = best;
+  const rank: wt.Tensor<'int32'> = x.argsort(-1);
+  const written: wt.Tensor<'float32'> = x.scatter(1, wt.tensor(new Int32Array([0]), { shape: [1, 1] }), 5);
+  void [sortedInts, order, bestF, at, rank, written];
   // @ts-expect-error padding modes are a closed set
   F.pad(img, [1, 1], 'mirror');
   // @ts-expect-error interpolation modes are a closed set

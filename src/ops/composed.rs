@@ -4,7 +4,7 @@
 //! through the composition would be wrong where an unselected `where` branch overflows: the zero
 //! gradient times inf is NaN.)
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ops::grad::{sum_to, unary_rule};
 use crate::tensor::Tensor;
 
@@ -12,6 +12,14 @@ impl Tensor {
     /// `x` where positive, `negative_slope * x` elsewhere (PyTorch's `leaky_relu`; its default
     /// slope is 0.01).
     pub fn leaky_relu(&self, negative_slope: f64) -> Result<Tensor> {
+        if !self.dtype().is_float() {
+            // PyTorch refuses integers too: a slope would silently round to 0 or 1.
+            return Err(Error::UnsupportedDType {
+                op: "leaky_relu",
+                dtype: self.dtype(),
+                reason: "leaky_relu takes floating-point input; convert with to_dtype(f32) first".into(),
+            });
+        }
         let out = {
             let _g = crate::tensor::node::pause();
             self.gt_scalar(0.0)?.where_(self, &self.mul_scalar(negative_slope)?)?

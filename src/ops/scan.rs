@@ -54,14 +54,24 @@ impl Tensor {
     /// `dims` is subtracted first (and an infinite max replaced by 0, so all -inf gives -inf).
     pub fn logsumexp(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
         let x = if self.dtype().is_float() { self.clone() } else { self.to_dtype(DType::F32)? };
+        let reduced = crate::shape::normalize_dims("logsumexp", dims, x.rank())?;
+        if reduced.iter().any(|&d| x.shape()[d] == 0) {
+            // The log of an empty sum, as PyTorch: -inf (no max exists to shift by).
+            let shape: Vec<usize> = (0..x.rank())
+                .filter_map(|i| match reduced.contains(&i) {
+                    true => keepdim.then_some(1),
+                    false => Some(x.shape()[i]),
+                })
+                .collect();
+            return Tensor::full(&shape, f64::NEG_INFINITY, x.dtype(), x.device());
+        }
         let m = x.detach().max(dims, true)?;
         let m = m.isinf()?.where_(&m.zeros_like()?, &m)?;
         let s = x.sub(&m)?.exp()?.sum(dims, true)?.log()?.add(&m)?;
         if keepdim {
             return Ok(s);
         }
-        let kept = crate::shape::normalize_dims("logsumexp", dims, x.rank())?;
-        let shape: Vec<isize> = (0..x.rank()).filter(|i| !kept.contains(i)).map(|i| x.shape()[i] as isize).collect();
+        let shape: Vec<isize> = (0..x.rank()).filter(|i| !reduced.contains(i)).map(|i| x.shape()[i] as isize).collect();
         s.reshape(&shape)
     }
 
@@ -99,8 +109,8 @@ impl Tensor {
 
     /// The vector `p`-norm over `dims` (every element when `dims` is empty), PyTorch's
     /// `linalg.vector_norm`: `p` = 2 (the default there), 1, inf, -inf, 0 (the count of
-    /// nonzeros) or any other positive `p`, `(sum |x|^p)^(1/p)`. The 2-norm's gradient is 0 at
-    /// a zero vector, as PyTorch's.
+    /// nonzeros) or any other `p`, negative ones included, `(sum |x|^p)^(1/p)`. Gradients are
+    /// PyTorch's, 0 at a zero vector for every p.
     pub fn norm(&self, p: f64, dims: &[isize], keepdim: bool) -> Result<Tensor> {
         // f16 accumulates in f32 (its squares overflow past 256), as PyTorch's.
         if self.dtype() == DType::F16 {
@@ -109,31 +119,10 @@ impl Tensor {
         let x = if self.dtype().is_float() { self.clone() } else { self.to_dtype(DType::F32)? };
         let all: Vec<isize> = (0..x.rank() as isize).collect();
         let dims = if dims.is_empty() { &all[..] } else { dims };
-        if p.is_nan() || p < 0.0 && p != f64::NEG_INFINITY {
-            return Err(Error::invalid("norm", format!("p = {p}; use a p >= 0, inf or -inf")));
+        if p.is_nan() {
+            return Err(Error::invalid("norm", "p = NaN; use a number, inf or -inf"));
         }
         let a = x.abs()?;
-        if p == 2.0 {
-            let out = {
-                let _g = crate::tensor::node::pause();
-                x.square()?.sum(dims, keepdim)?.sqrt()?
-            };
-            let (xs, o, dims_v) = (x.clone(), out.clone(), dims.to_vec());
-            let rank = x.rank();
-            return Ok(Tensor::composite(out, "norm", &[&x], |_| {
-                unary_rule(move |g| {
-                    // g * x / norm, 0 where the norm is 0.
-                    let (g, n) = if keepdim {
-                        (g.clone(), o.clone())
-                    } else {
-                        (unsqueeze_all(g, &dims_v, rank)?, unsqueeze_all(&o, &dims_v, rank)?)
-                    };
-                    let safe = n.eq_scalar(0.0)?.where_(&n.ones_like()?, &n)?;
-                    let d = xs.div(&safe)?;
-                    n.eq_scalar(0.0)?.where_(&d.zeros_like()?, &d)?.mul(&g)
-                })
-            }));
-        }
         if p == 1.0 {
             return a.sum(dims, keepdim);
         }
@@ -147,8 +136,42 @@ impl Tensor {
             let _g = crate::tensor::node::pause();
             return a.ne_scalar(0.0)?.to_dtype(x.dtype())?.sum(dims, keepdim);
         }
-        a.pow_scalar(p)?.sum(dims, keepdim)?.pow_scalar(1.0 / p)
+        let out = {
+            let _g = crate::tensor::node::pause();
+            if p == 2.0 {
+                x.square()?.sum(dims, keepdim)?.sqrt()?
+            } else {
+                a.pow_scalar(p)?.sum(dims, keepdim)?.pow_scalar(1.0 / p)?
+            }
+        };
+        let (xs, o, dims_v, rank) = (x.clone(), out.clone(), dims.to_vec(), x.rank());
+        Ok(Tensor::composite(out, "norm", &[&x], |_| {
+            unary_rule(move |g| {
+                let (g, n) = if keepdim {
+                    (g.clone(), o.clone())
+                } else {
+                    (unsqueeze_all(g, &dims_v, rank)?, unsqueeze_all(&o, &dims_v, rank)?)
+                };
+                norm_grad(&xs, &n, &g, p)
+            })
+        }))
     }
+}
+
+/// The gradient of the p-norm `n` of `x` for an incoming `g`, PyTorch's
+/// `linalg_vector_norm_backward`: `g * sgn(x) |x|^(p-1) / n^(p-1)`, with 0 where the norm is 0
+/// (and, for p < 1, where x is 0), so a zero vector has a zero gradient rather than NaN.
+fn norm_grad(x: &Tensor, n: &Tensor, g: &Tensor, p: f64) -> Result<Tensor> {
+    let zero_where = |mask: &Tensor, t: &Tensor| mask.where_(&t.zeros_like()?, t);
+    if p < 1.0 {
+        let scaled = x.sign()?.mul(&x.abs()?.pow_scalar(p - 1.0)?)?;
+        let scaled = zero_where(&x.eq_scalar(0.0)?, &scaled)?;
+        return scaled.mul(g)?.mul(&n.pow_scalar(1.0 - p)?);
+    }
+    let scaled =
+        if p < 2.0 { x.sign()?.mul(&x.abs()?.pow_scalar(p - 1.0)?)? } else { x.mul(&x.abs()?.pow_scalar(p - 2.0)?)? };
+    let scale = zero_where(&n.eq_scalar(0.0)?, &g.div(&n.pow_scalar(p - 1.0)?)?)?;
+    scaled.mul(&scale)
 }
 
 /// `t` with the reduced `dims` put back as size-1 dims (undoing `keepdim = false`).

@@ -13,6 +13,7 @@ mod nn;
 mod nn_ops;
 mod optim;
 mod safetensors;
+mod sort;
 mod tensor;
 
 use js_sys::{Array, Object, Promise, Reflect};

@@ -16,7 +16,7 @@ use crate::{BinaryOp, DType, Device, Error, ReduceOp, Tensor, UnaryOp};
 /// class spells them in camelCase; `where_` is `where`). With the families' `ALL` tables this is
 /// the op table `opTable()` exports, which the JS suite checks `js/core.js` and `js/index.d.ts`
 /// against: an op added here without a JS method and a type fails that test.
-pub(crate) const OTHER_METHODS: [&str; 58] = [
+pub(crate) const OTHER_METHODS: [&str; 62] = [
     "where_",
     "isnan",
     "isinf",
@@ -71,6 +71,10 @@ pub(crate) const OTHER_METHODS: [&str; 58] = [
     "stack",
     "index_add",
     "scatter_add",
+    "scatter",
+    "sort",
+    "argsort",
+    "topk",
     "requires_grad_",
     "backward",
     "backward_async",

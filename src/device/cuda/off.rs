@@ -110,6 +110,9 @@ impl Kernels for Arc<CudaDevice> {
     fn softmax(&self, _: &CudaStorage, _: &Layout, _: usize, _: usize, _: bool) -> LibResult<CudaStorage> {
         match **self {}
     }
+    fn argsort(&self, _: &CudaStorage, _: &Layout, _: usize, _: usize, _: bool) -> LibResult<CudaStorage> {
+        match **self {}
+    }
     fn matmul(&self, _: &CudaStorage, _: &CudaStorage, _: &MatmulArgs) -> LibResult<CudaStorage> {
         match **self {}
     }
@@ -134,6 +137,7 @@ impl Kernels for Arc<CudaDevice> {
         _: &Layout,
         _: usize,
         _: &[usize],
+        _: bool,
     ) -> LibResult<CudaStorage> {
         match **self {}
     }
