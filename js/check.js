@@ -7,12 +7,12 @@
 /** The largest integer a JS number holds exactly. */
 export const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
-export const DTYPES = ['float32', 'float16', 'int32', 'uint32', 'bool'];
+export const DTYPES = ['float32', 'float16', 'int32', 'uint32', 'bool', 'uint8', 'int8'];
 // Null-prototype tables looked up with Object.hasOwn: a plain object would answer '__proto__',
 // 'constructor' or 'toString' with something that is not a dtype.
 const table = (o) => Object.freeze(Object.assign(Object.create(null), o));
-const SHORT = table({ float32: 'f32', float16: 'f16', int32: 'i32', uint32: 'u32', bool: 'bool' });
-export const LONG = table({ f32: 'float32', f16: 'float16', i32: 'int32', u32: 'uint32', bool: 'bool' });
+const SHORT = table({ float32: 'f32', float16: 'f16', int32: 'i32', uint32: 'u32', bool: 'bool', uint8: 'u8', int8: 'i8' });
+export const LONG = table({ f32: 'float32', f16: 'float16', i32: 'int32', u32: 'uint32', bool: 'bool', u8: 'uint8', i8: 'int8' });
 /** Whether `v` names a dtype (long or short form). */
 export const isDtype = (v) => typeof v === 'string' && (Object.hasOwn(SHORT, v) || Object.hasOwn(LONG, v));
 
@@ -163,5 +163,7 @@ export function notPromise(fn, result) {
 export function fitsDtype(fn, arg, v, dt) {
   if (dt === 'i32' && !(v >= -(2 ** 31) && v < 2 ** 31)) fail(RangeError, fn, arg, v, 'a finite value in the int32 range [-2147483648, 2147483647]');
   if (dt === 'u32' && !(v >= 0 && v < 2 ** 32)) fail(RangeError, fn, arg, v, 'a finite value in the uint32 range [0, 4294967295]');
+  if (dt === 'u8' && !(v >= 0 && v < 256)) fail(RangeError, fn, arg, v, 'a finite value in the uint8 range [0, 255]');
+  if (dt === 'i8' && !(v >= -128 && v < 128)) fail(RangeError, fn, arg, v, 'a finite value in the int8 range [-128, 127]');
   return v;
 }

@@ -40,7 +40,8 @@ function nested(fn, values) {
 /**
  * A tensor from a number or boolean (0-d), nested arrays, or a typed array (`shape` gives it
  * more than one dim). The dtype is inferred when not given: bool for booleans, int32/uint32 for
- * Int32Array/Uint32Array, float32 otherwise. 64-bit integers (BigInt64Array, BigUint64Array,
+ * Int32Array/Uint32Array, uint8 for Uint8Array and Uint8ClampedArray (image bytes), int8 for
+ * Int8Array, float32 otherwise. 64-bit integers (BigInt64Array, BigUint64Array,
  * bigints) become int32/uint32, each value range-checked.
  */
 export function tensor(values, opts) {
@@ -67,6 +68,8 @@ export function tensor(values, opts) {
     flat = values;
     if (values instanceof Int32Array || values instanceof BigInt64Array) inferred = 'i32';
     if (values instanceof Uint32Array || values instanceof BigUint64Array) inferred = 'u32';
+    if (values instanceof Uint8Array || values instanceof Uint8ClampedArray) inferred = 'u8';
+    if (values instanceof Int8Array) inferred = 'i8';
   } else {
     check.fail(TypeError, fn, 'values', values, 'a number, a boolean, (nested) arrays of them, or a typed array');
   }
@@ -96,6 +99,10 @@ function fromBigInts(fn, values, flat, dims, dtype, device) {
   }
   if (dtype === 'i32') return new Tensor(w.RawTensor.fromI32(Int32Array.from(nums), dims, device));
   if (dtype === 'u32') return new Tensor(w.RawTensor.fromU32(Uint32Array.from(nums), dims, device));
+  if (dtype === 'u8' || dtype === 'i8') {
+    nums.forEach((x, i) => check.fitsDtype(fn, `values[${i}]`, x, dtype));
+    return new Tensor(dtype === 'u8' ? w.RawTensor.fromU8(Uint8Array.from(nums), dims, device) : w.RawTensor.fromI8(Int8Array.from(nums), dims, device));
+  }
   if (dtype === 'bool') return new Tensor(w.RawTensor.fromBool(Uint8Array.from(nums, (x) => (x ? 1 : 0)), dims, device));
   return new Tensor(w.RawTensor.fromF32(Float32Array.from(nums), dims, dtype, device));
 }
@@ -107,13 +114,16 @@ function make(fn, values, flat, dims, dtype, device) {
   }
   if (dtype === 'i32' && values instanceof Int32Array) return new Tensor(w.RawTensor.fromI32(values, dims, device));
   if (dtype === 'u32' && values instanceof Uint32Array) return new Tensor(w.RawTensor.fromU32(values, dims, device));
-  if (dtype === 'i32' || dtype === 'u32') {
-    const out = dtype === 'i32' ? new Int32Array(flat.length) : new Uint32Array(flat.length);
+  if (dtype === 'u8' && (values instanceof Uint8Array || values instanceof Uint8ClampedArray)) return new Tensor(w.RawTensor.fromU8(values, dims, device));
+  if (dtype === 'i8' && values instanceof Int8Array) return new Tensor(w.RawTensor.fromI8(values, dims, device));
+  const ints = { i32: [Int32Array, 'fromI32'], u32: [Uint32Array, 'fromU32'], u8: [Uint8Array, 'fromU8'], i8: [Int8Array, 'fromI8'] }[dtype];
+  if (ints) {
+    const out = new ints[0](flat.length);
     for (let i = 0; i < flat.length; i++) {
       const x = typeof flat[i] === 'boolean' ? +flat[i] : flat[i];
       out[i] = check.fitsDtype(fn, `values[${i}]`, Math.trunc(x), dtype);
     }
-    return new Tensor(dtype === 'i32' ? w.RawTensor.fromI32(out, dims, device) : w.RawTensor.fromU32(out, dims, device));
+    return new Tensor(w.RawTensor[ints[1]](out, dims, device));
   }
   if (dtype === 'bool') return new Tensor(w.RawTensor.fromBool(Uint8Array.from(flat, (x) => (x ? 1 : 0)), dims, device));
   const data = flat instanceof Float32Array ? flat : Float32Array.from(flat, Number);
@@ -127,7 +137,7 @@ export function full(shape, value, opts) {
   const s = check.shape(fn, shape);
   const dtype = check.dtype(fn, o.dtype);
   const v = check.number(fn, 'value', value);
-  if (dtype === 'i32' || dtype === 'u32') check.fitsDtype(fn, 'value', v, dtype);
+  if (['i32', 'u32', 'u8', 'i8'].includes(dtype)) check.fitsDtype(fn, 'value', v, dtype);
   return marked(fn, new Tensor(core().RawTensor.full(Float64Array.from(s), v, dtype, check.optDevice(fn, o.device))), o);
 }
 export function zeros(shape, opts) { return full(shape, 0, opts); }

@@ -2,9 +2,9 @@
 // no DOM lib: a plain `--lib es2022,esnext.disposable` (Node) compiles them, also under `strict`
 // and `exactOptionalPropertyTypes`.
 
-export type DType = 'float32' | 'float16' | 'int32' | 'uint32' | 'bool';
+export type DType = 'float32' | 'float16' | 'int32' | 'uint32' | 'bool' | 'uint8' | 'int8';
 /** The short dtype names the functions also accept. */
-export type DTypeShort = 'f32' | 'f16' | 'i32' | 'u32';
+export type DTypeShort = 'f32' | 'f16' | 'i32' | 'u32' | 'u8' | 'i8';
 /**
  * A device string: `cpu`, `webgpu`, `webgpu:N`, `meta`, natively `cuda:N`, ..., and
  * TensorFlow's `/CPU:0`, `/GPU:N`, `/device:GPU:N`, `gpu:N` (GPU N: the N-th accelerator).
@@ -22,26 +22,33 @@ export interface DataByDType {
   int32: Int32Array;
   uint32: Uint32Array;
   bool: Uint8Array;
+  uint8: Uint8Array;
+  int8: Int8Array;
 }
 
-/** The dtype two operands compute in: float beats int, float32 beats float16, anything beats bool. */
+/**
+ * The dtype two operands compute in: float beats int, float32 beats float16, a wider integer
+ * beats uint8/int8 (uint8 with int8, or uint32 with int8, is int32), anything beats bool.
+ */
 export type Promote<A extends DType, B extends DType> =
   DType extends A ? DType : DType extends B ? DType :
   [A] extends [B] ? A :
   'float32' extends A | B ? 'float32' :
   'float16' extends A | B ? 'float16' :
   'int32' extends A | B ? 'int32' :
-  'uint32' extends A | B ? 'uint32' : 'bool';
+  'int8' extends A | B ? ('uint32' extends A | B ? 'int32' : 'uint8' extends A | B ? 'int32' : 'int8') :
+  'uint32' extends A | B ? 'uint32' :
+  'uint8' extends A | B ? 'uint8' : 'bool';
 /** add, sub, mul, maximum, minimum: bool operands count in int32. */
 export type Arith<P extends DType> = P extends 'bool' ? 'int32' : P;
 /** div, pow and the float-only unary ops: integers and bools compute in float32. */
 export type Floating<P extends DType> = P extends 'float16' ? 'float16' : 'float32';
 /** A number operand: a float tensor keeps its dtype; an integer one may become float32 (a fractional number). */
-export type WithScalar<D extends DType> = D extends 'float32' | 'float16' ? D : D extends 'uint32' ? 'uint32' | 'int32' | 'float32' : 'int32' | 'float32';
+export type WithScalar<D extends DType> = D extends 'float32' | 'float16' ? D : D extends 'uint32' | 'uint8' | 'int8' ? D | 'int32' | 'float32' : 'int32' | 'float32';
 /** Unary ops with integer forms (neg, abs, square, relu, floor, ceil, round, sign): bool computes in float32. */
 export type Keep<D extends DType> = D extends 'bool' ? 'float32' : D;
-/** sum and prod: bool counts in int32. */
-export type Summed<D extends DType> = D extends 'bool' ? 'int32' : D;
+/** sum and prod: bool, uint8 and int8 count in int32. */
+export type Summed<D extends DType> = D extends 'bool' | 'uint8' | 'int8' ? 'int32' : D;
 
 /**
  * What `sort` and `topk` return: `[values, indices]`, also named (PyTorch's named tuple;
@@ -430,11 +437,14 @@ export function deviceCount(kind: DeviceKind): number;
 /**
  * A tensor from a number or boolean (0-d), nested arrays, or a typed array. Without `dtype`:
  * bool for booleans, int32/uint32 for Int32Array/Uint32Array (and BigInt64Array/BigUint64Array
- * or bigints, range-checked), float32 otherwise.
+ * or bigints, range-checked), uint8 for Uint8Array/Uint8ClampedArray (image bytes), int8 for
+ * Int8Array, float32 otherwise.
  */
 export function tensor(values: boolean | NestedArray<boolean>[], options?: TensorOptions<'bool'>): Tensor<'bool'>;
 export function tensor(values: Int32Array, options?: TensorOptions<'int32'>): Tensor<'int32'>;
 export function tensor(values: Uint32Array, options?: TensorOptions<'uint32'>): Tensor<'uint32'>;
+export function tensor(values: Uint8Array | Uint8ClampedArray, options?: TensorOptions<'uint8'>): Tensor<'uint8'>;
+export function tensor(values: Int8Array, options?: TensorOptions<'int8'>): Tensor<'int8'>;
 /** 64-bit integers (PyTorch's and ONNX's int64 indices): int32, each value range-checked (the error names the first outside). */
 export function tensor(values: BigInt64Array | bigint | NestedArray<bigint>[], options?: TensorOptions<'int32'>): Tensor<'int32'>;
 export function tensor(values: BigUint64Array, options?: TensorOptions<'uint32'>): Tensor<'uint32'>;

@@ -254,7 +254,7 @@ export declare namespace functional {
 
 /** The bytes of a `.safetensors` file holding `dict` (PyTorch's `safetensors.torch.save_file` bytes for it). */
 export declare function saveSafetensors(dict: StateDict, options?: { metadata?: Record<string, string> }): Promise<Uint8Array>;
-/** The tensors of a `.safetensors` file (bf16/f64 become float32, int64 and narrower integers int32, range-checked). */
+/** The tensors of a `.safetensors` file (bf16/f64 become float32, int64/uint64/int16/uint16 int32, range-checked; uint8 and int8 stay). */
 export declare function loadSafetensors(bytes: Uint8Array | ArrayBuffer | ArrayBufferView, options?: { device?: DeviceLike }): Record<string, Tensor>;
 /** The `__metadata__` strings of a `.safetensors` file. */
 export declare function safetensorsMetadata(bytes: Uint8Array | ArrayBuffer | ArrayBufferView): Record<string, string>;

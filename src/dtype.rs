@@ -21,22 +21,27 @@ pub enum DType {
     U32,
     /// Boolean (one byte on the CPU, a 32-bit word on GPUs, where WGSL has no 8-bit type).
     Bool,
+    /// 8-bit unsigned integer (images, quantised weights): one byte on the CPU, a 32-bit word on
+    /// GPUs. Stored, moved, indexed and cast natively; arithmetic computes in i32 and wraps back.
+    U8,
+    /// 8-bit signed integer, stored and computed as `U8` is.
+    I8,
 }
 
 impl DType {
     /// Every dtype, in declaration order.
-    pub const ALL: [DType; 5] = [DType::F32, DType::F16, DType::I32, DType::U32, DType::Bool];
+    pub const ALL: [DType; 7] = [DType::F32, DType::F16, DType::I32, DType::U32, DType::Bool, DType::U8, DType::I8];
 
     /// Bytes per element in CPU memory and in transfers.
     pub fn size_in_bytes(self) -> usize {
         match self {
             DType::F32 | DType::I32 | DType::U32 => 4,
             DType::F16 => 2,
-            DType::Bool => 1,
+            DType::Bool | DType::U8 | DType::I8 => 1,
         }
     }
 
-    /// Bytes per element in a GPU buffer (bool is widened to a u32 word).
+    /// Bytes per element in a GPU buffer (bool, u8 and i8 are widened to a 32-bit word).
     pub fn gpu_size_in_bytes(self) -> usize {
         match self {
             DType::F16 => 2,
@@ -51,7 +56,13 @@ impl DType {
 
     /// Whether this is an integer dtype (bool excluded).
     pub fn is_int(self) -> bool {
-        matches!(self, DType::I32 | DType::U32)
+        matches!(self, DType::I32 | DType::U32 | DType::U8 | DType::I8)
+    }
+
+    /// Whether this is an 8-bit integer: kernels store, move and cast it, and compute on its
+    /// i32 widening (see `storage.rs`).
+    pub fn is_narrow(self) -> bool {
+        matches!(self, DType::U8 | DType::I8)
     }
 
     /// The canonical name, as accepted by `FromStr` and printed by `Display`.
@@ -62,20 +73,26 @@ impl DType {
             DType::I32 => "i32",
             DType::U32 => "u32",
             DType::Bool => "bool",
+            DType::U8 => "u8",
+            DType::I8 => "i8",
         }
     }
 
     /// The dtype of `a op b` under PyTorch-like promotion: equal dtypes stay; floats win over
     /// integers and bool; f32 wins over f16; i32 wins over u32 (there is no 64-bit type to widen
-    /// to); anything wins over bool.
+    /// to); a wider integer wins over u8 and i8, and u8 with i8 is i32 (PyTorch's int16, which
+    /// there is none of); anything wins over bool.
     pub fn promote(a: DType, b: DType) -> DType {
         use DType::*;
         match (a, b) {
             _ if a == b => a,
             (F32, _) | (_, F32) => F32,
             (F16, _) | (_, F16) => F16,
-            (I32, _) | (_, I32) => I32,
+            (I32, _) | (_, I32) | (U8, I8) | (I8, U8) => I32,
+            (U32, I8) | (I8, U32) => I32,
             (U32, _) | (_, U32) => U32,
+            (U8, _) | (_, U8) => U8,
+            (I8, _) | (_, I8) => I8,
             _ => Bool,
         }
     }
@@ -96,7 +113,12 @@ impl FromStr for DType {
             "i32" | "int32" | "int" => Ok(DType::I32),
             "u32" | "uint32" => Ok(DType::U32),
             "bool" => Ok(DType::Bool),
-            _ => Err(Error::invalid("dtype", format!("unknown dtype '{s}'; expected one of f32, f16, i32, u32, bool"))),
+            "u8" | "uint8" => Ok(DType::U8),
+            "i8" | "int8" => Ok(DType::I8),
+            _ => Err(Error::invalid(
+                "dtype",
+                format!("unknown dtype '{s}'; expected one of f32, f16, i32, u32, bool, u8, i8"),
+            )),
         }
     }
 }
@@ -110,6 +132,8 @@ pub(crate) enum CpuData {
     U32(Vec<u32>),
     /// 0 or 1 per element.
     Bool(Vec<u8>),
+    U8(Vec<u8>),
+    I8(Vec<i8>),
 }
 
 impl CpuData {
@@ -120,6 +144,8 @@ impl CpuData {
             CpuData::I32(_) => DType::I32,
             CpuData::U32(_) => DType::U32,
             CpuData::Bool(_) => DType::Bool,
+            CpuData::U8(_) => DType::U8,
+            CpuData::I8(_) => DType::I8,
         }
     }
 
@@ -129,7 +155,8 @@ impl CpuData {
             CpuData::F16(v) => v.len(),
             CpuData::I32(v) => v.len(),
             CpuData::U32(v) => v.len(),
-            CpuData::Bool(v) => v.len(),
+            CpuData::Bool(v) | CpuData::U8(v) => v.len(),
+            CpuData::I8(v) => v.len(),
         }
     }
 
@@ -141,17 +168,21 @@ impl CpuData {
             DType::I32 => CpuData::I32(values.map(|v| v as i32).collect()),
             DType::U32 => CpuData::U32(values.map(|v| v as u32).collect()),
             DType::Bool => CpuData::Bool(values.map(|v| (v != 0.0) as u8).collect()),
+            // The cast rule: to i32 (truncating, saturating), then the low 8 bits.
+            DType::U8 => CpuData::U8(values.map(|v| v as i32 as u8).collect()),
+            DType::I8 => CpuData::I8(values.map(|v| v as i32 as i8).collect()),
         }
     }
 
-    /// Bytes as a GPU buffer holds them (bool widened to u32).
+    /// Bytes as a GPU buffer holds them (bool and u8 widened to u32, i8 to i32).
     pub(crate) fn to_gpu_bytes(&self) -> Vec<u8> {
         match self {
             CpuData::F32(v) => bytemuck::cast_slice(v).to_vec(),
             CpuData::F16(v) => bytemuck::cast_slice(v).to_vec(),
             CpuData::I32(v) => bytemuck::cast_slice(v).to_vec(),
             CpuData::U32(v) => bytemuck::cast_slice(v).to_vec(),
-            CpuData::Bool(v) => v.iter().flat_map(|&b| (b as u32).to_le_bytes()).collect(),
+            CpuData::Bool(v) | CpuData::U8(v) => v.iter().flat_map(|&b| (b as u32).to_le_bytes()).collect(),
+            CpuData::I8(v) => v.iter().flat_map(|&b| (b as i32).to_le_bytes()).collect(),
         }
     }
 
@@ -165,6 +196,9 @@ impl CpuData {
             DType::I32 => CpuData::I32(bytemuck::pod_collect_to_vec(bytes)),
             DType::U32 => CpuData::U32(bytemuck::pod_collect_to_vec(bytes)),
             DType::Bool => CpuData::Bool(bytes.chunks_exact(4).map(|c| (c != [0, 0, 0, 0]) as u8).collect()),
+            // The low byte of each little-endian word (GPU kernels keep u8/i8 words in range).
+            DType::U8 => CpuData::U8(bytes.chunks_exact(4).map(|c| c[0]).collect()),
+            DType::I8 => CpuData::I8(bytes.chunks_exact(4).map(|c| c[0] as i8).collect()),
         }
     }
 }
@@ -173,7 +207,8 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// A Rust type that can be stored in a tensor: `f32`, `half::f16`, `i32`, `u32` or `bool`.
+/// A Rust type that can be stored in a tensor: `f32`, `half::f16`, `i32`, `u32`, `bool`, `u8`
+/// or `i8`.
 pub trait Element: Copy + Send + Sync + 'static + sealed::Sealed {
     /// The dtype this Rust type stores as.
     const DTYPE: DType;
@@ -208,6 +243,8 @@ element!(f32, F32);
 element!(f16, F16);
 element!(i32, I32);
 element!(u32, U32);
+element!(u8, U8);
+element!(i8, I8);
 
 impl sealed::Sealed for bool {}
 impl Element for bool {

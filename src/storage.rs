@@ -61,6 +61,22 @@ fn meta(shape: &[usize], dtype: DType) -> Result<Storage> {
     Ok(Storage::Meta(MetaStorage::new(bytes as u64)?))
 }
 
+/// u8 and i8 are stored, moved, filled and cast by every backend, but computed on their i32
+/// widening: the other kernel families never see them. Each family below widens its 8-bit
+/// operands here (one place for every backend), runs the i32 kernel, and narrows the result back
+/// where the op keeps the dtype (keeping the low 8 bits, so arithmetic wraps as PyTorch's).
+impl Storage {
+    /// The elements of `l`, widened to i32, with their (contiguous) layout.
+    fn widen(&self, l: &Layout) -> Result<(Storage, Layout)> {
+        Ok((self.map(l, MapOp::Cast, DType::I32)?, Layout::contiguous(l.shape())))
+    }
+
+    /// This contiguous i32 result of `shape`, narrowed back to `dtype`.
+    fn narrow(&self, shape: &[usize], dtype: DType) -> Result<Storage> {
+        self.map(&Layout::contiguous(shape), MapOp::Cast, dtype)
+    }
+}
+
 impl Storage {
     /// Host data placed on `device`.
     pub(crate) fn from_cpu(data: CpuData, device: Device) -> Result<Storage> {
@@ -92,6 +108,10 @@ impl Storage {
     }
 
     pub(crate) fn map(&self, l: &Layout, op: MapOp, dst: DType) -> Result<Storage> {
+        if let (MapOp::Unary(_), true) = (op, dst.is_narrow()) {
+            let (w, lw) = self.widen(l)?;
+            return w.map(&lw, op, DType::I32)?.narrow(l.shape(), dst);
+        }
         Ok(match self {
             Storage::Cpu(s) => Storage::Cpu(CpuBackend.map(s, l, op, dst)?),
             Storage::Wgpu(s) => {
@@ -121,6 +141,11 @@ impl Storage {
         shape: &[usize],
         dtype: DType,
     ) -> Result<Storage> {
+        if dtype.is_narrow() {
+            let ((a, la), (b, lb)) = (self.widen(la)?, b.widen(lb)?);
+            let out = a.binary(op, &la, &b, &lb, shape, DType::I32)?;
+            return if op.is_comparison() { Ok(out) } else { out.narrow(shape, dtype) };
+        }
         Ok(match (self, b) {
             (Storage::Cpu(a), Storage::Cpu(b)) => Storage::Cpu(CpuBackend.binary(op, a, la, b, lb, shape)?),
             (Storage::Wgpu(a), Storage::Wgpu(b)) => {
@@ -152,6 +177,10 @@ impl Storage {
         shape: &[usize],
         dtype: DType,
     ) -> Result<Storage> {
+        if dtype.is_narrow() {
+            let ((a, la), (b, lb)) = (a.widen(la)?, b.widen(lb)?);
+            return self.where_(lc, &a, &la, &b, &lb, shape, DType::I32)?.narrow(shape, dtype);
+        }
         Ok(match (self, a, b) {
             (Storage::Cpu(c), Storage::Cpu(a), Storage::Cpu(b)) => {
                 Storage::Cpu(CpuBackend.where_(c, lc, a, la, b, lb, shape)?)
@@ -174,7 +203,21 @@ impl Storage {
         })
     }
 
-    pub(crate) fn reduce(&self, op: ReduceOp, l: &Layout, m: usize, k: usize, out: DType) -> Result<Storage> {
+    pub(crate) fn reduce(
+        &self,
+        op: ReduceOp,
+        l: &Layout,
+        m: usize,
+        k: usize,
+        src: DType,
+        out: DType,
+    ) -> Result<Storage> {
+        if src.is_narrow() {
+            let (w, lw) = self.widen(l)?;
+            let wide = if out.is_narrow() { DType::I32 } else { out };
+            let r = w.reduce(op, &lw, m, k, DType::I32, wide)?;
+            return if out.is_narrow() { r.narrow(&[m], out) } else { Ok(r) };
+        }
         Ok(match self {
             Storage::Cpu(s) => Storage::Cpu(CpuBackend.reduce(op, s, l, m, k)?),
             Storage::Wgpu(s) => {
@@ -207,7 +250,11 @@ impl Storage {
         })
     }
 
-    pub(crate) fn argsort(&self, l: &Layout, m: usize, k: usize, descending: bool) -> Result<Storage> {
+    pub(crate) fn argsort(&self, l: &Layout, m: usize, k: usize, descending: bool, src: DType) -> Result<Storage> {
+        if src.is_narrow() {
+            let (w, lw) = self.widen(l)?;
+            return w.argsort(&lw, m, k, descending, DType::I32);
+        }
         Ok(match self {
             Storage::Cpu(s) => Storage::Cpu(CpuBackend.argsort(s, l, m, k, descending)?),
             Storage::Wgpu(s) => {
@@ -253,6 +300,10 @@ impl Storage {
         shape: &[usize],
         dtype: DType,
     ) -> Result<Storage> {
+        if dtype.is_narrow() {
+            let (w, lw) = self.widen(l)?;
+            return w.index(mode, &lw, idx, li, dim, shape, DType::I32)?.narrow(shape, dtype);
+        }
         Ok(match (self, idx) {
             (Storage::Cpu(s), Storage::Cpu(i)) => Storage::Cpu(CpuBackend.index(mode, s, l, i, li, dim, shape)?),
             (Storage::Wgpu(s), Storage::Wgpu(i)) => {
@@ -286,6 +337,10 @@ impl Storage {
         dtype: DType,
         assign: bool,
     ) -> Result<Storage> {
+        if dtype.is_narrow() {
+            let (w, lw) = self.widen(l)?;
+            return w.index_add(mode, &lw, idx, li, dim, shape, DType::I32, assign)?.narrow(shape, dtype);
+        }
         let name = match (mode, assign) {
             (_, true) => "scatter",
             (IndexMode::Select, _) => "index_add",
@@ -355,6 +410,12 @@ impl Storage {
         dtype: DType,
         device: Device,
     ) -> Result<Storage> {
+        if dtype.is_narrow() {
+            let wide =
+                parts.iter().map(|(s, l)| s.widen(l).map(|(w, lw)| (Arc::new(w), lw))).collect::<Result<Vec<_>>>()?;
+            let refs: Vec<(&Arc<Storage>, &Layout)> = wide.iter().map(|(s, l)| (s, l)).collect();
+            return Storage::cat(&refs, dim, shape, DType::I32, device)?.narrow(shape, dtype);
+        }
         macro_rules! collect {
             ($variant:ident) => {
                 parts

@@ -58,6 +58,8 @@ fn save_gives_pytorchs_bytes(d: Device) {
         ("i".to_string(), x.to_dtype(DType::I32).unwrap().neg().unwrap()),
         ("u".to_string(), x.to_dtype(DType::U32).unwrap()),
         ("b".to_string(), x.gt_scalar(2.0).unwrap()),
+        ("u8".to_string(), x.mul_scalar(60.0).unwrap().to_dtype(DType::U8).unwrap()),
+        ("i8".to_string(), x.mul_scalar(-30.0).unwrap().to_dtype(DType::I8).unwrap()),
     ];
     let back = nn::load_safetensors(&nn::save_safetensors_blocking(&round, &[]).unwrap(), Some(d)).unwrap();
     for (name, t) in &round {
@@ -78,8 +80,9 @@ fn dtypes_convert_on_load(d: Device) {
     assert_eq!(f32s(&h.to_dtype(DType::F32).unwrap()), vec![0.5, -1.0, 65504.0, 0.0]);
     assert_eq!(i32s(&get("i64")), vec![-5, i32::MAX, i32::MIN]);
     assert_eq!(i32s(&get("i16")), vec![-32768, 7]);
-    assert_eq!(i32s(&get("i8")), vec![-128, 127]);
-    assert_eq!(i32s(&get("u8")), vec![0, 255]);
+    // 8-bit integers load as themselves (PyTorch's uint8 images, int8 weights).
+    assert_eq!((get("i8").dtype(), get("i8").to_vec_blocking::<i8>().unwrap()), (DType::I8, vec![-128, 127]));
+    assert_eq!((get("u8").dtype(), get("u8").to_vec_blocking::<u8>().unwrap()), (DType::U8, vec![0, 255]));
     assert_eq!(get("bool").to_vec_blocking::<bool>().unwrap(), vec![true, false, true]);
     assert_eq!((i32s(&get("i32")), get("i32").shape().to_vec()), (vec![1, -2, 3], vec![1, 3]));
     assert_eq!((f32s(&get("scalar")), get("scalar").rank()), (vec![2.5], 0));

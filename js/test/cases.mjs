@@ -7,6 +7,7 @@ import { nnCases } from './nn.mjs';
 import { nnOpsCases } from './nnops.mjs';
 import { nnSlotCases } from './nnslots.mjs';
 import { sortCases } from './sort.mjs';
+import { int8Cases } from './int8.mjs';
 import { specialCases } from './special.mjs';
 
 /** The cases as `{ name, fn }` for `wt` (an initialised webtensor module) on `devices`. */
@@ -499,5 +500,6 @@ export function cases(wt, devices) {
   list.push(...nnSlotCases(wt, devices));
   list.push(...specialCases(wt, devices));
   list.push(...sortCases(wt, devices));
+  list.push(...int8Cases(wt, devices));
   return list;
 }

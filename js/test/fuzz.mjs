@@ -84,7 +84,7 @@ export async function fuzz(wt, fc, devices, { numRuns = 1000, perRun = 100, seed
   const shape = fc.array(fc.integer({ min: 0, max: 4 }), { maxLength: 3 });
   const dim = fc.integer({ min: -3, max: 3 });
   const small = fc.integer({ min: 0, max: 4 });
-  const dtypeName = fc.constantFrom('float32', 'int32', 'uint32', 'bool', ...(devices.length ? ['float16'] : []));
+  const dtypeName = fc.constantFrom('float32', 'int32', 'uint32', 'bool', 'uint8', 'int8', ...(devices.length ? ['float16'] : []));
   const device = fc.constantFrom(...devices);
   const opts = fc.record({ device, dtype: dtypeName }, { requiredKeys: [] });
   // An argument: mostly plausible values of the right kind, often hostile ones.

@@ -163,6 +163,15 @@ export async function check(): Promise<void> {
   const rank: wt.Tensor<'int32'> = x.argsort(-1);
   const written: wt.Tensor<'float32'> = x.scatter(1, wt.tensor(new Int32Array([0]), { shape: [1, 1] }), 5);
   void [sortedInts, order, bestF, at, rank, written];
+  // Bytes: Uint8Array/Uint8ClampedArray are uint8, Int8Array int8; data() gives them back.
+  const bytes: wt.Tensor<'uint8'> = wt.tensor(new Uint8ClampedArray([1, 2]));
+  const signed: wt.Tensor<'int8'> = wt.tensor(new Int8Array([-1]));
+  const back: Promise<Uint8Array> = bytes.data();
+  const asF: wt.Tensor<'float32'> = bytes.toDtype('float32');
+  const both: wt.Tensor<'int32'> = bytes.add(signed);
+  const count: wt.Tensor<'int32'> = bytes.sum();
+  const still: wt.Tensor<'uint8'> = bytes.add(bytes);
+  void [back, asF, both, count, still, signed.data() as Promise<Int8Array>];
   // @ts-expect-error padding modes are a closed set
   F.pad(img, [1, 1], 'mirror');
   // @ts-expect-error interpolation modes are a closed set

@@ -3,7 +3,7 @@
 //! both directions. Saving reads each tensor back from its device; loading creates the tensors
 //! on the device asked for. The file's dtypes that webtensor does not store are converted on
 //! load, exactly or with a range check: BF16 and F64 to f32 (F64 rounds to the nearest f32),
-//! I64/U64/I16/U16/I8/U8 to i32 (an error names the first value outside i32's range, since
+//! I64/U64/I16/U16 to i32 (an error names the first value outside i32's range, since
 //! PyTorch indexes and counts, e.g. BatchNorm's `num_batches_tracked`, in int64).
 
 use std::borrow::Cow;
@@ -60,6 +60,8 @@ async fn host_bytes(t: &Tensor) -> Result<Bytes> {
         DType::I32 => (Dtype::I32, le_bytes(&t.to_vec::<i32>().await?, i32::to_le_bytes)?),
         DType::U32 => (Dtype::U32, le_bytes(&t.to_vec::<u32>().await?, u32::to_le_bytes)?),
         DType::Bool => (Dtype::BOOL, le_bytes(&t.to_vec::<bool>().await?, |b| [u8::from(b)])?),
+        DType::U8 => (Dtype::U8, t.to_vec::<u8>().await?),
+        DType::I8 => (Dtype::I8, le_bytes(&t.to_vec::<i8>().await?, i8::to_le_bytes)?),
     };
     Ok(Bytes { dtype, shape: t.shape().to_vec(), data })
 }
@@ -148,8 +150,8 @@ fn tensor_of(name: &str, view: &TensorView<'_>, device: Option<Device>) -> Resul
         }
         Dtype::I16 => Tensor::from_vec(values(data, |b| i32::from(i16::from_le_bytes(b)))?, shape, device),
         Dtype::U16 => Tensor::from_vec(values(data, |b| i32::from(u16::from_le_bytes(b)))?, shape, device),
-        Dtype::I8 => Tensor::from_vec(values(data, |b: [u8; 1]| i32::from(b[0] as i8))?, shape, device),
-        Dtype::U8 => Tensor::from_vec(values(data, |b: [u8; 1]| i32::from(b[0]))?, shape, device),
+        Dtype::I8 => Tensor::from_vec(values(data, |b: [u8; 1]| b[0] as i8)?, shape, device),
+        Dtype::U8 => Tensor::from_vec(values(data, |b: [u8; 1]| b[0])?, shape, device),
         Dtype::BOOL => Tensor::from_vec(values(data, |b: [u8; 1]| b[0] != 0)?, shape, device),
         other => Err(Error::invalid(
             LOAD,

@@ -50,7 +50,8 @@ impl ReduceOp {
     /// The dtype the kernel reads and accumulates in (bool sums and products count in i32).
     pub(crate) fn input_dtype(self, dtype: DType) -> DType {
         match (self, dtype) {
-            (ReduceOp::Sum | ReduceOp::Prod, DType::Bool) => DType::I32,
+            // Sums of bool and 8-bit integers accumulate in i32 (PyTorch: int64).
+            (ReduceOp::Sum | ReduceOp::Prod, DType::Bool | DType::U8 | DType::I8) => DType::I32,
             (_, d) => d,
         }
     }

@@ -54,8 +54,8 @@ pub(crate) fn wgsl_key(dtype: DType) -> String {
     let body = match dtype {
         DType::F32 => float("src[i]", 0x8000_0000, 0x7f80_0000, 0xffff_ffff),
         DType::F16 => float("(src[i / 2u] >> (16u * (i % 2u))) & 0xffffu", 0x8000, 0x7c00, 0xffff),
-        DType::I32 => "return src[i] ^ 0x80000000u;".into(),
-        DType::U32 | DType::Bool => "return src[i];".into(),
+        DType::I32 | DType::I8 => "return src[i] ^ 0x80000000u;".into(),
+        DType::U32 | DType::Bool | DType::U8 => "return src[i];".into(),
     };
     format!("fn key(i: u32) -> u32 {{\n    {body}\n}}\n")
 }
@@ -75,8 +75,10 @@ pub(crate) fn cuda_key(dtype: DType) -> &'static str {
     if (mag == 0u) return 0x8000u;
     return (b >> 15) ? (~b & 0xffffu) : (b | 0x8000u); }\n"
         }
-        DType::I32 => "__device__ __forceinline__ unsigned key(S x) { return (unsigned)x ^ 0x80000000u; }\n",
-        DType::U32 | DType::Bool => "__device__ __forceinline__ unsigned key(S x) { return x; }\n",
+        DType::I32 | DType::I8 => {
+            "__device__ __forceinline__ unsigned key(S x) { return (unsigned)x ^ 0x80000000u; }\n"
+        }
+        DType::U32 | DType::Bool | DType::U8 => "__device__ __forceinline__ unsigned key(S x) { return x; }\n",
     }
 }
 

@@ -111,6 +111,9 @@ impl Tensor {
         let scalar_dtype = match self.dtype() {
             d if d.is_float() => d,
             DType::U32 if int_in(0.0, u32::MAX as f64) => DType::U32,
+            // img + 1 stays u8 (and wraps), as PyTorch's; a scalar outside the 8-bit range widens.
+            DType::U8 if int_in(0.0, 255.0) => DType::U8,
+            DType::I8 if int_in(-128.0, 127.0) => DType::I8,
             // bool & True stays bool, as PyTorch's.
             DType::Bool
                 if op.int_only()
@@ -120,7 +123,9 @@ impl Tensor {
             {
                 DType::Bool
             }
-            DType::I32 | DType::U32 | DType::Bool if int_in(i32_range.0, i32_range.1) => DType::I32,
+            DType::I32 | DType::U32 | DType::Bool | DType::U8 | DType::I8 if int_in(i32_range.0, i32_range.1) => {
+                DType::I32
+            }
             _ => DType::F32,
         };
         let dtype = if self.dtype().is_float() { self.dtype() } else { DType::promote(self.dtype(), scalar_dtype) };

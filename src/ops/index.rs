@@ -12,7 +12,7 @@ use crate::tensor::Tensor;
 impl Tensor {
     fn check_index(&self, index: &Tensor, op: &'static str) -> Result<()> {
         self.same_device(index, op)?;
-        if !index.dtype().is_int() {
+        if !matches!(index.dtype(), DType::I32 | DType::U32) {
             return Err(Error::DTypeMismatch { op, expected: crate::DType::I32, got: index.dtype() });
         }
         Ok(())

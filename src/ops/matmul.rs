@@ -68,6 +68,10 @@ impl Tensor {
                 reason: "matmul of bool tensors; convert with to_dtype(i32) or to_dtype(f32)".into(),
             });
         }
+        if dtype.is_narrow() {
+            // 8-bit integers multiply in i32 and wrap back, as every op on them does.
+            return self.to_dtype(DType::I32)?.matmul(&other.to_dtype(DType::I32)?)?.to_dtype(dtype);
+        }
         let a = if self.rank() == 1 { self.unsqueeze(0)? } else { self.clone() };
         let b = if other.rank() == 1 { other.unsqueeze(-1)? } else { other.clone() };
         let (ra, rb) = (a.rank(), b.rank());

@@ -36,7 +36,7 @@ impl Tensor {
         let x = x.permute(&perm)?.contiguous()?;
         let out_dtype = op.output_dtype(x.dtype());
         crate::device::placement::record(name, &[self.device()], self.device());
-        let storage = x.storage().reduce(op, x.layout(), m, k, out_dtype).map_err(|e| e.in_op(name))?;
+        let storage = x.storage().reduce(op, x.layout(), m, k, x.dtype(), out_dtype).map_err(|e| e.in_op(name))?;
         let shape: Vec<usize> = if keepdim {
             (0..rank).map(|d| if dims.contains(&d) { 1 } else { self.shape()[d] }).collect()
         } else {

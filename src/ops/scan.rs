@@ -9,15 +9,23 @@ use crate::ops::grad::unary_rule;
 use crate::tensor::Tensor;
 
 impl Tensor {
-    /// Running sums along `dim` (PyTorch's `cumsum`; bool sums in i32).
+    /// Running sums along `dim` (PyTorch's `cumsum`; bool, u8 and i8 sum in i32).
     pub fn cumsum(&self, dim: isize) -> Result<Tensor> {
-        let x = if self.dtype() == DType::Bool { self.to_dtype(DType::I32)? } else { self.clone() };
+        let x = if self.dtype() == DType::Bool || self.dtype().is_narrow() {
+            self.to_dtype(DType::I32)?
+        } else {
+            self.clone()
+        };
         x.scan(dim, "cumsum", 0.0, Tensor::add)
     }
 
-    /// Running products along `dim` (PyTorch's `cumprod`; bool multiplies in i32).
+    /// Running products along `dim` (PyTorch's `cumprod`; bool, u8 and i8 multiply in i32).
     pub fn cumprod(&self, dim: isize) -> Result<Tensor> {
-        let x = if self.dtype() == DType::Bool { self.to_dtype(DType::I32)? } else { self.clone() };
+        let x = if self.dtype() == DType::Bool || self.dtype().is_narrow() {
+            self.to_dtype(DType::I32)?
+        } else {
+            self.clone()
+        };
         x.scan(dim, "cumprod", 1.0, Tensor::mul)
     }
 

@@ -26,7 +26,7 @@ impl Tensor {
         }
         let m = x.numel().checked_div(k).unwrap_or(0);
         crate::device::placement::record(op, &[self.device()], self.device());
-        let storage = x.storage().argsort(x.layout(), m, k, descending).map_err(|e| e.in_op(op))?;
+        let storage = x.storage().argsort(x.layout(), m, k, descending, x.dtype()).map_err(|e| e.in_op(op))?;
         let idx = Tensor::from_op_nondiff(storage, x.shape(), DType::I32, self.device(), op, &[&x]);
         idx.transpose(d, -1)
     }

@@ -98,7 +98,7 @@ impl Tensor {
         let dtype = self.dtype();
         let target = match dtype {
             DType::F32 | DType::F16 => dtype,
-            DType::I32 | DType::U32 if op.has_int_form() => dtype,
+            DType::I32 | DType::U32 | DType::U8 | DType::I8 if op.has_int_form() => dtype,
             DType::Bool if op.has_int_form() => DType::I32,
             _ => DType::F32,
         };

@@ -84,7 +84,25 @@ pub(crate) enum KernelKey {
 /// integer type's bounds (WGSL's own conversion stops at the largest f32 below them, 2147483520
 /// for i32) and sends NaN to 0. NaN is found by its bits: WGSL compilers may assume no NaN.
 fn cast_body(src: DType, dst: DType) -> String {
+    // u8/i8 (32-bit words holding the value) take the i32 cast, then keep the low 8 bits: a
+    // mask for u8, a sign extension for i8.
+    let narrow = |w: &str| match dst {
+        DType::U8 => format!("return u32({w}) & 0xffu;"),
+        _ => format!("return (i32({w}) << 24u) >> 24u;"),
+    };
+    let to_i32 = "let v = f32(x); let w = select(select(i32(v), 2147483647, v >= 2147483648.0), 0, is_nan(v));";
     let body = match (src.is_float(), dst) {
+        (_, DType::U8 | DType::I8) if src == dst => "return x;".to_string(),
+        (true, DType::U8 | DType::I8) => format!("{to_i32} {}", narrow("w")),
+        (false, DType::U8 | DType::I8) => narrow("x"),
+        _ => cast_scalar(src, dst).to_string(),
+    };
+    body
+}
+
+/// [`cast_body`] for the 32-bit and f16 destinations.
+fn cast_scalar(src: DType, dst: DType) -> &'static str {
+    match (src.is_float(), dst) {
         (true, DType::Bool) => "return select(0u, 1u, (bitcast<u32>(f32(x)) & 0x7fffffffu) != 0u);",
         (false, DType::Bool) => "return select(0u, 1u, x != S(0));",
         _ if src == dst || storage_type(src) == storage_type(dst) => "return x;",
@@ -95,8 +113,7 @@ fn cast_body(src: DType, dst: DType) -> String {
             "let v = f32(x); return select(select(u32(v), 4294967295u, v >= 4294967296.0), 0u, is_nan(v));"
         }
         _ => "return D(x);",
-    };
-    body.to_string()
+    }
 }
 
 /// The WGSL storage type of a dtype (bool is a u32 word).
@@ -104,8 +121,8 @@ pub(crate) fn storage_type(d: DType) -> &'static str {
     match d {
         DType::F32 => "f32",
         DType::F16 => "f16",
-        DType::I32 => "i32",
-        DType::U32 | DType::Bool => "u32",
+        DType::I32 | DType::I8 => "i32",
+        DType::U32 | DType::Bool | DType::U8 => "u32",
     }
 }
 
@@ -195,8 +212,8 @@ impl KernelKey {
                 let value = match dtype {
                     DType::F32 => "bitcast<f32>(bits)",
                     DType::F16 => "f16(bitcast<f32>(bits))",
-                    DType::I32 => "bitcast<i32>(bits)",
-                    DType::U32 | DType::Bool => "bits",
+                    DType::I32 | DType::I8 => "bitcast<i32>(bits)",
+                    DType::U32 | DType::Bool | DType::U8 => "bits",
                 };
                 format!("alias D = {};\nfn value(bits: u32) -> D {{ return {value}; }}\n", storage_type(dtype))
             }
@@ -303,9 +320,13 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
             v.push(KernelKey::Map { op: MapOp::Cast, src, dst });
             v.push(KernelKey::Map4 { op: MapOp::Cast, src, dst });
         }
+        v.push(KernelKey::Fill { dtype: src });
+        if src.is_narrow() {
+            // u8/i8 are cast and filled; everything else computes on their i32 widening.
+            continue;
+        }
         v.push(KernelKey::Where { dtype: src });
         v.push(KernelKey::Sort { dtype: src });
-        v.push(KernelKey::Fill { dtype: src });
         for index in [DType::I32, DType::U32] {
             v.push(KernelKey::Index { dtype: src, index });
             // Bool takes the assign mode only (scatter).
@@ -321,7 +342,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
         }
         v.push(KernelKey::Matmul { dtype: d });
     }
-    for d in DType::ALL {
+    for d in DType::ALL.into_iter().filter(|d| !d.is_narrow()) {
         for op in BinaryOp::ALL {
             if op.compute_dtype(d) == d && !(op.int_only() && d.is_float()) {
                 v.push(KernelKey::Binary { op, dtype: d });

@@ -136,6 +136,8 @@ async fn typed(t: Tensor) -> Result<JsValue, JsValue> {
             let v: Vec<u8> = t.to_vec::<bool>().await.map_err(js_err)?.into_iter().map(u8::from).collect();
             js_sys::Uint8Array::from(v.as_slice()).into()
         }
+        DType::U8 => js_sys::Uint8Array::from(t.to_vec::<u8>().await.map_err(js_err)?.as_slice()).into(),
+        DType::I8 => js_sys::Int8Array::from(t.to_vec::<i8>().await.map_err(js_err)?.as_slice()).into(),
         _ => js_sys::Float32Array::from(t.to_vec::<f32>().await.map_err(js_err)?.as_slice()).into(),
     })
 }
@@ -159,6 +161,18 @@ impl RawTensor {
     /// From u32 data.
     #[wasm_bindgen(js_name = fromU32)]
     pub fn from_u32(data: &[u32], shape: Vec<f64>, device_: JsValue) -> R {
+        wrap(Tensor::from_slice(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?))
+    }
+
+    /// From u8 data (a `Uint8Array` or `Uint8ClampedArray`).
+    #[wasm_bindgen(js_name = fromU8)]
+    pub fn from_u8(data: &[u8], shape: Vec<f64>, device_: JsValue) -> R {
+        wrap(Tensor::from_slice(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?))
+    }
+
+    /// From i8 data.
+    #[wasm_bindgen(js_name = fromI8)]
+    pub fn from_i8(data: &[i8], shape: Vec<f64>, device_: JsValue) -> R {
         wrap(Tensor::from_slice(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?))
     }
 

@@ -173,8 +173,25 @@ macro_rules! with_type {
                 type $T = u8;
                 $body
             }
+            // Kernels other than casts never see 8-bit integers: storage.rs computes on their
+            // i32 widening.
+            DType::U8 | DType::I8 => return Err(narrow_reached()),
         }
     };
+}
+
+/// The error of a kernel reached with u8/i8 operands, which `storage.rs` widens first: a bug
+/// guard, reported instead of computing on the wrong element type.
+fn narrow_reached() -> Error {
+    Error::invalid(
+        "kernel",
+        "internal: an 8-bit integer tensor reached a kernel that computes; it must be widened to i32",
+    )
+}
+
+/// The elements of `l` of an 8-bit integer buffer, widened to i32 (exact).
+fn widen<T: Copy + Sync + Into<i32>>(v: &[T], l: &Layout) -> CpuData {
+    CpuData::I32(map_strided(v, l, |x| x.into()))
 }
 
 /// `$body` with `$o` bound to `$op`. For the common arithmetic ops `$o` is a constant, so each
@@ -221,17 +238,22 @@ fn cast<T: Scalar>(v: &[T], l: &Layout, dst: DType) -> CpuData {
         DType::I32 => CpuData::I32(map_strided(v, l, T::to_i32)),
         DType::U32 => CpuData::U32(map_strided(v, l, T::to_u32)),
         DType::Bool => CpuData::Bool(map_strided(v, l, T::to_bool)),
+        // The cast rule for 8-bit integers: to i32 (floats truncate and saturate, NaN is 0), then
+        // the low 8 bits, as PyTorch's CPU casts do.
+        DType::U8 => CpuData::U8(map_strided(v, l, |x| x.to_i32() as u8)),
+        DType::I8 => CpuData::I8(map_strided(v, l, |x| x.to_i32() as i8)),
     }
 }
 
-fn unary(d: &CpuData, l: &Layout, op: crate::op::unary::UnaryOp) -> CpuData {
-    match d {
+fn unary(d: &CpuData, l: &Layout, op: crate::op::unary::UnaryOp) -> Result<CpuData> {
+    Ok(match d {
         CpuData::F32(v) => CpuData::F32(map_strided(v, l, |x| op.f32(x))),
         CpuData::F16(v) => CpuData::F16(map_strided(v, l, |x| f16::from_f32(op.f32(x.to_f32())))),
         CpuData::I32(v) => CpuData::I32(map_strided(v, l, |x| op.i32(x))),
         CpuData::U32(v) => CpuData::U32(map_strided(v, l, |x| op.u32(x))),
         CpuData::Bool(v) => CpuData::Bool(map_strided(v, l, |x| x)),
-    }
+        CpuData::U8(_) | CpuData::I8(_) => return Err(narrow_reached()),
+    })
 }
 
 fn zip_broadcast<T: Copy + Sync, U: Send>(
@@ -270,6 +292,9 @@ fn binary_typed<T: Scalar>(
         DType::I32 => CpuData::I32(zip_broadcast(a, la, b, lb, shape, |x, y| op.i32(x.to_i32(), y.to_i32()))),
         DType::U32 => CpuData::U32(zip_broadcast(a, la, b, lb, shape, |x, y| op.u32(x.to_u32(), y.to_u32()))),
         DType::Bool => CpuData::Bool(zip_broadcast(a, la, b, lb, shape, |x, y| op.u32(x.to_u32(), y.to_u32()) as u8)),
+        // In i32, wrapped back (storage.rs widens 8-bit operands before they get here).
+        DType::U8 => CpuData::U8(zip_broadcast(a, la, b, lb, shape, |x, y| op.i32(x.to_i32(), y.to_i32()) as u8)),
+        DType::I8 => CpuData::I8(zip_broadcast(a, la, b, lb, shape, |x, y| op.i32(x.to_i32(), y.to_i32()) as i8)),
     }
 }
 
@@ -291,9 +316,11 @@ impl Kernels for CpuBackend {
     fn map(&self, src: &CpuStorage, l: &Layout, op: MapOp, dst: DType) -> Result<CpuStorage> {
         reserve(l.numel(), dst)?;
         let d = &src.data;
-        let out = match op {
-            MapOp::Cast => with_type!(d.dtype(), T => cast(T::slice(d), l, dst)),
-            MapOp::Unary(u) => unary(d, l, u),
+        let out = match (op, d) {
+            (MapOp::Cast, CpuData::U8(v)) => cast(i32::slice(&widen(v, l)), &Layout::contiguous(l.shape()), dst),
+            (MapOp::Cast, CpuData::I8(v)) => cast(i32::slice(&widen(v, l)), &Layout::contiguous(l.shape()), dst),
+            (MapOp::Cast, _) => with_type!(d.dtype(), T => cast(T::slice(d), l, dst)),
+            (MapOp::Unary(u), _) => unary(d, l, u)?,
         };
         CpuStorage::new(out)
     }

@@ -75,6 +75,7 @@ pub(crate) fn index_add(
             CpuData::I32(v) => put(v, n, pairs),
             CpuData::U32(v) => put(v, n, pairs),
             CpuData::Bool(v) => put(v, n, pairs),
+            CpuData::U8(_) | CpuData::I8(_) => return Err(super::narrow_reached()),
         });
     }
     let out = match src.data() {
@@ -99,6 +100,7 @@ pub(crate) fn index_add(
             pairs.for_each(|(o, i)| out[o] = out[o].wrapping_add(v[i]));
             CpuData::U32(out)
         }
+        CpuData::U8(_) | CpuData::I8(_) => return Err(super::narrow_reached()),
         CpuData::Bool(_) => {
             return Err(Error::UnsupportedDType {
                 op,

@@ -17,7 +17,8 @@ pub(crate) fn argsort(src: &CpuStorage, offset: usize, m: usize, k: usize, desce
             CpuData::F16(v) => v[range].iter().map(|x| f16_key(x.to_bits())).collect(),
             CpuData::I32(v) => v[range].iter().map(|&x| i32_key(x)).collect(),
             CpuData::U32(v) => v[range].to_vec(),
-            CpuData::Bool(v) => v[range].iter().map(|&x| x as u32).collect(),
+            CpuData::Bool(v) | CpuData::U8(v) => v[range].iter().map(|&x| x as u32).collect(),
+            CpuData::I8(v) => v[range].iter().map(|&x| i32_key(x as i32)).collect(),
         }
     };
     let parts = par::ranges(m, k.max(1) * 16, |rows| {

@@ -183,6 +183,9 @@ impl Kernels for Arc<CudaDevice> {
                 DType::I32 => (value as i32) as u32,
                 DType::U32 => value as u32,
                 DType::Bool => (value != 0.0) as u32,
+                // The cast rule: i32, then the low 8 bits, stored as a word.
+                DType::U8 => (value as i32) as u8 as u32,
+                DType::I8 => (value as i32) as i8 as i32 as u32,
             };
             let p = Params::words(&[n, bits as usize]);
             self.launch(KernelKey::Fill { dtype }, &[out.ptr(0)], &p, grid(n), BLOCK)?;

@@ -19,8 +19,8 @@ fn storage(d: DType) -> &'static str {
     match d {
         DType::F32 => "float",
         DType::F16 => "unsigned short",
-        DType::I32 => "int",
-        DType::U32 | DType::Bool => "unsigned",
+        DType::I32 | DType::I8 => "int",
+        DType::U32 | DType::Bool | DType::U8 => "unsigned",
     }
 }
 
@@ -28,8 +28,8 @@ fn storage(d: DType) -> &'static str {
 fn compute(d: DType) -> &'static str {
     match d {
         DType::F32 | DType::F16 => "float",
-        DType::I32 => "int",
-        DType::U32 | DType::Bool => "unsigned",
+        DType::I32 | DType::I8 => "int",
+        DType::U32 | DType::Bool | DType::U8 => "unsigned",
     }
 }
 
@@ -59,6 +59,9 @@ fn convert(src: DType, dst: DType, v: &str) -> String {
         DType::U32 if src.is_float() => format!("__float2uint_rz({v})"),
         DType::I32 => format!("(int)({v})"),
         DType::U32 | DType::Bool => format!("(unsigned)({v})"),
+        // The i32 cast, then the low 8 bits (u8: a mask; i8: a sign extension).
+        DType::U8 => format!("((unsigned)({}) & 0xffu)", convert(src, DType::I32, v)),
+        DType::I8 => format!("(int)(signed char)({})", convert(src, DType::I32, v)),
     }
 }
 
@@ -88,7 +91,7 @@ fn variant(key: &KernelKey) -> String {
                 MapOp::Unary(u) if src.is_float() => format!("float v = {x}; return {};", store(dst, u.cuda_float())),
                 MapOp::Unary(u) => format!("{} v = x; return {};", compute(src), u.cuda_int(src)),
                 MapOp::Cast if dst == DType::Bool => format!("return ({x}) != 0 ? 1u : 0u;"),
-                MapOp::Cast if storage(src) == storage(dst) => "return x;".into(),
+                MapOp::Cast if storage(src) == storage(dst) && (src == dst || !dst.is_narrow()) => "return x;".into(),
                 MapOp::Cast => format!("return {};", store(dst, &convert(src, dst, &x))),
             };
             let helpers = match op {
@@ -117,8 +120,8 @@ fn variant(key: &KernelKey) -> String {
             let value = match dtype {
                 DType::F32 => "__uint_as_float(bits)",
                 DType::F16 => "f2h(__uint_as_float(bits))",
-                DType::I32 => "(int)bits",
-                DType::U32 | DType::Bool => "bits",
+                DType::I32 | DType::I8 => "(int)bits",
+                DType::U32 | DType::Bool | DType::U8 => "bits",
             };
             format!("typedef {} D;\n{f} D value(unsigned bits) {{ return {value}; }}\n", storage(dtype))
         }

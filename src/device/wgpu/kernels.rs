@@ -164,6 +164,9 @@ impl Kernels for Arc<WgpuDevice> {
                 DType::I32 => (value as i32) as u32,
                 DType::U32 => value as u32,
                 DType::Bool => (value != 0.0) as u32,
+                // The cast rule: i32, then the low 8 bits, stored as a word.
+                DType::U8 => (value as i32) as u8 as u32,
+                DType::I8 => (value as i32) as i8 as i32 as u32,
             };
             if self.too_big(n, dtype.gpu_size_in_bytes()) {
                 self.fill_pieces(out.buffer(), n, bits, dtype)?;
