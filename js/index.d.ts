@@ -586,3 +586,5 @@ export declare class Event {
 export * as nn from './nn.js';
 /** Optimizers (PyTorch's torch.optim). */
 export * as optim from './optim.js';
+/** Datasets and the DataLoader (PyTorch's torch.utils.data). */
+export * as data from './data.js';

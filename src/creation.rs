@@ -158,11 +158,11 @@ impl Tensor {
     }
 }
 
-/// SplitMix64: tiny, fast, and statistically fine for initialising tensors.
-struct SplitMix64(u64);
+/// SplitMix64: tiny, fast, and statistically fine for initialising tensors and shuffling.
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -196,7 +196,8 @@ fn entropy() -> u64 {
     }
 }
 
-fn next_seed() -> u64 {
+/// A fresh seed from the global generator (seeded by `manual_seed`, else from entropy).
+pub(crate) fn next_seed() -> u64 {
     if SEEDED.compare_exchange(false, true, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
         GLOBAL_SEED.store(entropy(), Ordering::Relaxed);
     }

@@ -20,6 +20,7 @@ pub mod autograd;
 mod block;
 mod clock;
 mod creation;
+pub mod data;
 pub mod device;
 mod dtype;
 mod error;

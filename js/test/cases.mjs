@@ -8,6 +8,7 @@ import { nnOpsCases } from './nnops.mjs';
 import { nnSlotCases } from './nnslots.mjs';
 import { sortCases } from './sort.mjs';
 import { int8Cases } from './int8.mjs';
+import { dataCases } from './data.mjs';
 import { specialCases } from './special.mjs';
 
 /** The cases as `{ name, fn }` for `wt` (an initialised webtensor module) on `devices`. */
@@ -501,5 +502,6 @@ export function cases(wt, devices) {
   list.push(...specialCases(wt, devices));
   list.push(...sortCases(wt, devices));
   list.push(...int8Cases(wt, devices));
+  list.push(...dataCases(wt, devices));
   return list;
 }

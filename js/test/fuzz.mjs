@@ -33,6 +33,10 @@ async function callNn(wt, c, self, args) {
       m.dispose();
     }
   }
+  if (c.kind === 'data') {
+    // An epoch of a loader over the tensor(s) at hand; every batch is returned for disposal.
+    return [...new wt.data.DataLoader(...args)].flat();
+  }
   if (c.kind === 'optim') {
     const o = new wt.optim[c.name]([self], ...args);
     try {
@@ -138,6 +142,7 @@ export async function fuzz(wt, fc, devices, { numRuns = 1000, perRun = 100, seed
   const lossOpts = fc.record({ reduction, ignoreIndex: fc.integer({ min: -2, max: 3 }), labelSmoothing: fc.double({ min: -0.5, max: 1.5, noNaN: true }) }, { requiredKeys: [] });
   const size = fc.oneof(fc.integer({ min: -1, max: 4 }), fc.array(fc.integer({ min: -1, max: 4 }), { maxLength: 4 }));
   const nnCall = fc.oneof(
+    fc.record({ kind: fc.constant('data'), name: fc.constant('DataLoader'), args: fc.tuple(pick(fc.constantFrom('TENSOR', 'TENSORS')), pick(fc.record({ batchSize: fc.integer({ min: -1, max: 5 }), shuffle: fc.boolean(), seed: fc.oneof(fc.nat(100), hostileNumber), dropLast: fc.boolean() }, { requiredKeys: [] }))) }),
     fc.record({ kind: fc.constant('F'), name: fc.constantFrom('linear'), args: fc.tuple(pick(fc.constant('TENSOR')), pick(fc.constant('TENSOR'))) }),
     fc.record({ kind: fc.constant('F'), name: fc.constantFrom('crossEntropy', 'nllLoss'), args: fc.tuple(pick(fc.constant('INDEX')), pick(lossOpts)) }),
     fc.record({ kind: fc.constant('F'), name: fc.constantFrom('mseLoss', 'l1Loss', 'binaryCrossEntropyWithLogits'), args: fc.tuple(pick(fc.constant('TENSOR')), pick(fc.record({ reduction }, { requiredKeys: [] }))) }),

@@ -172,6 +172,14 @@ export async function check(): Promise<void> {
   const count: wt.Tensor<'int32'> = bytes.sum();
   const still: wt.Tensor<'uint8'> = bytes.add(bytes);
   void [back, asF, both, count, still, signed.data() as Promise<Int8Array>];
+  // wt.data: loaders over tensors or any dataset; batches are arrays of tensors.
+  const loader = new wt.data.DataLoader([x, x], { batchSize: 2, shuffle: true, seed: 0, dropLast: false });
+  for (const [xb, yb] of loader) void [xb.shape, yb.dispose()];
+  const custom = new wt.data.DataLoader({ length: 3, getItem: (i: number) => [wt.tensor([i])] }, { batchSize: 2 });
+  const firstOrder: Uint32Array = loader.order(0);
+  void [custom.length, firstOrder, new wt.data.TensorDataset(x).getBatch([0])];
+  // @ts-expect-error pinMemory is not an option (yet)
+  new wt.data.DataLoader([x], { pinMemory: true });
   // @ts-expect-error padding modes are a closed set
   F.pad(img, [1, 1], 'mirror');
   // @ts-expect-error interpolation modes are a closed set

@@ -6,6 +6,7 @@
 
 mod args;
 mod composed;
+mod data;
 mod grad;
 mod live;
 mod manage;

@@ -1,0 +1,51 @@
+// Types of wt.data (js/data.js).
+import type { Tensor } from './index.js';
+
+/** Tensors sharing their first dimension; sample i is row i of each (PyTorch's TensorDataset). */
+export declare class TensorDataset {
+  constructor(...tensors: Tensor[]);
+  constructor(tensors: Tensor[]);
+  /** The number of samples. */
+  readonly length: number;
+  /** The tensors, in order. */
+  readonly tensors: Tensor[];
+  /** Sample `i`: one view per tensor. */
+  getItem(i: number): Tensor[];
+  /** The samples at `indices`, batched along a new first dimension. */
+  getBatch(indices: number[]): Tensor[];
+}
+
+/**
+ * A dataset the loader can read: `length`, and `getBatch(indices)` or `getItem(i)` (whose
+ * samples' fields are stacked; tensors it makes for the sample are disposed after stacking).
+ */
+export interface Dataset {
+  readonly length: number;
+  getItem?(i: number): Tensor | Tensor[];
+  getBatch?(indices: number[]): Tensor | Tensor[];
+}
+
+export interface DataLoaderOptions {
+  /** Samples per batch (default 1). */
+  batchSize?: number;
+  /** A new shuffled order each epoch (default false). */
+  shuffle?: boolean;
+  /** The shuffle's seed: the same seed gives the same batches, in JS and in Rust. */
+  seed?: number;
+  /** Drop the last batch when it is short (default false). */
+  dropLast?: boolean;
+}
+
+/** Batches of a dataset, one epoch per iteration (PyTorch's DataLoader). */
+export declare class DataLoader implements Iterable<Tensor[]> {
+  constructor(dataset: Tensor[] | Tensor | TensorDataset | Dataset, options?: DataLoaderOptions);
+  readonly dataset: Dataset;
+  readonly batchSize: number;
+  /** Batches per epoch. */
+  readonly length: number;
+  /** Epochs begun so far. */
+  readonly epoch: number;
+  /** The sample order of epoch `epoch` (default: the next one). */
+  order(epoch?: number): Uint32Array;
+  [Symbol.iterator](): Iterator<Tensor[]>;
+}

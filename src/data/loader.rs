@@ -1,0 +1,142 @@
+//! [`DataLoader`]: an epoch of a [`Dataset`] cut into batches.
+
+use super::{permutation, Dataset};
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+/// How a [`DataLoader`] batches (PyTorch's arguments of the same names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataLoaderOptions {
+    /// Samples per batch (PyTorch's default is 1).
+    pub batch_size: usize,
+    /// Visit the samples in a new shuffled order each epoch.
+    pub shuffle: bool,
+    /// The shuffle's seed: the same seed gives the same batches, epoch by epoch. `None` draws one
+    /// from the global generator (`manual_seed`) when the loader is made.
+    pub seed: Option<u64>,
+    /// Drop the last batch when it would be smaller than `batch_size`.
+    pub drop_last: bool,
+}
+
+impl Default for DataLoaderOptions {
+    fn default() -> Self {
+        DataLoaderOptions { batch_size: 1, shuffle: false, seed: None, drop_last: false }
+    }
+}
+
+/// Batches of a dataset, epoch after epoch (PyTorch's `DataLoader`, in the calling thread):
+/// each call of [`DataLoader::iter`] is one epoch, reshuffled when `shuffle` is on.
+///
+/// ```no_run
+/// use webtensor::data::{DataLoader, DataLoaderOptions, TensorDataset};
+/// use webtensor::{DType, Tensor};
+/// # fn main() -> webtensor::Result<()> {
+/// let x = Tensor::randn(&[1000, 64], Some(0), None)?;
+/// let y = Tensor::zeros(&[1000], DType::I32, None)?;
+/// let opts = DataLoaderOptions { batch_size: 64, shuffle: true, seed: Some(0), ..Default::default() };
+/// let mut loader = DataLoader::new(TensorDataset::new(vec![x, y])?, opts)?;
+/// for epoch in 0..3 {
+///     for batch in loader.iter() {
+///         let batch = batch?;                         // [xb, yb] on the CPU
+///         let (xb, yb) = (&batch[0], &batch[1]);
+///         # let _ = (epoch, xb, yb);
+///     }
+/// }
+/// # Ok(()) }
+/// ```
+pub struct DataLoader<D: Dataset> {
+    dataset: D,
+    options: DataLoaderOptions,
+    seed: u64,
+    epoch: u64,
+}
+
+impl<D: Dataset> DataLoader<D> {
+    /// A loader over `dataset`; `batch_size` must be at least 1.
+    pub fn new(dataset: D, options: DataLoaderOptions) -> Result<DataLoader<D>> {
+        if options.batch_size == 0 {
+            return Err(Error::invalid("DataLoader", "batch_size must be at least 1, got 0"));
+        }
+        let seed = options.seed.unwrap_or_else(crate::creation::next_seed);
+        Ok(DataLoader { dataset, options, seed, epoch: 0 })
+    }
+
+    /// The dataset.
+    pub fn dataset(&self) -> &D {
+        &self.dataset
+    }
+
+    /// The options it was made with.
+    pub fn options(&self) -> DataLoaderOptions {
+        self.options
+    }
+
+    /// Batches per epoch (PyTorch's `len(loader)`).
+    pub fn len(&self) -> usize {
+        let (n, b) = (self.dataset.len(), self.options.batch_size);
+        if self.options.drop_last {
+            n / b
+        } else {
+            n.div_ceil(b)
+        }
+    }
+
+    /// Whether an epoch has no batches.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The epochs begun so far (each [`DataLoader::iter`] begins one).
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// The sample order of epoch `epoch`: `0..n`, or its shuffle.
+    pub fn order(&self, epoch: u64) -> Vec<usize> {
+        let n = self.dataset.len();
+        if self.options.shuffle {
+            permutation(n, self.seed, epoch)
+        } else {
+            (0..n).collect()
+        }
+    }
+
+    /// The next epoch's batches.
+    pub fn iter(&mut self) -> Batches<'_, D> {
+        let order = self.order(self.epoch);
+        self.epoch += 1;
+        Batches { loader: self, order, next: 0 }
+    }
+}
+
+/// One epoch of a [`DataLoader`]: each item is a batch (one tensor per field) or the error that
+/// made it fail.
+pub struct Batches<'a, D: Dataset> {
+    loader: &'a DataLoader<D>,
+    order: Vec<usize>,
+    next: usize,
+}
+
+impl<D: Dataset> Iterator for Batches<'_, D> {
+    type Item = Result<Vec<Tensor>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let b = self.loader.options.batch_size;
+        let rest = self.order.len() - self.next;
+        if rest == 0 || (self.loader.options.drop_last && rest < b) {
+            return None;
+        }
+        let take = rest.min(b);
+        let indices = &self.order[self.next..self.next + take];
+        self.next += take;
+        Some(self.loader.dataset.get_batch(indices))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let (rest, b) = (self.order.len() - self.next, self.loader.options.batch_size);
+        let n = if self.loader.options.drop_last { rest / b } else { rest.div_ceil(b) };
+        (n, Some(n))
+    }
+}
+
+impl<D: Dataset> ExactSizeIterator for Batches<'_, D> {}
