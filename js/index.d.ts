@@ -275,6 +275,9 @@ export declare class Tensor<D extends DType = DType> {
   /** Tiled `sizes[i]` times along each dim (PyTorch's `repeat`). */
   repeat(...sizes: number[]): Tensor<D>;
   repeat(sizes: readonly number[]): Tensor<D>;
+  /** Tiled `dims[i]` times along each dim; fewer dims than the tensor's are padded with leading 1s (PyTorch's `tile`). */
+  tile(...dims: number[]): Tensor<D>;
+  tile(dims: readonly number[]): Tensor<D>;
   /** Views along `dim` (default 0) of `size` entries each, or of each size in an array. */
   split(size: number | readonly number[], dim?: number): Tensor<D>[];
   /** At most `chunks` equal views along `dim` (default 0). */

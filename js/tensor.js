@@ -232,6 +232,11 @@ export class Tensor {
     const s = sizes.length === 1 && Array.isArray(sizes[0]) ? sizes[0] : sizes;
     return new Tensor(this.#live('repeat').repeat(Float64Array.from(check.shape('repeat', s, 'sizes'))));
   }
+  /** Tiled `dims[i]` times along each dim, fewer dims padded with leading 1s (PyTorch's `tile`). */
+  tile(...dims) {
+    const d = dims.length === 1 && Array.isArray(dims[0]) ? dims[0] : dims;
+    return new Tensor(this.#live('tile').tile(Float64Array.from(check.shape('tile', d, 'dims'))));
+  }
   /** Views along `dim`: pieces of `size` entries, or of each size in an array (PyTorch's `split`). */
   split(size, dim = 0) {
     const raw = this.#live('split');

@@ -80,6 +80,7 @@ OPS = {
     "flip": lambda x, a: torch.flip(x[0], a["dims"]),
     "roll": lambda x, a: torch.roll(x[0], a["shifts"], a["dims"] or None),
     "repeat": lambda x, a: x[0].repeat(*a["sizes"]),
+    "tile": lambda x, a: torch.tile(x[0], a["dims"]),
     "split": lambda x, a: torch.split(x[0], a["size"], a["dim"])[a["part"]],
     "chunk": lambda x, a: torch.chunk(x[0], a["chunks"], a["dim"])[a["part"]],
     "lerp_scalar": lambda x, a: torch.lerp(x[0], x[1], a["w"]),
@@ -262,6 +263,8 @@ def cases():
     add("norm_neg2_all", "norm", [inp(torch.tensor([[1.5, -2.0], [0.25, 3.0]]))], p=-2.0, dims=[], keepdim=False)
     add("logsumexp_empty", "logsumexp", [inp(torch.zeros(2, 0), grad=False)], dims=[1], keepdim=False)
     add("logsumexp_empty_keepdim", "logsumexp", [inp(torch.zeros(0, 3), grad=False)], dims=[0], keepdim=True)
+    add("tile_fewer_dims", "tile", [inp(torch.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]]))], dims=[2])
+    add("tile_more_dims", "tile", [inp(torch.tensor([1.5, -0.5]), v=None)], dims=[2, 1, 3])
     return c
 
 

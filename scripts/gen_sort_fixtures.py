@@ -90,6 +90,10 @@ def cases():
     add("scatter_value", "scatter_value", [inp(randn(2, 4)), idx([[1, 3], [0, 2]])], dim=1, value=-1.5)
     add("scatter_3d", "scatter", [inp(randn(2, 3, 4)), idx([[[0, 3], [1, 2], [2, 1]], [[3, 0], [0, 1], [1, 3]]]),
                                   inp(randn(2, 3, 2))], dim=2)
+    # A transposed view as the input, and an empty index (nothing is written).
+    add("scatter_view_input", "scatter", [inp(randn(5, 3), v="t"), idx([[4, 0], [2, 3], [1, 2]]), inp(randn(3, 2))],
+        dim=1)
+    add("scatter_empty_index", "scatter", [inp(randn(2, 3)), idx([], shape=(0, 3)), inp(randn(1, 3))], dim=0)
     return c
 
 

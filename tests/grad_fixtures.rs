@@ -95,6 +95,7 @@ fn apply(op: &str, a: &Value, x: &[Tensor]) -> webtensor::Result<Tensor> {
         "stack" => Tensor::stack(x, int(a, "dim"))?,
         "index_select" => x[0].index_select(int(a, "dim"), &x[1])?,
         "gather" => x[0].gather(int(a, "dim"), &x[1])?,
+        "tile" => x[0].tile(&usizes(&a["dims"]))?,
         "index_add" => x[0].index_add(int(a, "dim"), &x[1], &x[2])?,
         "scatter_add" => x[0].scatter_add(int(a, "dim"), &x[1], &x[2])?,
         other => panic!("grad.json has an op this suite does not know: {other}"),

@@ -14,7 +14,7 @@ device_tests!(sorting_and_scatter_match_pytorch, long_rows_match_the_cpu, every_
 device_tests!(meta: shapes_on_meta);
 
 fn sorting_and_scatter_match_pytorch(d: Device) {
-    run_fixture_cases("sort.json", 39, d, apply);
+    run_fixture_cases("sort.json", 41, d, apply);
 }
 
 /// The op of a case, as the generator's `OPS` table defines it.

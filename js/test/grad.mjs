@@ -28,6 +28,7 @@ function apply(wt, op, a, x) {
     case 'flip': return x[0].flip(a.dims);
     case 'roll': return x[0].roll(a.shifts, a.dims);
     case 'repeat': return x[0].repeat(a.sizes);
+    case 'tile': return x[0].tile(a.dims);
     case 'split': return x[0].split(a.size, a.dim)[a.part];
     case 'chunk': return x[0].chunk(a.chunks, a.dim)[a.part];
     case 'clamp': return x[0].clamp(a.min ?? null, a.max ?? null);

@@ -99,6 +99,14 @@ impl Tensor {
         Ok(y)
     }
 
+    /// The tensor tiled `dims[i]` times along each dim (PyTorch's `tile`): as `repeat`, but
+    /// fewer entries than dims are padded with leading 1s.
+    pub fn tile(&self, dims: &[usize]) -> Result<Tensor> {
+        let pad = self.rank().saturating_sub(dims.len());
+        let sizes: Vec<usize> = std::iter::repeat_n(1, pad).chain(dims.iter().copied()).collect();
+        self.repeat(&sizes)
+    }
+
     /// The tensor tiled `sizes[i]` times along each dim (PyTorch's `repeat`; `sizes` may have
     /// more dims than the tensor, which then gains leading dims).
     pub fn repeat(&self, sizes: &[usize]) -> Result<Tensor> {

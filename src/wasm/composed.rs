@@ -138,6 +138,12 @@ impl RawTensor {
         wrap(self.t.roll(&s, &args::dims("roll", &dims)?))
     }
 
+    /// Tiled `dims` times, padded with leading 1s (PyTorch's `tile`).
+    pub fn tile(&self, dims: Vec<f64>) -> R {
+        let d = dims.iter().map(|&x| args::count("tile", "dims", x)).collect::<Result<Vec<_>, _>>()?;
+        wrap(self.t.tile(&d))
+    }
+
     /// Tiled `sizes` times.
     pub fn repeat(&self, sizes: Vec<f64>) -> R {
         let s = sizes.iter().map(|&x| args::count("repeat", "sizes", x)).collect::<Result<Vec<_>, _>>()?;

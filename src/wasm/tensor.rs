@@ -16,7 +16,7 @@ use crate::{BinaryOp, DType, Device, Error, ReduceOp, Tensor, UnaryOp};
 /// class spells them in camelCase; `where_` is `where`). With the families' `ALL` tables this is
 /// the op table `opTable()` exports, which the JS suite checks `js/core.js` and `js/index.d.ts`
 /// against: an op added here without a JS method and a type fails that test.
-pub(crate) const OTHER_METHODS: [&str; 62] = [
+pub(crate) const OTHER_METHODS: [&str; 63] = [
     "where_",
     "isnan",
     "isinf",
@@ -44,6 +44,7 @@ pub(crate) const OTHER_METHODS: [&str; 62] = [
     "flip",
     "roll",
     "repeat",
+    "tile",
     "split",
     "chunk",
     "clamp",
