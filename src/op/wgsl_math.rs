@@ -137,8 +137,10 @@ pub(crate) const WGSL_HYPER: &str = "fn hyper_acc(x: f32, want_cosh: bool) -> f3
         let e = exp(a);
         r = select(0.5 * (e - 1.0 / e), 0.5 * (e + 1.0 / e), want_cosh);
     } else {
+        // ldexp rather than 0.5 * h: NVIDIA's Vulkan compiler reassociates (0.5 * h) * h into
+        // 0.5 * (h * h), which overflows from 88.7 on.
         let h = exp(0.5 * a);
-        r = (0.5 * h) * h;
+        r = ldexp(h, -1) * h;
     }
     return select(select(r, -r, bitcast<u32>(x) >= 0x80000000u), r, want_cosh);
 }
@@ -279,6 +281,45 @@ fn remainder_acc(a: f32, b: f32) -> f32 {
     let m = fmod_acc(a, b);
     return select(m, m + b, !is_zero(m) && !is_nan(m) && is_negative(b) != is_negative(m));
 }
+fn mant_exp(x: f32) -> vec2<i32> {
+    // |x| = m * 2^e with m in [2^23, 2^24) (subnormals normalised), for finite nonzero x.
+    let bits = bitcast<u32>(x) & 0x7fffffffu;
+    if (bits < 0x00800000u) {
+        let shift = countLeadingZeros(bits) - 8u;
+        return vec2<i32>(i32(bits << shift), -149 - i32(shift));
+    }
+    return vec2<i32>(i32((bits & 0x7fffffu) | 0x800000u), i32(bits >> 23u) - 150);
+}
+fn div_rn(x: f32, b: f32, approx: f32) -> f32 {
+    // x / b correctly rounded, by long division of the significands: the drivers' division
+    // may be a reciprocal and a product (NVIDIA's is 1 ulp off on 3e38 / 3). Subnormal
+    // results keep `approx`; floor_divide only calls this for quotients of 2^22 and more.
+    let xb = bitcast<u32>(x) & 0x7fffffffu;
+    let bb = bitcast<u32>(b) & 0x7fffffffu;
+    if (xb == 0u || bb == 0u || xb >= 0x7f800000u || bb >= 0x7f800000u) { return approx; }
+    let fx = mant_exp(x);
+    let fb = mant_exp(b);
+    var mx = u32(fx.x);
+    let mb = u32(fb.x);
+    var e = fx.y - fb.y;
+    if (mx < mb) { mx = mx << 1u; e = e - 1; }
+    // 25 quotient bits (24 kept and a guard bit) and the remainder as the sticky bit.
+    var q = 1u;
+    var r = mx - mb;
+    for (var i = 0; i < 24; i = i + 1) {
+        r = r << 1u;
+        q = q << 1u;
+        if (r >= mb) { r = r - mb; q = q | 1u; }
+    }
+    var sig = q >> 1u;
+    if ((q & 1u) == 1u && (r != 0u || (sig & 1u) == 1u)) { sig = sig + 1u; }
+    if (sig == 0x1000000u) { sig = sig >> 1u; e = e + 1; }
+    let biased = e + 127;
+    let sign = (bitcast<u32>(x) ^ bitcast<u32>(b)) & 0x80000000u;
+    if (biased >= 255) { return bitcast<f32>(sign | 0x7f800000u); }
+    if (biased <= 0) { return approx; }
+    return bitcast<f32>(sign | (u32(biased) << 23u) | (sig & 0x7fffffu));
+}
 fn floordiv_acc(a: f32, b: f32) -> f32 {
     if (is_nan(a) || is_nan(b)) { return nan_like(a); }
     if (flushed_zero(b)) {
@@ -288,6 +329,9 @@ fn floordiv_acc(a: f32, b: f32) -> f32 {
     }
     let m = fmod_acc(a, b);
     var div = fdiv(a - m, b);
+    // Below 2^22 the rounding below absorbs a division 1 ulp off; above, the quotient must be
+    // PyTorch's correctly rounded one.
+    if (!is_nan(div) && abs(div) >= 4194304.0) { div = div_rn(a - m, b, div); }
     if (!is_zero(m) && is_negative(b) != is_negative(m)) { div = div - 1.0; }
     if (is_zero(div)) { return select(0.0, -0.0, is_negative(a) != is_negative(b)); }
     var f = floor(div);
