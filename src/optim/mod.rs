@@ -32,6 +32,26 @@ pub trait Optimizer {
     fn set_lr(&mut self, lr: f64);
 }
 
+/// A boxed optimizer is an optimizer, so one chosen at run time (`Box<dyn Optimizer>`) can go
+/// wherever a concrete one can (a data-parallel `Replicated`, a training loop).
+impl<O: Optimizer + ?Sized> Optimizer for Box<O> {
+    fn step(&mut self) -> Result<()> {
+        (**self).step()
+    }
+    fn zero_grad(&self) {
+        (**self).zero_grad()
+    }
+    fn params(&self) -> &[Parameter] {
+        (**self).params()
+    }
+    fn lr(&self) -> f64 {
+        (**self).lr()
+    }
+    fn set_lr(&mut self, lr: f64) {
+        (**self).set_lr(lr)
+    }
+}
+
 /// Fails when state made for a parameter sits on another device than the parameter now.
 fn check_state(op: &'static str, state: &Tensor, param: &Tensor) -> Result<()> {
     if state.device() != param.device() {

@@ -1,0 +1,49 @@
+//! [`Replicated`]: one optimizer per data-parallel replica, stepped together.
+
+use crate::error::Result;
+use crate::nn::Parameter;
+use crate::optim::Optimizer;
+
+/// The optimizers of a [`super::DataParallel`]'s replicas (made by
+/// [`super::DataParallel::optimizer`]), driven as one: `step` steps each, `zero_grad` clears
+/// each, `set_lr` sets each. An optimizer per replica, rather than one over every replica's
+/// parameters, keeps each replica's state (momentum, moments) on its own device.
+pub struct Replicated<O: Optimizer> {
+    opts: Vec<O>,
+}
+
+impl<O: Optimizer> Replicated<O> {
+    pub(super) fn new(opts: Vec<O>) -> Replicated<O> {
+        Replicated { opts }
+    }
+
+    /// The optimizers, one per replica in device order.
+    pub fn optimizers(&self) -> &[O] {
+        &self.opts
+    }
+}
+
+impl<O: Optimizer> Optimizer for Replicated<O> {
+    /// Steps every replica's optimizer. Each checks its own parameters before it updates any;
+    /// an out-of-memory error on a later replica leaves the earlier ones stepped.
+    fn step(&mut self) -> Result<()> {
+        self.opts.iter_mut().try_for_each(|o| o.step())
+    }
+
+    fn zero_grad(&self) {
+        self.opts.iter().for_each(|o| o.zero_grad());
+    }
+
+    /// The first replica's parameters.
+    fn params(&self) -> &[Parameter] {
+        self.opts.first().map(|o| o.params()).unwrap_or(&[])
+    }
+
+    fn lr(&self) -> f64 {
+        self.opts.first().map(|o| o.lr()).unwrap_or(0.0)
+    }
+
+    fn set_lr(&mut self, lr: f64) {
+        self.opts.iter_mut().for_each(|o| o.set_lr(lr));
+    }
+}
