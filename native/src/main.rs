@@ -4,6 +4,7 @@
 mod bench;
 mod demo;
 mod kmeans;
+mod train;
 mod train_bench;
 
 use std::process::ExitCode;
@@ -80,6 +81,41 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Train an MLP on the UCI handwritten digits (8x8, vendored) on the best device, a chosen
+    /// one, or several in data parallel; writes a .safetensors checkpoint
+    Train {
+        /// Train on this device (default: the best one)
+        #[arg(long, short, value_parser = device, conflicts_with = "devices")]
+        device: Option<Device>,
+        /// Data parallel over these devices, comma-separated (e.g. cpu,webgpu:0)
+        #[arg(long, value_delimiter = ',', value_parser = device)]
+        devices: Vec<Device>,
+        /// Split the GPU (--device, or the first adapter) into N logical devices and train data
+        /// parallel over them
+        #[arg(long, conflicts_with = "devices", value_parser = clap::value_parser!(u32).range(2..=16))]
+        logical: Option<u32>,
+        /// Passes over the training images
+        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=10000))]
+        epochs: u32,
+        /// Images per step (the global batch under data parallel)
+        #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1437))]
+        batch_size: u32,
+        /// Width of the hidden layer
+        #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=65536))]
+        hidden: u32,
+        /// Adam's learning rate
+        #[arg(long, default_value_t = 0.01)]
+        lr: f64,
+        /// Seed of the weights, the train/test split and the shuffle
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Print results as JSON instead of a table
+        #[arg(long)]
+        json: bool,
+        /// Where to write the trained weights
+        #[arg(long, default_value = "webtensor-digits.safetensors")]
+        checkpoint: std::path::PathBuf,
+    },
     /// Versions, compiled-in backends and the environment variables webtensor honours
     Info,
 }
@@ -100,6 +136,20 @@ fn main() -> ExitCode {
         Command::BenchTrain { device, batch, hidden, steps, json } => {
             let shape = train_bench::Shape { batch: batch as usize, hidden: hidden as usize, steps: steps as usize };
             train_bench::run(device, &shape, json).map_err(|e| e.to_string())
+        }
+        Command::Train { device, devices, logical, epochs, batch_size, hidden, lr, seed, json, checkpoint } => {
+            let options = train::Options {
+                devices: device.map(|d| vec![d]).unwrap_or(devices),
+                logical: logical.map(|n| n as usize),
+                epochs: epochs as usize,
+                batch_size: batch_size as usize,
+                hidden: hidden as usize,
+                lr,
+                seed,
+                json,
+                checkpoint,
+            };
+            train::run(&options)
         }
         Command::Info => {
             info();

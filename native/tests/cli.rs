@@ -30,3 +30,71 @@ fn devices_and_info_say_where_cuda_stands_in_one_line() {
         assert!(out.contains("cpu"), "{out}");
     }
 }
+
+/// `webtensor train` learns the digits on the cpu: the JSON has every epoch, the loss falls, the
+/// test accuracy passes 90%, and the checkpoint loads back with PyTorch's keys and shapes.
+#[test]
+fn train_learns_the_digits_and_writes_a_checkpoint() {
+    let dir = std::env::temp_dir().join(format!("webtensor-cli-train-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let ckpt = dir.join("digits.safetensors");
+    let ckpt_arg = ckpt.to_str().expect("utf-8 path");
+    let out = run(&["train", "--device", "cpu", "--epochs", "6", "--hidden", "32", "--json", "--checkpoint", ckpt_arg]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    let epochs = v["epochs"].as_array().expect("epochs");
+    assert_eq!(epochs.len(), 6);
+    let loss = |i: usize| epochs[i]["loss"].as_f64().expect("loss");
+    assert!(loss(5) < loss(0) * 0.5, "the loss falls: {out}");
+    assert!(v["test_accuracy"].as_f64().expect("accuracy") > 0.9, "{out}");
+    assert_eq!((v["train_images"].as_u64(), v["test_images"].as_u64()), (Some(1437), Some(360)));
+    assert!(epochs.iter().all(|e| e["samples_per_s"].as_f64().is_some_and(|s| s > 0.0)));
+
+    let bytes = std::fs::read(&ckpt).expect("the checkpoint was written");
+    let dict = webtensor::nn::load_safetensors(&bytes, Some(webtensor::Device::CPU)).expect("it loads");
+    let shapes: Vec<(String, Vec<usize>)> = dict.iter().map(|(k, t)| (k.clone(), t.shape().to_vec())).collect();
+    assert_eq!(
+        shapes,
+        vec![
+            ("0.bias".to_string(), vec![32]),
+            ("0.weight".to_string(), vec![32, 64]),
+            ("2.bias".to_string(), vec![10]),
+            ("2.weight".to_string(), vec![10, 32]),
+        ],
+        "the file lists keys sorted, as PyTorch's safetensors writes them"
+    );
+    let meta = webtensor::nn::safetensors_metadata(&bytes).expect("metadata");
+    assert!(meta.iter().any(|(k, v)| k == "data" && v.contains("CC BY 4.0")), "{meta:?}");
+
+    // The same run as a table, with a bad argument refused by name.
+    let table = run(&["train", "--device", "cpu", "--epochs", "1", "--hidden", "8", "--checkpoint", ckpt_arg]);
+    assert!(table.contains("epoch") && table.contains("test accuracy"), "{table}");
+    let bad =
+        Command::new(env!("CARGO_BIN_EXE_webtensor")).args(["train", "--batch-size", "0"]).output().expect("runs");
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--batch-size"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Data parallel from the command line: `--devices cpu,webgpu:0` reaches the losses of the cpu
+/// alone (same seed, same batches) within f32 rounding.
+#[test]
+fn train_data_parallel_matches_one_device() {
+    if !webtensor::devices().iter().any(|i| i.device == webtensor::Device::webgpu(0)) {
+        assert!(std::env::var("WEBTENSOR_REQUIRE_GPU").as_deref() != Ok("1"), "no webgpu:0");
+        return;
+    }
+    let ckpt = std::env::temp_dir().join(format!("webtensor-cli-dp-{}.safetensors", std::process::id()));
+    let c = ckpt.to_str().expect("utf-8 path");
+    let losses = |args: &[&str]| -> Vec<f64> {
+        let mut all = vec!["train", "--epochs", "3", "--hidden", "16", "--json", "--checkpoint", c];
+        all.extend_from_slice(args);
+        let v: serde_json::Value = serde_json::from_str(run(&all).trim()).expect("JSON");
+        v["epochs"].as_array().expect("epochs").iter().map(|e| e["loss"].as_f64().expect("loss")).collect()
+    };
+    let one = losses(&["--device", "cpu"]);
+    let two = losses(&["--devices", "cpu,webgpu:0"]);
+    for (a, b) in one.iter().zip(&two) {
+        assert!((a - b).abs() < 1e-4 * a.abs().max(1.0), "one device {one:?}, two {two:?}");
+    }
+    std::fs::remove_file(&ckpt).ok();
+}
