@@ -163,7 +163,7 @@ pub enum Error {
         msg: String,
     },
     /// An allocation that the memory limit or the device itself refused.
-    #[error("{device} out of memory: tried to allocate {requested} bytes with {allocated} bytes allocated and {reserved} reserved{}; {cause}; free tensors, call empty_cache, or raise the limit with set_memory_limit", limit.map_or(String::new(), |l| format!(", limit {l} bytes")))]
+    #[error("{device} out of memory: tried to allocate {requested} bytes with {allocated} bytes allocated and {reserved} reserved{}; {cause}; free tensors, call empty_cache, or raise the limit with set_memory_limit; in training, use a smaller batch and accumulate gradients over several backward passes before each optimizer step", limit.map_or(String::new(), |l| format!(", limit {l} bytes")))]
     OutOfMemory {
         /// The device.
         device: String,
