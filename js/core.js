@@ -1,8 +1,8 @@
 // The user-facing API over the wasm exports: PyTorch concepts in JavaScript spelling. This file
 // is the barrel the entry points (node.js, browser.js) re-export; each part lives in its own
 // module: tensor.js (the Tensor class), create.js, scope.js (tidy, withDevice), devices.js,
-// autograd.js, nn.js (wt.nn: module.js, layers.js, functional.js), optim.js and data.js
-// (wt.data: datasets and the DataLoader). Internal state (the bound wasm module, tidy scopes) is in internal.js.
+// autograd.js, nn.js (wt.nn: module.js, layers.js, functional.js), optim.js, data.js
+// (wt.data: datasets and the DataLoader) and parallel.js (wt.parallel: data parallel training). Internal state (the bound wasm module, tidy scopes) is in internal.js.
 export { Tensor } from './tensor.js';
 export * from './create.js';
 export * from './scope.js';
@@ -11,3 +11,4 @@ export * from './autograd.js';
 export * as nn from './nn.js';
 export * as optim from './optim.js';
 export * as data from './data.js';
+export * as parallel from './parallel.js';

@@ -591,3 +591,5 @@ export * as nn from './nn.js';
 export * as optim from './optim.js';
 /** Datasets and the DataLoader (PyTorch's torch.utils.data). */
 export * as data from './data.js';
+/** Data parallel training across devices (PyTorch's DDP, TensorFlow's MirroredStrategy, in one process). */
+export * as parallel from './parallel.js';

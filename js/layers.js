@@ -169,8 +169,15 @@ export class Sequential extends Module {
   /** The module at `index` (negative counts from the end). */
   at(index) { return this.children().at(check.integer('Sequential.at', 'index', index)); }
   forward(x) {
+    // Intermediate outputs are freed as soon as the next module has used them: nobody else
+    // holds their handles, and backward keeps what it needs on its own (the graph holds the
+    // values, not the JS handles). Without this each call left them to the garbage collector.
     let y = x;
-    for (const m of this.children()) y = m.forward(y);
+    for (const m of this.children()) {
+      const next = m.forward(y);
+      if (y !== x && next !== y) y.dispose();
+      y = next;
+    }
     return y;
   }
 }

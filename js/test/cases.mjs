@@ -9,6 +9,7 @@ import { nnSlotCases } from './nnslots.mjs';
 import { sortCases } from './sort.mjs';
 import { int8Cases } from './int8.mjs';
 import { dataCases } from './data.mjs';
+import { parallelCases } from './parallel.mjs';
 import { specialCases } from './special.mjs';
 
 /** The cases as `{ name, fn }` for `wt` (an initialised webtensor module) on `devices`. */
@@ -503,5 +504,6 @@ export function cases(wt, devices) {
   list.push(...sortCases(wt, devices));
   list.push(...int8Cases(wt, devices));
   list.push(...dataCases(wt, devices));
+  list.push(...parallelCases(wt, devices));
   return list;
 }

@@ -2,6 +2,7 @@
 // page (browser-page.mjs with ?suite=logical). They need a fresh module: `init` splits the
 // adapter before any device opens.
 import { assert } from './assert.mjs';
+import { trainBoth } from './parallel.mjs';
 
 /** What `init` is given: webgpu:0 split in two, the first half under an 8 MiB limit. */
 export const LOGICAL = { 'webgpu:0': [{ memoryLimit: 8 << 20 }, { memoryLimit: null }] };
@@ -33,6 +34,19 @@ export function logicalCases(wt) {
         assert.deepEqual(Array.from(await x.data()), [1, 2, 3, 4]);
         assert.throws(() => wt.setLogicalDeviceConfiguration('webgpu:0', [{}, {}]), /already in use/);
         for (const t of [x, y, big]) t.dispose();
+      },
+    },
+    {
+      name: 'data parallel over the two logical devices trains to the weights of one device (SGD with momentum, Adam)',
+      fn: async () => {
+        const before = wt.memory().numTensors;
+        const losses = await trainBoth(wt, ['webgpu:0', 'webgpu:1'], 20, 9, 'sgd');
+        assert.ok(losses[8] < losses[0], `the model learns: ${losses}`);
+        await trainBoth(wt, ['webgpu:0', 'webgpu:1'], 20, 8, 'adam');
+        await trainBoth(wt, ['cpu', 'webgpu:0', 'webgpu:1'], 10, 7, 'sgd'); // 4/3/3 rows
+        // At most: across awaits the FinalizationRegistry may free what earlier cases left to the
+        // garbage collector, but a leak would add tensors every step.
+        assert.ok(wt.memory().numTensors <= before, `no tensor leaked: ${wt.memory().numTensors} live, ${before} before`);
       },
     },
     {

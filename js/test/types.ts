@@ -178,6 +178,18 @@ export async function check(): Promise<void> {
   const custom = new wt.data.DataLoader({ length: 3, getItem: (i: number) => [wt.tensor([i])] }, { batchSize: 2 });
   const firstOrder: Uint32Array = loader.order(0);
   void [custom.length, firstOrder, new wt.data.TensorDataset(x).getBatch([0])];
+  // wt.parallel: replicas keep their module type; the loss is a Tensor on the first device.
+  const dp: Promise<wt.parallel.DataParallel<wt.nn.Linear>> = wt.parallel.DataParallel.create(
+    ['cpu', 'webgpu:0'],
+    (device: string) => new wt.nn.Linear(4, 2, { device }),
+  );
+  void dp.then(async (p) => {
+    const replicated = p.optimizer((params) => new wt.optim.SGD(params, { lr: 0.1 }));
+    const loss: wt.Tensor = await p.forwardBackward(x, x, (o, t) => o.sub(t).square().mean());
+    const first: wt.nn.Linear = p.module;
+    replicated.step();
+    void [loss, first, wt.parallel.splitSizes(10, 3) as number[]];
+  });
   // @ts-expect-error pinMemory is not an option (yet)
   new wt.data.DataLoader([x], { pinMemory: true });
   // @ts-expect-error padding modes are a closed set

@@ -1,0 +1,252 @@
+// wt.parallel: data parallelism across devices in one page or process (PyTorch's DDP and
+// TensorFlow's MirroredStrategy without processes or a network), the JS twin of Rust's
+// webtensor::parallel. One replica of a module per device, the global batch split as
+// tensor_split, each shard's mean loss weighted by its share so the summed gradient is exactly the
+// global batch's, gradients all-reduced on the first device and copied back, buffers broadcast
+// from the first replica, one optimizer per replica stepped together.
+import * as check from './check.js';
+import { Tensor } from './tensor.js';
+import { Module } from './module.js';
+
+/** How `n` rows split over `parts` replicas: the first `n % parts` shards one row larger. */
+export function splitSizes(n, parts) {
+  const fn = 'splitSizes';
+  check.integer(fn, 'n', n, 0, 2 ** 32 - 1);
+  check.integer(fn, 'parts', parts, 0, 1024);
+  return Array.from({ length: parts }, (_, i) => Math.floor(n / parts) + (i < n % parts ? 1 : 0));
+}
+
+/** Disposes each tensor that is not one of `keep`. */
+function disposeAll(list, keep = []) {
+  for (const t of list) if (t && !keep.includes(t) && !t.disposed) t.dispose();
+}
+
+/**
+ * One replica of a module per device. Make it with `await DataParallel.create(devices, build)`,
+ * where `build(device)` returns (or resolves to) a module whose parameters are on `device`.
+ */
+export class DataParallel {
+  #replicas;
+  #devices;
+
+  /** @internal Use `DataParallel.create`. */
+  constructor(replicas, devices) {
+    this.#replicas = replicas;
+    this.#devices = devices;
+  }
+
+  /**
+   * Builds one replica per device, then loads the first replica's state into the others, so
+   * every replica starts from the same weights whatever `build` drew.
+   */
+  static async create(devices, build) {
+    const fn = 'DataParallel.create';
+    if (!Array.isArray(devices) || devices.length === 0) {
+      check.fail(TypeError, fn, 'devices', devices, "a non-empty array of devices (e.g. ['webgpu:0', 'webgpu:1'])");
+    }
+    const names = devices.map((d, i) => check.device(fn, d, `devices[${i}]`));
+    names.forEach((d, i) => {
+      if (names.indexOf(d) !== i) throw new RangeError(`${fn}: ${d} is listed twice; give each device once`);
+    });
+    if (typeof build !== 'function') check.fail(TypeError, fn, 'build', build, 'a function (device) => Module');
+    const replicas = [];
+    try {
+      for (const d of names) {
+        const m = await build(d);
+        if (!(m instanceof Module)) check.fail(TypeError, fn, `build('${d}')`, m, 'a wt.nn.Module');
+        replicas.push(m);
+        // The parameters name the device canonically ('webgpu' is 'webgpu:0' there).
+        const params = m.parameters();
+        const home = params.length ? params[0].device : d;
+        const off = params.find((p) => p.device !== home);
+        if (off || (home !== d && !home.startsWith(`${d}:`))) {
+          throw new RangeError(`${fn}: build('${d}') returned a module with a parameter on ${(off ?? params[0]).device}; create it on ${d}`);
+        }
+        names[replicas.length - 1] = home;
+      }
+      names.forEach((d, i) => {
+        if (names.indexOf(d) !== i) throw new RangeError(`${fn}: ${d} is listed twice; give each device once`);
+      });
+      const first = replicas[0].stateDict();
+      try {
+        for (const r of replicas.slice(1)) await r.loadStateDict(first);
+      } finally {
+        disposeAll(Object.values(first));
+      }
+    } catch (e) {
+      for (const r of replicas) r.dispose();
+      throw e;
+    }
+    return new DataParallel(replicas, names);
+  }
+
+  /** The devices, one per replica. */
+  get devices() { return [...this.#devices]; }
+  /** The replicas, one per device. */
+  get replicas() { return [...this.#replicas]; }
+  /** The first replica: evaluate and save this one (its stateDict has the plain module's keys). */
+  get module() { return this.#replicas[0]; }
+
+  /** One optimizer per replica from `make(parameters)`, stepped together (see `Replicated`). */
+  optimizer(make) {
+    if (typeof make !== 'function') check.fail(TypeError, 'DataParallel.optimizer', 'make', make, 'a function (parameters) => Optimizer');
+    return new Replicated(this.#replicas.map((r) => make(r.parameters())));
+  }
+
+  /**
+   * A training step's forward and backward over a global batch: splits `input` and `target`
+   * along dim 0, moves each shard to its replica's device, runs `lossFn(output, shardTarget)`
+   * (a scalar mean over the shard), weights it by the shard's share, runs backward, then
+   * all-reduces the gradients. Gradients accumulate: call `optimizer.zeroGrad()` first.
+   * Resolves to the global batch's mean loss (a detached Tensor on the first device).
+   */
+  async forwardBackward(input, target, lossFn) {
+    const fn = 'DataParallel.forwardBackward';
+    for (const [name, t] of [['input', input], ['target', target]]) {
+      if (!(t instanceof Tensor) || t.disposed) check.fail(TypeError, fn, name, t, 'a live Tensor');
+      if (t.rank === 0) throw new RangeError(`${fn}: ${name} is a scalar; give a batch with the rows along dim 0`);
+    }
+    if (typeof lossFn !== 'function') check.fail(TypeError, fn, 'lossFn', lossFn, 'a function (output, target) => scalar Tensor');
+    const n = input.shape[0];
+    if (target.shape[0] !== n) throw new RangeError(`${fn}: input has ${n} rows but target has ${target.shape[0]}; give one target row per input row`);
+    if (n === 0) throw new RangeError(`${fn}: an empty batch; give at least one row`);
+    await this.broadcastBuffers();
+    const home = this.#devices[0];
+    let total = null;
+    let start = 0;
+    const sizes = splitSizes(n, this.#devices.length);
+    for (let i = 0; i < sizes.length; i++) {
+      const rows = sizes[i];
+      if (rows === 0) continue;
+      const d = this.#devices[i];
+      const temps = [];
+      try {
+        const xs = input.narrow(0, start, rows);
+        const ys = target.narrow(0, start, rows);
+        temps.push(xs, ys);
+        start += rows;
+        const x = await xs.to(d);
+        const y = await ys.to(d);
+        temps.push(x, y);
+        const out = this.#replicas[i].forward(x);
+        temps.push(out);
+        const loss = lossFn(out, y);
+        if (loss instanceof Tensor) temps.push(loss);
+        if (!(loss instanceof Tensor) || loss.numel() !== 1 || !loss.dtype.startsWith('float')) {
+          const what = loss instanceof Tensor ? `a ${loss.dtype} tensor of shape [${loss.shape}]` : typeof loss;
+          throw new TypeError(`${fn}: lossFn returned ${what}; it must return one floating-point value, the mean loss over its shard`);
+        }
+        const weighted = loss.mul(rows / n);
+        temps.push(weighted);
+        await weighted.backwardAsync();
+        const detached = weighted.detach();
+        temps.push(detached);
+        const flat = detached.reshape([]);
+        temps.push(flat);
+        const part = await flat.to(home);
+        if (total === null) {
+          total = part;
+        } else {
+          const sum = total.add(part);
+          disposeAll([total, part]);
+          total = sum;
+        }
+      } catch (e) {
+        disposeAll([total]);
+        throw e;
+      } finally {
+        disposeAll(temps);
+      }
+    }
+    try {
+      await this.allReduceGradients();
+    } catch (e) {
+      disposeAll([total]);
+      throw e;
+    }
+    return total;
+  }
+
+  /**
+   * Sums each parameter's gradient over the replicas (in device order, on the first device)
+   * and gives every replica the sum. Every copy is made before any gradient is replaced.
+   */
+  async allReduceGradients() {
+    const per = this.#replicas.map((r) => r.parameters());
+    const count = per[0].length;
+    per.forEach((p, i) => {
+      if (p.length !== count) throw new Error(`DataParallel.allReduceGradients: replica 0 has ${count} parameters but replica ${i} has ${p.length}; replicas must have the same structure`);
+    });
+    const home = this.#devices[0];
+    const sums = [];
+    const copies = [];
+    try {
+      for (let j = 0; j < count; j++) {
+        let sum = null;
+        for (const params of per) {
+          const g = params[j].grad;
+          if (!g) continue;
+          const moved = await g.to(home);
+          g.dispose();
+          if (sum === null) sum = moved;
+          else {
+            const s = sum.add(moved);
+            disposeAll([sum, moved]);
+            sum = s;
+          }
+        }
+        sums.push(sum);
+      }
+      for (const d of this.#devices) {
+        const row = [];
+        copies.push(row);
+        for (const s of sums) row.push(s === null ? null : await s.to(d));
+      }
+    } catch (e) {
+      disposeAll(sums);
+      disposeAll(copies.flat());
+      throw e;
+    }
+    per.forEach((params, i) => params.forEach((p, j) => { p.grad = copies[i][j]; }));
+    disposeAll(copies.flat());
+    disposeAll(sums);
+  }
+
+  /** Copies the first replica's buffers (BatchNorm's running statistics) into the others. */
+  async broadcastBuffers() {
+    const first = this.#replicas[0].namedBuffers();
+    if (first.length === 0) return;
+    const dict = Object.fromEntries(first.map(([k, b]) => [k, b]));
+    for (const r of this.#replicas.slice(1)) {
+      const own = r.namedBuffers();
+      const part = Object.fromEntries(own.map(([k]) => [k, dict[k]]));
+      await r.loadStateDict(part, { strict: false });
+    }
+  }
+
+  /** Frees every replica. */
+  dispose() {
+    for (const r of this.#replicas) r.dispose();
+  }
+}
+
+/**
+ * The optimizers of a DataParallel's replicas, driven as one: `step()` steps each,
+ * `zeroGrad()` clears each, `lr` sets each. One optimizer per replica keeps each replica's
+ * state (momentum, moments) on its own device.
+ */
+export class Replicated {
+  #opts;
+  /** @internal Use `DataParallel.optimizer`. */
+  constructor(opts) { this.#opts = opts; }
+  /** The optimizers, one per replica. */
+  get optimizers() { return [...this.#opts]; }
+  /** The first replica's parameters. */
+  get params() { return this.#opts[0].params; }
+  get lr() { return this.#opts[0].lr; }
+  set lr(v) { for (const o of this.#opts) o.lr = v; }
+  step() { for (const o of this.#opts) o.step(); }
+  zeroGrad() { for (const o of this.#opts) o.zeroGrad(); }
+  dispose() { for (const o of this.#opts) o.dispose(); }
+  [Symbol.dispose]() { this.dispose(); }
+}
