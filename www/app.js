@@ -1,9 +1,10 @@
-// The demo page: devices, the k-means workload on a canvas per device, a benchmark chart, and a
-// memory/placement panel. webtensor runs in a Worker (worker.js), so the page stays responsive;
+// The demo page: devices, the k-means workload on a canvas per device, training on handwritten
+// digits (trainui.js), a benchmark chart, and a memory/placement panel. webtensor runs in a Worker (worker.js), so the page stays responsive;
 // every long run shows progress and can be cancelled (the worker is terminated and restarted).
 // One value, state.device, is the selected device: every caption, the memory chart and the
 // placement log follow it. Built from the package itself (vite.config.js aliases `webtensor`).
 import { lineChart, memoryChart } from './charts.js';
+import { setupTraining } from './trainui.js';
 
 const W = 480;
 const H = 320;
@@ -107,6 +108,7 @@ async function cancel() {
   for (const job of pending.values()) job.reject(new DOMException('cancelled', 'AbortError'));
   pending.clear();
   state.cancelled++;
+  if (state.training) state.training.trained = false; // the model lived in the old worker
   status('cancelled; restarting the compute worker…');
   await startWorker();
   status('cancelled');
@@ -155,8 +157,11 @@ function renderRun() {
   }
 }
 
+let refreshTraining = () => {};
+
 function select(device) {
   state.device = device;
+  refreshTraining();
   for (const r of document.querySelectorAll('input[name=device]')) r.checked = r.value === device;
   $('run').textContent = `Run on ${device}`;
   renderRun();
@@ -197,12 +202,20 @@ function status(text) {
   $('status').textContent = text;
 }
 
-async function busy(label, f) {
+// Where a run shows its progress and cancel button: the k-means section's or the training's.
+const PANELS = {
+  workload: { box: 'progress-box', bar: 'progress', label: 'progress-label', cancel: 'cancel' },
+  train: { box: 'train-progress-box', bar: 'train-progress', label: 'train-progress-label', cancel: 'train-cancel' },
+};
+
+async function busy(label, f, panel = 'workload') {
   const token = {};
+  const ui = PANELS[panel];
   state.busy = token;
+  state.panel = ui;
   document.querySelectorAll('button.work').forEach((b) => { b.disabled = true; });
-  $('cancel').disabled = false;
-  $('progress-box').hidden = false;
+  $(ui.cancel).disabled = false;
+  $(ui.box).hidden = false;
   progress(0, 1, label);
   try {
     await f();
@@ -215,16 +228,17 @@ async function busy(label, f) {
   } finally {
     if (state.busy === token) state.busy = null;
     document.querySelectorAll('button.work').forEach((b) => { b.disabled = false; });
-    $('cancel').disabled = true;
-    $('progress-box').hidden = true;
+    $(ui.cancel).disabled = true;
+    $(ui.box).hidden = true;
   }
 }
 
 function progress(done, total, label) {
+  const ui = state.panel ?? PANELS.workload;
   state.progressEvents++;
-  $('progress').max = total;
-  $('progress').value = done;
-  $('progress-label').textContent = `${label}: ${done} of ${total}`;
+  $(ui.bar).max = total;
+  $(ui.bar).value = done;
+  $(ui.label).textContent = `${label}: ${done} of ${total}`;
   status(`${label}: ${done} of ${total}`);
 }
 
@@ -270,6 +284,7 @@ async function main() {
     $('banner').hidden = false;
     $('banner').textContent = 'WebGPU is not available in this browser: everything runs on the CPU (inside WebAssembly).';
   }
+  refreshTraining = setupTraining({ $, ask, busy, progress, state });
   select(best);
   setInterval(() => {
     if (!state.busy) ask({ type: 'sample', device: state.device }).catch(() => {});
@@ -280,6 +295,7 @@ async function main() {
   });
   $('bench').onclick = () => busy('benchmark', benchAll);
   $('cancel').onclick = () => cancel();
+  $('train-cancel').onclick = () => cancel();
   status(`ready: best device ${best}`);
   state.ready = true;
 }

@@ -49,3 +49,48 @@ export function memoryChart(svg, samples, device) {
     + [['allocated', 0], ['reserved', 1], ['peak', 2]].map(([name, j], k) => `<rect x="${200 + k * 85}" y="5" width="10" height="10" fill="${[COLORS[0], COLORS[1], COLORS[3]][j]}"/><text x="${214 + k * 85}" y="14">${name}</text>`).join('');
   svg.setAttribute('aria-label', `memory on ${device} over the last ${samples.length} samples: now ${mib(last[0])} MiB allocated, ${mib(last[1])} MiB reserved, peak ${mib(last[2])} MiB`);
 }
+
+/** Loss (scaled to its largest value) and train/test accuracy by epoch, on one 0..1 axis. */
+export function trainingChart(svg, rows) {
+  const [w, h, m] = [460, 240, 36];
+  svg.setAttribute('viewBox', `0 0 ${w} ${h}`);
+  if (!rows.length) {
+    svg.innerHTML = `<text x="${w / 2}" y="${h / 2}" text-anchor="middle">Press “Train” to watch the loss fall and the accuracy rise</text>`;
+    svg.setAttribute('aria-label', 'training: not run yet');
+    return;
+  }
+  const maxLoss = Math.max(...rows.map((r) => r.loss)) || 1;
+  const last = rows[rows.length - 1].epoch;
+  const px = (e) => m + ((e - 1) / Math.max(1, last - 1)) * (w - 2 * m - 110);
+  const py = (v) => h - m - v * (h - 2 * m);
+  const series = [
+    ['loss (÷ max)', rows.map((r) => [r.epoch, r.loss / maxLoss])],
+    ['train accuracy', rows.map((r) => [r.epoch, r.trainAccuracy])],
+    ['test accuracy', rows.map((r) => [r.epoch, r.testAccuracy])],
+  ];
+  let out = `<line x1="${m}" y1="${h - m}" x2="${w - m - 110}" y2="${h - m}" stroke="#767676"/><line x1="${m}" y1="${m}" x2="${m}" y2="${h - m}" stroke="#767676"/>`;
+  out += `<text x="4" y="${m + 4}">100%</text><text x="4" y="${h - m + 4}">0</text><text x="${m}" y="${h - 10}">epoch 1</text><text x="${px(last) - 30}" y="${h - 10}">epoch ${last}</text>`;
+  series.forEach(([name, pts], i) => {
+    const color = COLORS[i % COLORS.length];
+    out += `<polyline points="${pts.map(([x, y]) => `${px(x)},${py(y)}`).join(' ')}" fill="none" stroke="${color}" stroke-width="2"/>`;
+    for (const [x, y] of pts) out += `<circle cx="${px(x)}" cy="${py(y)}" r="2.5" fill="${color}"/>`;
+    out += `<rect x="${w - 140}" y="${m + i * 18 - 9}" width="10" height="10" fill="${color}"/><text x="${w - 126}" y="${m + i * 18}">${esc(name)}</text>`;
+  });
+  out += `<text x="${w - 140}" y="${m + 62}">max loss ${maxLoss.toFixed(3)}</text>`;
+  svg.innerHTML = out;
+  const r = rows[rows.length - 1];
+  svg.setAttribute('aria-label', `training over ${rows.length} epochs: loss ${rows.map((x) => x.loss.toFixed(3)).join(', ')}; after epoch ${r.epoch} train accuracy ${(100 * r.trainAccuracy).toFixed(1)}%, test accuracy ${(100 * r.testAccuracy).toFixed(1)}%`);
+}
+
+/** The ten class probabilities as bars, the most likely one highlighted. */
+export function probsChart(svg, probs) {
+  const [w, h] = [300, 130];
+  svg.setAttribute('viewBox', `0 0 ${w} ${h}`);
+  const best = probs.indexOf(Math.max(...probs));
+  svg.innerHTML = probs.map((p, d) => {
+    const bh = Math.max(1, p * 95);
+    const x = 8 + d * 29;
+    return `<rect x="${x}" y="${110 - bh}" width="22" height="${bh}" fill="${d === best ? COLORS[0] : COLORS[2]}"/><text x="${x + 7}" y="${125}">${d}</text>`;
+  }).join('');
+  svg.setAttribute('aria-label', `probabilities by digit: ${probs.map((p, d) => `${d} ${(100 * p).toFixed(1)}%`).join(', ')}`);
+}

@@ -1,9 +1,11 @@
 // The page's compute thread: webtensor lives here, so the page never freezes while a workload
 // runs (a CPU k-means takes about a second, a software adapter far longer). Messages in:
-// { id, type: 'kmeans' | 'bench' | 'sample', ... }; out: { type: 'ready' | 'progress' | 'result'
-// | 'sample' | 'error', id, ... }. Cancelling is the page terminating this worker.
+// { id, type: 'kmeans' | 'bench' | 'train' | 'predict' | 'test-image' | 'sample', ... }; out:
+// { type: 'ready' | 'progress' | 'result' | 'sample' | 'error', id, ... }. Cancelling is the page
+// terminating this worker.
 import * as wt from 'webtensor';
 import { bench, kmeans } from './workload.js';
+import { predict, testImage, train } from './training.js';
 
 /** Memory counters of `device` and the placement-log entries since the last sample. */
 function sample(device) {
@@ -33,6 +35,15 @@ async function handle(msg) {
   } else if (type === 'bench') {
     const rows = await bench(wt, msg.device, { step: progress });
     postMessage({ type: 'result', id, rows, sample: sample(msg.device) });
+  } else if (type === 'train') {
+    const onBatch = (done, total, epoch) => progress(done, total, { epoch });
+    const onEpoch = (row) => progress(row.epoch, msg.epochs, { row });
+    const rows = await train(wt, { devices: msg.devices, epochs: msg.epochs }, onBatch, onEpoch);
+    postMessage({ type: 'result', id, rows, sample: sample(msg.device) });
+  } else if (type === 'predict') {
+    postMessage({ type: 'result', id, probs: await predict(wt, msg.pixels) });
+  } else if (type === 'test-image') {
+    postMessage({ type: 'result', id, ...(await testImage(wt, msg.index)) });
   } else if (type === 'sample') {
     postMessage({ type: 'sample', id, sample: sample(msg.device) });
   }

@@ -1,7 +1,9 @@
 // End-to-end test of the demo page (www/, built by `npm run build:demo` into target/www): in
 // headless Chromium it picks cpu and then webgpu, runs the k-means workload on each (in the
 // page's worker, with progress, while the page stays responsive), checks that every label
-// follows the selected device, cancels a run and runs again, runs the benchmark, checks the page
+// follows the selected device, cancels a run and runs again, runs the benchmark, trains the digits
+// model data parallel over the GPU and the cpu (chart, held-out and drawn digits classified,
+// cancel mid-training), checks the page
 // at phone width (390 px) and with axe-core (WCAG 2 A/AA), asserts that no error reached the
 // console, and saves full-page screenshots to target/screenshots/.
 import { mkdir, readFile } from 'node:fs/promises';
@@ -42,7 +44,7 @@ async function labelsFollow(page, device) {
 
 const idle = () => window.__demo.ready && !window.__demo.busy;
 
-await withPage(`${root}target/www`, '/?iterations=4', async (page, errors) => {
+await withPage(`${root}target/www`, '/?iterations=4&epochs=3', async (page, errors) => {
   await page.setViewportSize({ width: 1100, height: 900 });
   await page.waitForFunction(() => window.__demo?.ready, null, { timeout: 120_000 });
   await page.screenshot({ path: `${shots}/demo-first-visit.png`, fullPage: true });
@@ -97,6 +99,59 @@ await withPage(`${root}target/www`, '/?iterations=4', async (page, errors) => {
   await page.waitForTimeout(1200); // one more memory sample
   check(await page.$eval('#placement', (ol) => ol.children.length > 0 && !/no ops/.test(ol.textContent)), 'the placement log shows ops on the selected device');
   await page.screenshot({ path: `${shots}/demo-bench.png`, fullPage: true });
+
+  // Training: data parallel over the GPU and the cpu (or the cpu alone), live chart, progress,
+  // the page responsive; then a held-out image and a drawn stroke are classified.
+  await page.check(`input[name=device][value="${gpu ?? 'cpu'}"]`);
+  if (gpu) await page.selectOption('#train-second', 'cpu');
+  check((await page.$eval('#train', (b) => b.textContent)) === `Train on ${gpu ? `${gpu} + cpu` : 'cpu'}`, 'the train button names the devices');
+  await page.evaluate(() => {
+    window.__gaps = [];
+    let last = performance.now();
+    window.__tick = setInterval(() => { const now = performance.now(); window.__gaps.push(now - last); last = now; }, 10);
+  });
+  await page.click('#train');
+  await page.waitForFunction(() => window.__demo.training.trained && !window.__demo.busy, null, { timeout: 600_000 });
+  const trainGap = await page.evaluate(() => { clearInterval(window.__tick); return Math.max(...window.__gaps); });
+  const rows = await page.evaluate(() => window.__demo.training.rows);
+  const lastRow = rows[rows.length - 1];
+  check(rows.length === 3 && rows[2].loss < rows[0].loss, `training ran 3 epochs and the loss fell: ${rows.map((r) => r.loss.toFixed(3)).join(', ')}`);
+  check(lastRow.testAccuracy > 0.85, `test accuracy after 3 epochs: ${(100 * lastRow.testAccuracy).toFixed(1)}% at ${Math.round(lastRow.samplesPerS)} samples/s`);
+  check(trainGap < 250, `the page stayed responsive while training (longest main-thread gap ${trainGap.toFixed(0)} ms)`);
+  check(await page.$eval('#chart-train', (s) => s.querySelectorAll('polyline').length === 3 && /test accuracy/.test(s.getAttribute('aria-label'))), 'the training chart draws loss and accuracy, with a text alternative');
+  check(/epoch 3: loss/.test(await page.$eval('#train-stats', (p) => p.textContent)), 'the last epoch\'s figures are shown');
+  let right = 0;
+  for (let i = 0; i < 5; i++) {
+    await page.click('#pad-sample');
+    await page.waitForFunction((k) => window.__demo.training.samplesShown === k && window.__demo.training.prediction?.label !== undefined, i + 1, { timeout: 60_000 });
+    const p = await page.evaluate(() => window.__demo.training.prediction);
+    right += p.digit === p.label ? 1 : 0;
+  }
+  check(right >= 4, `held-out images are classified: ${right} of 5 right`);
+  await page.screenshot({ path: `${shots}/demo-training.png`, fullPage: true });
+  // A stroke drawn with the mouse: an 8x8 reading and probabilities that sum to 1.
+  await page.click('#pad-clear');
+  const box = await page.$eval('#pad', (c) => { const r = c.getBoundingClientRect(); return { x: r.left, y: r.top, w: r.width, h: r.height }; });
+  await page.mouse.move(box.x + box.w * 0.5, box.y + box.h * 0.15);
+  await page.mouse.down();
+  for (let k = 1; k <= 10; k++) await page.mouse.move(box.x + box.w * 0.5, box.y + box.h * (0.15 + 0.07 * k));
+  await page.mouse.up();
+  await page.waitForFunction(() => window.__demo.training.prediction && window.__demo.training.prediction.label === undefined, null, { timeout: 60_000 });
+  const drawn = await page.evaluate(() => window.__demo.training.prediction);
+  const total = drawn.probs.reduce((a, b) => a + b, 0);
+  check(drawn.digit >= 0 && drawn.digit <= 9 && Math.abs(total - 1) < 1e-4, `a drawn vertical stroke reads as ${drawn.digit} (${(100 * drawn.probs[drawn.digit]).toFixed(1)}%); probabilities sum to ${total.toFixed(5)}`);
+  check(/The model reads \d/.test(await page.$eval('#prediction', (p) => p.textContent)), 'the prediction is written out');
+  await page.screenshot({ path: `${shots}/demo-drawn.png`, fullPage: true });
+  // Cancel mid-training: the worker restarts and the model is gone until trained again.
+  await page.fill('#train-epochs', '200');
+  await page.click('#train');
+  await page.waitForFunction(() => window.__demo.busy && document.querySelector('#train-progress').value >= 4, null, { timeout: 120_000 });
+  await page.click('#train-cancel');
+  await page.waitForFunction(idle, null, { timeout: 60_000 });
+  const afterTrainCancel = await page.evaluate(() => ({ cancelled: window.__demo.cancelled, trained: window.__demo.training.trained }));
+  check(afterTrainCancel.cancelled === 2 && !afterTrainCancel.trained, `cancel stops training: ${JSON.stringify(afterTrainCancel)}`);
+  await page.waitForFunction(() => /^cancelled$/.test(document.querySelector('#status').textContent), null, { timeout: 60_000 });
+  await page.fill('#train-epochs', '3');
   await accessibility(page, '1100 px');
   // Phone width: nothing wider than the screen, legends inside their charts.
   await page.setViewportSize({ width: 390, height: 844 });
@@ -104,6 +159,7 @@ await withPage(`${root}target/www`, '/?iterations=4', async (page, errors) => {
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   check(width <= 390, `the page fits a 390 px phone (scrollWidth ${width})`);
   await page.screenshot({ path: `${shots}/demo-phone.png`, fullPage: true });
+  await (await page.$('section[aria-labelledby=train-title]')).screenshot({ path: `${shots}/demo-training-phone.png` });
   await accessibility(page, '390 px');
   check(errors.length === 0, `no console errors${errors.length ? `: ${errors.join('; ')}` : ''}`);
 });
