@@ -328,12 +328,22 @@ fn floordiv_acc(a: f32, b: f32) -> f32 {
         let inf = inf_like(a);
         return select(inf, -inf, is_negative(a) != is_negative(b));
     }
-    let m = fmod_acc(a, b);
+    // Below a divisor of 2^-100 the remainder can be subnormal, which drivers without
+    // subnormals (NVIDIA's Vulkan) flush to zero, losing the step below that subtracts 1.
+    // Scaling both operands by 2^64 is exact, keeps the remainder normal and leaves the
+    // quotient as it was (a larger dividend makes the quotient infinite either way).
+    var p = a;
+    var q = b;
+    if (abs(b) < 7.888609052210118e-31 && abs(a) < 4.611686018427388e18) {
+        p = ldexp(a, 64);
+        q = ldexp(b, 64);
+    }
+    let m = fmod_acc(p, q);
     // PyTorch's quotient is IEEE's correctly rounded one. The rounding below would absorb a
-    // driver's division some ulp off only while the quotient is small (NVIDIA's was 3 ulp off
-    // at 2.6e6 with a divisor near 2^-125), so the significands are divided exactly always.
-    let x = a - m;
-    var div = div_rn(x, b, fdiv(x, b));
+    // driver's division some ulp off only while the quotient is small, so the significands
+    // are divided exactly always.
+    let x = p - m;
+    var div = div_rn(x, q, fdiv(x, q));
     if (!is_zero(m) && is_negative(b) != is_negative(m)) { div = div - 1.0; }
     if (is_zero(div)) { return select(0.0, -0.0, is_negative(a) != is_negative(b)); }
     var f = floor(div);
