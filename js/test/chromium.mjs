@@ -32,11 +32,14 @@ export async function withPage(root, urlPath, fn, { webgpu = true } = {}) {
       res.writeHead(403).end();
       return;
     }
+    let body;
     try {
-      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' }).end(await readFile(file));
+      body = await readFile(file);
     } catch {
       res.writeHead(404).end();
+      return;
     }
+    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' }).end(body);
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   const profile = await mkdtemp(path.join(tmpdir(), 'webtensor-chromium-'));
