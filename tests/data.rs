@@ -9,7 +9,7 @@ use common::*;
 use webtensor::data::{permutation, DataLoader, DataLoaderOptions, Dataset, TensorDataset};
 use webtensor::{DType, Device, Tensor};
 
-device_tests!(batches_cover_the_dataset, a_model_trains_from_the_loader);
+device_tests!(batches_cover_the_dataset, a_model_trains_from_the_loader, prefetch_gives_the_same_batches_on_the_device);
 
 /// Features whose row i is [i, 10 i] and labels i % 3, on `d`.
 fn rows(n: usize, d: Device) -> TensorDataset {
@@ -136,4 +136,69 @@ fn a_model_trains_from_the_loader(d: Device) {
         losses.push(total / loader.len() as f32);
     }
     assert!(losses[4] < 0.5 * losses[0], "on {d}: the loss fell from {} to {}", losses[0], losses[4]);
+}
+
+/// `prefetch` yields `iter`'s batches, in the same order, already on the device; `drop_last`
+/// holds; an early drop stops the worker; the next epoch reshuffles as `iter` would.
+fn prefetch_gives_the_same_batches_on_the_device(d: Device) {
+    let opts = DataLoaderOptions { batch_size: 4, shuffle: true, seed: Some(3), drop_last: true };
+    let mut a = DataLoader::new(rows(18, Device::CPU), opts).unwrap();
+    let mut b = DataLoader::new(rows(18, Device::CPU), opts).unwrap();
+    for epoch in 0..2 {
+        let plain: Vec<Vec<Tensor>> = a.iter().map(|r| r.unwrap()).collect();
+        let ahead = b.prefetch(d, 2).unwrap();
+        assert_eq!(ahead.len(), 4, "18 rows in batches of 4, the last 2 dropped");
+        let ahead: Vec<Vec<Tensor>> = ahead.map(|r| r.unwrap()).collect();
+        assert_eq!(plain.len(), ahead.len());
+        for (p, q) in plain.iter().zip(&ahead) {
+            assert!(q.iter().all(|t| t.device() == d), "batches arrive on {d}");
+            assert_eq!(f32s(&p[0]), f32s(&q[0].to_blocking(Device::CPU).unwrap()), "epoch {epoch}: same rows");
+            assert_eq!(i32s(&p[1]), i32s(&q[1].to_blocking(Device::CPU).unwrap()));
+        }
+    }
+    assert_eq!(b.epoch(), 2);
+    // Dropped after one batch: the worker stops and the loader goes on.
+    let mut early = b.prefetch(d, 1).unwrap();
+    assert!(early.next().unwrap().is_ok());
+    drop(early);
+    assert_eq!(b.prefetch(d, 3).unwrap().count(), 4);
+}
+
+/// A dataset that fails at one index, or panics there: the prefetched epoch ends with an error
+/// (never a panic in the caller), after the batches before it.
+#[derive(Clone)]
+struct Faulty {
+    panic: bool,
+}
+
+impl Dataset for Faulty {
+    fn len(&self) -> usize {
+        8
+    }
+    fn get(&self, index: usize) -> webtensor::Result<Vec<Tensor>> {
+        if index == 5 {
+            if self.panic {
+                panic!("a bug in the dataset");
+            }
+            return Tensor::zeros(&[2], DType::F32, Device::CPU).and_then(|t| t.reshape(&[7]).map(|t| vec![t]));
+        }
+        Ok(vec![Tensor::from_slice(&[index as f32], &[1], Device::CPU)?])
+    }
+}
+
+#[test]
+fn prefetch_reports_dataset_errors_and_panics() {
+    for panic in [false, true] {
+        let opts = DataLoaderOptions { batch_size: 2, ..Default::default() };
+        let mut loader = DataLoader::new(Faulty { panic }, opts).unwrap();
+        let got: Vec<webtensor::Result<Vec<Tensor>>> = loader.prefetch(Device::CPU, 2).unwrap().collect();
+        assert_eq!(got.len(), 3, "two good batches, then the error, then nothing");
+        assert!(got[0].is_ok() && got[1].is_ok());
+        let e = got[2].as_ref().expect_err("the failing batch").to_string();
+        if panic {
+            assert!(e.contains("panicked in the prefetch thread"), "{e}");
+        } else {
+            assert!(e.contains("reshape"), "{e}");
+        }
+    }
 }

@@ -4,6 +4,7 @@
 mod bench;
 mod demo;
 mod kmeans;
+mod loader_bench;
 mod train;
 mod train_bench;
 
@@ -116,6 +117,22 @@ enum Command {
         #[arg(long, default_value = "webtensor-digits.safetensors")]
         checkpoint: std::path::PathBuf,
     },
+    /// Epoch time with and without DataLoader::prefetch (a worker thread preparing and uploading
+    /// the next batches) on digits augmented per sample on the CPU, alternating in one run
+    BenchLoader {
+        /// Run on this device (default: the best one)
+        #[arg(long, short, value_parser = device)]
+        device: Option<Device>,
+        /// Timed epochs of each kind (after one warm-up epoch of each)
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+        epochs: u32,
+        /// Images per step
+        #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1797))]
+        batch_size: u32,
+        /// Print results as JSON instead of a table
+        #[arg(long)]
+        json: bool,
+    },
     /// Versions, compiled-in backends and the environment variables webtensor honours
     Info,
 }
@@ -150,6 +167,9 @@ fn main() -> ExitCode {
                 checkpoint,
             };
             train::run(&options)
+        }
+        Command::BenchLoader { device, epochs, batch_size, json } => {
+            loader_bench::run(device, epochs as usize, batch_size as usize, json).map_err(|e| e.to_string())
         }
         Command::Info => {
             info();

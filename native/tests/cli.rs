@@ -98,3 +98,16 @@ fn train_data_parallel_matches_one_device() {
     }
     std::fs::remove_file(&ckpt).ok();
 }
+
+/// `webtensor bench-loader` times plain and prefetched epochs in one run (no timing asserted).
+#[test]
+fn bench_loader_reports_both_loaders() {
+    let out = run(&["bench-loader", "--device", "cpu", "--epochs", "1", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["images"].as_u64(), Some(1797));
+    for key in ["plain_seconds", "prefetch_seconds"] {
+        let s = v[key].as_array().expect(key);
+        assert!(s.len() == 1 && s[0].as_f64().is_some_and(|t| t > 0.0), "{out}");
+    }
+    assert!(v["speedup"].as_f64().is_some_and(|x| x > 0.0), "{out}");
+}

@@ -1,6 +1,8 @@
 //! [`DataLoader`]: an epoch of a [`Dataset`] cut into batches.
 
 use super::{permutation, Dataset};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
@@ -101,6 +103,21 @@ impl<D: Dataset> DataLoader<D> {
         }
     }
 
+    /// The next epoch's batches, each already moved to `device` (with `non_blocking`) by a
+    /// worker thread that runs up to `depth` batches ahead: the dataset's CPU work and the
+    /// uploads of the next batches overlap the loop's compute on this one (native only). The
+    /// batches and their order are [`DataLoader::iter`]'s. The dataset is cloned into the worker
+    /// (cheap for [`super::TensorDataset`]; wrap a large custom one in an `Arc`).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn prefetch(&mut self, device: Device, depth: usize) -> Result<super::Prefetch>
+    where
+        D: Clone + Send + 'static,
+    {
+        let device = crate::device::placement::resolve("DataLoader::prefetch", device)?;
+        let chunks: Vec<Vec<usize>> = self.iter().map_indices().collect();
+        super::Prefetch::start(self.dataset.clone(), chunks, device, depth)
+    }
+
     /// The next epoch's batches.
     pub fn iter(&mut self) -> Batches<'_, D> {
         let order = self.order(self.epoch);
@@ -140,3 +157,17 @@ impl<D: Dataset> Iterator for Batches<'_, D> {
 }
 
 impl<D: Dataset> ExactSizeIterator for Batches<'_, D> {}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl<D: Dataset> Batches<'_, D> {
+    /// The rest of the epoch as batches of indices, without loading them.
+    fn map_indices(self) -> impl Iterator<Item = Vec<usize>> {
+        let (b, drop_last) = (self.loader.options.batch_size, self.loader.options.drop_last);
+        let rest = self.order[self.next..].to_vec();
+        rest.chunks(b)
+            .filter(move |c| !drop_last || c.len() == b)
+            .map(<[usize]>::to_vec)
+            .collect::<Vec<_>>()
+            .into_iter()
+    }
+}

@@ -6,8 +6,12 @@
 //! so a seed gives the same batches in Rust and in JavaScript.
 
 mod loader;
+#[cfg(not(target_arch = "wasm32"))]
+mod prefetch;
 
 pub use loader::{Batches, DataLoader, DataLoaderOptions};
+#[cfg(not(target_arch = "wasm32"))]
+pub use prefetch::Prefetch;
 
 use crate::creation::SplitMix64;
 use crate::error::{Error, Result};
@@ -44,6 +48,20 @@ pub trait Dataset {
             ));
         }
         (0..fields).map(|f| Tensor::stack(&samples.iter().map(|s| s[f].clone()).collect::<Vec<_>>(), 0)).collect()
+    }
+}
+
+/// A shared dataset is a dataset, so one too large to clone can go to
+/// [`DataLoader::prefetch`]'s worker as an `Arc`.
+impl<D: Dataset + ?Sized> Dataset for std::sync::Arc<D> {
+    fn len(&self) -> usize {
+        (**self).len()
+    }
+    fn get(&self, index: usize) -> Result<Vec<Tensor>> {
+        (**self).get(index)
+    }
+    fn get_batch(&self, indices: &[usize]) -> Result<Vec<Tensor>> {
+        (**self).get_batch(indices)
     }
 }
 
