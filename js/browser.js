@@ -5,6 +5,12 @@ import initWasm, * as wasm from '../pkg/webtensor.js';
 
 export * from './core.js';
 
+const noFiles = (fn) => () => Promise.reject(new Error(`${fn}: a browser has no file system to write to; use nn.saveSafetensors(dict) (a Uint8Array) and download or store the bytes, and nn.loadSafetensors(bytes) to read them`));
+/** Node only: in a browser it rejects, pointing at `nn.saveSafetensors`. */
+export const saveSafetensorsFile = noFiles('saveSafetensorsFile');
+/** Node only: in a browser it rejects, pointing at `nn.loadSafetensors`. */
+export const loadSafetensorsFile = noFiles('loadSafetensorsFile');
+
 /**
  * Loads the module, discovers adapters and opens the best device; resolves to its name. A
  * failed init (say, the .wasm could not be fetched) can be retried.

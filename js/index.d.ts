@@ -591,5 +591,16 @@ export * as nn from './nn.js';
 export * as optim from './optim.js';
 /** Datasets and the DataLoader (PyTorch's torch.utils.data). */
 export * as data from './data.js';
+/**
+ * Writes a state dict to a `.safetensors` file (Node only; in a browser it rejects: save the
+ * bytes of `nn.saveSafetensors` instead).
+ */
+export declare function saveSafetensorsFile(
+  dict: import('./nn.js').StateDict,
+  path: string,
+  options?: { metadata?: Record<string, string> },
+): Promise<void>;
+/** Reads a `.safetensors` file into name -> Tensor (Node only; in a browser it rejects). */
+export declare function loadSafetensorsFile(path: string, options?: { device?: DeviceLike }): Promise<Record<string, Tensor>>;
 /** Data parallel training across devices (PyTorch's DDP, TensorFlow's MirroredStrategy, in one process). */
 export * as parallel from './parallel.js';

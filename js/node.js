@@ -3,11 +3,33 @@
 // (GPUBufferUsage, ...) are installed from that package too, or from `options.globals`. Without
 // `gpu`, the cpu device works alone; a later `init({ gpu })` adds the GPU.
 import { readFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { bind, bound } from './internal.js';
 import { initOptions, once } from './init.js';
+import { loadSafetensors, saveSafetensors } from './checkpoint.js';
+import * as check from './check.js';
 import * as wasm from '../pkg/webtensor.js';
 
 export * from './core.js';
+
+/**
+ * Writes a state dict to a `.safetensors` file (safetensors' `save_file`): the bytes of
+ * `nn.saveSafetensors(dict, opts)`, which PyTorch's `safetensors.torch.load_file` reads. Node
+ * only; in a browser, save the bytes of `nn.saveSafetensors` (a download, IndexedDB).
+ */
+export async function saveSafetensorsFile(dict, path, opts) {
+  if (typeof path !== 'string' && !(path instanceof URL)) check.fail(TypeError, 'saveSafetensorsFile', 'path', path, 'a file path (string or URL)');
+  await writeFile(path, await saveSafetensors(dict, opts));
+}
+
+/**
+ * Reads a `.safetensors` file, from PyTorch or webtensor, into an object of name to Tensor
+ * (`nn.loadSafetensors` of its bytes; `{ device }` as there). Node only.
+ */
+export async function loadSafetensorsFile(path, opts) {
+  if (typeof path !== 'string' && !(path instanceof URL)) check.fail(TypeError, 'loadSafetensorsFile', 'path', path, 'a file path (string or URL)');
+  return loadSafetensors(await readFile(path), opts);
+}
 
 let gpuGiven = false;
 

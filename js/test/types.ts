@@ -190,6 +190,10 @@ export async function check(): Promise<void> {
     replicated.step();
     void [loss, first, wt.parallel.splitSizes(10, 3) as number[]];
   });
+  // Checkpoint files (Node): the dict in, a promise of name -> Tensor out.
+  const saved: Promise<void> = wt.saveSafetensorsFile({ w: x }, '/tmp/w.safetensors', { metadata: { step: '1' } });
+  const loadedFile: Promise<Record<string, wt.Tensor>> = wt.loadSafetensorsFile('/tmp/w.safetensors', { device: 'cpu' });
+  void [saved, loadedFile];
   // @ts-expect-error pinMemory is not an option (yet)
   new wt.data.DataLoader([x], { pinMemory: true });
   // @ts-expect-error padding modes are a closed set

@@ -1,0 +1,35 @@
+// Checkpoints as files in Node: a model's state dict round-trips through saveSafetensorsFile /
+// loadSafetensorsFile, and a file PyTorch wrote (tests/fixtures/mlp.safetensors, from
+// scripts/gen_safetensors_fixtures.py) loads into a model; bad paths are errors.
+import { test } from 'node:test';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import * as wt from '../node.js';
+import { assert, close } from './assert.mjs';
+
+await wt.init();
+
+test('checkpoints: a state dict round-trips through a file, and PyTorch\'s file loads', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'webtensor-files-'));
+  try {
+    const model = new wt.nn.Sequential(new wt.nn.Linear(4, 3, { seed: 1 }), new wt.nn.ReLU(), new wt.nn.Linear(3, 2, { seed: 2 }));
+    const file = path.join(dir, 'model.safetensors');
+    await wt.saveSafetensorsFile(model.stateDict(), file, { metadata: { epoch: '3' } });
+    const bytes = new Uint8Array(await readFile(file));
+    assert.deepEqual(wt.nn.safetensorsMetadata(bytes), { epoch: '3' });
+    const back = await wt.loadSafetensorsFile(file);
+    assert.deepEqual(Object.keys(back).sort(), ['0.bias', '0.weight', '2.bias', '2.weight']);
+    const other = new wt.nn.Sequential(new wt.nn.Linear(4, 3, { seed: 7 }), new wt.nn.ReLU(), new wt.nn.Linear(3, 2, { seed: 8 }));
+    await other.loadStateDict(back);
+    for (const [k, t] of Object.entries(model.stateDict())) close(await other.stateDict()[k].data(), Array.from(await t.data()), 0, k);
+
+    const torch = await wt.loadSafetensorsFile(new URL('../../tests/fixtures/mlp.safetensors', import.meta.url));
+    assert.ok(Object.keys(torch).length > 0, "PyTorch's file has tensors");
+    await assert.rejects(wt.loadSafetensorsFile(path.join(dir, 'missing.safetensors')), /ENOENT/);
+    await assert.rejects(wt.saveSafetensorsFile(model.stateDict(), 42), /path must be a file path/);
+    await assert.rejects(wt.loadSafetensorsFile(file, { device: 'tpu:0' }), /unknown device/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
