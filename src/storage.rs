@@ -94,6 +94,51 @@ impl Storage {
         })
     }
 
+    /// CPU storage over `data` with a page-locked copy for `for_device` attached, where that
+    /// device is one whose uploads can use it (CUDA); plain CPU storage otherwise. What
+    /// `Tensor::pin_memory` makes.
+    pub(crate) fn pinned_cpu(data: CpuData, for_device: Option<Device>) -> Result<Storage> {
+        let s = CpuStorage::new(data)?;
+        Ok(match for_device.map(Backend::of).transpose()? {
+            Some(Backend::Cuda(d)) => {
+                let p = d.pin_host(s.data())?;
+                Storage::Cpu(s.with_pinned(p))
+            }
+            _ => Storage::Cpu(s),
+        })
+    }
+
+    /// A CPU storage's elements under `l`, in order (a copy); `None` for other devices.
+    pub(crate) fn cpu_contiguous(&self, l: &Layout) -> Option<Result<CpuData>> {
+        match self {
+            Storage::Cpu(s) => Some(CpuBackend.map(s, l, MapOp::Cast, s.data().dtype()).map(CpuStorage::into_data)),
+            _ => None,
+        }
+    }
+
+    /// Whether this is CPU storage with a page-locked copy.
+    pub(crate) fn is_pinned(&self) -> bool {
+        matches!(self, Storage::Cpu(s) if s.pinned().is_some())
+    }
+
+    /// The upload of a pinned CPU tensor, viewed whole through `l`, to the device its block
+    /// serves: one DMA from the block. `None` when that does not apply (not pinned, another
+    /// device, a view of part of it), and the caller takes the ordinary path.
+    pub(crate) fn upload_pinned(&self, l: &Layout, device: Device, non_blocking: bool) -> Option<Result<Storage>> {
+        let Storage::Cpu(s) = self else { return None };
+        let p = s.pinned()?;
+        let whole = l.is_contiguous() && l.offset() == 0 && l.numel() == s.data().len();
+        if p.device() != device || !whole {
+            return None;
+        }
+        match Backend::of(device) {
+            Ok(Backend::Cuda(d)) => {
+                Some(d.upload_pinned(p, s.data().len(), s.data().dtype(), non_blocking).map(Storage::Cuda))
+            }
+            _ => None,
+        }
+    }
+
     /// `n` copies of `value` on `device`.
     pub(crate) fn fill(n: usize, value: f64, dtype: DType, device: Device) -> Result<Storage> {
         Ok(match Backend::of(device)? {

@@ -21,7 +21,7 @@ fn rows(n: usize, d: Device) -> TensorDataset {
 }
 
 fn batches_cover_the_dataset(d: Device) {
-    let opts = DataLoaderOptions { batch_size: 4, shuffle: true, seed: Some(7), drop_last: false };
+    let opts = DataLoaderOptions { batch_size: 4, shuffle: true, seed: Some(7), drop_last: false, pin_memory: false };
     let mut loader = DataLoader::new(rows(10, d), opts).unwrap();
     assert_eq!(loader.len(), 3, "ceil(10 / 4)");
     let mut epochs = Vec::new();
@@ -117,7 +117,7 @@ fn a_model_trains_from_the_loader(d: Device) {
         Tensor::from_slice(&y, &[n], Device::CPU).unwrap(),
     ])
     .unwrap();
-    let opts = DataLoaderOptions { batch_size: 16, shuffle: true, seed: Some(1), drop_last: false };
+    let opts = DataLoaderOptions { batch_size: 16, shuffle: true, seed: Some(1), drop_last: false, pin_memory: false };
     let mut loader = DataLoader::new(data, opts).unwrap();
     let model = Linear::new(2, 2, LinearOptions { device: Some(d), seed: Some(3), ..Default::default() }).unwrap();
     let mut opt = SGD::new(model.parameters(), SgdOptions { lr: 0.5, ..Default::default() }).unwrap();
@@ -141,7 +141,7 @@ fn a_model_trains_from_the_loader(d: Device) {
 /// `prefetch` yields `iter`'s batches, in the same order, already on the device; `drop_last`
 /// holds; an early drop stops the worker; the next epoch reshuffles as `iter` would.
 fn prefetch_gives_the_same_batches_on_the_device(d: Device) {
-    let opts = DataLoaderOptions { batch_size: 4, shuffle: true, seed: Some(3), drop_last: true };
+    let opts = DataLoaderOptions { batch_size: 4, shuffle: true, seed: Some(3), drop_last: true, pin_memory: false };
     let mut a = DataLoader::new(rows(18, Device::CPU), opts).unwrap();
     let mut b = DataLoader::new(rows(18, Device::CPU), opts).unwrap();
     for epoch in 0..2 {

@@ -2,7 +2,8 @@
 //! (each 8x8 image turned, scaled and shifted into 28x28 with noise, on the CPU, per sample: the
 //! work a real pipeline's decoding and augmentation does), logging the loss every step as loops
 //! do, once with the plain loader (batch, `to(device)`, step) and once with
-//! `DataLoader::prefetch` (a worker thread prepares and uploads the next batches meanwhile),
+//! `DataLoader::prefetch` and `pin_memory` (a worker thread prepares, pins and uploads the next
+//! batches meanwhile),
 //! alternating, in one run. Prints the epoch times and the speed-up.
 
 use std::time::Instant;
@@ -150,15 +151,19 @@ pub fn run(device: Option<Device>, epochs: usize, batch_size: usize, json: bool)
         opts(2),
     )?)?;
     let mut opt = Adam::new(model.parameters(), AdamOptions { lr: 1e-3, ..Default::default() })?;
-    let loader_opts = DataLoaderOptions { batch_size, shuffle: true, seed: Some(0), drop_last: false };
-    let mut loader = DataLoader::new(data, loader_opts)?;
+    let plain_opts =
+        DataLoaderOptions { batch_size, shuffle: true, seed: Some(0), drop_last: false, pin_memory: false };
+    let mut loader = DataLoader::new(data.clone(), plain_opts)?;
+    // The prefetching loader also pins its batches (page-locked host memory where a CUDA
+    // device exists), as PyTorch's pin_memory=True with non_blocking copies.
+    let mut pinned = DataLoader::new(data, DataLoaderOptions { pin_memory: true, ..plain_opts })?;
     // A warm-up epoch of each (pipelines compiled, caches filled).
     epoch(d, &mut loader, &model, &mut opt, false)?;
-    epoch(d, &mut loader, &model, &mut opt, true)?;
+    epoch(d, &mut pinned, &model, &mut opt, true)?;
     let (mut plain, mut ahead) = (Vec::new(), Vec::new());
     for _ in 0..epochs {
         plain.push(epoch(d, &mut loader, &model, &mut opt, false)?);
-        ahead.push(epoch(d, &mut loader, &model, &mut opt, true)?);
+        ahead.push(epoch(d, &mut pinned, &model, &mut opt, true)?);
     }
     let median = |v: &[(f64, f32)]| {
         let mut s: Vec<f64> = v.iter().map(|e| e.0).collect();
@@ -178,7 +183,7 @@ pub fn run(device: Option<Device>, epochs: usize, batch_size: usize, json: bool)
     } else {
         println!("# {d}: {n} digits warped to 28x28 per sample on the CPU, MLP 784-256-10, batch {batch_size}, loss read every step");
         println!("{:<22} {:>14} {:>12} {:>10}", "loader", "epoch s (med)", "samples/s", "last loss");
-        for (name, v, m) in [("plain (to, step)", &plain, mp), ("prefetch (worker)", &ahead, ma)] {
+        for (name, v, m) in [("plain (to, step)", &plain, mp), ("prefetch + pin_memory", &ahead, ma)] {
             let last = v.last().map(|e| e.1).unwrap_or(f32::NAN);
             println!("{name:<22} {m:>14.3} {:>12.0} {last:>10.4}", n as f64 / m);
         }

@@ -122,8 +122,13 @@ fn train(o: &Options, devices: &[Device]) -> Res<()> {
     let n_train = y_train.shape()[0];
     let dp = DataParallel::new_blocking(devices, |d| mlp(o.hidden, o.seed, d))?;
     let mut opt = dp.optimizer(|p| Adam::new(p, AdamOptions { lr: o.lr, ..Default::default() }))?;
-    let loader_opts =
-        DataLoaderOptions { batch_size: o.batch_size, shuffle: true, seed: Some(o.seed), drop_last: false };
+    let loader_opts = DataLoaderOptions {
+        batch_size: o.batch_size,
+        shuffle: true,
+        seed: Some(o.seed),
+        drop_last: false,
+        pin_memory: false,
+    };
     let mut loader = DataLoader::new(TensorDataset::new(vec![x_train, y_train])?, loader_opts)?;
     let loss_fn = |out: &Tensor, y: &Tensor| nn::cross_entropy(out, y, ClassLossOptions::default());
 

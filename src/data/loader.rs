@@ -18,11 +18,15 @@ pub struct DataLoaderOptions {
     pub seed: Option<u64>,
     /// Drop the last batch when it would be smaller than `batch_size`.
     pub drop_last: bool,
+    /// Return batches in page-locked host memory (`Tensor::pin_memory`), so that
+    /// `to(cuda, non_blocking)` is one DMA; without a CUDA device, plain CPU batches (WebGPU
+    /// has no page-locked memory).
+    pub pin_memory: bool,
 }
 
 impl Default for DataLoaderOptions {
     fn default() -> Self {
-        DataLoaderOptions { batch_size: 1, shuffle: false, seed: None, drop_last: false }
+        DataLoaderOptions { batch_size: 1, shuffle: false, seed: None, drop_last: false, pin_memory: false }
     }
 }
 
@@ -114,8 +118,9 @@ impl<D: Dataset> DataLoader<D> {
         D: Clone + Send + 'static,
     {
         let device = crate::device::placement::resolve("DataLoader::prefetch", device)?;
+        let pin = self.options.pin_memory;
         let chunks: Vec<Vec<usize>> = self.iter().map_indices().collect();
-        super::Prefetch::start(self.dataset.clone(), chunks, device, depth)
+        super::Prefetch::start(self.dataset.clone(), chunks, device, depth, pin)
     }
 
     /// The next epoch's batches.
@@ -146,7 +151,8 @@ impl<D: Dataset> Iterator for Batches<'_, D> {
         let take = rest.min(b);
         let indices = &self.order[self.next..self.next + take];
         self.next += take;
-        Some(self.loader.dataset.get_batch(indices))
+        let batch = self.loader.dataset.get_batch(indices);
+        Some(if self.loader.options.pin_memory { batch.and_then(|b| pin_all(&b)) } else { batch })
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -170,4 +176,9 @@ impl<D: Dataset> Batches<'_, D> {
             .collect::<Vec<_>>()
             .into_iter()
     }
+}
+
+/// Each field of a batch through `pin_memory`.
+pub(super) fn pin_all(batch: &[Tensor]) -> Result<Vec<Tensor>> {
+    batch.iter().map(Tensor::pin_memory).collect()
 }

@@ -31,6 +31,7 @@ impl Prefetch {
         chunks: Vec<Vec<usize>>,
         device: Device,
         depth: usize,
+        pin: bool,
     ) -> Result<Prefetch> {
         let remaining = chunks.len();
         let (tx, rx) = sync_channel(depth.max(1));
@@ -38,7 +39,9 @@ impl Prefetch {
             .name("webtensor-prefetch".into())
             .spawn(move || {
                 for indices in chunks {
-                    let batch = dataset.get_batch(&indices).and_then(|fields| {
+                    let batch = dataset.get_batch(&indices);
+                    let batch = if pin { batch.and_then(|b| super::loader::pin_all(&b)) } else { batch };
+                    let batch = batch.and_then(|fields| {
                         fields
                             .iter()
                             .map(|t| crate::block::block_on(t.to_with(device, ToOptions { non_blocking: true })))

@@ -7,6 +7,7 @@ pub(crate) mod cpu;
 pub mod cuda;
 pub mod event;
 pub mod memory;
+pub(crate) mod pinned;
 pub mod placement;
 pub mod policy;
 pub mod scope;

@@ -13,6 +13,7 @@ pub mod logical;
 pub mod matmul;
 pub mod movement;
 pub mod pad;
+pub mod pin;
 pub mod rearrange;
 pub mod reduce;
 pub mod scan;

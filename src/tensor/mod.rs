@@ -312,6 +312,11 @@ impl Tensor {
         } else if device.kind() == DeviceKind::Meta {
             let storage = Storage::fill(self.numel(), 0.0, self.dtype(), device)?;
             Tensor::moved(storage, self.shape(), self.dtype(), device, self)
+        } else if let Some(storage) = self.storage().upload_pinned(self.layout(), device, options.non_blocking) {
+            // A pinned tensor goes to its device in one DMA from its page-locked block.
+            let storage = storage.map_err(|e| e.in_op("to"))?;
+            transfer::record_move(self.device(), device, self.nbytes());
+            Tensor::moved(storage, self.shape(), self.dtype(), device, self)
         } else {
             let data = self.storage().read(self.layout(), "to").await?;
             let storage = Storage::from_cpu_with(data, device, options.non_blocking).map_err(|e| e.in_op("to"))?;

@@ -2,10 +2,13 @@
 //! WebAssembly. Elementwise kernels walk strided layouts directly (views never copy first);
 //! f32 matmul goes through `matrixmultiply`'s cache-blocked SGEMM.
 
+use std::sync::Arc;
+
 use half::f16;
 
 use crate::device::backend::Kernels;
 use crate::device::memory::MemoryStats;
+use crate::device::pinned::PinnedHost;
 use crate::device::{Device, DeviceInfo};
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
@@ -57,10 +60,12 @@ pub(crate) fn info() -> DeviceInfo {
     }
 }
 
-/// Host storage with its memory accounted for.
+/// Host storage with its memory accounted for, and, for a tensor made by `pin_memory`, a
+/// page-locked copy of its bytes for one device's uploads.
 pub(crate) struct CpuStorage {
     data: CpuData,
     bytes: u64,
+    pinned: Option<Arc<dyn PinnedHost>>,
 }
 
 impl CpuStorage {
@@ -75,7 +80,18 @@ impl CpuStorage {
             ));
         }
         CPU_STATS.on_alloc(bytes, false);
-        Ok(CpuStorage { data, bytes })
+        Ok(CpuStorage { data, bytes, pinned: None })
+    }
+
+    /// The same storage with a page-locked copy attached (`Tensor::pin_memory`).
+    pub(crate) fn with_pinned(mut self, pinned: Arc<dyn PinnedHost>) -> Self {
+        self.pinned = Some(pinned);
+        self
+    }
+
+    /// The page-locked copy, if the tensor was pinned.
+    pub(crate) fn pinned(&self) -> Option<&Arc<dyn PinnedHost>> {
+        self.pinned.as_ref()
     }
 
     pub(crate) fn data(&self) -> &CpuData {

@@ -59,6 +59,18 @@ impl CudaDevice {
     pub(crate) fn upload_with(&self, _data: &CpuData, _non_blocking: bool) -> LibResult<CudaStorage> {
         match *self {}
     }
+    pub(crate) fn pin_host(&self, _data: &CpuData) -> LibResult<Arc<dyn crate::device::pinned::PinnedHost>> {
+        match *self {}
+    }
+    pub(crate) fn upload_pinned(
+        &self,
+        _pinned: &Arc<dyn crate::device::pinned::PinnedHost>,
+        _n: usize,
+        _dtype: DType,
+        _non_blocking: bool,
+    ) -> LibResult<CudaStorage> {
+        match *self {}
+    }
 }
 
 impl CudaStorage {

@@ -10,7 +10,9 @@ use cudarc::driver::{result, CudaEvent};
 
 use super::context::CudaDevice;
 use crate::device::memory::size_class;
+use crate::device::pinned::PinnedHost;
 use crate::device::policy::lock;
+use crate::device::Device;
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
@@ -126,6 +128,28 @@ impl Drop for Pinned {
 pub(crate) struct Staging {
     free: Vec<Pinned>,
     in_flight: Vec<(CudaEvent, Pinned)>,
+    /// Pinned tensors' blocks an upload still reads: kept alive here even if the tensor is
+    /// dropped before its copy has run.
+    held: Vec<(CudaEvent, Arc<dyn PinnedHost>)>,
+}
+
+/// A pinned CPU tensor's page-locked copy for one CUDA device (`Tensor::pin_memory`).
+struct PinnedCopy {
+    block: Pinned,
+    len: usize,
+    device: Device,
+}
+
+// SAFETY: the block is read only after it is filled, and only through `&self`.
+unsafe impl Sync for PinnedCopy {}
+
+impl PinnedHost for PinnedCopy {
+    fn device(&self) -> Device {
+        self.device
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 /// Pinned blocks kept for reuse; more are freed on return (page-locked memory is scarce).
@@ -244,6 +268,7 @@ impl CudaDevice {
             // An error (a failed context) also means the copy is no longer running.
             std::mem::take(&mut staging.in_flight).into_iter().partition(|(e, _)| e.try_is_complete().unwrap_or(true));
         staging.in_flight = pending;
+        staging.held.retain(|(e, _)| !e.try_is_complete().unwrap_or(true));
         for (_, p) in done {
             if staging.free.len() < STAGING_KEEP {
                 staging.free.push(p);
@@ -309,6 +334,53 @@ impl CudaDevice {
                 done.synchronize().map_err(fail)?;
                 self.return_pinned(host, None);
             }
+        }
+        Ok(s)
+    }
+}
+
+impl CudaDevice {
+    /// `data` in a new page-locked block laid out as this device stores it: what
+    /// `Tensor::pin_memory` attaches to the CPU tensor. The block is the tensor's own (freed
+    /// with it, not returned to the staging pool).
+    pub(crate) fn pin_host(self: &Arc<Self>, data: &CpuData) -> Result<Arc<dyn PinnedHost>> {
+        let bytes = data.to_gpu_bytes();
+        self.bind()?;
+        let mut block = self.pinned(bytes.len().max(1))?;
+        block.as_mut_slice()[..bytes.len()].copy_from_slice(&bytes);
+        Ok(Arc::new(PinnedCopy { block, len: bytes.len(), device: self.info.device }))
+    }
+
+    /// A new device block of `n` elements filled straight from a pinned tensor's block: one
+    /// DMA, no host copy. With `non_blocking` it returns once the copy is queued; the block is
+    /// held until the copy has run.
+    pub(crate) fn upload_pinned(
+        self: &Arc<Self>,
+        pinned: &Arc<dyn PinnedHost>,
+        n: usize,
+        dtype: DType,
+        non_blocking: bool,
+    ) -> Result<CudaStorage> {
+        let copy = pinned
+            .as_any()
+            .downcast_ref::<PinnedCopy>()
+            .ok_or_else(|| Error::invalid("to", "internal: a pinned block from another backend"))?;
+        let s = self.alloc(n, dtype)?;
+        if copy.len == 0 {
+            return Ok(s);
+        }
+        self.bind()?;
+        let fail = |e| self.driver_error("uploading a pinned tensor", e);
+        let done = self.ctx.new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING)).map_err(fail)?;
+        // SAFETY: the device block holds `copy.len` bytes (n elements as this device stores
+        // them); the host block stays alive until `done` has passed (held below, or waited for).
+        unsafe { result::memcpy_htod_async(s.ptr(0), &copy.block.as_slice()[..copy.len], self.stream.cu_stream()) }
+            .map_err(fail)?;
+        done.record(&self.stream).map_err(fail)?;
+        if non_blocking {
+            lock(&self.staging).held.push((done, pinned.clone()));
+        } else {
+            done.synchronize().map_err(fail)?;
         }
         Ok(s)
     }
