@@ -62,7 +62,9 @@ export function dataCases(wt, devices) {
       batches.flat().forEach((t) => t.dispose());
       x.dispose();
       y.dispose();
-      assert.equal(wt.memory().numTensors, before, 'every tensor the loader made was disposed');
+      // At most: across these awaits the FinalizationRegistry may free what earlier cases left
+      // to the garbage collector (seen once in Chromium), but a leak adds tensors every batch.
+      assert.ok(wt.memory().numTensors <= before, `every tensor the loader made was disposed: ${wt.memory().numTensors} live, ${before} before`);
     });
 
     add(`${device}: data: a classifier trains from shuffled CPU batches moved to the device`, async () => {

@@ -133,11 +133,23 @@ pub(crate) struct Staging {
     held: Vec<(CudaEvent, Arc<dyn PinnedHost>)>,
 }
 
-/// A pinned CPU tensor's page-locked copy for one CUDA device (`Tensor::pin_memory`).
+/// A pinned CPU tensor's page-locked copy for one CUDA device (`Tensor::pin_memory`). Its
+/// block comes from the device's staging pool and goes back there when the tensor is dropped:
+/// page-locked allocations cost milliseconds, a pool hit nothing (PyTorch caches pinned memory
+/// for the same reason).
 struct PinnedCopy {
-    block: Pinned,
+    block: Option<Pinned>,
     len: usize,
     device: Device,
+    pool: std::sync::Weak<CudaDevice>,
+}
+
+impl Drop for PinnedCopy {
+    fn drop(&mut self) {
+        if let (Some(block), Some(dev)) = (self.block.take(), self.pool.upgrade()) {
+            dev.return_pinned(block, None);
+        }
+    }
 }
 
 // SAFETY: the block is read only after it is filled, and only through `&self`.
@@ -152,8 +164,9 @@ impl PinnedHost for PinnedCopy {
     }
 }
 
-/// Pinned blocks kept for reuse; more are freed on return (page-locked memory is scarce).
-const STAGING_KEEP: usize = 4;
+/// Pinned blocks kept for reuse; more are freed on return (page-locked memory is scarce). Eight
+/// covers a prefetching loader's pinned batches in flight as well as the upload staging.
+const STAGING_KEEP: usize = 8;
 
 /// The largest pinned block: bigger transfers go through it in chunks, so staging never holds
 /// more than `STAGING_KEEP` such blocks.
@@ -268,12 +281,18 @@ impl CudaDevice {
             // An error (a failed context) also means the copy is no longer running.
             std::mem::take(&mut staging.in_flight).into_iter().partition(|(e, _)| e.try_is_complete().unwrap_or(true));
         staging.in_flight = pending;
-        staging.held.retain(|(e, _)| !e.try_is_complete().unwrap_or(true));
+        let (released, held): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut staging.held).into_iter().partition(|(e, _)| e.try_is_complete().unwrap_or(true));
+        staging.held = held;
         for (_, p) in done {
             if staging.free.len() < STAGING_KEEP {
                 staging.free.push(p);
             }
         }
+        // Dropped once the lock is released: the last reference to a pinned tensor's block
+        // gives it back to this pool, which takes the same lock.
+        drop(staging);
+        drop(released);
     }
 
     /// Copies host data to a new device block through pinned staging, in chunks of at most
@@ -348,7 +367,7 @@ impl CudaDevice {
         self.bind()?;
         let mut block = self.pinned(bytes.len().max(1))?;
         block.as_mut_slice()[..bytes.len()].copy_from_slice(&bytes);
-        Ok(Arc::new(PinnedCopy { block, len: bytes.len(), device: self.info.device }))
+        Ok(Arc::new(PinnedCopy { block: Some(block), len: bytes.len(), device: self.info.device, pool: Arc::downgrade(self) }))
     }
 
     /// A new device block of `n` elements filled straight from a pinned tensor's block: one
@@ -361,20 +380,22 @@ impl CudaDevice {
         dtype: DType,
         non_blocking: bool,
     ) -> Result<CudaStorage> {
-        let copy = pinned
+        let block = pinned
             .as_any()
             .downcast_ref::<PinnedCopy>()
+            .and_then(|c| c.block.as_ref().map(|b| (b, c.len)))
             .ok_or_else(|| Error::invalid("to", "internal: a pinned block from another backend"))?;
+        let (block, len) = block;
         let s = self.alloc(n, dtype)?;
-        if copy.len == 0 {
+        if len == 0 {
             return Ok(s);
         }
         self.bind()?;
         let fail = |e| self.driver_error("uploading a pinned tensor", e);
         let done = self.ctx.new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING)).map_err(fail)?;
-        // SAFETY: the device block holds `copy.len` bytes (n elements as this device stores
-        // them); the host block stays alive until `done` has passed (held below, or waited for).
-        unsafe { result::memcpy_htod_async(s.ptr(0), &copy.block.as_slice()[..copy.len], self.stream.cu_stream()) }
+        // SAFETY: the device block holds `len` bytes (n elements as this device stores them);
+        // the host block stays alive until `done` has passed (held below, or waited for).
+        unsafe { result::memcpy_htod_async(s.ptr(0), &block.as_slice()[..len], self.stream.cu_stream()) }
             .map_err(fail)?;
         done.record(&self.stream).map_err(fail)?;
         if non_blocking {
