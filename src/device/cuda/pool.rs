@@ -367,7 +367,12 @@ impl CudaDevice {
         self.bind()?;
         let mut block = self.pinned(bytes.len().max(1))?;
         block.as_mut_slice()[..bytes.len()].copy_from_slice(&bytes);
-        Ok(Arc::new(PinnedCopy { block: Some(block), len: bytes.len(), device: self.info.device, pool: Arc::downgrade(self) }))
+        Ok(Arc::new(PinnedCopy {
+            block: Some(block),
+            len: bytes.len(),
+            device: self.info.device,
+            pool: Arc::downgrade(self),
+        }))
     }
 
     /// A new device block of `n` elements filled straight from a pinned tensor's block: one
