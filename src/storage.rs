@@ -94,13 +94,18 @@ impl Storage {
         })
     }
 
-    /// CPU storage over `data` with a page-locked copy for `for_device` attached, where that
-    /// device is one whose uploads can use it (CUDA); plain CPU storage otherwise. What
-    /// `Tensor::pin_memory` makes.
+    /// CPU storage over `data` with a pinned copy for `for_device` attached (page-locked memory
+    /// on CUDA, a mapped staging buffer on wgpu); plain CPU storage for the CPU or a device
+    /// that is not open. What `Tensor::pin_memory` makes.
     pub(crate) fn pinned_cpu(data: CpuData, for_device: Option<Device>) -> Result<Storage> {
         let s = CpuStorage::new(data)?;
-        Ok(match for_device.map(Backend::of).transpose()? {
+        // A device that cannot be opened (yet) gets nothing pinned; the tensor is still valid.
+        Ok(match for_device.and_then(|d| Backend::of(d).ok()) {
             Some(Backend::Cuda(d)) => {
+                let p = d.pin_host(s.data())?;
+                Storage::Cpu(s.with_pinned(p))
+            }
+            Some(Backend::Wgpu(d)) => {
                 let p = d.pin_host(s.data())?;
                 Storage::Cpu(s.with_pinned(p))
             }
@@ -131,10 +136,11 @@ impl Storage {
         if p.device() != device || !whole {
             return None;
         }
+        let (n, dtype) = (s.data().len(), s.data().dtype());
         match Backend::of(device) {
-            Ok(Backend::Cuda(d)) => {
-                Some(d.upload_pinned(p, s.data().len(), s.data().dtype(), non_blocking).map(Storage::Cuda))
-            }
+            Ok(Backend::Cuda(d)) => Some(d.upload_pinned(p, n, dtype, non_blocking).map(Storage::Cuda)),
+            // A copy on the queue: asynchronous whether or not `non_blocking` was asked.
+            Ok(Backend::Wgpu(d)) => Some(d.upload_pinned(p, n, dtype).map(Storage::Wgpu)),
             _ => None,
         }
     }

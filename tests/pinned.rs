@@ -1,18 +1,19 @@
-//! `pin_memory` / `is_pinned` and the loader's `pin_memory`: pinned where a CUDA device exists
-//! (page-locked, one DMA per upload, held until the copy has run), a contiguous copy elsewhere;
-//! the same values on every device, views, gradients, errors.
+//! `pin_memory` / `pin_memory_for` / `is_pinned` and the loader's `pin_memory`: pinned for a
+//! GPU (page-locked memory for CUDA, a mapped staging buffer for WebGPU; uploads read it with no
+//! host copy, and it outlives a dropped tensor's queued copy), a contiguous copy otherwise; the
+//! same values on every device, views, gradients, errors.
 
 mod common;
 use common::*;
 
 use webtensor::data::{DataLoader, DataLoaderOptions, TensorDataset};
-use webtensor::{DType, Device, Tensor, ToOptions};
+use webtensor::{DType, Device, DeviceKind, Tensor, ToOptions};
 
 device_tests!(pinned_tensors_upload_to_every_device, pinned_loaders_give_the_plain_batches);
 
-/// Pinned exactly where a CUDA device exists: elsewhere there is no page-locked memory to use.
+/// `pin_memory()` pins where there is a GPU to pin for (cuda:0, else the first WebGPU device).
 fn pinned_here() -> bool {
-    cuda().is_some()
+    cuda().is_some() || webtensor::devices().iter().any(|i| i.device.kind() == DeviceKind::WebGpu)
 }
 
 #[test]
@@ -40,6 +41,7 @@ fn pin_memory_refuses_device_tensors() {
     let x = Tensor::zeros(&[4], DType::F32, g).unwrap();
     let e = x.pin_memory().unwrap_err().to_string();
     assert!(e.contains("only CPU tensors can be pinned") && e.contains(&g.to_string()), "{e}");
+    assert!(x.pin_memory_for(g).unwrap_err().to_string().starts_with("pin_memory_for:"));
     assert!(!x.is_pinned());
     assert_eq!(f32s(&x), vec![0.0; 4], "the tensor is intact");
 }
@@ -49,7 +51,8 @@ fn pin_memory_refuses_device_tensors() {
 fn pinned_tensors_upload_to_every_device(d: Device) {
     let data: Vec<f32> = (0..4096).map(|i| i as f32 * 0.5 - 7.0).collect();
     for non_blocking in [false, true] {
-        let p = Tensor::from_slice(&data, &[64, 64], Device::CPU).unwrap().pin_memory().unwrap();
+        let p = Tensor::from_slice(&data, &[64, 64], Device::CPU).unwrap().pin_memory_for(d).unwrap();
+        assert_eq!(p.is_pinned(), d != Device::CPU, "pinned for {d}");
         let before = webtensor::transfer_stats(d).unwrap();
         let on = p.to_with_blocking(d, ToOptions { non_blocking }).unwrap();
         drop(p); // the page-locked block must outlive the queued copy
@@ -60,17 +63,21 @@ fn pinned_tensors_upload_to_every_device(d: Device) {
             assert!(after.host_to_device_bytes - before.host_to_device_bytes >= 4096 * 4, "{d}: the upload is counted");
         }
     }
-    let p = Tensor::from_slice(&data, &[64, 64], Device::CPU).unwrap().pin_memory().unwrap();
+    let p = Tensor::from_slice(&data, &[64, 64], Device::CPU).unwrap().pin_memory_for(d).unwrap();
     let part = p.narrow(0, 10, 3).unwrap().to_blocking(d).unwrap(); // a view takes the ordinary path
     assert_eq!(f32s(&part), data[640..832].to_vec());
-    let bytes = Tensor::from_slice(&[1u8, 200, 255, 0], &[4], Device::CPU).unwrap().pin_memory().unwrap();
+    let bytes = Tensor::from_slice(&[1u8, 200, 255, 0], &[4], Device::CPU).unwrap().pin_memory_for(d).unwrap();
     assert_eq!(bytes.to_blocking(d).unwrap().to_vec_blocking::<u8>().unwrap(), vec![1, 200, 255, 0]);
-    let ints = Tensor::from_slice(&[-3i32, 7], &[2], Device::CPU).unwrap().pin_memory().unwrap();
+    let ints = Tensor::from_slice(&[-3i32, 7], &[2], Device::CPU).unwrap().pin_memory_for(d).unwrap();
+    // Pinned for another device: the ordinary path, same values.
+    let other = Tensor::from_slice(&[5.0f32], &[1], Device::CPU).unwrap().pin_memory_for(Device::CPU).unwrap();
+    assert!(!other.is_pinned());
+    assert_eq!(f32s(&other.to_blocking(d).unwrap()), vec![5.0]);
     assert_eq!(i32s(&ints.to_with_blocking(d, ToOptions { non_blocking: true }).unwrap()), vec![-3, 7]);
 }
 
-/// `pin_memory: true` yields the same batches as plain loading, pinned where CUDA exists, and
-/// prefetching pinned batches to `d` gives them on `d`.
+/// `pin_memory: true` yields the same batches as plain loading, pinned where there is a GPU,
+/// and prefetching pinned batches to `d` gives them on `d`.
 fn pinned_loaders_give_the_plain_batches(d: Device) {
     let x: Vec<f32> = (0..40).map(|i| i as f32).collect();
     let y: Vec<i32> = (0..20).collect();

@@ -18,9 +18,9 @@ pub struct DataLoaderOptions {
     pub seed: Option<u64>,
     /// Drop the last batch when it would be smaller than `batch_size`.
     pub drop_last: bool,
-    /// Return batches in page-locked host memory (`Tensor::pin_memory`), so that
-    /// `to(cuda, non_blocking)` is one DMA; without a CUDA device, plain CPU batches (WebGPU
-    /// has no page-locked memory).
+    /// Return pinned batches (`Tensor::pin_memory`: page-locked memory for CUDA, a mapped
+    /// staging buffer for WebGPU), so that `to(device)` does no host copy; with
+    /// [`DataLoader::prefetch`] they are pinned for its device, in its worker.
     pub pin_memory: bool,
 }
 
@@ -152,7 +152,7 @@ impl<D: Dataset> Iterator for Batches<'_, D> {
         let indices = &self.order[self.next..self.next + take];
         self.next += take;
         let batch = self.loader.dataset.get_batch(indices);
-        Some(if self.loader.options.pin_memory { batch.and_then(|b| pin_all(&b)) } else { batch })
+        Some(if self.loader.options.pin_memory { batch.and_then(|b| pin_all(&b, None)) } else { batch })
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -178,7 +178,7 @@ impl<D: Dataset> Batches<'_, D> {
     }
 }
 
-/// Each field of a batch through `pin_memory`.
-pub(super) fn pin_all(batch: &[Tensor]) -> Result<Vec<Tensor>> {
-    batch.iter().map(Tensor::pin_memory).collect()
+/// Each field of a batch pinned: for `device`, or through `pin_memory`'s choice.
+pub(super) fn pin_all(batch: &[Tensor], device: Option<crate::device::Device>) -> Result<Vec<Tensor>> {
+    batch.iter().map(|t| device.map_or_else(|| t.pin_memory(), |d| t.pin_memory_for(d))).collect()
 }

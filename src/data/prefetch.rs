@@ -40,7 +40,7 @@ impl Prefetch {
             .spawn(move || {
                 for indices in chunks {
                     let batch = dataset.get_batch(&indices);
-                    let batch = if pin { batch.and_then(|b| super::loader::pin_all(&b)) } else { batch };
+                    let batch = if pin { batch.and_then(|b| super::loader::pin_all(&b, Some(device))) } else { batch };
                     let batch = batch.and_then(|fields| {
                         fields
                             .iter()

@@ -133,19 +133,7 @@ impl WgpuDevice {
 
     /// Copies host data into a new buffer.
     pub(crate) fn upload_data(self: &Arc<Self>, data: &CpuData) -> Result<WgpuStorage> {
-        // Storing f16 needs no shader; without shader-f16 only soft placement can run ops on it
-        // (on the CPU), so strict mode refuses it here, early and clearly.
-        if data.dtype() == DType::F16 && !self.f16 && !crate::device::placement::soft_device_placement() {
-            return Err(Error::UnsupportedDType {
-                op: "to",
-                dtype: DType::F16,
-                reason: format!(
-                    "{} ({}) lacks the shader-f16 feature; use f32 or the cpu device",
-                    self.name(),
-                    self.info.name
-                ),
-            });
-        }
+        self.check_f16_storage(data.dtype())?;
         let s = self.alloc(data.len(), data.dtype())?;
         let mut bytes = data.to_gpu_bytes();
         if !bytes.is_empty() {
@@ -156,6 +144,23 @@ impl WgpuDevice {
             self.write_bytes(s.buffer(), bytes);
         }
         Ok(s)
+    }
+
+    /// Storing f16 needs no shader; without shader-f16 only soft placement can run ops on it
+    /// (on the CPU), so strict mode refuses an f16 upload, early and clearly.
+    pub(crate) fn check_f16_storage(&self, dtype: DType) -> Result<()> {
+        if dtype == DType::F16 && !self.f16 && !crate::device::placement::soft_device_placement() {
+            return Err(Error::UnsupportedDType {
+                op: "to",
+                dtype: DType::F16,
+                reason: format!(
+                    "{} ({}) lacks the shader-f16 feature; use f32 or the cpu device",
+                    self.name(),
+                    self.info.name
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// Returns every cached block to the driver; live tensors keep theirs.
