@@ -150,7 +150,12 @@ export class Dropout extends Module {
   extraRepr() { return `p=${this.p}`; }
 }
 
-/** Modules applied in order, registered as children `0`, `1`, ... so that stateDict keys are PyTorch's (`0.weight`). */
+/**
+ * Modules applied in order, registered as children `0`, `1`, ... so that stateDict keys are
+ * PyTorch's (`0.weight`). The outputs passed from one module to the next are freed once used
+ * (parameters and buffers excepted); a custom module whose forward returns a tensor it keeps in
+ * a plain field should return `clone()` of it.
+ */
 export class Sequential extends Module {
   constructor(...modules) {
     super();
@@ -173,9 +178,13 @@ export class Sequential extends Module {
     // holds their handles, and backward keeps what it needs on its own (the graph holds the
     // values, not the JS handles). Without this each call left them to the garbage collector.
     let y = x;
+    let owned = null; // the tree's parameters and buffers: never freed here
     for (const m of this.children()) {
       const next = m.forward(y);
-      if (y !== x && next !== y) y.dispose();
+      if (y !== x && next !== y) {
+        owned ??= new Set([...this.parameters(), ...this.buffers()]);
+        if (!owned.has(y)) y.dispose();
+      }
       y = next;
     }
     return y;

@@ -12,7 +12,33 @@ export function nnSlotCases(wt, devices) {
   if (other) add(`${other}: nn: a refused optimizer step changes no parameter`, () => refusedStepCase(wt, other));
   add('nn: getParameter/getBuffer/getSubmodule; a class field cannot hide what built-in layers run', () => lookupCase(wt));
   add('nn: Embedding paddingIdx counts from the end and must be inside the table', () => paddingCase(wt));
+  add('nn: Sequential frees the outputs it passes along, never a parameter or the input', () => sequentialCase(wt));
   return list;
+}
+
+async function sequentialCase(wt) {
+  const nn = wt.nn;
+  // A module that returns its own parameter, and one that returns its input.
+  class Table extends nn.Module {
+    constructor() {
+      super();
+      this.registerParameter('table', wt.ones([2, 3]));
+    }
+    forward() { return this.table; }
+  }
+  class Same extends nn.Module {
+    forward(x) { return x; }
+  }
+  const m = new nn.Sequential(new Same(), new Table(), new Same(), new nn.Linear(3, 1, { seed: 1 }), new nn.ReLU());
+  const x = wt.zeros([2, 3]);
+  const before = wt.memory().numTensors;
+  const y = m.forward(x);
+  assert.equal(wt.memory().numTensors, before + 1, 'only the output is left: the Linear output was freed');
+  assert.ok(!x.disposed && !m.getParameter('1.table').disposed, 'the input and the parameter stay');
+  assert.deepEqual(await values(m.getParameter('1.table')), [1, 1, 1, 1, 1, 1]);
+  assert.equal(y.shape.join(), '2,1');
+  for (const t of [x, y]) t.dispose();
+  m.dispose();
 }
 
 const values = async (t) => Array.from(await t.data());
