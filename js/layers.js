@@ -152,9 +152,9 @@ export class Dropout extends Module {
 
 /**
  * Modules applied in order, registered as children `0`, `1`, ... so that stateDict keys are
- * PyTorch's (`0.weight`). The outputs passed from one module to the next are freed once used
- * (parameters and buffers excepted); a custom module whose forward returns a tensor it keeps in
- * a plain field should return `clone()` of it.
+ * PyTorch's (`0.weight`). The tensors passed from one module to the next are freed once the
+ * next has used them (parameters and buffers excepted): a custom module that keeps its input or
+ * its output in a plain field (to inspect activations, say) should keep `clone()` of it.
  */
 export class Sequential extends Module {
   constructor(...modules) {
@@ -179,12 +179,20 @@ export class Sequential extends Module {
     // values, not the JS handles). Without this each call left them to the garbage collector.
     let y = x;
     let owned = null; // the tree's parameters and buffers: never freed here
+    const free = (t) => {
+      if (t === x || !(t instanceof Tensor)) return; // the caller's input, or not a tensor
+      owned ??= new Set([...this.parameters(), ...this.buffers()]);
+      if (!owned.has(t)) t.dispose();
+    };
     for (const m of this.children()) {
-      const next = m.forward(y);
-      if (y !== x && next !== y) {
-        owned ??= new Set([...this.parameters(), ...this.buffers()]);
-        if (!owned.has(y)) y.dispose();
+      let next;
+      try {
+        next = m.forward(y);
+      } catch (e) {
+        free(y);
+        throw e;
       }
+      if (next !== y) free(y);
       y = next;
     }
     return y;

@@ -32,6 +32,8 @@ export declare class DataParallel<M extends Module = Module> {
   allReduceGradients(): Promise<void>;
   /** Copies the first replica's buffers into the others. */
   broadcastBuffers(): Promise<void>;
+  /** Copies the first replica's parameters and buffers into the others (after a failed step). */
+  syncReplicas(): Promise<void>;
   /** Frees every replica. */
   dispose(): void;
 }

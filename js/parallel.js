@@ -97,7 +97,9 @@ export class DataParallel {
    * A training step's forward and backward over a global batch: splits `input` and `target`
    * along dim 0, moves each shard to its replica's device, runs `lossFn(output, shardTarget)`
    * (a scalar mean over the shard), weights it by the shard's share, runs backward, then
-   * all-reduces the gradients. Gradients accumulate: call `optimizer.zeroGrad()` first.
+   * all-reduces this batch's gradients. Gradients accumulate into what the parameters held, as
+   * backward does (micro-batches can be accumulated before a step); for a plain step call
+   * `optimizer.zeroGrad()` first.
    * Resolves to the global batch's mean loss (a detached Tensor on the first device).
    */
   async forwardBackward(input, target, lossFn) {
@@ -111,60 +113,105 @@ export class DataParallel {
     if (target.shape[0] !== n) throw new RangeError(`${fn}: input has ${n} rows but target has ${target.shape[0]}; give one target row per input row`);
     if (n === 0) throw new RangeError(`${fn}: an empty batch; give at least one row`);
     await this.broadcastBuffers();
-    const home = this.#devices[0];
+    // Gradients already held (accumulation over micro-batches) are set aside so the all-reduce
+    // sums only this batch's, then added back: summed too, they would count once per replica.
+    const held = this.#replicas.map((r) => r.parameters().map((p) => p.grad));
+    for (const r of this.#replicas) r.zeroGrad();
     let total = null;
-    let start = 0;
-    const sizes = splitSizes(n, this.#devices.length);
-    for (let i = 0; i < sizes.length; i++) {
-      const rows = sizes[i];
-      if (rows === 0) continue;
-      const d = this.#devices[i];
-      const temps = [];
-      try {
-        const xs = input.narrow(0, start, rows);
-        const ys = target.narrow(0, start, rows);
-        temps.push(xs, ys);
-        start += rows;
-        const x = await xs.to(d);
-        const y = await ys.to(d);
-        temps.push(x, y);
-        const out = this.#replicas[i].forward(x);
-        temps.push(out);
-        const loss = lossFn(out, y);
-        if (loss instanceof Tensor) temps.push(loss);
-        if (!(loss instanceof Tensor) || loss.numel() !== 1 || !loss.dtype.startsWith('float')) {
-          const what = loss instanceof Tensor ? `a ${loss.dtype} tensor of shape [${loss.shape}]` : typeof loss;
-          throw new TypeError(`${fn}: lossFn returned ${what}; it must return one floating-point value, the mean loss over its shard`);
-        }
-        const weighted = loss.mul(rows / n);
-        temps.push(weighted);
-        await weighted.backwardAsync();
-        const detached = weighted.detach();
-        temps.push(detached);
-        const flat = detached.reshape([]);
-        temps.push(flat);
-        const part = await flat.to(home);
-        if (total === null) {
-          total = part;
-        } else {
-          const sum = total.add(part);
-          disposeAll([total, part]);
-          total = sum;
-        }
-      } catch (e) {
-        disposeAll([total]);
-        throw e;
-      } finally {
-        disposeAll(temps);
-      }
-    }
     try {
-      await this.allReduceGradients();
-    } catch (e) {
-      disposeAll([total]);
-      throw e;
+      total = await this.#fresh(fn, input, target, n, lossFn);
+    } finally {
+      this.#addBack(held);
     }
     return total;
+  }
+
+  /** forwardBackward on parameters without gradients: backward per shard, all-reduce, loss. */
+  async #fresh(fn, input, target, n, lossFn) {
+    const home = this.#devices[0];
+    const parts = [];
+    let start = 0;
+    const sizes = splitSizes(n, this.#devices.length);
+    try {
+      for (let i = 0; i < sizes.length; i++) {
+        const rows = sizes[i];
+        if (rows === 0) continue;
+        const d = this.#devices[i];
+        const temps = [];
+        try {
+          const xs = input.narrow(0, start, rows);
+          const ys = target.narrow(0, start, rows);
+          temps.push(xs, ys);
+          start += rows;
+          const x = await xs.to(d);
+          const y = await ys.to(d);
+          temps.push(x, y);
+          const out = this.#replicas[i].forward(x);
+          temps.push(out);
+          const loss = lossFn(out, y);
+          if (loss instanceof Tensor) temps.push(loss);
+          if (!(loss instanceof Tensor) || loss.numel() !== 1 || !loss.dtype.startsWith('float')) {
+            const what = loss instanceof Tensor ? `a ${loss.dtype} tensor of shape [${loss.shape}]` : typeof loss;
+            throw new TypeError(`${fn}: lossFn returned ${what}; it must return one floating-point value, the mean loss over its shard`);
+          }
+          const weighted = loss.mul(rows / n);
+          temps.push(weighted);
+          await weighted.backwardAsync();
+          const detached = weighted.detach();
+          temps.push(detached);
+          // Moved to the first device after every replica's work is queued (a move off a GPU
+          // reads back, which would wait for this replica before the next starts).
+          parts.push(detached.reshape([]));
+        } finally {
+          disposeAll(temps);
+        }
+      }
+      await this.allReduceGradients();
+      let total = null;
+      for (const part of parts) {
+        const moved = await part.to(home);
+        if (total === null) total = moved;
+        else {
+          const sum = total.add(moved);
+          disposeAll([total, moved]);
+          total = sum;
+        }
+      }
+      return total;
+    } finally {
+      disposeAll(parts);
+    }
+  }
+
+  /** Adds the gradients set aside before a forwardBackward back to each replica's. */
+  #addBack(held) {
+    this.#replicas.forEach((r, i) => r.parameters().forEach((p, j) => {
+      const old = held[i][j];
+      if (!old) return;
+      const now = p.grad;
+      if (now) {
+        const sum = old.add(now);
+        p.grad = sum;
+        disposeAll([sum, now]);
+      } else {
+        p.grad = old;
+      }
+      old.dispose();
+    }));
+  }
+
+  /**
+   * Copies the first replica's parameters and buffers into the others: after a step that failed
+   * partway (an out-of-memory on a later replica leaves the earlier ones stepped), or now and
+   * then when replicas on different kinds of device could drift by rounding.
+   */
+  async syncReplicas() {
+    const first = this.#replicas[0].stateDict();
+    try {
+      for (const r of this.#replicas.slice(1)) await r.loadStateDict(first);
+    } finally {
+      disposeAll(Object.values(first));
+    }
   }
 
   /**

@@ -197,3 +197,35 @@ fn errors_say_what_is_wrong() {
     // Nothing was lost: the model still trains.
     assert!(dp.forward_backward_blocking(&x, &y, loss_fn).is_ok());
 }
+
+/// Micro-batches accumulated without zeroing between them (gradient accumulation) give every
+/// replica the gradients one device accumulates: the all-reduce sums only each batch's own.
+#[test]
+fn accumulated_micro_batches_match_one_device() {
+    let devs = match logical_pair() {
+        Some((l0, l1)) => vec![l0, Device::CPU, l1],
+        None => vec![Device::CPU],
+    };
+    let (x, y) = data();
+    let dp = DataParallel::new_blocking(&devs, |d| Ok(relu_mlp(6, 16, 3, Some(5), d))).unwrap();
+    let single = relu_mlp(6, 16, 3, Some(5), Device::CPU);
+    dp.replicas().iter().for_each(|r| r.zero_grad());
+    for (start, rows) in [(0, 10), (10, 7), (17, 2)] {
+        let (xb, yb) = (x.narrow(0, start, rows).unwrap(), y.narrow(0, start, rows).unwrap());
+        dp.forward_backward_blocking(&xb, &yb, loss_fn).unwrap();
+        loss_fn(&single.forward(&xb).unwrap(), &yb).unwrap().backward().unwrap();
+    }
+    let grads = |m: &Sequential| -> Vec<Vec<f32>> {
+        m.parameters().iter().map(|p| f32s(&p.grad().unwrap().to_blocking(Device::CPU).unwrap())).collect()
+    };
+    let want = grads(&single);
+    for (r, d) in dp.replicas().iter().zip(&devs) {
+        assert_weights_close(&grads(r), &want, 1e-5, &format!("accumulated gradients on {d}"));
+    }
+    // sync_replicas copies the first replica's weights to the others.
+    dp.replicas()[1].parameters()[0].tensor().set_grad(None).unwrap();
+    dp.sync_replicas_blocking().unwrap();
+    for r in &dp.replicas()[1..] {
+        assert_weights_close(&weights(r), &weights(dp.module()), 0.0, "synced");
+    }
+}

@@ -5,12 +5,20 @@
 
 const HIDDEN = 128;
 const TEST_ROWS = 360;
-let digits = null; // { xTrain, yTrain, xTest, yTest } on the cpu, loaded once
+let digits = null; // a promise of { xTrain, yTrain, xTest, yTest } on the cpu, loaded once
 let trained = null; // { dp, device }
 
 /** The data set, split 1,437 / 360 by `permutation(1797, 0, 0)` as `webtensor train --seed 0`. */
-async function load(wt) {
-  if (digits) return digits;
+function load(wt) {
+  // One load, however many requests arrive while it runs; a failed one can be retried.
+  digits ??= fetchDigits(wt).catch((e) => {
+    digits = null;
+    throw e;
+  });
+  return digits;
+}
+
+async function fetchDigits(wt) {
   const res = await fetch(new URL('../data/digits/digits.safetensors', import.meta.url));
   if (!res.ok) throw new Error(`the digits file did not load (HTTP ${res.status})`);
   const dict = wt.nn.loadSafetensors(new Uint8Array(await res.arrayBuffer()), { device: 'cpu' });
@@ -27,8 +35,7 @@ async function load(wt) {
   const [xTrain, yTrain] = pick(order.slice(0, n - TEST_ROWS));
   const [xTest, yTest] = pick(order.slice(n - TEST_ROWS));
   for (const t of [x, y, dict.images, dict.labels]) t.dispose();
-  digits = { xTrain, yTrain, xTest, yTest };
-  return digits;
+  return { xTrain, yTrain, xTest, yTest };
 }
 
 /** The fraction of rows of `x` the model classifies as `y`. */

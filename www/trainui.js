@@ -153,11 +153,16 @@ export function setupTraining({ $, ask, busy, progress, state }) {
     $('prediction').textContent = t.trained ? 'Draw a digit.' : 'Train the model, then draw a digit.';
   };
   $('pad-sample').onclick = async () => {
-    const { pixels, label } = await ask({ type: 'test-image', index: t.samplesShown++ });
-    paintImage(pad, pixels);
-    t.shownImage = true;
-    if (t.trained) await predict(pixels, label);
-    else $('prediction').textContent = `A held-out image labelled ${label}: train the model to classify it.`;
+    try {
+      const { pixels, label } = await ask({ type: 'test-image', index: t.samplesShown++ });
+      paintImage(pad, pixels);
+      t.shownImage = true;
+      if (t.trained) await predict(pixels, label);
+      else $('prediction').textContent = `A held-out image labelled ${label}: train the model to classify it.`;
+    } catch (e) {
+      // A cancel restarts the worker under a pending request; say so rather than reject unseen.
+      $('prediction').textContent = e?.name === 'AbortError' ? 'Cancelled.' : `error: ${e.message}`;
+    }
   };
   refresh();
   return refresh;

@@ -91,6 +91,34 @@ export function parallelCases(wt, devices) {
     assert.ok(wt.memory().numTensors <= before, `no tensor leaked: ${wt.memory().numTensors} live, ${before} before`);
   });
 
+  add('parallel: micro-batches accumulated without zeroing give one device\'s gradients', async () => {
+    const devs = devices.length > 1 ? [devices[1], 'cpu'] : ['cpu'];
+    const x = wt.randn([19, 6], { seed: 3 });
+    const y = wt.tensor(Int32Array.from({ length: 19 }, (_, i) => i % 3));
+    const lossFn = (o, t) => wt.nn.functional.crossEntropy(o, t);
+    const dp = await wt.parallel.DataParallel.create(devs, build(wt));
+    const single = build(wt)('cpu');
+    for (const [start, rows] of [[0, 10], [10, 7], [17, 2]]) {
+      const [xb, yb] = [x.narrow(0, start, rows), y.narrow(0, start, rows)];
+      (await dp.forwardBackward(xb, yb, lossFn)).dispose();
+      const l = lossFn(single.forward(xb), yb);
+      l.backward();
+      for (const t of [xb, yb, l]) t.dispose();
+    }
+    const grads = (m) => Promise.all(m.parameters().map(async (p) => {
+      const g = p.grad;
+      const v = Array.from(await g.data());
+      g.dispose();
+      return v;
+    }));
+    const want = await grads(single);
+    for (const r of dp.replicas) (await grads(r)).forEach((g, k) => close(g, want[k], 1e-5, `replica gradient ${k}`));
+    await dp.syncReplicas();
+    for (const t of [x, y]) t.dispose();
+    dp.dispose();
+    single.dispose();
+  });
+
   add('parallel: one cpu replica is plain training', async () => {
     await trainBoth(wt, ['cpu'], 12, 4, 'sgd');
   });

@@ -108,7 +108,8 @@ impl<D: Dataset> DataLoader<D> {
     }
 
     /// The next epoch's batches, each already moved to `device` (with `non_blocking`) by a
-    /// worker thread that runs up to `depth` batches ahead: the dataset's CPU work and the
+    /// worker thread that runs up to `depth` batches ahead (at least 1; one more may be in
+    /// preparation while the channel is full): the dataset's CPU work and the
     /// uploads of the next batches overlap the loop's compute on this one (native only). The
     /// batches and their order are [`DataLoader::iter`]'s. The dataset is cloned into the worker
     /// (cheap for [`super::TensorDataset`]; wrap a large custom one in an `Arc`).

@@ -69,10 +69,7 @@ impl<M: Module> DataParallel<M> {
             replicas.push(m);
         }
         let dp = DataParallel { replicas, devices: devices.to_vec() };
-        let first = dp.replicas[0].state_dict();
-        for r in &dp.replicas[1..] {
-            r.load_state_dict(&first).await?;
-        }
+        dp.sync_replicas().await?;
         Ok(dp)
     }
 
@@ -109,8 +106,9 @@ impl<M: Module> DataParallel<M> {
     /// `target` along dim 0 ([`split_sizes`]), moves each shard to its replica's device
     /// (non-blocking), runs `loss_fn(replica output, shard target)`, which must return a scalar
     /// averaged over the shard, weights it by the shard's share of the batch, runs backward,
-    /// then [`DataParallel::all_reduce_gradients`]. Gradients accumulate into what the
-    /// parameters held, as `backward` does: clear them first (`optimizer.zero_grad()`).
+    /// then [`DataParallel::all_reduce_gradients`] of this batch's gradients. Gradients
+    /// accumulate into what the parameters held, as `backward` does (so micro-batches can be
+    /// accumulated before a step); clear them first for a plain step (`optimizer.zero_grad()`).
     /// Returns the global batch's mean loss (detached) on the first device.
     pub async fn forward_backward(
         &self,
@@ -130,7 +128,30 @@ impl<M: Module> DataParallel<M> {
             return Err(Error::invalid(OP, "an empty batch; give at least one row"));
         }
         self.broadcast_buffers().await?;
-        let mut total: Option<Tensor> = None;
+        // Gradients already held (accumulation over micro-batches) are set aside, so the
+        // all-reduce sums only this batch's, then added back: summing the held ones too would
+        // count them once per replica.
+        let held: Vec<Vec<Option<Tensor>>> =
+            self.replicas.iter().map(|r| r.parameters().iter().map(Parameter::grad).collect()).collect();
+        self.replicas.iter().for_each(|r| r.zero_grad());
+        let result = self.forward_backward_fresh(input, target, n, loss_fn).await;
+        let restored = self.add_back(held);
+        let total = result?;
+        restored?;
+        Ok(total)
+    }
+
+    /// `forward_backward` on parameters without gradients: the shards' backward passes, the
+    /// all-reduce, and the global loss.
+    async fn forward_backward_fresh(
+        &self,
+        input: &Tensor,
+        target: &Tensor,
+        n: usize,
+        loss_fn: impl Fn(&Tensor, &Tensor) -> Result<Tensor>,
+    ) -> Result<Tensor> {
+        const OP: &str = "DataParallel::forward_backward";
+        let mut parts = Vec::with_capacity(self.devices.len());
         let mut start = 0;
         for ((replica, &d), rows) in self.replicas.iter().zip(&self.devices).zip(split_sizes(n, self.devices.len())) {
             if rows == 0 {
@@ -154,14 +175,53 @@ impl<M: Module> DataParallel<M> {
             }
             let weighted = loss.mul_scalar(rows as f64 / n as f64)?;
             weighted.backward_async(None, Default::default()).await?;
-            let part = weighted.detach().reshape(&[])?.to(self.devices[0]).await?;
+            // Moved to the first device only after every replica's work is queued: a move
+            // off a GPU reads back, which would wait for this replica before the next starts.
+            parts.push(weighted.detach().reshape(&[])?);
+        }
+        self.all_reduce_gradients().await?;
+        let mut total: Option<Tensor> = None;
+        for part in parts {
+            let part = part.to(self.devices[0]).await?;
             total = Some(match total {
                 Some(t) => t.add(&part)?,
                 None => part,
             });
         }
-        self.all_reduce_gradients().await?;
         total.ok_or_else(|| Error::invalid(OP, "internal: no replica ran"))
+    }
+
+    /// Adds the gradients set aside before a `forward_backward` back to each replica's.
+    fn add_back(&self, held: Vec<Vec<Option<Tensor>>>) -> Result<()> {
+        for (r, grads) in self.replicas.iter().zip(held) {
+            for (p, old) in r.parameters().iter().zip(grads) {
+                let Some(old) = old else { continue };
+                let sum = match p.grad() {
+                    Some(new) => old.add(&new)?,
+                    None => old,
+                };
+                p.tensor().set_grad(Some(sum))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies the first replica's parameters and buffers into the others. Replicas stay equal
+    /// by construction; call this after a step that failed partway (an out-of-memory on a
+    /// later replica leaves the earlier ones stepped), or now and then when replicas on
+    /// different kinds of device could drift by rounding.
+    pub async fn sync_replicas(&self) -> Result<()> {
+        let first = self.replicas[0].state_dict();
+        for r in &self.replicas[1..] {
+            r.load_state_dict(&first).await?;
+        }
+        Ok(())
+    }
+
+    /// Blocking [`DataParallel::sync_replicas`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn sync_replicas_blocking(&self) -> Result<()> {
+        crate::block::block_on(self.sync_replicas())
     }
 
     /// Blocking [`DataParallel::forward_backward`] (native only).
@@ -178,7 +238,8 @@ impl<M: Module> DataParallel<M> {
     /// Sums each parameter's gradient over the replicas (in device order, on the first
     /// device) and gives every replica the sum: the all-reduce of DDP. A parameter no replica
     /// has a gradient for keeps none. For callers that run their own forward and backward on
-    /// the replicas (and weight their losses themselves).
+    /// the replicas (and weight their losses themselves), on gradients cleared beforehand:
+    /// gradients held from before would be summed too.
     pub async fn all_reduce_gradients(&self) -> Result<()> {
         let per_replica: Vec<Vec<Parameter>> = self.replicas.iter().map(|r| r.parameters()).collect();
         let count = per_replica[0].len();

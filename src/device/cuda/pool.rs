@@ -146,8 +146,12 @@ struct PinnedCopy {
 
 impl Drop for PinnedCopy {
     fn drop(&mut self) {
+        // Blocks up to the staging size go back to the pool; larger ones are freed (the pool
+        // keeps a few blocks, and a huge page-locked block is not worth holding).
         if let (Some(block), Some(dev)) = (self.block.take(), self.pool.upgrade()) {
-            dev.return_pinned(block, None);
+            if block.len <= STAGE_CHUNK {
+                dev.return_pinned(block, None);
+            }
         }
     }
 }
@@ -359,9 +363,8 @@ impl CudaDevice {
 }
 
 impl CudaDevice {
-    /// `data` in a new page-locked block laid out as this device stores it: what
-    /// `Tensor::pin_memory` attaches to the CPU tensor. The block is the tensor's own (freed
-    /// with it, not returned to the staging pool).
+    /// `data` in a page-locked block (from the staging pool) laid out as this device stores
+    /// it: what `Tensor::pin_memory` attaches to the CPU tensor, until the tensor is dropped.
     pub(crate) fn pin_host(self: &Arc<Self>, data: &CpuData) -> Result<Arc<dyn PinnedHost>> {
         let bytes = data.to_gpu_bytes();
         self.bind()?;
@@ -402,7 +405,11 @@ impl CudaDevice {
         // the host block stays alive until `done` has passed (held below, or waited for).
         unsafe { result::memcpy_htod_async(s.ptr(0), &block.as_slice()[..len], self.stream.cu_stream()) }
             .map_err(fail)?;
-        done.record(&self.stream).map_err(fail)?;
+        if let Err(e) = done.record(&self.stream) {
+            // The copy is queued but has no event to hold the block by: wait for it here.
+            let _ = self.stream.synchronize();
+            return Err(fail(e));
+        }
         if non_blocking {
             lock(&self.staging).held.push((done, pinned.clone()));
         } else {
