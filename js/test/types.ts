@@ -190,6 +190,11 @@ export async function check(): Promise<void> {
     replicated.step();
     void [loss, first, wt.parallel.splitSizes(10, 3) as number[]];
   });
+  // Device management (devices.d.ts, re-exported by index.d.ts).
+  const ev: Promise<wt.Event> = wt.Event.record('cpu');
+  const log: wt.Placement[] = wt.placementLog();
+  const counted: wt.TransferStats = wt.transferStats('cpu');
+  void [ev, log, counted, wt.memoryLimit('cpu') as number | null];
   // Checkpoint files (Node): the dict in, a promise of name -> Tensor out.
   const saved: Promise<void> = wt.saveSafetensorsFile({ w: x }, '/tmp/w.safetensors', { metadata: { step: '1' } });
   const loadedFile: Promise<Record<string, wt.Tensor>> = wt.loadSafetensorsFile('/tmp/w.safetensors', { device: 'cpu' });
