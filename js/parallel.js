@@ -67,17 +67,13 @@ export class DataParallel {
       names.forEach((d, i) => {
         if (names.indexOf(d) !== i) throw new RangeError(`${fn}: ${d} is listed twice; give each device once`);
       });
-      const first = replicas[0].stateDict();
-      try {
-        for (const r of replicas.slice(1)) await r.loadStateDict(first);
-      } finally {
-        disposeAll(Object.values(first));
-      }
+      const dp = new DataParallel(replicas, names);
+      await dp.syncReplicas();
+      return dp;
     } catch (e) {
       for (const r of replicas) r.dispose();
       throw e;
     }
-    return new DataParallel(replicas, names);
   }
 
   /** The devices, one per replica. */

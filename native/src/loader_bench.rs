@@ -11,9 +11,7 @@ use std::time::Instant;
 use webtensor::data::{DataLoader, DataLoaderOptions, Dataset};
 use webtensor::nn::{self, ClassLossOptions, Linear, LinearOptions, Module, ReLU, Sequential};
 use webtensor::optim::{Adam, AdamOptions, Optimizer};
-use webtensor::{DType, Device, Tensor, ToOptions};
-
-const DIGITS: &[u8] = include_bytes!("../../data/digits/digits.safetensors");
+use webtensor::{Device, Tensor, ToOptions};
 
 /// Errors of this command: the library's, or a message of its own.
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
@@ -36,14 +34,10 @@ fn mix(mut z: u64) -> u64 {
 
 impl Augmented {
     fn load() -> Res<Augmented> {
-        let dict = nn::load_safetensors(DIGITS, Some(Device::CPU))?;
-        let find = |name: &str| dict.iter().find(|(k, _)| k == name).map(|(_, t)| t.clone());
-        let (Some(images), Some(labels)) = (find("images"), find("labels")) else {
-            return Err("the vendored digits file lacks images or labels".into());
-        };
+        let (images, labels) = crate::digits::load()?;
         Ok(Augmented {
-            images: std::sync::Arc::new(images.to_dtype(DType::F32)?.mul_scalar(1.0 / 16.0)?.to_vec_blocking::<f32>()?),
-            labels: std::sync::Arc::new(labels.to_dtype(DType::I32)?.to_vec_blocking::<i32>()?),
+            images: std::sync::Arc::new(images.to_vec_blocking::<f32>()?),
+            labels: std::sync::Arc::new(labels.to_vec_blocking::<i32>()?),
         })
     }
 

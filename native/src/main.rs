@@ -3,6 +3,7 @@
 
 mod bench;
 mod demo;
+mod digits;
 mod kmeans;
 mod loader_bench;
 mod train;

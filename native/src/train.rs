@@ -17,8 +17,6 @@ use webtensor::{DType, Device, DeviceKind, LogicalDeviceConfig, Tensor};
 /// Errors of this command: the library's, or a message of its own.
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
-/// The vendored data set (see `data/digits/README.md`; `scripts/gen_digits.py` writes it).
-const DIGITS: &[u8] = include_bytes!("../../data/digits/digits.safetensors");
 /// Images held out for testing (a seeded 80/20 split).
 const TEST_ROWS: usize = 360;
 
@@ -50,15 +48,7 @@ struct Epoch {
 /// The data set as f32 pixels scaled to [0, 1] (`[1797, 64]`) and i32 labels, split into
 /// training and test rows by a seeded permutation.
 fn load(seed: u64) -> Res<[(Tensor, Tensor); 2]> {
-    let dict = nn::load_safetensors(DIGITS, Some(Device::CPU))?;
-    let get = |name: &str| {
-        dict.iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, t)| t.clone())
-            .ok_or_else(|| format!("the vendored digits file has no '{name}'"))
-    };
-    let images = get("images")?.to_dtype(DType::F32)?.mul_scalar(1.0 / 16.0)?.reshape(&[-1, 64])?;
-    let labels = get("labels")?.to_dtype(DType::I32)?;
+    let (images, labels) = crate::digits::load()?;
     let n = labels.shape()[0];
     let order: Vec<i32> = permutation(n, seed, 0).into_iter().map(|i| i as i32).collect();
     let split = |rows: &[i32]| -> webtensor::Result<(Tensor, Tensor)> {

@@ -388,12 +388,10 @@ impl CudaDevice {
         dtype: DType,
         non_blocking: bool,
     ) -> Result<CudaStorage> {
-        let block = pinned
-            .as_any()
-            .downcast_ref::<PinnedCopy>()
-            .and_then(|c| c.block.as_ref().map(|b| (b, c.len)))
-            .ok_or_else(|| Error::invalid("to", "internal: a pinned block from another backend"))?;
-        let (block, len) = block;
+        let copy = crate::device::pinned::block_of::<PinnedCopy>(pinned.as_ref())?;
+        let (Some(block), len) = (copy.block.as_ref(), copy.len) else {
+            return Err(Error::invalid("to", "internal: a pinned block already returned"));
+        };
         let s = self.alloc(n, dtype)?;
         if len == 0 {
             return Ok(s);

@@ -72,10 +72,7 @@ impl WgpuDevice {
         n: usize,
         dtype: DType,
     ) -> Result<WgpuStorage> {
-        let copy = pinned
-            .as_any()
-            .downcast_ref::<StagedCopy>()
-            .ok_or_else(|| Error::invalid("to", "internal: a pinned block from another backend"))?;
+        let copy = crate::device::pinned::block_of::<StagedCopy>(pinned.as_ref())?;
         self.check_f16_storage(dtype)?;
         let s = self.alloc(n, dtype)?;
         let size = ((n * dtype.gpu_size_in_bytes()) as u64).next_multiple_of(4).min(copy.len);
