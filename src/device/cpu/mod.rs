@@ -18,8 +18,10 @@ use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
 use crate::op::{IndexMode, MapOp, MatmulArgs};
 use crate::shape::numel;
+use broadcast::zip_broadcast;
 
 mod alloc;
+mod broadcast;
 mod gemm;
 mod optim;
 mod par;
@@ -270,22 +272,6 @@ fn unary(d: &CpuData, l: &Layout, op: crate::op::unary::UnaryOp) -> Result<CpuDa
         CpuData::Bool(v) => CpuData::Bool(map_strided(v, l, |x| x)),
         CpuData::U8(_) | CpuData::I8(_) => return Err(narrow_reached()),
     })
-}
-
-fn zip_broadcast<T: Copy + Sync, U: Send>(
-    a: &[T],
-    la: &Layout,
-    b: &[T],
-    lb: &Layout,
-    shape: &[usize],
-    f: impl Fn(T, T) -> U + Sync,
-) -> Vec<U> {
-    let n = numel(shape);
-    if la.is_contiguous() && lb.is_contiguous() && la.shape() == shape && lb.shape() == shape {
-        return par::zip(&a[la.offset()..la.offset() + n], &b[lb.offset()..lb.offset() + n], f);
-    }
-    let (sa, sb) = (la.broadcast_strides(shape), lb.broadcast_strides(shape));
-    alloc::collect_n(n, offsets(la, shape, &sa).zip(offsets(lb, shape, &sb)).map(|(i, j)| f(a[i], b[j])))
 }
 
 fn binary_typed<T: Scalar>(
