@@ -183,6 +183,27 @@ impl Storage {
         })
     }
 
+    /// Whether [`Storage::binary_scalar`] can run here (before converting operands for it).
+    pub(crate) fn has_scalar_kernels(&self) -> bool {
+        matches!(self, Storage::Wgpu(_) | Storage::Cuda(_))
+    }
+
+    /// `self op value` (contiguous `l`, `value` in `dtype`) by a backend's scalar kernel, or
+    /// None where the caller should broadcast a filled 0-d tensor through [`Storage::binary`]
+    /// (see `Kernels::binary_scalar`). A failed attempt also gives None: the broadcast path
+    /// then runs with its soft placement and reports any error in full.
+    pub(crate) fn binary_scalar(&self, op: BinaryOp, l: &Layout, value: f64, dtype: DType) -> Option<Storage> {
+        match self {
+            Storage::Wgpu(a) if !dtype.is_narrow() => {
+                a.device().binary_scalar(op, a, l, value).ok().flatten().map(Storage::Wgpu)
+            }
+            Storage::Cuda(a) if !dtype.is_narrow() => {
+                a.device().binary_scalar(op, a, l, value).ok().flatten().map(Storage::Cuda)
+            }
+            _ => None,
+        }
+    }
+
     pub(crate) fn binary(
         &self,
         op: BinaryOp,

@@ -232,3 +232,59 @@ fn vec4_and_scalar_elementwise_paths_agree() {
         }
     }
 }
+
+/// `t op scalar` on every device (the GPU backends keep the scalar in the kernel's uniform, the
+/// CPU broadcasts it) against the CPU: every op and dtype, vec4 and scalar kernel paths (offsets
+/// and lengths around multiples of 4), values that promote an integer tensor to f32, and the
+/// gradient through the scalar form.
+#[test]
+fn scalar_operand_kernels_match_cpu() {
+    let run = |d: Device, op: BinaryOp, dtype: DType, off: usize, len: usize, value: f64| {
+        let x = randn(&[1003], 40, d).mul_scalar(20.0).unwrap();
+        let x = if dtype.is_float() { x } else { x.abs().unwrap().add_scalar(1.0).unwrap() };
+        let x = x.to_dtype(dtype).unwrap().narrow(0, off, len).unwrap();
+        let x = if op == BinaryOp::Pow && dtype.is_float() { x.abs().unwrap() } else { x };
+        x.binary_scalar(value, op).unwrap()
+    };
+    for d in devices().into_iter().filter(|d| *d != Device::CPU) {
+        for op in BinaryOp::ALL {
+            let cases: &[(DType, f64)] = if op.int_only() {
+                &[(DType::I32, 3.0), (DType::U32, 5.0), (DType::Bool, 1.0)]
+            } else {
+                &[
+                    (DType::F32, 0.5),
+                    (DType::F32, -3.0),
+                    (DType::F32, 0.0),
+                    (DType::I32, 7.0),
+                    (DType::I32, 2.5),
+                    (DType::U32, 3.0),
+                ]
+            };
+            for &(dtype, value) in cases {
+                for (off, len) in [(0, 992), (1, 992), (0, 993), (3, 996)] {
+                    let what = format!("{} {dtype} by {value} at offset {off}, len {len} on {d}", op.name());
+                    let got = run(d, op, dtype, off, len, value);
+                    let want = run(Device::CPU, op, dtype, off, len, value);
+                    assert_eq!(got.device(), d, "{what}: device");
+                    assert_eq!(got.dtype(), want.dtype(), "{what}: dtype");
+                    assert_close(&f32s(&got), &f32s(&want), 2e-5, &what);
+                }
+            }
+        }
+        if has_f16(d) {
+            let f = |d: Device| {
+                randn(&[517], 41, d).to_dtype(DType::F16).unwrap().mul_scalar(0.3).unwrap().add_scalar(1.0).unwrap()
+            };
+            assert_close(&f32s(&f(d)), &f32s(&f(Device::CPU)), 1e-3, &format!("f16 scalar ops on {d}"));
+        }
+        // The gradient of the scalar form is the tensor rule's.
+        let grad = |d: Device| {
+            let x = randn(&[257], 42, d).abs().unwrap().add_scalar(0.5).unwrap().requires_grad_(true).unwrap();
+            let y =
+                x.mul_scalar(3.0).unwrap().div_scalar(2.0).unwrap().pow_scalar(1.5).unwrap().sub_scalar(1.0).unwrap();
+            y.sum_all().unwrap().backward().unwrap();
+            x.grad().expect("a gradient")
+        };
+        assert_close(&f32s(&grad(d)), &f32s(&grad(Device::CPU)), 1e-5, &format!("grad through scalar ops on {d}"));
+    }
+}

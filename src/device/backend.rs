@@ -32,6 +32,19 @@ pub(crate) trait Kernels {
         lb: &Layout,
         shape: &[usize],
     ) -> Result<Self::Storage>;
+    /// `a op value` over a contiguous `a` (`value` in `a`'s dtype), or None where this backend
+    /// has no kernel for it, and the caller broadcasts a filled 0-d tensor through `binary`
+    /// instead. A backend whose broadcast of a one-element operand costs as much as this (the
+    /// CPU's) keeps the default.
+    fn binary_scalar(
+        &self,
+        _op: BinaryOp,
+        _a: &Self::Storage,
+        _la: &Layout,
+        _value: f64,
+    ) -> Result<Option<Self::Storage>> {
+        Ok(None)
+    }
     /// `c ? a : b` with broadcasting; `c` is bool.
     #[allow(clippy::too_many_arguments)]
     fn where_(

@@ -129,6 +129,22 @@ impl Tensor {
             _ => DType::F32,
         };
         let dtype = if self.dtype().is_float() { self.dtype() } else { DType::promote(self.dtype(), scalar_dtype) };
+        let compute = op.compute_dtype(dtype);
+        if !(op.int_only() && compute.is_float()) && self.is_contiguous() && self.storage().has_scalar_kernels() {
+            // The scalar rides in the kernel's parameters where the backend can: no 0-d tensor,
+            // no fill, no broadcast walk.
+            let a = self.to_dtype(compute)?;
+            if let Some(storage) = a.storage().binary_scalar(op, a.layout(), other, compute) {
+                let (device, shape, out) = (a.device(), a.shape().to_vec(), op.out_dtype(compute));
+                crate::device::placement::record(op.name(), &[device], device);
+                if op.is_comparison() || op.int_only() {
+                    return Ok(Tensor::from_op_nondiff(storage, &shape, out, device, op.name(), &[&a]));
+                }
+                return Ok(Tensor::from_op(storage, &shape, out, device, op.name(), &[&a], |y| {
+                    scalar_backward(op, &a, other, y)
+                }));
+            }
+        }
         let s = Tensor::full_on(&[], other, dtype, self.device())?;
         self.binary(&s, op)
     }
@@ -188,6 +204,17 @@ impl Tensor {
             })
         }))
     }
+}
+
+/// The backward rule of `a op value = y` run by a scalar kernel: the tensor rule with the scalar
+/// as a 0-d tensor, made only when a backward pass asks.
+fn scalar_backward(op: BinaryOp, a: &Tensor, value: f64, y: &Tensor) -> BackwardFn {
+    let (a, y) = (a.clone(), y.clone());
+    Box::new(move |g, need| {
+        let s = Tensor::full_on(&[], value, a.dtype(), a.device())?;
+        let grads = backward(op, &a, &s, &y)(g, &[need[0], false])?;
+        Ok(grads.into_iter().take(1).collect())
+    })
 }
 
 /// The backward rule of `a op b = y` (arithmetic ops only; comparisons have none). Each input's

@@ -37,6 +37,16 @@ pub(crate) enum KernelKey {
         op: BinaryOp,
         dtype: DType,
     },
+    /// `Binary` of a contiguous operand and a scalar held in the uniform (`x op s`).
+    BinaryScalar {
+        op: BinaryOp,
+        dtype: DType,
+    },
+    /// `BinaryScalar`, one vec4 per thread.
+    BinaryScalar4 {
+        op: BinaryOp,
+        dtype: DType,
+    },
     Where {
         dtype: DType,
     },
@@ -126,6 +136,47 @@ pub(crate) fn storage_type(d: DType) -> &'static str {
     }
 }
 
+/// The prelude of the binary kernels: storage types and `op(a0, b0) -> D` (comparisons give a
+/// bool word).
+fn binary_prelude(op: BinaryOp, dtype: DType) -> String {
+    let s = storage_type(dtype);
+    let (d, body) = match (op.is_comparison(), dtype.is_float()) {
+        (true, true) => {
+            ("u32", format!("let a = f32(a0); let b = f32(b0); return select(0u, 1u, {});", op.wgsl(dtype)))
+        }
+        (true, false) => ("u32", format!("let a = a0; let b = b0; return select(0u, 1u, {});", op.wgsl(dtype))),
+        (false, true) => (s, format!("let a = f32(a0); let b = f32(b0); return D({});", op.wgsl(dtype))),
+        (false, false) => (s, format!("let a = a0; let b = b0; return {};", op.wgsl(dtype))),
+    };
+    let helpers = op.wgsl_helpers(dtype);
+    format!("alias S = {s};\nalias D = {d};\n{helpers}fn op(a0: S, b0: S) -> D {{ {body} }}\n")
+}
+
+/// The WGSL expression turning a uniform word `bits` into a value of `dtype`'s storage type, as
+/// `scalar_bits` packs it (f16 travels as f32 bits).
+fn scalar_from_bits(dtype: DType) -> &'static str {
+    match dtype {
+        DType::F32 => "bitcast<f32>(bits)",
+        DType::F16 => "f16(bitcast<f32>(bits))",
+        DType::I32 | DType::I8 => "bitcast<i32>(bits)",
+        DType::U32 | DType::Bool | DType::U8 => "bits",
+    }
+}
+
+/// The uniform word holding `value` in `dtype` for `scalar_from_bits` (fill and the scalar
+/// binary kernels): floats as f32 bits, integers cast as the CPU casts them.
+pub(crate) fn scalar_bits(value: f64, dtype: DType) -> u32 {
+    match dtype {
+        DType::F32 | DType::F16 => (value as f32).to_bits(),
+        DType::I32 => (value as i32) as u32,
+        DType::U32 => value as u32,
+        DType::Bool => (value != 0.0) as u32,
+        // The cast rule: i32, then the low 8 bits, stored as a word.
+        DType::U8 => (value as i32) as u8 as u32,
+        DType::I8 => (value as i32) as i8 as i32 as u32,
+    }
+}
+
 /// The dtype a reduction accumulates partial results in.
 pub(crate) fn accumulator(d: DType) -> DType {
     match d {
@@ -144,6 +195,8 @@ impl KernelKey {
             | KernelKey::ReduceSmall { src, dst, .. } => src == DType::F16 || dst == DType::F16,
             KernelKey::Binary { dtype, .. }
             | KernelKey::Binary4 { dtype, .. }
+            | KernelKey::BinaryScalar { dtype, .. }
+            | KernelKey::BinaryScalar4 { dtype, .. }
             | KernelKey::Where { dtype }
             | KernelKey::Fill { dtype }
             | KernelKey::Softmax { dtype, .. }
@@ -160,6 +213,8 @@ impl KernelKey {
             KernelKey::Map4 { .. } => include_str!("map4.wgsl"),
             KernelKey::Binary { .. } => include_str!("binary.wgsl"),
             KernelKey::Binary4 { .. } => include_str!("binary4.wgsl"),
+            KernelKey::BinaryScalar { .. } => include_str!("binary_scalar.wgsl"),
+            KernelKey::BinaryScalar4 { .. } => include_str!("binary_scalar4.wgsl"),
             KernelKey::Where { .. } => include_str!("where.wgsl"),
             KernelKey::Fill { .. } => include_str!("fill.wgsl"),
             KernelKey::Reduce { .. } => include_str!("reduce.wgsl"),
@@ -192,30 +247,21 @@ impl KernelKey {
                 };
                 format!("alias S = {s};\nalias D = {d};\n{helpers}fn op(x: S) -> D {{ {body} }}\n")
             }
-            KernelKey::Binary { op, dtype } | KernelKey::Binary4 { op, dtype } => {
-                let s = storage_type(dtype);
-                let (d, body) = match (op.is_comparison(), dtype.is_float()) {
-                    (true, true) => {
-                        ("u32", format!("let a = f32(a0); let b = f32(b0); return select(0u, 1u, {});", op.wgsl(dtype)))
-                    }
-                    (true, false) => {
-                        ("u32", format!("let a = a0; let b = b0; return select(0u, 1u, {});", op.wgsl(dtype)))
-                    }
-                    (false, true) => (s, format!("let a = f32(a0); let b = f32(b0); return D({});", op.wgsl(dtype))),
-                    (false, false) => (s, format!("let a = a0; let b = b0; return {};", op.wgsl(dtype))),
-                };
-                let helpers = op.wgsl_helpers(dtype);
-                format!("alias S = {s};\nalias D = {d};\n{helpers}fn op(a0: S, b0: S) -> D {{ {body} }}\n")
+            KernelKey::Binary { op, dtype } | KernelKey::Binary4 { op, dtype } => binary_prelude(op, dtype),
+            KernelKey::BinaryScalar { op, dtype } | KernelKey::BinaryScalar4 { op, dtype } => {
+                format!(
+                    "{}fn scalar(bits: u32) -> S {{ return {}; }}\n",
+                    binary_prelude(op, dtype),
+                    scalar_from_bits(dtype)
+                )
             }
             KernelKey::Where { dtype } => format!("alias S = {};\n", storage_type(dtype)),
             KernelKey::Fill { dtype } => {
-                let value = match dtype {
-                    DType::F32 => "bitcast<f32>(bits)",
-                    DType::F16 => "f16(bitcast<f32>(bits))",
-                    DType::I32 | DType::I8 => "bitcast<i32>(bits)",
-                    DType::U32 | DType::Bool | DType::U8 => "bits",
-                };
-                format!("alias D = {};\nfn value(bits: u32) -> D {{ return {value}; }}\n", storage_type(dtype))
+                format!(
+                    "alias D = {};\nfn value(bits: u32) -> D {{ return {}; }}\n",
+                    storage_type(dtype),
+                    scalar_from_bits(dtype)
+                )
             }
             KernelKey::Reduce { op, src, dst } | KernelKey::ReduceSmall { op, src, dst } => {
                 let acc = storage_type(accumulator(src));
@@ -347,6 +393,8 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
             if op.compute_dtype(d) == d && !(op.int_only() && d.is_float()) {
                 v.push(KernelKey::Binary { op, dtype: d });
                 v.push(KernelKey::Binary4 { op, dtype: d });
+                v.push(KernelKey::BinaryScalar { op, dtype: d });
+                v.push(KernelKey::BinaryScalar4 { op, dtype: d });
             }
         }
         for op in ReduceOp::ALL {

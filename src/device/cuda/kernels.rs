@@ -178,15 +178,7 @@ impl Kernels for Arc<CudaDevice> {
     fn fill(&self, n: usize, value: f64, dtype: DType) -> Result<CudaStorage> {
         let out = self.alloc(n, dtype)?;
         if n > 0 {
-            let bits = match dtype {
-                DType::F32 | DType::F16 => (value as f32).to_bits(),
-                DType::I32 => (value as i32) as u32,
-                DType::U32 => value as u32,
-                DType::Bool => (value != 0.0) as u32,
-                // The cast rule: i32, then the low 8 bits, stored as a word.
-                DType::U8 => (value as i32) as u8 as u32,
-                DType::I8 => (value as i32) as i8 as i32 as u32,
-            };
+            let bits = crate::shaders::scalar_bits(value, dtype);
             let p = Params::words(&[n, bits as usize]);
             self.launch(KernelKey::Fill { dtype }, &[out.ptr(0)], &p, grid(n), BLOCK)?;
         }
@@ -217,6 +209,17 @@ impl Kernels for Arc<CudaDevice> {
         let p = Params::words(&params::binary(op.name(), la, lb, shape)?);
         self.launch(KernelKey::Binary { op, dtype }, &[a.ptr(0), b.ptr(0), out.ptr(0)], &p, grid(n), BLOCK)?;
         Ok(out)
+    }
+
+    fn binary_scalar(&self, op: BinaryOp, a: &CudaStorage, la: &Layout, value: f64) -> Result<Option<CudaStorage>> {
+        let (dtype, n) = (a.dtype(), la.numel());
+        if !la.is_contiguous() || n == 0 {
+            return Ok(None);
+        }
+        let out = self.alloc(n, op.out_dtype(dtype))?;
+        let p = Params::words(&[n, la.offset(), crate::shaders::scalar_bits(value, dtype) as usize]);
+        self.launch(KernelKey::BinaryScalar { op, dtype }, &[a.ptr(0), out.ptr(0)], &p, grid(n), BLOCK)?;
+        Ok(Some(out))
     }
 
     fn where_(

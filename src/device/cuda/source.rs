@@ -6,6 +6,7 @@
 #![cfg_attr(not(all(feature = "cuda", not(target_arch = "wasm32"))), allow(dead_code))]
 
 use crate::dtype::DType;
+use crate::op::binary::BinaryOp;
 use crate::op::reduce::ReduceOp;
 use crate::op::MapOp;
 use crate::shaders::{accumulator, KernelKey, WG};
@@ -65,10 +66,41 @@ fn convert(src: DType, dst: DType, v: &str) -> String {
     }
 }
 
+/// The binary kernels' prelude: storage types and `op(a0, b0) -> D` (comparisons give a bool
+/// word).
+fn binary_prelude(op: BinaryOp, dtype: DType) -> String {
+    let f = "__device__ __forceinline__";
+    let (a, b) = (load(dtype, "a0"), load(dtype, "b0"));
+    let expr = op.cuda(dtype.is_float());
+    let (d, ret) = if op.is_comparison() {
+        ("unsigned", format!("({expr}) ? 1u : 0u"))
+    } else {
+        (storage(dtype), store(dtype, expr))
+    };
+    let helpers = if op.is_comparison() { "" } else { crate::op::binary::CUDA_BINARY };
+    format!(
+        "typedef {} S;\ntypedef {d} D;\ntypedef {} C;\n{helpers}{f} D op(S a0, S b0) {{ C a = {a}; C b = {b}; return {ret}; }}\n",
+        storage(dtype),
+        compute(dtype)
+    )
+}
+
+/// The expression turning a parameter word `bits` into `dtype`'s storage type, as
+/// `shaders::scalar_bits` packs it (f16 travels as f32 bits).
+fn value_from_bits(dtype: DType) -> &'static str {
+    match dtype {
+        DType::F32 => "__uint_as_float(bits)",
+        DType::F16 => "f2h(__uint_as_float(bits))",
+        DType::I32 | DType::I8 => "(int)bits",
+        DType::U32 | DType::Bool | DType::U8 => "bits",
+    }
+}
+
 fn body(key: &KernelKey) -> &'static str {
     match key {
         KernelKey::Map { .. } | KernelKey::Map4 { .. } => include_str!("kernels/map.cu"),
         KernelKey::Binary { .. } | KernelKey::Binary4 { .. } => include_str!("kernels/binary.cu"),
+        KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => include_str!("kernels/binary_scalar.cu"),
         KernelKey::Where { .. } => include_str!("kernels/where.cu"),
         KernelKey::Fill { .. } => include_str!("kernels/fill.cu"),
         KernelKey::Reduce { .. } => include_str!("kernels/reduce.cu"),
@@ -100,30 +132,13 @@ fn variant(key: &KernelKey) -> String {
             };
             format!("typedef {} S;\ntypedef {} D;\n{helpers}{f} D op(S x) {{ {body} }}\n", storage(src), storage(dst))
         }
-        KernelKey::Binary { op, dtype } | KernelKey::Binary4 { op, dtype } => {
-            let (a, b) = (load(dtype, "a0"), load(dtype, "b0"));
-            let expr = op.cuda(dtype.is_float());
-            let (d, ret) = if op.is_comparison() {
-                ("unsigned", format!("({expr}) ? 1u : 0u"))
-            } else {
-                (storage(dtype), store(dtype, expr))
-            };
-            let helpers = if op.is_comparison() { "" } else { crate::op::binary::CUDA_BINARY };
-            format!(
-                "typedef {} S;\ntypedef {d} D;\ntypedef {} C;\n{helpers}{f} D op(S a0, S b0) {{ C a = {a}; C b = {b}; return {ret}; }}\n",
-                storage(dtype),
-                compute(dtype)
-            )
+        KernelKey::Binary { op, dtype } | KernelKey::Binary4 { op, dtype } => binary_prelude(op, dtype),
+        KernelKey::BinaryScalar { op, dtype } | KernelKey::BinaryScalar4 { op, dtype } => {
+            format!("{}{f} S scalar(unsigned bits) {{ return {}; }}\n", binary_prelude(op, dtype), value_from_bits(dtype))
         }
         KernelKey::Where { dtype } => format!("typedef {} S;\n", storage(dtype)),
         KernelKey::Fill { dtype } => {
-            let value = match dtype {
-                DType::F32 => "__uint_as_float(bits)",
-                DType::F16 => "f2h(__uint_as_float(bits))",
-                DType::I32 | DType::I8 => "(int)bits",
-                DType::U32 | DType::Bool | DType::U8 => "bits",
-            };
-            format!("typedef {} D;\n{f} D value(unsigned bits) {{ return {value}; }}\n", storage(dtype))
+            format!("typedef {} D;\n{f} D value(unsigned bits) {{ return {}; }}\n", storage(dtype), value_from_bits(dtype))
         }
         KernelKey::Reduce { op, src, dst } | KernelKey::ReduceSmall { op, src, dst } => {
             let acc = accumulator(src);

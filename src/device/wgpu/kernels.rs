@@ -159,15 +159,7 @@ impl Kernels for Arc<WgpuDevice> {
     fn fill(&self, n: usize, value: f64, dtype: DType) -> Result<WgpuStorage> {
         let out = self.alloc(n, dtype)?;
         if n > 0 {
-            let bits = match dtype {
-                DType::F32 | DType::F16 => (value as f32).to_bits(),
-                DType::I32 => (value as i32) as u32,
-                DType::U32 => value as u32,
-                DType::Bool => (value != 0.0) as u32,
-                // The cast rule: i32, then the low 8 bits, stored as a word.
-                DType::U8 => (value as i32) as u8 as u32,
-                DType::I8 => (value as i32) as i8 as i32 as u32,
-            };
+            let bits = crate::shaders::scalar_bits(value, dtype);
             if self.too_big(n, dtype.gpu_size_in_bytes()) {
                 self.fill_pieces(out.buffer(), n, bits, dtype)?;
             } else {
@@ -221,6 +213,29 @@ impl Kernels for Arc<WgpuDevice> {
             self.groups(n, WG)?,
         )?;
         Ok(out)
+    }
+
+    fn binary_scalar(&self, op: BinaryOp, a: &WgpuStorage, la: &Layout, value: f64) -> Result<Option<WgpuStorage>> {
+        let dtype = a.dtype();
+        let n = la.numel();
+        // Strided views and tensors split across bindings take the broadcast path.
+        if !la.is_contiguous() || n == 0 || self.too_big(n, 4) || self.exceeds(&[a.buffer()]) {
+            return Ok(None);
+        }
+        let out = self.alloc(n, op.out_dtype(dtype))?;
+        if self.exceeds(&[out.buffer()]) {
+            return Ok(None);
+        }
+        let bits = crate::shaders::scalar_bits(value, dtype);
+        let bufs = [Bind::whole(a.buffer()), Bind::whole(out.buffer())];
+        if aligned4(&[n, la.offset()]) {
+            let p = [u(n / 4), u(la.offset() / 4), bits];
+            self.dispatch(KernelKey::BinaryScalar4 { op, dtype }, &bufs, &p, self.groups(n / 4, WG)?)?;
+        } else {
+            let p = [u(n), u(la.offset()), bits];
+            self.dispatch(KernelKey::BinaryScalar { op, dtype }, &bufs, &p, self.groups(n, WG)?)?;
+        }
+        Ok(Some(out))
     }
 
     fn where_(
