@@ -1,4 +1,5 @@
 // Browser and bundler entry: fetches the .wasm next to this file (or from `options.wasm`).
+import { requireWasmSimd } from './simd.js';
 import { bind, bound } from './internal.js';
 import { initOptions, once } from './init.js';
 import initWasm, * as wasm from '../pkg/webtensor.js';
@@ -24,6 +25,7 @@ export function init(options) {
   }
   return once(o, async () => {
     if (!bound()) {
+      requireWasmSimd();
       await initWasm({ module_or_path: o.wasm ?? new URL('../pkg/webtensor_bg.wasm', import.meta.url) });
       bind(wasm);
     }

@@ -2,6 +2,7 @@
 // from the `webgpu` package (Dawn): `await init({ gpu: create([]) })`; its WebGPU globals
 // (GPUBufferUsage, ...) are installed from that package too, or from `options.globals`. Without
 // `gpu`, the cpu device works alone; a later `init({ gpu })` adds the GPU.
+import { requireWasmSimd } from './simd.js';
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { bind, bound } from './internal.js';
@@ -77,6 +78,7 @@ export function init(options) {
       const bytes = o.wasm instanceof Uint8Array || o.wasm instanceof ArrayBuffer
         ? o.wasm
         : readFileSync(o.wasm ?? new URL('../pkg/webtensor_bg.wasm', import.meta.url));
+      requireWasmSimd();
       wasm.initSync({ module: bytes });
       bind(wasm);
     }

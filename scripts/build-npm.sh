@@ -16,7 +16,7 @@ rm -rf pkg
 wasm-bindgen --target web --out-dir pkg --out-name webtensor "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/webtensor.wasm"
 if [ -x node_modules/.bin/wasm-opt ]; then
   node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-    --enable-mutable-globals pkg/webtensor_bg.wasm -o pkg/webtensor_bg.wasm
+    --enable-mutable-globals --enable-simd pkg/webtensor_bg.wasm -o pkg/webtensor_bg.wasm
 else
   echo "note: wasm-opt not found (npm install adds binaryen); the .wasm is not optimised"
 fi
