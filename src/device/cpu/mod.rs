@@ -23,6 +23,7 @@ use broadcast::zip_broadcast;
 mod alloc;
 mod broadcast;
 mod gemm;
+mod math;
 mod optim;
 mod par;
 mod reduce;

@@ -8,6 +8,7 @@
 
 use std::mem::MaybeUninit;
 
+use super::math::exp_f32;
 use super::{par, Scalar};
 use crate::dtype::CpuData;
 use crate::op::reduce::ReduceOp;
@@ -109,27 +110,33 @@ pub(super) fn rows<T: Scalar>(op: ReduceOp, v: &[T], m: usize, k: usize) -> CpuD
 }
 
 /// Softmax (or log-softmax) of each of the `m` rows of `k` elements in `v`, computed in f32 with
-/// the row's maximum subtracted first and the sum of exponentials in f64.
+/// the row's maximum subtracted first and the sum of exponentials in f64. Each row is three
+/// vectorisable passes (max, exponentials and their sum, scale) over a row buffer; the
+/// exponential is [`exp_f32`], not libm's.
 pub(super) fn softmax<T: Scalar>(v: &[T], m: usize, k: usize, log: bool) -> Vec<T> {
     let write = |first: usize, out: &mut [MaybeUninit<T>]| {
-        // Each row's exponentials, computed once and then scaled.
-        let mut e = vec![0.0f32; if log { 0 } else { k }];
+        // The row in f32, then its exponentials in place.
+        let mut e = vec![0.0f32; k];
         for (r, orow) in out.chunks_exact_mut(k).enumerate() {
             let row = &v[(first + r) * k..(first + r + 1) * k];
-            let max = row.iter().map(|x| x.to_f32()).fold(f32::NEG_INFINITY, f32::max);
+            for (y, x) in e.iter_mut().zip(row) {
+                *y = x.to_f32();
+            }
+            let max = max_f32(&e);
+            for y in e.iter_mut() {
+                *y = exp_f32(*y - max);
+            }
+            let sum = sum_f64(&e) as f32;
             if log {
-                let sum: f64 = row.iter().map(|x| (x.to_f32() - max).exp() as f64).sum();
-                let lse = (sum as f32).ln();
+                // x - max first: folding max into the shift loses lse's digits when |max| is large.
+                let lse = sum.ln();
                 for (o, x) in orow.iter_mut().zip(row) {
                     o.write(T::from_f64((x.to_f32() - max - lse) as f64));
                 }
             } else {
-                for (y, x) in e.iter_mut().zip(row) {
-                    *y = (x.to_f32() - max).exp();
-                }
-                let sum = sum_f64(&e) as f32;
+                let scale = 1.0 / sum;
                 for (o, y) in orow.iter_mut().zip(&e) {
-                    o.write(T::from_f64((y / sum) as f64));
+                    o.write(T::from_f64((y * scale) as f64));
                 }
             }
         }
@@ -137,6 +144,20 @@ pub(super) fn softmax<T: Scalar>(v: &[T], m: usize, k: usize, log: bool) -> Vec<
     // SAFETY: fill hands out whole rows of k elements, and every element of each row is written
     // (`row` and `e` have k elements).
     unsafe { par::fill(m, k, write) }
+}
+
+/// The maximum of `xs` (-inf when empty), NaN when any element is NaN (as the GPU kernels and
+/// PyTorch give for a softmax row holding one), in eight lanes the compiler keeps in registers.
+fn max_f32(xs: &[f32]) -> f32 {
+    let mut lanes = [f32::NEG_INFINITY; 8];
+    let chunks = xs.chunks_exact(8);
+    let rest = chunks.remainder().iter().fold(f32::NEG_INFINITY, |a, &x| if x > a || x.is_nan() { x } else { a });
+    for c in chunks {
+        for (acc, &x) in lanes.iter_mut().zip(c) {
+            *acc = if x > *acc || x.is_nan() { x } else { *acc };
+        }
+    }
+    lanes.iter().fold(rest, |a, &x| if x > a || x.is_nan() { x } else { a })
 }
 
 #[cfg(test)]
