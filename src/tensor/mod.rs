@@ -343,6 +343,25 @@ impl Tensor {
             .ok_or_else(|| Error::invalid("to_vec", "internal: storage dtype differs from tensor dtype"))
     }
 
+    /// Hands `f` the elements of a contiguous tensor on the CPU in place (the storage's data
+    /// and this tensor's range of it), counted as a readback like [`Tensor::to_vec`]; None for
+    /// other devices and layouts, or where `f` declines. The npm package copies host data
+    /// straight from here into a typed array: through `to_vec` it was copied twice.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn with_cpu_elements<R>(
+        &self,
+        f: impl FnOnce(&crate::dtype::CpuData, std::ops::Range<usize>) -> Option<R>,
+    ) -> Option<R> {
+        let Storage::Cpu(s) = &**self.storage() else { return None };
+        if !self.layout().is_contiguous() {
+            return None;
+        }
+        let start = self.layout().offset();
+        let r = f(s.data(), start..start + self.numel())?;
+        transfer::record(self.device(), Direction::DeviceToHost, self.nbytes());
+        Some(r)
+    }
+
     /// The single element of a one-element tensor (PyTorch's `item`).
     pub async fn item<T: Element>(&self) -> Result<T> {
         if self.numel() != 1 {

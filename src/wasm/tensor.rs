@@ -129,6 +129,9 @@ fn find<T: Copy>(all: &[T], name: &JsValue, of: impl Fn(T) -> &'static str, what
 
 /// Host data of a tensor as the matching typed array (f16 arrives as a Float32Array).
 async fn typed(t: Tensor) -> Result<JsValue, JsValue> {
+    if let Some(v) = typed_in_place(&t) {
+        return Ok(v);
+    }
     let t = if t.dtype() == DType::F16 { t.to_dtype(DType::F32).map_err(js_err)? } else { t };
     Ok(match t.dtype() {
         DType::I32 => js_sys::Int32Array::from(t.to_vec::<i32>().await.map_err(js_err)?.as_slice()).into(),
@@ -143,38 +146,55 @@ async fn typed(t: Tensor) -> Result<JsValue, JsValue> {
     })
 }
 
+/// A contiguous CPU tensor's elements copied once, from its storage into a new typed array;
+/// None where [`typed`] must convert or gather first.
+fn typed_in_place(t: &Tensor) -> Option<JsValue> {
+    use crate::dtype::CpuData;
+    t.with_cpu_elements(|data, r| {
+        Some(match data {
+            CpuData::F32(v) => js_sys::Float32Array::from(&v[r]).into(),
+            CpuData::I32(v) => js_sys::Int32Array::from(&v[r]).into(),
+            CpuData::U32(v) => js_sys::Uint32Array::from(&v[r]).into(),
+            CpuData::U8(v) | CpuData::Bool(v) => js_sys::Uint8Array::from(&v[r]).into(),
+            CpuData::I8(v) => js_sys::Int8Array::from(&v[r]).into(),
+            CpuData::F16(_) => return None,
+        })
+    })
+}
+
 #[wasm_bindgen]
 impl RawTensor {
-    /// From f32 data (then converted to `dtype`).
+    /// From f32 data (then converted to `dtype`). The data arrives as a `Vec` so that
+    /// wasm-bindgen's one copy out of JS memory is the only one: the tensor takes it.
     #[wasm_bindgen(js_name = fromF32)]
-    pub fn from_f32(data: &[f32], shape: Vec<f64>, dtype_: JsValue, device_: JsValue) -> R {
-        let t = Tensor::from_slice(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?)
-            .map_err(js_err)?;
+    pub fn from_f32(data: Vec<f32>, shape: Vec<f64>, dtype_: JsValue, device_: JsValue) -> R {
+        let t =
+            Tensor::from_vec(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?).map_err(js_err)?;
         wrap(t.to_dtype(dtype(&dtype_)?))
     }
 
     /// From i32 data.
     #[wasm_bindgen(js_name = fromI32)]
-    pub fn from_i32(data: &[i32], shape: Vec<f64>, device_: JsValue) -> R {
-        wrap(Tensor::from_slice(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?))
+    pub fn from_i32(data: Vec<i32>, shape: Vec<f64>, device_: JsValue) -> R {
+        wrap(Tensor::from_vec(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?))
     }
 
     /// From u32 data.
     #[wasm_bindgen(js_name = fromU32)]
-    pub fn from_u32(data: &[u32], shape: Vec<f64>, device_: JsValue) -> R {
-        wrap(Tensor::from_slice(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?))
+    pub fn from_u32(data: Vec<u32>, shape: Vec<f64>, device_: JsValue) -> R {
+        wrap(Tensor::from_vec(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?))
     }
 
     /// From u8 data (a `Uint8Array` or `Uint8ClampedArray`).
     #[wasm_bindgen(js_name = fromU8)]
-    pub fn from_u8(data: &[u8], shape: Vec<f64>, device_: JsValue) -> R {
-        wrap(Tensor::from_slice(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?))
+    pub fn from_u8(data: Vec<u8>, shape: Vec<f64>, device_: JsValue) -> R {
+        wrap(Tensor::from_vec(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?))
     }
 
     /// From i8 data.
     #[wasm_bindgen(js_name = fromI8)]
-    pub fn from_i8(data: &[i8], shape: Vec<f64>, device_: JsValue) -> R {
-        wrap(Tensor::from_slice(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?))
+    pub fn from_i8(data: Vec<i8>, shape: Vec<f64>, device_: JsValue) -> R {
+        wrap(Tensor::from_vec(data, &args::shape("tensor", &shape)?, opt_device("tensor", &device_)?))
     }
 
     /// From int64 data (a `BigInt64Array`), range-checked into i32.
