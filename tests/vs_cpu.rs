@@ -151,14 +151,32 @@ fn matmul_matches_cpu() {
         let b = randn(&[90, 70], 20, d);
         a.t().unwrap().matmul(&b.t().unwrap()).unwrap()
     });
-    // Few output tiles and a long inner dimension take the split-K path.
-    check("split-K: [8, 100000]^T-style @ [100000, 3]", 1e-4, |d| {
+    // Few outputs over a long inner dimension: one workgroup per output (MatmulProgram::Dot).
+    check("dot program: [8, 100000]^T @ [100000, 3]", 1e-4, |d| {
         let x = randn(&[100_000, 8], 28, d);
         let y = randn(&[100_000, 3], 29, d);
         x.t().unwrap().matmul(&y).unwrap()
     });
-    check("split-K with a remainder slice: [5, 9001] @ [9001, 70]", 1e-4, |d| {
-        randn(&[5, 9001], 30, d).matmul(&randn(&[9001, 70], 31, d)).unwrap()
+    check("dot program, batched, offset operands: [4, 2, 1500] @ [4, 1500, 3]", 1e-4, |d| {
+        let a = randn(&[4, 3, 1500], 33, d).narrow(1, 1, 2).unwrap();
+        a.matmul(&randn(&[4, 1500, 3], 34, d)).unwrap()
+    });
+    // A short inner dimension or a thin output: one thread per output (MatmulProgram::Naive).
+    check("naive program: [1000, 3] (offset view) @ [3, 8]^T-style", 1e-4, |d| {
+        let p = randn(&[1001, 3], 35, d).narrow(0, 1, 1000).unwrap();
+        p.matmul(&randn(&[8, 3], 36, d).t().unwrap()).unwrap()
+    });
+    check("naive program: matrix-vector [300, 500] @ [500]", 1e-4, |d| {
+        randn(&[300, 500], 37, d).matmul(&randn(&[500], 38, d)).unwrap()
+    });
+    check("naive program on integers: [50, 7] @ [7, 9]", 0.0, |d| {
+        let a = randn(&[50, 7], 39, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap();
+        a.matmul(&randn(&[7, 9], 40, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap()).unwrap()
+    });
+    // Few output tiles, more outputs than Dot takes, and a long inner dimension: split-K.
+    // Sums of 9001 products of magnitude ~95: f32 rounding differs by order more than 1e-4.
+    check("split-K with a remainder slice: [40, 9001] @ [9001, 70]", 1e-3, |d| {
+        randn(&[40, 9001], 30, d).matmul(&randn(&[9001, 70], 31, d)).unwrap()
     });
     if common::has_f16(webtensor::Device::webgpu(0)) {
         // Partials of 16 * 16 * 1024 = 262144 overflow f16; the f32 accumulation gives 0.
@@ -169,6 +187,10 @@ fn matmul_matches_cpu() {
         });
     }
     check("split-K on integers", 0.0, |d| {
+        let a = randn(&[30, 5000], 32, d).mul_scalar(3.0).unwrap().to_dtype(DType::I32).unwrap();
+        a.matmul(&a.t().unwrap()).unwrap()
+    });
+    check("dot program on integers", 0.0, |d| {
         let a = randn(&[3, 5000], 32, d).mul_scalar(3.0).unwrap().to_dtype(DType::I32).unwrap();
         a.matmul(&a.t().unwrap()).unwrap()
     });

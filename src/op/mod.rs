@@ -50,3 +50,55 @@ pub(crate) struct MatmulArgs {
     pub a: MatOperand,
     pub b: MatOperand,
 }
+
+/// Which kernel computes a matmul on the GPU backends, chosen by shape as TF.js and cuBLAS do:
+/// one tiled program for every shape made skinny products do 40-170x their useful work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum MatmulProgram {
+    /// Output tiles staged through workgroup memory: square-ish products.
+    Tiled,
+    /// One thread per output walking the inner dim: a short inner dim (`[n,3] @ [3,8]`) or a
+    /// thin output (matrix-vector), where tiles would mostly multiply padding.
+    Naive,
+    /// One workgroup per output, its threads splitting a long inner dim and folding as a tree:
+    /// few outputs over a long inner dim (`onehot^T @ x`, [8,153600] @ [153600,3]).
+    Dot,
+}
+
+impl MatmulArgs {
+    /// The program for this shape (see [`MatmulProgram`]).
+    pub(crate) fn program(&self) -> MatmulProgram {
+        let outputs = self.batch * self.m * self.n;
+        if outputs <= 512 && self.k >= 1024 {
+            MatmulProgram::Dot
+        } else if self.k <= 32 || self.m.min(self.n) <= 4 {
+            MatmulProgram::Naive
+        } else {
+            MatmulProgram::Tiled
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MatOperand, MatmulArgs, MatmulProgram};
+
+    fn args(batch: usize, m: usize, k: usize, n: usize) -> MatmulArgs {
+        let op = MatOperand { offset: 0, batch_stride: 0, row_stride: 1, col_stride: 1 };
+        MatmulArgs { batch, m, n, k, a: op, b: op }
+    }
+
+    #[test]
+    fn programs_follow_the_shape() {
+        // The k-means step's two products, and the shapes tests/vs_cpu.rs uses per program.
+        assert_eq!(args(1, 8, 153_600, 3).program(), MatmulProgram::Dot);
+        assert_eq!(args(1, 153_600, 3, 8).program(), MatmulProgram::Naive);
+        assert_eq!(args(4, 2, 1500, 3).program(), MatmulProgram::Dot);
+        assert_eq!(args(4, 2, 600, 3).program(), MatmulProgram::Naive);
+        assert_eq!(args(1, 300, 500, 1).program(), MatmulProgram::Naive);
+        assert_eq!(args(1, 40, 9001, 70).program(), MatmulProgram::Tiled);
+        assert_eq!(args(1, 30, 5000, 30).program(), MatmulProgram::Tiled);
+        assert_eq!(args(1, 1024, 1024, 1024).program(), MatmulProgram::Tiled);
+        assert_eq!(args(1, 17, 33, 65).program(), MatmulProgram::Tiled);
+    }
+}

@@ -9,7 +9,7 @@ use crate::op::binary::{BinaryOp, WGSL_IS_NAN};
 use crate::op::optim::OptimKind;
 use crate::op::reduce::ReduceOp;
 use crate::op::unary::UnaryOp;
-use crate::op::MapOp;
+use crate::op::{MapOp, MatmulProgram};
 
 /// Threads per workgroup of the 1-D kernels (WebGPU's default limit is 256).
 pub(crate) const WG: u32 = 256;
@@ -68,8 +68,10 @@ pub(crate) enum KernelKey {
         log: bool,
         dtype: DType,
     },
+    /// A matmul program (see `MatmulProgram`: one kernel file each).
     Matmul {
         dtype: DType,
+        program: MatmulProgram,
     },
     /// One step of the bitonic argsort (sort.wgsl) over rows of `dtype`.
     Sort {
@@ -200,7 +202,7 @@ impl KernelKey {
             | KernelKey::Where { dtype }
             | KernelKey::Fill { dtype }
             | KernelKey::Softmax { dtype, .. }
-            | KernelKey::Matmul { dtype }
+            | KernelKey::Matmul { dtype, .. }
             | KernelKey::Index { dtype, .. }
             | KernelKey::IndexAdd { dtype, .. } => dtype == DType::F16,
             KernelKey::Optim { .. } | KernelKey::Sort { .. } => false,
@@ -220,7 +222,9 @@ impl KernelKey {
             KernelKey::Reduce { .. } => include_str!("reduce.wgsl"),
             KernelKey::ReduceSmall { .. } => include_str!("reduce_small.wgsl"),
             KernelKey::Softmax { .. } => include_str!("softmax.wgsl"),
-            KernelKey::Matmul { .. } => include_str!("matmul.wgsl"),
+            KernelKey::Matmul { program: MatmulProgram::Tiled, .. } => include_str!("matmul.wgsl"),
+            KernelKey::Matmul { program: MatmulProgram::Naive, .. } => include_str!("matmul_naive.wgsl"),
+            KernelKey::Matmul { program: MatmulProgram::Dot, .. } => include_str!("matmul_dot.wgsl"),
             KernelKey::Sort { .. } => include_str!("sort.wgsl"),
             KernelKey::Index { .. } => include_str!("index.wgsl"),
             KernelKey::IndexAdd { .. } => include_str!("index_add.wgsl"),
@@ -286,7 +290,7 @@ impl KernelKey {
             KernelKey::Softmax { log, dtype } => {
                 format!("alias S = {};\nconst LOG: bool = {log};\n", storage_type(dtype))
             }
-            KernelKey::Matmul { dtype } => {
+            KernelKey::Matmul { dtype, .. } => {
                 format!("alias S = {};\nalias A = {};\n", storage_type(dtype), storage_type(accumulator(dtype)))
             }
             KernelKey::Sort { dtype } => crate::op::sort::wgsl_key(dtype),
@@ -386,7 +390,9 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
                 v.push(KernelKey::Map4 { op: MapOp::Unary(op), src: d, dst: d });
             }
         }
-        v.push(KernelKey::Matmul { dtype: d });
+        for program in [MatmulProgram::Tiled, MatmulProgram::Naive, MatmulProgram::Dot] {
+            v.push(KernelKey::Matmul { dtype: d, program });
+        }
     }
     for d in DType::ALL.into_iter().filter(|d| !d.is_narrow()) {
         for op in BinaryOp::ALL {

@@ -15,7 +15,7 @@ use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
-use crate::op::{IndexMode, MapOp, MatOperand, MatmulArgs};
+use crate::op::{IndexMode, MapOp, MatOperand, MatmulArgs, MatmulProgram};
 use crate::shaders::{accumulator, params, KernelKey, WG};
 
 /// Rows this short are reduced one thread per row (reduce_small.cu).
@@ -360,8 +360,18 @@ impl Kernels for Arc<CudaDevice> {
             self.matmul_blas(a, b, &out, &g, &GemmPlan { a: pa, b: pb })?;
             return Ok(out);
         }
-        // Integers: the tiled kernel, which wraps on overflow like the CPU.
+        // Integers: the kernels, which wrap on overflow like the CPU; tiles unless the shape is
+        // skinny (see MatmulProgram).
         let out = self.alloc(total, dtype)?;
+        let program = g.program();
+        if program != MatmulProgram::Tiled {
+            let mut words = params::matmul(g, 0);
+            words[7] = total;
+            let launch = if program == MatmulProgram::Dot { (grid(total * WG as usize).0, 1, 1) } else { grid(total) };
+            let key = KernelKey::Matmul { dtype, program };
+            self.launch(key, &[a.ptr(0), b.ptr(0), out.ptr(0)], &Params::words(&words), launch, BLOCK)?;
+            return Ok(out);
+        }
         const TILE: usize = 16;
         let mut base = 0;
         while base < g.batch {
@@ -376,7 +386,13 @@ impl Kernels for Arc<CudaDevice> {
                 ));
             }
             let ptrs = [a.ptr(0), b.ptr(0), out.ptr(0)];
-            self.launch(KernelKey::Matmul { dtype }, &ptrs, &p, (gx, gy, count as u32), (TILE as u32, TILE as u32, 1))?;
+            self.launch(
+                KernelKey::Matmul { dtype, program },
+                &ptrs,
+                &p,
+                (gx, gy, count as u32),
+                (TILE as u32, TILE as u32, 1),
+            )?;
             base += count;
         }
         Ok(out)

@@ -8,7 +8,7 @@
 use crate::dtype::DType;
 use crate::op::binary::BinaryOp;
 use crate::op::reduce::ReduceOp;
-use crate::op::MapOp;
+use crate::op::{MapOp, MatmulProgram};
 use crate::shaders::{accumulator, KernelKey, WG};
 
 /// Every kernel's entry point (`extern "C"`, so the name is not mangled).
@@ -106,7 +106,9 @@ fn body(key: &KernelKey) -> &'static str {
         KernelKey::Reduce { .. } => include_str!("kernels/reduce.cu"),
         KernelKey::ReduceSmall { .. } => include_str!("kernels/reduce_small.cu"),
         KernelKey::Softmax { .. } => include_str!("kernels/softmax.cu"),
-        KernelKey::Matmul { .. } => include_str!("kernels/matmul.cu"),
+        KernelKey::Matmul { program: MatmulProgram::Tiled, .. } => include_str!("kernels/matmul.cu"),
+        KernelKey::Matmul { program: MatmulProgram::Naive, .. } => include_str!("kernels/matmul_naive.cu"),
+        KernelKey::Matmul { program: MatmulProgram::Dot, .. } => include_str!("kernels/matmul_dot.cu"),
         KernelKey::Sort { .. } => include_str!("kernels/sort.cu"),
         KernelKey::Index { .. } => include_str!("kernels/index.cu"),
         KernelKey::IndexAdd { .. } => include_str!("kernels/index_add.cu"),
@@ -166,7 +168,7 @@ fn variant(key: &KernelKey) -> String {
             load(dtype, "x"),
             store(dtype, "v")
         ),
-        KernelKey::Matmul { dtype } => {
+        KernelKey::Matmul { dtype, .. } => {
             // Integers accumulate in unsigned so that overflow wraps like the CPU's.
             let acc = if dtype.is_float() { "float" } else { "unsigned" };
             format!(

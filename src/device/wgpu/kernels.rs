@@ -12,7 +12,7 @@ use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
-use crate::op::{IndexMode, MapOp, MatOperand, MatmulArgs};
+use crate::op::{IndexMode, MapOp, MatOperand, MatmulArgs, MatmulProgram};
 use crate::shaders::{accumulator, params, KernelKey, WG};
 use crate::shape::numel;
 
@@ -118,7 +118,7 @@ impl WgpuDevice {
         let total = full + (rest > 0) as usize;
         let mn = g.m * g.n;
         let partial = self.alloc(total * mn, dtype)?;
-        let key = KernelKey::Matmul { dtype };
+        let key = KernelKey::Matmul { dtype, program: MatmulProgram::Tiled };
         let bind = [Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(partial.buffer())];
         // Each slice is a batch of a `k`-long product whose operands step by the slice length.
         let params = |k, a_step, b_step, a_off, b_off, base| {
@@ -403,6 +403,21 @@ impl Kernels for Arc<WgpuDevice> {
                 limit: (max * TILE) as u64,
             });
         }
+        let program = g.program();
+        if program != MatmulProgram::Tiled {
+            // Every batch in one dispatch: outputs (Naive) or one workgroup per output (Dot).
+            let total = g.batch * g.m * g.n;
+            let mut p = params::matmul(g, 0);
+            p[7] = total;
+            let groups = if program == MatmulProgram::Dot { self.fold(total)? } else { self.groups(total, WG)? };
+            self.dispatch(
+                KernelKey::Matmul { dtype, program },
+                &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
+                &p.map(u),
+                groups,
+            )?;
+            return Ok(out);
+        }
         // f16 partials would be rounded (and can overflow) before the slices are summed; f16
         // keeps the single pass, which accumulates in f32.
         if g.batch == 1 && gx * gy < SPLIT_K_TILES && g.k >= SPLIT_K_MIN && dtype != DType::F16 {
@@ -414,7 +429,7 @@ impl Kernels for Arc<WgpuDevice> {
             let count = (g.batch - base).min(max);
             let p = params::matmul(g, base).map(u);
             self.dispatch(
-                KernelKey::Matmul { dtype },
+                KernelKey::Matmul { dtype, program: MatmulProgram::Tiled },
                 &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
                 &p,
                 (u(gx), u(gy), u(count)),

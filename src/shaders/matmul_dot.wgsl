@@ -1,0 +1,46 @@
+// Matmul with one workgroup per output element: its threads stride over the (long) inner dim
+// and fold their partial sums as a tree in workgroup memory. The program for few outputs and a
+// long inner dim (`onehot^T @ x`, [8,153600]@[153600,3]: 24 outputs), where 64x64 tiles
+// computed 1.26 GFLOP for 7.4 MFLOP of products, and split-K still padded every tile.
+// Params: as matmul_naive.wgsl (7 is the total number of outputs).
+@group(0) @binding(0) var<storage, read> a: array<S>;
+@group(0) @binding(1) var<storage, read> b: array<S>;
+@group(0) @binding(2) var<storage, read_write> c: array<S>;
+@group(0) @binding(3) var<uniform> P: Params;
+
+var<workgroup> part: array<A, WG>;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) t: u32) {
+    // Uniform per workgroup, so every thread reaches the barriers below.
+    let o = wid.x + wid.y * nwg.x;
+    let live = o < p(7u);
+    let m = p(0u);
+    let n = p(1u);
+    let k = p(2u);
+    var acc = A(0);
+    if (live) {
+        let batch = o / (m * n);
+        let i = (o / n) % m;
+        let j = o % n;
+        let a0 = p(5u) + batch * p(3u) + i * p(8u);
+        let b0 = p(6u) + batch * p(4u) + j * p(11u);
+        let acs = p(9u);
+        let brs = p(10u);
+        for (var kk = t; kk < k; kk += WG) {
+            acc += A(a[a0 + kk * acs]) * A(b[b0 + kk * brs]);
+        }
+    }
+    part[t] = acc;
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if (t < s) {
+            part[t] += part[t + s];
+        }
+        workgroupBarrier();
+    }
+    if (live && t == 0u) {
+        c[o] = S(part[0]);
+    }
+}

@@ -1,0 +1,34 @@
+// Matmul with one thread per output element, each walking the inner dim through the strides:
+// the program for a short inner dim or a thin output ([n,3]@[3,8], matrix-vector), where the
+// 64x64x16 tiles of matmul.wgsl would mostly multiply padding (k = 3 fills 3 of 16 tile steps,
+// n = 8 fills 8 of 64 columns: 40x the useful work).
+// Params: as matmul.wgsl (0 m, 1 n, 2 k, 3/4 batch strides, 5/6 offsets, 8-11 row/col strides);
+// 7 is the total number of outputs (every batch in one dispatch).
+@group(0) @binding(0) var<storage, read> a: array<S>;
+@group(0) @binding(1) var<storage, read> b: array<S>;
+@group(0) @binding(2) var<storage, read_write> c: array<S>;
+@group(0) @binding(3) var<uniform> P: Params;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let o = gid.x + gid.y * nwg.x * WG;
+    if (o >= p(7u)) {
+        return;
+    }
+    let m = p(0u);
+    let n = p(1u);
+    let batch = o / (m * n);
+    let i = (o / n) % m;
+    let j = o % n;
+    var ai = p(5u) + batch * p(3u) + i * p(8u);
+    var bi = p(6u) + batch * p(4u) + j * p(11u);
+    let acs = p(9u);
+    let brs = p(10u);
+    var acc = A(0);
+    for (var kk = 0u; kk < p(2u); kk++) {
+        acc += A(a[ai]) * A(b[bi]);
+        ai += acs;
+        bi += brs;
+    }
+    c[o] = S(acc);
+}
