@@ -1,6 +1,8 @@
-// Binary family with broadcasting: out[i] = op(a[strided], b[strided]).
+// Binary family with broadcasting: out[i] = op(a[strided], b[strided]), over the output's
+// coalesced dims (params::binary merges the dims every operand walks as one).
 // Params: 0 numel, 1 rank, 2 a offset, 3 b offset, 4..12 shape, 12..20 a strides,
-// 20..28 b strides, 28 fast path (1 when a and b are contiguous with the output's shape).
+// 20..28 b strides, 28 mode: 1 when a and b are contiguous with the output's shape, 2 for one
+// thread per row of a rank-2 [rows, cols] output with few columns (dispatched over rows), else 0.
 @group(0) @binding(0) var<storage, read> a: array<S>;
 @group(0) @binding(1) var<storage, read> b: array<S>;
 @group(0) @binding(2) var<storage, read_write> out: array<D>;
@@ -9,23 +11,49 @@
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = gid.x + gid.y * nwg.x * WG;
+    let mode = p(28u);
+    if (mode == 2u) {
+        // `x + bias[:, None]`, `dist == ids` over [n, 8]: each thread walks its row with two
+        // additions per element, where the generic walk below pays a division per dim (on the
+        // CPU adapters that made [n,8] + [n,1] 8x slower than a contiguous add).
+        if (i >= p(4u)) {
+            return;
+        }
+        let cols = p(5u);
+        var ao = p(2u) + i * p(12u);
+        var bo = p(3u) + i * p(20u);
+        let acs = p(13u);
+        let bcs = p(21u);
+        let o = i * cols;
+        for (var j = 0u; j < cols; j++) {
+            out[o + j] = op(a[ao], b[bo]);
+            ao += acs;
+            bo += bcs;
+        }
+        return;
+    }
     if (i >= p(0u)) {
         return;
     }
     var ao = p(2u);
     var bo = p(3u);
-    if (p(28u) == 1u) {
+    if (mode == 1u) {
         ao += i;
         bo += i;
     } else {
+        // A constant trip count lets the compiler unroll, so every parameter index is constant.
         var rem = i;
-        for (var d = i32(p(1u)) - 1; d >= 0; d--) {
+        let rank = p(1u);
+        for (var d = 7; d >= 0; d--) {
             let du = u32(d);
-            let size = p(4u + du);
-            let c = rem % size;
-            rem = rem / size;
-            ao += c * p(12u + du);
-            bo += c * p(20u + du);
+            if (du < rank) {
+                let size = p(4u + du);
+                let q = udiv(rem, size);
+                let c = rem - q * size;
+                rem = q;
+                ao += c * p(12u + du);
+                bo += c * p(20u + du);
+            }
         }
     }
     out[i] = op(a[ao], b[bo]);

@@ -15,17 +15,23 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var rem = i;
     var off = p(2u);
     var ok = true;
-    for (var d = i32(p(1u)) - 1; d >= 0; d--) {
+    // A constant trip count lets the compiler unroll, so every parameter index is constant
+    // (a dynamic one costs a load per lane on the CPU adapters).
+    let rank = p(1u);
+    for (var d = 7; d >= 0; d--) {
         let du = u32(d);
-        let size = p(4u + du);
-        var c = rem % size;
-        rem = rem / size;
-        if (du == p(3u)) {
-            let id = i32(idx[p(22u) + select(c, i, p(21u) == 1u)]);
-            ok = ok && id >= 0 && u32(id) < p(20u);
-            c = select(0u, u32(id), ok);
+        if (du < rank) {
+            let size = p(4u + du);
+            let q = udiv(rem, size);
+            var c = rem - q * size;
+            rem = q;
+            if (du == p(3u)) {
+                let id = i32(idx[p(22u) + select(c, i, p(21u) == 1u)]);
+                ok = ok && id >= 0 && u32(id) < p(20u);
+                c = select(0u, u32(id), ok);
+            }
+            off += c * p(12u + du);
         }
-        off += c * p(12u + du);
     }
     dst[i] = select(S(0), src[off], ok);
 }

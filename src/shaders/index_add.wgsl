@@ -26,21 +26,27 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var dim_istride = 0u;
     var want = 0u;
     var inside = true;
-    for (var d = i32(p(1u)) - 1; d >= 0; d--) {
+    // A constant trip count lets the compiler unroll, so every parameter index is constant
+    // (a dynamic one costs a load per lane on the CPU adapters).
+    let rank = p(1u);
+    for (var d = 7; d >= 0; d--) {
         let du = u32(d);
-        let size = p(4u + du);
-        let c = rem % size;
-        rem = rem / size;
-        let ssize = p(23u + du);
-        if (du == dim) {
-            want = c;
-            dim_istride = istride;
-        } else {
-            inside = inside && c < ssize;
-            soff += c * p(12u + du);
-            ioff += c * istride;
+        if (du < rank) {
+            let size = p(4u + du);
+            let q = udiv(rem, size);
+            let c = rem - q * size;
+            rem = q;
+            let ssize = p(23u + du);
+            if (du == dim) {
+                want = c;
+                dim_istride = istride;
+            } else {
+                inside = inside && c < ssize;
+                soff += c * p(12u + du);
+                ioff += c * istride;
+            }
+            istride *= ssize;
         }
-        istride *= ssize;
     }
     var acc = A(0);
     if (inside) {

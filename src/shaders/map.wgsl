@@ -18,13 +18,19 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         dof += i;
     } else {
         var rem = i;
-        for (var d = i32(p(1u)) - 1; d >= 0; d--) {
+        // A constant trip count lets the compiler unroll, so every parameter index is constant
+        // (a dynamic one costs a load per lane on the CPU adapters).
+        let rank = p(1u);
+        for (var d = 7; d >= 0; d--) {
             let du = u32(d);
-            let size = p(4u + du);
-            let c = rem % size;
-            rem = rem / size;
-            so += c * p(12u + du);
-            dof += c * p(20u + du);
+            if (du < rank) {
+                let size = p(4u + du);
+                let q = udiv(rem, size);
+                let c = rem - q * size;
+                rem = q;
+                so += c * p(12u + du);
+                dof += c * p(20u + du);
+            }
         }
     }
     dst[dof] = op(src[so]);

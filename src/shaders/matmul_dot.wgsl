@@ -1,5 +1,5 @@
 // Matmul with one workgroup per output element: its threads stride over the (long) inner dim
-// and fold their partial sums as a tree in workgroup memory. The program for few outputs and a
+// and fold their partial sums in workgroup memory. The program for few outputs and a
 // long inner dim (`onehot^T @ x`, [8,153600]@[153600,3]: 24 outputs), where 64x64 tiles
 // computed 1.26 GFLOP for 7.4 MFLOP of products, and split-K still padded every tile.
 // Params: as matmul_naive.wgsl (7 is the total number of outputs).
@@ -9,6 +9,8 @@
 @group(0) @binding(3) var<uniform> P: Params;
 
 var<workgroup> part: array<A, WG>;
+
+const FAN: u32 = 16u;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -21,9 +23,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let k = p(2u);
     var acc = A(0);
     if (live) {
-        let batch = o / (m * n);
-        let i = (o / n) % m;
-        let j = o % n;
+        let row = udiv(o, n);
+        let batch = udiv(row, m);
+        let i = row - batch * m;
+        let j = o - row * n;
         let a0 = p(5u) + batch * p(3u) + i * p(8u);
         let b0 = p(6u) + batch * p(4u) + j * p(11u);
         let acs = p(9u);
@@ -34,13 +37,20 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     part[t] = acc;
     workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if (t < s) {
-            part[t] += part[t + s];
+    // Two-level fold (see reduce.wgsl): two barriers instead of a tree's eight.
+    if (t < WG / FAN) {
+        var v = part[t * FAN];
+        for (var i = 1u; i < FAN; i++) {
+            v += part[t * FAN + i];
         }
-        workgroupBarrier();
+        part[t * FAN] = v;
     }
+    workgroupBarrier();
     if (live && t == 0u) {
-        c[o] = S(part[0]);
+        var v = part[0];
+        for (var i = FAN; i < WG; i += FAN) {
+            v += part[i];
+        }
+        c[o] = S(v);
     }
 }

@@ -312,7 +312,7 @@ impl KernelKey {
         let enable = if self.needs_f16() { "enable f16;\n" } else { "" };
         format!(
             "{enable}const WG: u32 = {WG}u;\nstruct Params {{ v: array<vec4<u32>, 16> }}\n\
-             fn p(i: u32) -> u32 {{ return P.v[i / 4u][i % 4u]; }}\n{}\n{}",
+             fn p(i: u32) -> u32 {{ return P.v[i / 4u][i % 4u]; }}\n{UDIV}{}\n{}",
             self.variant_prelude(),
             self.body()
         )
@@ -345,6 +345,27 @@ fn optim_prelude(kind: OptimKind) -> String {
 /// How a reduction absorbs value `v` at index `j`: the first value starts the accumulator; a
 /// selecting reduction (max, min, arg*) keeps the better value and its index; sum and prod
 /// combine. Shared by reduce.wgsl and reduce_small.wgsl.
+/// `x / d` for the strided kernels' index arithmetic. Integer division has no vector
+/// instruction on the CPU adapters (lavapipe, SwiftShader: each lane divides in turn, ~25 cycles
+/// each) and is a long sequence on GPUs; a broadcast `[n,8] + [n,1]` spent most of its 27 ms
+/// there. Below 2^24 both convert to f32 exactly and the f32 quotient (within 2.5 ulp in WGSL,
+/// so at most 3 off) is stepped to the exact one with multiplies and compares.
+const UDIV: &str = "fn udiv(x: u32, d: u32) -> u32 {
+    if (x >= 16777216u || d >= 16777216u) {
+        return x / d;
+    }
+    var q = u32(f32(x) / f32(d));
+    for (var s = 0; s < 3; s++) {
+        if (q * d > x) {
+            q -= 1u;
+        } else if ((q + 1u) * d <= x) {
+            q += 1u;
+        }
+    }
+    return q;
+}
+";
+
 const REDUCE_FOLD: &str =
     "fn fold(acc: ptr<function, A>, idx: ptr<function, u32>, has: ptr<function, bool>, v: A, j: u32) {
     if (!*has) {

@@ -5,7 +5,7 @@
 //! so they take any rank.
 
 use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::layout::{coalesce, Layout};
 use crate::op::{IndexMode, MatmulArgs};
 use crate::shape::numel;
 
@@ -56,22 +56,15 @@ pub(crate) fn same_shape(la: &Layout, lb: &Layout, shape: &[usize]) -> bool {
 }
 
 /// Binary with broadcasting: 0 numel, 1 rank, 2 a offset, 3 b offset, 4..12 shape,
-/// 12..20 a strides, 20..28 b strides, 28 fast path.
+/// 12..20 a strides, 20..28 b strides (over the output's coalesced dims), 28 fast path.
 pub(crate) fn binary(op: &'static str, la: &Layout, lb: &Layout, shape: &[usize]) -> Result<Vec<usize>> {
     let n = numel(shape);
     if same_shape(la, lb, shape) {
         return Ok(words(29, &[(0, &[n, 0, la.offset(), lb.offset()]), (28, &[1])]));
     }
     check_rank(op, shape.len())?;
-    Ok(words(
-        29,
-        &[
-            (0, &[n, shape.len(), la.offset(), lb.offset()]),
-            (4, shape),
-            (12, &la.broadcast_strides(shape)),
-            (20, &lb.broadcast_strides(shape)),
-        ],
-    ))
+    let (dims, [sa, sb]) = coalesce(shape, [&la.broadcast_strides(shape), &lb.broadcast_strides(shape)]);
+    Ok(words(29, &[(0, &[n, dims.len(), la.offset(), lb.offset()]), (4, &dims), (12, &sa), (20, &sb)]))
 }
 
 /// where(c, a, b): 0 numel, 1 rank, 2 c offset, 3 a offset, 4..12 shape, 12..20 c strides,

@@ -17,14 +17,20 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var ao = p(3u);
     var bo = p(36u);
     var rem = i;
-    for (var d = i32(p(1u)) - 1; d >= 0; d--) {
+    // A constant trip count lets the compiler unroll, so every parameter index is constant
+    // (a dynamic one costs a load per lane on the CPU adapters).
+    let rank = p(1u);
+    for (var d = 7; d >= 0; d--) {
         let du = u32(d);
-        let size = p(4u + du);
-        let c = rem % size;
-        rem = rem / size;
-        co += c * p(12u + du);
-        ao += c * p(20u + du);
-        bo += c * p(28u + du);
+        if (du < rank) {
+            let size = p(4u + du);
+            let q = udiv(rem, size);
+            let c = rem - q * size;
+            rem = q;
+            co += c * p(12u + du);
+            ao += c * p(20u + du);
+            bo += c * p(28u + du);
+        }
     }
     out[i] = select(b[bo], a[ao], cond[co] != 0u);
 }

@@ -7,33 +7,8 @@
 use std::mem::MaybeUninit;
 
 use super::par;
-use crate::layout::Layout;
+use crate::layout::{coalesce, Layout};
 use crate::shape::numel;
-
-/// Merges adjacent dims that every operand walks as one (`stride[d] == stride[d+1] *
-/// shape[d+1]`, which a broadcast dim pair with both strides 0 also satisfies), so a
-/// contiguous operand with a scalar one becomes a single row. Size-1 dims are dropped.
-fn coalesce(shape: &[usize], strides: [&[usize]; 2]) -> (Vec<usize>, [Vec<usize>; 2]) {
-    let mut dims: Vec<(usize, [usize; 2])> = Vec::with_capacity(shape.len());
-    for (d, &size) in shape.iter().enumerate() {
-        if size == 1 {
-            continue;
-        }
-        let s = [strides[0][d], strides[1][d]];
-        if let Some((last, ls)) = dims.last_mut() {
-            if ls[0] == s[0] * size && ls[1] == s[1] * size {
-                *last *= size;
-                *ls = s;
-                continue;
-            }
-        }
-        dims.push((size, s));
-    }
-    let shape = dims.iter().map(|d| d.0).collect();
-    let sa = dims.iter().map(|d| d.1[0]).collect();
-    let sb = dims.iter().map(|d| d.1[1]).collect();
-    (shape, [sa, sb])
-}
 
 /// Storage offset of the first element of output row `row` (rows run over `outer`).
 fn row_offset(row: usize, outer: &[usize], strides: &[usize], base: usize) -> usize {

@@ -20,6 +20,11 @@ use crate::shape::numel;
 const SMALL_ROW: usize = 64;
 /// Elements one reduction workgroup folds per pass.
 pub(super) const REDUCE_CHUNK: usize = 4096;
+/// Broadcasts whose coalesced output is [rows, cols] with at most this many columns run one
+/// thread per row.
+const ROW_COLS: u32 = 32;
+/// Most workgroups one row's reduction pass uses (chunks grow past REDUCE_CHUNK instead).
+const ROW_CHUNKS: usize = 128;
 /// A matmul with fewer output tiles than this and a long inner dimension splits K (see
 /// `matmul_split_k`).
 const SPLIT_K_TILES: usize = 16;
@@ -205,12 +210,17 @@ impl Kernels for Arc<WgpuDevice> {
             self.dispatch(KernelKey::Binary4 { op, dtype }, &bufs, &p, self.groups(n / 4, WG)?)?;
             return Ok(out);
         }
-        let p = words(&params::binary(op.name(), la, lb, shape)?);
+        let mut p = words(&params::binary(op.name(), la, lb, shape)?);
+        // A rank-2 broadcast with few columns runs one thread per row (binary.wgsl's mode 2).
+        let rows = p[1] == 2 && p[28] == 0 && p[5] <= ROW_COLS;
+        if rows {
+            p[28] = 2;
+        }
         self.dispatch(
             KernelKey::Binary { op, dtype },
             &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
             &p,
-            self.groups(n, WG)?,
+            self.groups(if rows { p[4] as usize } else { n }, WG)?,
         )?;
         Ok(out)
     }
@@ -297,8 +307,12 @@ impl Kernels for Arc<WgpuDevice> {
             return Ok(out);
         }
         loop {
-            let nchunks = if op.is_arg() { 1 } else { k.div_ceil(REDUCE_CHUNK).max(1) };
-            let chunk = if nchunks == 1 { k.max(1) } else { REDUCE_CHUNK };
+            // At most ROW_CHUNKS workgroups per row: each workgroup pays for its barriers
+            // (lavapipe switches between invocations at each), so a 4M sum in 1024 chunks of
+            // 4096 spent more time there than reading.
+            let chunk = REDUCE_CHUNK.max(k.div_ceil(ROW_CHUNKS).next_multiple_of(WG as usize));
+            let nchunks = if op.is_arg() { 1 } else { k.div_ceil(chunk).max(1) };
+            let chunk = if nchunks == 1 { k.max(1) } else { chunk };
             let src_buf = temp.as_ref().map_or(src.buffer(), |t| t.buffer()).clone();
             let params = [u(m), u(k), u(chunk), u(nchunks), u(off)];
             let groups = self.fold(m * nchunks)?;
@@ -405,15 +419,19 @@ impl Kernels for Arc<WgpuDevice> {
         }
         let program = g.program();
         if program != MatmulProgram::Tiled {
-            // Every batch in one dispatch: outputs (Naive) or one workgroup per output (Dot).
+            // Every batch in one dispatch: one workgroup per output (Dot), one thread per output
+            // row when rows are short (Naive's row mode), else one thread per output.
             let total = g.batch * g.m * g.n;
-            let mut p = params::matmul(g, 0);
-            p[7] = total;
-            let groups = if program == MatmulProgram::Dot { self.fold(total)? } else { self.groups(total, WG)? };
+            let row_mode = program == MatmulProgram::Naive && g.n <= ROW_COLS as usize;
+            let items = if row_mode { g.batch * g.m } else { total };
+            let mut p = params::matmul(g, 0).map(u).to_vec();
+            p[7] = u(items);
+            p.push(row_mode as u32);
+            let groups = if program == MatmulProgram::Dot { self.fold(total)? } else { self.groups(items, WG)? };
             self.dispatch(
                 KernelKey::Matmul { dtype, program },
                 &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
-                &p.map(u),
+                &p,
                 groups,
             )?;
             return Ok(out);
