@@ -16,6 +16,7 @@ use crate::layout::{Layout, StridedOffsets};
 use crate::op::binary::BinaryOp;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
+use crate::op::unary::UnaryOp;
 use crate::op::{IndexMode, MapOp, MatmulArgs};
 use crate::shape::numel;
 use broadcast::zip_broadcast;
@@ -235,6 +236,28 @@ macro_rules! fold_op {
     };
 }
 
+/// `$body` with `$o` bound to `$op` as a constant for the common unary ops, so each gets its
+/// own loop that the compiler vectorises; the rest share one loop with a match per element
+/// (that match cost 4 ns per element: neg over 1M ran at 3.9 ms in wasm, add at 0.3 ms).
+macro_rules! fold_unary {
+    ($op:expr, $o:ident => $body:expr) => {
+        fold_unary!(@arms $op, $o, $body, Neg, Abs, Sqrt, Rsqrt, Reciprocal, Square, Relu, Floor, Ceil, Round, Sign)
+    };
+    (@arms $op:expr, $o:ident, $body:expr, $($v:ident),*) => {
+        match $op {
+            $(UnaryOp::$v => {
+                const $o: UnaryOp = UnaryOp::$v;
+                $body
+            })*
+            other => {
+                #[allow(non_snake_case)]
+                let $o = other;
+                $body
+            }
+        }
+    };
+}
+
 /// `f` over the elements of `l` in row-major order.
 fn map_strided<T: Copy + Sync, U: Send>(v: &[T], l: &Layout, f: impl Fn(T) -> U + Sync) -> Vec<U> {
     let n = l.numel();
@@ -264,9 +287,9 @@ fn cast<T: Scalar>(v: &[T], l: &Layout, dst: DType) -> CpuData {
     }
 }
 
-fn unary(d: &CpuData, l: &Layout, op: crate::op::unary::UnaryOp) -> Result<CpuData> {
+fn unary(d: &CpuData, l: &Layout, op: UnaryOp) -> Result<CpuData> {
     Ok(match d {
-        CpuData::F32(v) => CpuData::F32(map_strided(v, l, |x| op.f32(x))),
+        CpuData::F32(v) => CpuData::F32(fold_unary!(op, O => map_strided(v, l, |x| O.f32(x)))),
         CpuData::F16(v) => CpuData::F16(map_strided(v, l, |x| f16::from_f32(op.f32(x.to_f32())))),
         CpuData::I32(v) => CpuData::I32(map_strided(v, l, |x| op.i32(x))),
         CpuData::U32(v) => CpuData::U32(map_strided(v, l, |x| op.u32(x))),
