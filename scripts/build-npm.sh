@@ -11,9 +11,9 @@ if [ "$have" != "$want" ]; then
   echo "installing wasm-bindgen-cli $want (found '${have:-none}')"
   cargo install wasm-bindgen-cli --version "$want"
 fi
-cargo build --lib --release --target wasm32-unknown-unknown -q
+cargo build --lib --profile wasm --target wasm32-unknown-unknown -q
 rm -rf pkg
-wasm-bindgen --target web --out-dir pkg --out-name webtensor "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/webtensor.wasm"
+wasm-bindgen --target web --out-dir pkg --out-name webtensor "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/wasm/webtensor.wasm"
 if [ -x node_modules/.bin/wasm-opt ]; then
   node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals --enable-simd pkg/webtensor_bg.wasm -o pkg/webtensor_bg.wasm
