@@ -164,6 +164,27 @@ fn softmax_matches_cpu() {
 
 #[test]
 fn matmul_matches_cpu() {
+    // Both tiled kernels on this adapter: from registers (software adapters' default) and
+    // through workgroup memory (GPUs' default); then back to the adapter's own choice.
+    if let Some(g) = gpu() {
+        for blocked in [true, false] {
+            webtensor::__set_matmul_blocked(g, Some(blocked)).unwrap();
+            for (sa, sb) in [(&[130, 70][..], &[70, 257][..]), (&[3, 20, 40], &[40, 70]), (&[64, 64], &[64, 64])] {
+                check(&format!("tiled (blocked: {blocked}) {sa:?} @ {sb:?}"), 1e-4, |d| {
+                    randn(sa, 46, d).matmul(&randn(sb, 47, d)).unwrap()
+                });
+            }
+            check(&format!("tiled (blocked: {blocked}) of transposed, offset operands"), 1e-4, |d| {
+                let a = randn(&[71, 130], 48, d).narrow(0, 1, 70).unwrap();
+                a.t().unwrap().matmul(&randn(&[90, 70], 49, d).t().unwrap()).unwrap()
+            });
+            check(&format!("tiled (blocked: {blocked}) on integers"), 0.0, |d| {
+                let a = randn(&[65, 40], 50, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap();
+                a.matmul(&randn(&[40, 129], 51, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap()).unwrap()
+            });
+        }
+        webtensor::__set_matmul_blocked(g, None).unwrap();
+    }
     let cases: [(&[usize], &[usize]); 9] = [
         (&[1, 1], &[1, 1]),
         (&[17, 33], &[33, 65]),

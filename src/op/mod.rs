@@ -57,6 +57,9 @@ pub(crate) struct MatmulArgs {
 pub(crate) enum MatmulProgram {
     /// Output tiles staged through workgroup memory: square-ish products.
     Tiled,
+    /// Tiled's shape for software adapters: blocks accumulated in registers straight from the
+    /// operands, with no workgroup memory and no barriers (chosen by the wgpu backend).
+    Blocked,
     /// One thread per output walking the inner dim: a short inner dim (`[n,3] @ [3,8]`) or a
     /// thin output (matrix-vector), where tiles would mostly multiply padding.
     Naive,

@@ -223,6 +223,7 @@ impl KernelKey {
             KernelKey::ReduceSmall { .. } => include_str!("reduce_small.wgsl"),
             KernelKey::Softmax { .. } => include_str!("softmax.wgsl"),
             KernelKey::Matmul { program: MatmulProgram::Tiled, .. } => include_str!("matmul.wgsl"),
+            KernelKey::Matmul { program: MatmulProgram::Blocked, .. } => include_str!("matmul_blocked.wgsl"),
             KernelKey::Matmul { program: MatmulProgram::Naive, .. } => include_str!("matmul_naive.wgsl"),
             KernelKey::Matmul { program: MatmulProgram::Dot, .. } => include_str!("matmul_dot.wgsl"),
             KernelKey::Sort { .. } => include_str!("sort.wgsl"),
@@ -411,7 +412,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
                 v.push(KernelKey::Map4 { op: MapOp::Unary(op), src: d, dst: d });
             }
         }
-        for program in [MatmulProgram::Tiled, MatmulProgram::Naive, MatmulProgram::Dot] {
+        for program in [MatmulProgram::Tiled, MatmulProgram::Blocked, MatmulProgram::Naive, MatmulProgram::Dot] {
             v.push(KernelKey::Matmul { dtype: d, program });
         }
     }

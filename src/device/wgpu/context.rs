@@ -76,6 +76,10 @@ pub(crate) struct WgpuDevice {
     pub(crate) lost: Arc<Mutex<Option<String>>>,
     /// Test hook: make the next dispatch invalid (see `inject_dispatch_error`).
     pub(crate) poison_next_dispatch: AtomicBool,
+    /// Whether tiled matmuls run from registers (matmul_blocked.wgsl) rather than through
+    /// workgroup memory: set for software adapters; a test hook flips it so both kernels are
+    /// checked on every adapter (see `set_matmul_blocked`).
+    pub(crate) matmul_blocked: AtomicBool,
     /// Dispatches recorded since the device opened (see `kernel_launches`).
     pub(crate) launches: AtomicU64,
     /// On the web, launch-blocking verdicts still on their way (see `dispatch`): each channel
@@ -122,6 +126,7 @@ impl WgpuDevice {
             *lock(&slot) = Some(format!("{reason:?}: {msg}"));
         });
         Ok(WgpuDevice {
+            matmul_blocked: AtomicBool::new(info.software),
             info,
             device,
             queue,

@@ -31,6 +31,8 @@ const SPLIT_K_TILES: usize = 16;
 const SPLIT_K_MIN: usize = 4096;
 /// Matmul output tile (see matmul.wgsl).
 const TILE: usize = 64;
+/// Rows of C per workgroup of the blocked program (see matmul_blocked.wgsl; columns are TILE).
+const BLOCKED_ROWS: usize = 128;
 
 fn u(x: usize) -> u32 {
     // Buffer limits (< 4 GiB per binding) keep every element index and count within u32.
@@ -442,12 +444,18 @@ impl Kernels for Arc<WgpuDevice> {
             drop(out);
             return self.matmul_split_k(a, b, g);
         }
+        // Software adapters run the tiles from registers (matmul_blocked.wgsl: no barriers).
+        let (program, gy) = if self.matmul_blocked.load(std::sync::atomic::Ordering::Relaxed) {
+            (MatmulProgram::Blocked, g.m.div_ceil(BLOCKED_ROWS))
+        } else {
+            (MatmulProgram::Tiled, gy)
+        };
         let mut base = 0;
         while base < g.batch {
             let count = (g.batch - base).min(max);
             let p = params::matmul(g, base).map(u);
             self.dispatch(
-                KernelKey::Matmul { dtype, program: MatmulProgram::Tiled },
+                KernelKey::Matmul { dtype, program },
                 &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
                 &p,
                 (u(gx), u(gy), u(count)),

@@ -88,6 +88,18 @@ pub fn inject_validation_error(device: Device) -> Result<()> {
     Ok(())
 }
 
+/// Test hook: run this device's tiled matmuls from registers (`Some(true)`, what software
+/// adapters do) or through workgroup memory (`Some(false)`, what GPUs do), or as the adapter
+/// type says (`None`), so the suite checks both kernels on whatever adapter it has. A no-op for
+/// other devices.
+#[doc(hidden)]
+pub fn set_matmul_blocked(device: Device, blocked: Option<bool>) -> Result<()> {
+    if let Backend::Wgpu(d) = Backend::of(device)? {
+        d.matmul_blocked.store(blocked.unwrap_or(d.info.software), std::sync::atomic::Ordering::Relaxed);
+    }
+    Ok(())
+}
+
 /// Makes the next kernel dispatched on `device` invalid (a grid one past the device's limit), for
 /// tests of error attribution in launch-blocking mode.
 #[doc(hidden)]
