@@ -16,6 +16,6 @@ node bench/tfjs/ops.mjs "$@" 2>&1 | grep -v '^Warning: max'
 if [ -z "${NODE_ONLY:-}" ]; then
   echo
   echo "== headless Chromium"
-  query=$(node -e 'const a=process.argv.slice(1);const q=[];for(let i=0;i<a.length;i+=2)q.push(a[i].replace(/^--/,"")+"="+encodeURIComponent(a[i+1]));console.log(q.join("&"))' "$@")
+  query=$(node -e 'const a=process.argv.slice(1);const q=[];for(let i=0;i<a.length;i+=2)q.push(a[i].replace(/^--/,"")+"="+encodeURIComponent(a[i+1]));console.log(q.join("&"))' -- "$@")
   node bench/tfjs/ops-chromium.mjs "$query"
 fi

@@ -78,7 +78,7 @@ pub use device::wgpu::recover_blocking;
 #[doc(hidden)]
 pub use device::wgpu::{
     destroy_device as __destroy_device, inject_dispatch_error as __inject_dispatch_error,
-    inject_validation_error as __inject_validation_error, set_matmul_blocked as __set_matmul_blocked,
+    inject_validation_error as __inject_validation_error, set_software_kernels as __set_software_kernels,
 };
 
 /// This crate's version.

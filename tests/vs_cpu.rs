@@ -103,6 +103,10 @@ fn binary_ops_match_cpu() {
 
 #[test]
 fn reductions_match_cpu() {
+    reduction_cases();
+}
+
+fn reduction_cases() {
     let cases: [(&[usize], &[isize]); 7] = [
         (&[100_003], &[0]),
         // Rows past 128 chunks of 4096: chunks grow (and end with a partial one).
@@ -142,6 +146,10 @@ fn reductions_match_cpu() {
 
 #[test]
 fn softmax_matches_cpu() {
+    softmax_cases();
+}
+
+fn softmax_cases() {
     // Rows shorter than, at, and past what softmax.wgsl keeps in registers (8 * 256).
     let shapes = [
         (&[5, 1000][..], -1isize),
@@ -164,27 +172,7 @@ fn softmax_matches_cpu() {
 
 #[test]
 fn matmul_matches_cpu() {
-    // Both tiled kernels on this adapter: from registers (software adapters' default) and
-    // through workgroup memory (GPUs' default); then back to the adapter's own choice.
-    if let Some(g) = gpu() {
-        for blocked in [true, false] {
-            webtensor::__set_matmul_blocked(g, Some(blocked)).unwrap();
-            for (sa, sb) in [(&[130, 70][..], &[70, 257][..]), (&[3, 20, 40], &[40, 70]), (&[64, 64], &[64, 64])] {
-                check(&format!("tiled (blocked: {blocked}) {sa:?} @ {sb:?}"), 1e-4, |d| {
-                    randn(sa, 46, d).matmul(&randn(sb, 47, d)).unwrap()
-                });
-            }
-            check(&format!("tiled (blocked: {blocked}) of transposed, offset operands"), 1e-4, |d| {
-                let a = randn(&[71, 130], 48, d).narrow(0, 1, 70).unwrap();
-                a.t().unwrap().matmul(&randn(&[90, 70], 49, d).t().unwrap()).unwrap()
-            });
-            check(&format!("tiled (blocked: {blocked}) on integers"), 0.0, |d| {
-                let a = randn(&[65, 40], 50, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap();
-                a.matmul(&randn(&[40, 129], 51, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap()).unwrap()
-            });
-        }
-        webtensor::__set_matmul_blocked(g, None).unwrap();
-    }
+    tiled_matmul_cases("this adapter's shape");
     let cases: [(&[usize], &[usize]); 9] = [
         (&[1, 1], &[1, 1]),
         (&[17, 33], &[33, 65]),
@@ -365,4 +353,38 @@ fn scalar_operand_kernels_match_cpu() {
         };
         assert_close(&f32s(&grad(d)), &f32s(&grad(Device::CPU)), 1e-5, &format!("grad through scalar ops on {d}"));
     }
+}
+
+/// The tiled matmul cases (past the naive and dot programs' shapes).
+fn tiled_matmul_cases(label: &str) {
+    for (sa, sb) in [(&[130, 70][..], &[70, 257][..]), (&[3, 20, 40], &[40, 70]), (&[64, 64], &[64, 64])] {
+        check(&format!("tiled ({label}) {sa:?} @ {sb:?}"), 1e-4, |d| {
+            randn(sa, 46, d).matmul(&randn(sb, 47, d)).unwrap()
+        });
+    }
+    check(&format!("tiled ({label}) of transposed, offset operands"), 1e-4, |d| {
+        let a = randn(&[71, 130], 48, d).narrow(0, 1, 70).unwrap();
+        a.t().unwrap().matmul(&randn(&[90, 70], 49, d).t().unwrap()).unwrap()
+    });
+    check(&format!("tiled ({label}) on integers"), 0.0, |d| {
+        let a = randn(&[65, 40], 50, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap();
+        a.matmul(&randn(&[40, 129], 51, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap()).unwrap()
+    });
+}
+
+/// The kernels the wgpu backend shapes by adapter (software: matmul tiles from registers,
+/// softmax and reductions a thread per row or chunk; GPU: workgroup memory and trees), both
+/// shapes on this adapter, then back to its own choice. One test owns the switch so the shape
+/// under test is the one set.
+#[test]
+fn software_and_gpu_kernel_shapes_match_cpu() {
+    let Some(g) = gpu() else { return };
+    for software in [true, false] {
+        webtensor::__set_software_kernels(g, Some(software)).unwrap();
+        let label = if software { "software shapes" } else { "GPU shapes" };
+        tiled_matmul_cases(label);
+        softmax_cases();
+        reduction_cases();
+    }
+    webtensor::__set_software_kernels(g, None).unwrap();
 }

@@ -1,24 +1,32 @@
 // Reduce each short row of a contiguous [m, k] input with one thread per row (a workgroup per
 // row would leave most of its threads idle when k is small: classes, channels, coordinates).
-// Same prelude as reduce.wgsl. Params: 0 m, 1 k, 2 src offset.
+// On software adapters long rows come here too, cut into `nchunks` interleaved parts per row
+// (thread c of a row folds elements c, c + nchunks, ...: neighbouring threads read neighbouring
+// elements), with no workgroup memory and no barriers; the partials are folded again. Arg
+// reductions always take whole rows (nchunks = 1), so indices stay global.
+// Same prelude as reduce.wgsl. Params: 0 m, 1 k, 2 src offset, 3 nchunks.
 @group(0) @binding(0) var<storage, read> src: array<S>;
 @group(0) @binding(1) var<storage, read_write> dst: array<D>;
 @group(0) @binding(2) var<uniform> P: Params;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let row = gid.x + gid.y * nwg.x * WG;
-    if (row >= p(0u)) {
+    let g = gid.x + gid.y * nwg.x * WG;
+    let nchunks = p(3u);
+    let m = p(0u);
+    if (g >= m * nchunks) {
         return;
     }
     let k = p(1u);
+    let row = udiv(g, nchunks);
+    let c = g - row * nchunks;
     let base = p(2u) + row * k;
     var acc = identity();
     var idx = 0u;
     var has = false;
-    for (var j = 0u; j < k; j++) {
+    for (var j = c; j < k; j += nchunks) {
         let v = A(src[base + j]);
         fold(&acc, &idx, &has, v, j);
     }
-    dst[row] = finish(acc, idx);
+    dst[g] = finish(acc, idx);
 }

@@ -76,10 +76,11 @@ pub(crate) struct WgpuDevice {
     pub(crate) lost: Arc<Mutex<Option<String>>>,
     /// Test hook: make the next dispatch invalid (see `inject_dispatch_error`).
     pub(crate) poison_next_dispatch: AtomicBool,
-    /// Whether tiled matmuls run from registers (matmul_blocked.wgsl) rather than through
-    /// workgroup memory: set for software adapters; a test hook flips it so both kernels are
-    /// checked on every adapter (see `set_matmul_blocked`).
-    pub(crate) matmul_blocked: AtomicBool,
+    /// Whether kernels are shaped for a software adapter (set for those): the tiled matmul from
+    /// registers (matmul_blocked.wgsl), softmax and reductions a thread per row or chunk, all
+    /// without barriers. A test hook flips it so both shapes are checked on every adapter (see
+    /// `set_software_kernels`).
+    pub(crate) software_kernels: AtomicBool,
     /// Dispatches recorded since the device opened (see `kernel_launches`).
     pub(crate) launches: AtomicU64,
     /// On the web, launch-blocking verdicts still on their way (see `dispatch`): each channel
@@ -126,7 +127,7 @@ impl WgpuDevice {
             *lock(&slot) = Some(format!("{reason:?}: {msg}"));
         });
         Ok(WgpuDevice {
-            matmul_blocked: AtomicBool::new(info.software),
+            software_kernels: AtomicBool::new(info.software),
             info,
             device,
             queue,

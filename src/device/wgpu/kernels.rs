@@ -23,6 +23,11 @@ pub(super) const REDUCE_CHUNK: usize = 4096;
 /// Broadcasts whose coalesced output is [rows, cols] with at most this many columns run one
 /// thread per row.
 const ROW_COLS: u32 = 32;
+/// On software adapters, softmax and reductions over at least this many rows run a thread per
+/// row (or per chunk) instead of a workgroup with barriers.
+const SERIAL_ROWS: usize = 64;
+/// Threads a serial reduction pass aims for on a software adapter.
+const SERIAL_THREADS: usize = 8192;
 /// Most workgroups one row's reduction pass uses (chunks grow past REDUCE_CHUNK instead).
 const ROW_CHUNKS: usize = 128;
 /// A matmul with fewer output tiles than this and a long inner dimension splits K (see
@@ -110,6 +115,45 @@ impl WgpuDevice {
 }
 
 impl WgpuDevice {
+    /// Whether to shape kernels for a software adapter (see `WgpuDevice::software_kernels`).
+    fn software(&self) -> bool {
+        self.software_kernels.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Row reductions on software adapters: threads fold interleaved parts of rows (or whole
+    /// rows, for arg reductions and when rows are many) with no barriers, pass after pass until
+    /// one value per row remains (see reduce_small.wgsl). `temp` is the source when a piecewise
+    /// pass already ran; `(m, k, off, sd)` its geometry and dtype.
+    fn reduce_serial(
+        self: &Arc<Self>,
+        op: ReduceOp,
+        src: &WgpuStorage,
+        mut temp: Option<WgpuStorage>,
+        (m, mut k, mut off, mut sd): (usize, usize, usize, DType),
+        out: WgpuStorage,
+    ) -> Result<WgpuStorage> {
+        let out_dtype = op.output_dtype(src.dtype());
+        loop {
+            // Enough threads to fill the adapter's lanes and cores, each folding >= 64 elements.
+            let nchunks = if op.is_arg() { 1 } else { (k / 64).min(SERIAL_THREADS.div_ceil(m)).max(1) };
+            let src_buf = temp.as_ref().map_or(src.buffer(), |t| t.buffer()).clone();
+            let p = [u(m), u(k), u(off), u(nchunks)];
+            let last = nchunks == 1;
+            let dst_dtype = if last { out_dtype } else { accumulator(src.dtype()) };
+            let next = if last { None } else { Some(self.alloc(m * nchunks, dst_dtype)?) };
+            let dst = next.as_ref().unwrap_or(&out);
+            let key = KernelKey::ReduceSmall { op, src: sd, dst: dst_dtype };
+            self.dispatch(key, &[Bind::whole(&src_buf), Bind::whole(dst.buffer())], &p, self.groups(m * nchunks, WG)?)?;
+            match next {
+                None => return Ok(out),
+                Some(n) => {
+                    temp = Some(n);
+                    (k, off, sd) = (nchunks, 0, dst_dtype);
+                }
+            }
+        }
+    }
+
     /// A matmul whose output is a few tiles but whose inner dimension is long (`X^T @ Y` over many
     /// samples) would run on a handful of workgroups, each walking all of K. Instead, K is cut
     /// into slices computed as a batch by the same kernel (a slice's operands are the originals
@@ -304,9 +348,13 @@ impl Kernels for Arc<WgpuDevice> {
         }
         if temp.is_none() && k <= SMALL_ROW {
             let key = KernelKey::ReduceSmall { op, src: sd, dst: out_dtype };
-            let p = [u(m), u(k), u(off)];
+            let p = [u(m), u(k), u(off), 1];
             self.dispatch(key, &[Bind::whole(src.buffer()), Bind::whole(out.buffer())], &p, self.groups(m, WG)?)?;
             return Ok(out);
+        }
+        // Arg reductions keep whole rows: serially only when the rows are many.
+        if self.software() && (!op.is_arg() || m >= SERIAL_ROWS) {
+            return self.reduce_serial(op, src, temp, (m, k, off, sd), out);
         }
         loop {
             // At most ROW_CHUNKS workgroups per row: each workgroup pays for its barriers
@@ -344,11 +392,15 @@ impl Kernels for Arc<WgpuDevice> {
         let dtype = src.dtype();
         let out = self.alloc(m * k, dtype)?;
         if m * k > 0 {
+            // Software adapters: a thread per row (no barriers) when there are rows enough to
+            // fill the lanes; GPUs and few long rows: a workgroup per row.
+            let serial = self.software() && m >= SERIAL_ROWS;
+            let groups = if serial { self.groups(m, WG)? } else { self.fold(m)? };
             self.dispatch(
                 KernelKey::Softmax { log, dtype },
                 &[Bind::whole(src.buffer()), Bind::whole(out.buffer())],
-                &[u(m), u(k), u(l.offset())],
-                self.fold(m)?,
+                &[u(m), u(k), u(l.offset()), serial as u32],
+                groups,
             )?;
         }
         Ok(out)
@@ -445,7 +497,7 @@ impl Kernels for Arc<WgpuDevice> {
             return self.matmul_split_k(a, b, g);
         }
         // Software adapters run the tiles from registers (matmul_blocked.wgsl: no barriers).
-        let (program, gy) = if self.matmul_blocked.load(std::sync::atomic::Ordering::Relaxed) {
+        let (program, gy) = if self.software() {
             (MatmulProgram::Blocked, g.m.div_ceil(BLOCKED_ROWS))
         } else {
             (MatmulProgram::Tiled, gy)

@@ -88,14 +88,14 @@ pub fn inject_validation_error(device: Device) -> Result<()> {
     Ok(())
 }
 
-/// Test hook: run this device's tiled matmuls from registers (`Some(true)`, what software
-/// adapters do) or through workgroup memory (`Some(false)`, what GPUs do), or as the adapter
-/// type says (`None`), so the suite checks both kernels on whatever adapter it has. A no-op for
-/// other devices.
+/// Test hook: shape this device's kernels for a software adapter (`Some(true)`: matmul tiles
+/// from registers, softmax and reductions a thread per row or chunk, no barriers), for a GPU
+/// (`Some(false)`: workgroup memory and trees), or as the adapter type says (`None`), so the
+/// suite checks both on whatever adapter it has. A no-op for other devices.
 #[doc(hidden)]
-pub fn set_matmul_blocked(device: Device, blocked: Option<bool>) -> Result<()> {
+pub fn set_software_kernels(device: Device, software: Option<bool>) -> Result<()> {
     if let Backend::Wgpu(d) = Backend::of(device)? {
-        d.matmul_blocked.store(blocked.unwrap_or(d.info.software), std::sync::atomic::Ordering::Relaxed);
+        d.software_kernels.store(software.unwrap_or(d.info.software), std::sync::atomic::Ordering::Relaxed);
     }
     Ok(())
 }
