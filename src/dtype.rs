@@ -190,11 +190,16 @@ impl CpuData {
     pub(crate) fn from_gpu_bytes(dtype: DType, bytes: &[u8], len: usize) -> CpuData {
         let n = len * dtype.gpu_size_in_bytes();
         let bytes = &bytes[..n.min(bytes.len())];
+        // Aligned bytes (what a mapped range is) are viewed and copied once; pod_collect_to_vec
+        // zero-fills a vector and then copies into it.
+        fn words<T: bytemuck::AnyBitPattern + bytemuck::NoUninit>(bytes: &[u8]) -> Vec<T> {
+            bytemuck::try_cast_slice(bytes).map_or_else(|_| bytemuck::pod_collect_to_vec(bytes), <[T]>::to_vec)
+        }
         match dtype {
-            DType::F32 => CpuData::F32(bytemuck::pod_collect_to_vec(bytes)),
-            DType::F16 => CpuData::F16(bytemuck::pod_collect_to_vec(bytes)),
-            DType::I32 => CpuData::I32(bytemuck::pod_collect_to_vec(bytes)),
-            DType::U32 => CpuData::U32(bytemuck::pod_collect_to_vec(bytes)),
+            DType::F32 => CpuData::F32(words(bytes)),
+            DType::F16 => CpuData::F16(words(bytes)),
+            DType::I32 => CpuData::I32(words(bytes)),
+            DType::U32 => CpuData::U32(words(bytes)),
             DType::Bool => CpuData::Bool(bytes.chunks_exact(4).map(|c| (c != [0, 0, 0, 0]) as u8).collect()),
             // The low byte of each little-endian word (GPU kernels keep u8/i8 words in range).
             DType::U8 => CpuData::U8(bytes.chunks_exact(4).map(|c| c[0]).collect()),
