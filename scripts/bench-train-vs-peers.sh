@@ -17,7 +17,7 @@ echo "== Node, Dawn: samples/s (ratio = webtensor / TF.js)"
 node bench/tfjs/train.mjs --batch "$batch" --hidden "$hidden" 2>&1 | grep -v '^Warning: max'
 echo
 echo "== headless Chromium"
-node bench/tfjs/train-chromium.mjs "batch=$batch&hidden=$hidden"
+node bench/tfjs/page-chromium.mjs train.html "batch=$batch&hidden=$hidden"
 echo
 echo "== native: ms per step (samples/s = batch / ms * 1000)"
 if python3 -c 'import torch' 2>/dev/null; then

@@ -33,5 +33,5 @@ console.log(`# adapter: ${info.description || info.device || info.vendor || 'non
 console.log(HEADER);
 const pairs = [['webgpu', 'webgpu:0', 'webgpu'], ['wasm', 'cpu', 'wasm']].filter(([p]) => !only || p === only);
 await runPairs(wt, tf, pairs, opts, (r) => console.log(formatRow(r)));
-if (pairs.some(([, , b]) => b === 'wasm')) console.log(`# tfjs-wasm: SIMD ${tf.env().getBool('WASM_HAS_SIMD_SUPPORT')}, threads ${tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT')}; webtensor cpu in wasm: no SIMD, one thread`);
+if (pairs.some(([, , b]) => b === 'wasm')) console.log(`# tfjs-wasm: SIMD ${tf.env().getBool('WASM_HAS_SIMD_SUPPORT')}, threads ${tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT')}; webtensor cpu in wasm: SIMD, one thread`);
 process.exit(0);
