@@ -1,6 +1,6 @@
 // What the op benchmark measures, shared by Node (ops.mjs) and Chromium (ops.html): the cases of
 // issue 14's table, each run by webtensor's npm package and by TensorFlow.js on the same
-// adapter, rounds alternating after a warm-up. A round runs the case `reps` times and then reads
+// adapter, rounds alternating after a warm-up (see runCases for how many). A round runs the case `reps` times and then reads
 // one element of the last result back (which waits for all of them); a case's time is the median
 // round divided by `reps`. The ratio is TF.js's time over webtensor's: above 1, webtensor is
 // faster.
@@ -18,7 +18,10 @@ export function wtLib(wt, device) {
     sum: (a) => a.sum(),
     softmax: (a) => a.softmax(-1),
     async first(t) {
-      const one = t.reshape([-1]).narrow(0, 0, 1);
+      // In tidy, as TF.js's first() below: the reshape's view otherwise keeps the whole result
+      // alive until the garbage collector finalizes it (4 MB a round for softmax, which then
+      // ran on fresh, faulting pages).
+      const one = wt.tidy(() => t.reshape([-1]).narrow(0, 0, 1));
       const v = (await one.data())[0];
       one.dispose();
       return v;
@@ -221,6 +224,13 @@ async function round(lib, c, inst) {
   return s;
 }
 
+/** Cheap cases keep alternating rounds until this much time has passed (both sides together)... */
+const ROUND_BUDGET_MS = 1500;
+/** ...or this many rounds each. */
+const MAX_ROUNDS = 41;
+/** Warm-up rounds continue (both sides together) for this long. */
+const WARMUP_MS = 1000;
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
@@ -236,14 +246,24 @@ export async function runCases(pairs, { rounds = 5, only = null } = {}, log = ()
       const a = c.make(ours);
       const b = c.make(theirs);
       try {
-        await round(ours, c, a);
-        await round(theirs, c, b);
+        // Warm-up: V8 runs wasm first as baseline (Liftoff) code and swaps in optimised code
+        // per function as it gets hot, in the background; a single warm-up round left cases
+        // measured half in baseline code (add scalar ran at 2 ms for 12 rounds, then 1 ms).
+        const w0 = performance.now();
+        for (let r = 0; r < 2 || (r < MAX_ROUNDS && performance.now() - w0 < WARMUP_MS); r++) {
+          await round(ours, c, a);
+          await round(theirs, c, b);
+        }
         const [ta, tb] = [[], []];
-        for (let r = 0; r < rounds; r++) {
+        // At least `rounds` rounds, more while the case is cheap: a single round of a
+        // millisecond case swings 2-5x with when the JS heap faults in fresh pages or collects
+        // (16 MB readbacks land at 2 or 11 ms), so 3-5 samples gave medians that were luck.
+        const t0 = performance.now();
+        for (let r = 0; r < rounds || (r < MAX_ROUNDS && performance.now() - t0 < ROUND_BUDGET_MS); r++) {
           ta.push(await round(ours, c, a));
           tb.push(await round(theirs, c, b));
         }
-        const row = { pair, case: c.name, ours: median(ta), theirs: median(tb) };
+        const row = { pair, case: c.name, ours: median(ta), theirs: median(tb), rounds: ta.length };
         row.ratio = row.theirs / row.ours;
         rows.push(row);
         log(row);
@@ -260,8 +280,8 @@ const ms = (s) => (s * 1e3 < 1 ? (s * 1e3).toFixed(3) : (s * 1e3).toFixed(2));
 
 /** One row as the table prints it. */
 export const formatRow = (r) =>
-  `${r.pair.padEnd(8)} ${r.case.padEnd(44)} ${ms(r.ours).padStart(10)} ${ms(r.theirs).padStart(10)}   ${r.ratio.toFixed(2).padStart(5)}`;
-export const HEADER = `${'pair'.padEnd(8)} ${'case'.padEnd(44)} ${'webtensor'.padStart(10)} ${'tfjs'.padStart(10)}   ratio\n${' '.repeat(54)}ms/run     ms/run   (tfjs time / webtensor time)`;
+  `${r.pair.padEnd(8)} ${r.case.padEnd(44)} ${ms(r.ours).padStart(10)} ${ms(r.theirs).padStart(10)}   ${r.ratio.toFixed(2).padStart(5)} ${String(r.rounds).padStart(7)}`;
+export const HEADER = `${'pair'.padEnd(8)} ${'case'.padEnd(44)} ${'webtensor'.padStart(10)} ${'tfjs'.padStart(10)}   ratio  rounds\n${' '.repeat(54)}ms/run     ms/run   (tfjs time / webtensor time)`;
 
 /**
  * Seconds for the upload + readback case done with the raw WebGPU API on `device` (a

@@ -26,7 +26,7 @@ await wt.init({ gpu });
 await wt.open('webgpu:0');
 
 const info = (await gpu.requestAdapter())?.info ?? {};
-console.log(`# Node ${process.version}; adapter: ${info.description || info.device || info.vendor || 'none'}; tfjs ${tf.version_core}; median of ${opts.rounds} interleaved rounds after a warm-up`);
+console.log(`# Node ${process.version}; adapter: ${info.description || info.device || info.vendor || 'none'}; tfjs ${tf.version_core}; median of at least ${opts.rounds} interleaved rounds (cheap cases: more, up to 1.5 s or 41) after a warm-up of 1 s`);
 console.log(HEADER);
 const backend = (name) => async () => {
   await tf.setBackend(name);
