@@ -77,6 +77,27 @@ export function cases(wt, devices) {
       close(await x.std().data(), [Math.sqrt(17.5 / 5)]);
       close(await wt.tensor([1, 2, 3], on).softmax().data(), [0.0900306, 0.2447285, 0.6652410]);
       close(await wt.tensor([1000, 1000], on).logSoftmax().data(), [-Math.LN2, -Math.LN2]);
+      // Rows long enough for the vector loops (and odd lengths for their tails), against a
+      // float64 reference: a wide range of values, masked (-inf) entries that must come out
+      // exactly 0, entries ~100 below the max (e^x subnormal: 0 or near it), a NaN row.
+      for (const k of [37, 1024, 1031]) {
+        const rows = [0, 1, 2].map((r) => Float32Array.from({ length: k }, (_, j) => {
+          if (r === 1 && j % 5 === 0) return -Infinity;
+          if (r === 2 && j === 3) return NaN;
+          return ((j * 7919 + r * 104729) % 2000) / 40 - 25 - (j % 11 === 0 ? 100 : 0);
+        }));
+        const t = wt.tensor(Float32Array.from(rows.flatMap((r) => Array.from(r))), { ...on, shape: [3, k] });
+        const want = rows.flatMap((row) => {
+          const max = Math.max(...row);
+          const lse = Math.log(row.reduce((s, x) => s + Math.exp(x - max), 0));
+          return Array.from(row, (x) => [Math.exp(x - max - lse), x - max - lse]);
+        });
+        const [sm, lsm] = [await t.softmax(-1).data(), await t.logSoftmax(-1).data()];
+        close(sm, want.map(([p]) => p), 1e-5, `softmax k=${k}`);
+        close(lsm, want.map(([, l]) => l), 1e-5, `logSoftmax k=${k}`);
+        for (let j = 0; j < k; j += 5) assert.equal(sm[k + j], 0, `softmax of -inf at ${j} (k=${k})`);
+        assert.ok(Array.from(sm.subarray(2 * k)).every(Number.isNaN), 'a NaN row is NaN');
+      }
       close(await x.matmul(x.t()).data(), [35, 32, 32, 56]);
       const batch = wt.randn([3, 17, 33], { ...on, seed: 1 });
       const w = wt.randn([33, 9], { ...on, seed: 2 });

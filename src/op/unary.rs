@@ -3,6 +3,7 @@
 
 use crate::dtype::DType;
 use crate::op::binary::{WGSL_FDIV, WGSL_IS_NAN};
+use crate::op::math::exp_f32;
 use crate::op::wgsl_math::*;
 
 /// A unary elementwise op.
@@ -223,7 +224,8 @@ impl UnaryOp {
         match self {
             Neg => -x,
             Abs => x.abs(),
-            Exp => x.exp(),
+            // math::exp_f32 (2 ulp) vectorises where libm's exp is a call per element.
+            Exp => exp_f32(x),
             Log => x.ln(),
             Sqrt => x.sqrt(),
             Rsqrt => 1.0 / x.sqrt(),
@@ -232,7 +234,7 @@ impl UnaryOp {
             Sin => x.sin(),
             Cos => x.cos(),
             Tanh => x.tanh(),
-            Sigmoid => 1.0 / (1.0 + (-x).exp()),
+            Sigmoid => 1.0 / (1.0 + exp_f32(-x)),
             // NaN stays NaN, as PyTorch's relu (f32::max would drop it).
             Relu if x.is_nan() => x,
             Relu => x.max(0.0),

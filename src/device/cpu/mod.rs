@@ -24,13 +24,14 @@ use broadcast::zip_broadcast;
 mod alloc;
 mod broadcast;
 mod gemm;
-mod math;
 mod optim;
 mod par;
 mod reduce;
 mod scalar;
 mod scatter;
 mod sort;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod wasm_simd;
 
 use gemm::{naive_matmul, sgemm_batched};
 pub(crate) use scalar::Scalar;
@@ -244,7 +245,7 @@ macro_rules! fold_op {
 /// [`fold_const!`] over the common unary ops.
 macro_rules! fold_unary {
     ($op:expr, $o:ident => $body:expr) => {
-        fold_const!(UnaryOp, $op, $o => $body, [Neg, Abs, Sqrt, Rsqrt, Reciprocal, Square, Relu, Floor, Ceil, Round, Sign])
+        fold_const!(UnaryOp, $op, $o => $body, [Neg, Abs, Exp, Sigmoid, Sqrt, Rsqrt, Reciprocal, Square, Relu, Floor, Ceil, Round, Sign])
     };
 }
 
@@ -404,9 +405,11 @@ impl Kernels for CpuBackend {
 
     fn softmax(&self, src: &CpuStorage, l: &Layout, m: usize, k: usize, log: bool) -> Result<CpuStorage> {
         reserve(m * k, src.data.dtype())?;
-        let out = with_type!(src.data.dtype(), T => {
-            T::wrap(reduce::softmax(&T::slice(&src.data)[l.offset()..l.offset() + m * k], m, k, log))
-        });
+        let rows = l.offset()..l.offset() + m * k;
+        let out = match &src.data {
+            CpuData::F32(v) => CpuData::F32(reduce::softmax_f32(&v[rows], m, k, log)),
+            _ => with_type!(src.data.dtype(), T => T::wrap(reduce::softmax(&T::slice(&src.data)[rows], m, k, log))),
+        };
         CpuStorage::new(out)
     }
 
