@@ -3,7 +3,7 @@
 
 use crate::dtype::DType;
 use crate::op::binary::{WGSL_FDIV, WGSL_IS_NAN};
-use crate::op::math::exp_f32;
+use crate::op::math::{exp_f32, tanh_f32};
 use crate::op::wgsl_math::*;
 
 /// A unary elementwise op.
@@ -233,14 +233,21 @@ impl UnaryOp {
             Square => x * x,
             Sin => x.sin(),
             Cos => x.cos(),
-            Tanh => x.tanh(),
+            Tanh => tanh_f32(x),
             Sigmoid => 1.0 / (1.0 + exp_f32(-x)),
-            // NaN stays NaN, as PyTorch's relu (f32::max would drop it).
-            Relu if x.is_nan() => x,
-            Relu => x.max(0.0),
+            // NaN stays NaN, as PyTorch's relu (f32::max would drop it); -0 gives +0. One
+            // select, which vectorises (the NaN branch before f32::max did not: 5 ms per 1M
+            // elements in wasm).
+            Relu => {
+                if x > 0.0 || x.is_nan() {
+                    x
+                } else {
+                    0.0
+                }
+            }
             Gelu => 0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2)),
             Erf => erf(x),
-            Silu => x / (1.0 + (-x).exp()),
+            Silu => x / (1.0 + exp_f32(-x)),
             Floor => x.floor(),
             Ceil => x.ceil(),
             Round => x.round_ties_even(),

@@ -47,6 +47,8 @@ fn part<T: Scalar>(op: ReduceOp, xs: &[T], start: usize) -> Part<T> {
         ReduceOp::Sum => Part::Int(xs.iter().fold(0i64, |acc, x| acc.wrapping_add(x.to_i64()))),
         ReduceOp::Prod if T::FLOAT => Part::Float(xs.iter().fold(1.0f64, |acc, x| acc * x.to_f32() as f64)),
         ReduceOp::Prod => Part::Int(xs.iter().fold(1i64, |acc, x| acc.wrapping_mul(x.to_i64()))),
+        ReduceOp::Max => Part::Best(extreme(xs, |c, a| c > a), start),
+        ReduceOp::Min => Part::Best(extreme(xs, |c, a| c < a), start),
         _ => {
             let mut best = 0;
             for (i, x) in xs.iter().enumerate() {
@@ -57,6 +59,27 @@ fn part<T: Scalar>(op: ReduceOp, xs: &[T], start: usize) -> Part<T> {
             Part::Best(xs.get(best).copied().unwrap_or_default(), start + best)
         }
     }
+}
+
+/// The maximum (or minimum, by `beats`) of `xs`, NaN if any element is NaN, the default for an
+/// empty slice: eight independent lanes the compiler vectorises, where the arg forms' index
+/// tracking loop (kept for argmax/argmin) ran max(-1) over 1024x1024 at 4.7 ms in wasm.
+fn extreme<T: Scalar>(xs: &[T], beats: impl Fn(T, T) -> bool) -> T {
+    let Some(&first) = xs.first() else {
+        return T::default();
+    };
+    // A NaN lane stays NaN: nothing beats it, and `x != x` only takes NaN candidates.
+    #[allow(clippy::eq_op)]
+    let pick = |acc: T, x: T| if x != x || beats(x, acc) { x } else { acc };
+    let mut lanes = [first; 8];
+    let chunks = xs.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for (acc, &x) in lanes.iter_mut().zip(c) {
+            *acc = pick(*acc, x);
+        }
+    }
+    lanes.into_iter().chain(rest.iter().copied()).fold(first, pick)
 }
 
 /// `a` followed by `b`. Ties keep `a`, so the first maximum or minimum wins, as in one pass.
@@ -292,6 +315,26 @@ mod tests {
         let v: Vec<f32> = (0..m * k).map(|i| (i % k) as f32).collect();
         assert_eq!(f32s(rows(ReduceOp::Sum, &v, m, k)), vec![(k * (k - 1) / 2) as f32; m]);
         assert!(matches!(rows(ReduceOp::ArgMin, &v, m, k), CpuData::I32(i) if i == vec![0; m]));
+    }
+
+    #[test]
+    fn max_and_min_lanes_match_a_plain_fold() {
+        // Rows of every length around the 8-lane blocks, the extreme anywhere, NaN anywhere.
+        for k in 1..40usize {
+            for at in 0..k {
+                let row: Vec<f32> = (0..k).map(|j| ((j * 37 + k) % 23) as f32 - 11.0).collect();
+                let mut hi = row.clone();
+                hi[at] = 100.0;
+                assert_eq!(f32s(rows(ReduceOp::Max, &hi, 1, k)), vec![100.0]);
+                assert_eq!(f32s(rows(ReduceOp::Min, &hi, 1, k)), vec![hi.iter().fold(f32::INFINITY, |a, &x| a.min(x))]);
+                hi[at] = f32::NAN;
+                assert!(f32s(rows(ReduceOp::Max, &hi, 1, k))[0].is_nan(), "k={k} at={at}");
+                assert!(f32s(rows(ReduceOp::Min, &hi, 1, k))[0].is_nan(), "k={k} at={at}");
+            }
+        }
+        let ints: Vec<i32> = (0..3 * 17).map(|i| (i * 7919) % 101 - 50).collect();
+        let want: Vec<i32> = ints.chunks(17).map(|r| *r.iter().max().unwrap()).collect();
+        assert!(matches!(rows(ReduceOp::Max, &ints, 3, 17), CpuData::I32(v) if v == want));
     }
 
     #[test]
