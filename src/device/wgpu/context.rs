@@ -49,10 +49,17 @@ pub(crate) struct Pipeline {
     layout: wgpu::BindGroupLayout,
 }
 
+/// What is recorded and not yet submitted.
 #[derive(Default)]
 struct Pending {
     encoder: Option<wgpu::CommandEncoder>,
     dispatches: usize,
+    /// One uniform buffer for the parameters of every dispatch in this batch, a slot each
+    /// (see [`WgpuDevice::param_slot`]), and the bytes written into it when the batch is
+    /// submitted. A buffer created, mapped, filled and unmapped per dispatch was a fifth of
+    /// the WebGPU calls' time in a chain of small ops (Dawn in Node).
+    params: Option<wgpu::Buffer>,
+    param_bytes: Vec<u8>,
 }
 
 /// An opened wgpu device.
@@ -260,10 +267,15 @@ impl WgpuDevice {
         } else {
             groups
         };
+        if params.len() > PARAM_WORDS {
+            return Err(Error::invalid(
+                "kernel",
+                format!("internal: {key:?} has {} parameter words; a slot holds {PARAM_WORDS}", params.len()),
+            ));
+        }
         let pipe = self.pipeline(key)?;
-        let mut words = [0u32; PARAM_WORDS];
-        words[..params.len()].copy_from_slice(params);
-        let uniform = self.params_buffer(&words, key)?;
+        let mut pending = lock(&self.pending);
+        let (params_buffer, params_offset) = self.param_slot(&mut pending, params);
         let mut entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
             .enumerate()
@@ -276,13 +288,19 @@ impl WgpuDevice {
                 }),
             })
             .collect();
-        entries.push(wgpu::BindGroupEntry { binding: buffers.len() as u32, resource: uniform.as_entire_binding() });
+        entries.push(wgpu::BindGroupEntry {
+            binding: buffers.len() as u32,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &params_buffer,
+                offset: params_offset,
+                size: wgpu::BufferSize::new((PARAM_WORDS * 4) as u64),
+            }),
+        });
         let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
             layout: &pipe.layout,
             entries: &entries,
         });
-        let mut pending = lock(&self.pending);
         let encoder = pending.encoder.get_or_insert_with(|| self.device.create_command_encoder(&Default::default()));
         {
             let mut pass =
@@ -333,26 +351,34 @@ impl WgpuDevice {
         Ok(())
     }
 
-    /// A uniform buffer holding `words`. (wgpu's `create_buffer_init` panics when the buffer
-    /// cannot be created, e.g. past a memory budget; this returns the error instead.)
-    fn params_buffer(&self, words: &[u32; PARAM_WORDS], key: KernelKey) -> Result<wgpu::Buffer> {
-        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("params"),
-            size: (PARAM_WORDS * 4) as u64,
-            usage: wgpu::BufferUsages::UNIFORM,
-            mapped_at_creation: true,
-        });
-        match buffer.get_mapped_range_mut(..) {
-            Ok(mut view) => view.copy_from_slice(bytemuck::cast_slice(words)),
-            Err(e) => {
-                return Err(Error::Gpu {
-                    device: self.name(),
-                    msg: format!("{key:?}: the parameter buffer could not be created (out of memory?): {e}"),
+    /// Bytes between parameter slots in a batch's uniform buffer: a slot, rounded up to the
+    /// adapter's uniform offset alignment.
+    fn param_stride(&self) -> usize {
+        (PARAM_WORDS * 4).next_multiple_of(self.limits.min_uniform_buffer_offset_alignment.max(4) as usize)
+    }
+
+    /// The batch's uniform buffer (created for the first dispatch of a batch) and the offset of
+    /// a slot holding `params`, zero-padded to PARAM_WORDS. The bytes reach the buffer in one
+    /// `write_buffer` just before the batch is submitted (which orders them before its
+    /// commands); the dispatch count caps the slots at SUBMIT_EVERY.
+    fn param_slot(&self, pending: &mut Pending, params: &[u32]) -> (wgpu::Buffer, u64) {
+        let stride = self.param_stride();
+        let buffer = pending
+            .params
+            .get_or_insert_with(|| {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("params"),
+                    size: (SUBMIT_EVERY * stride) as u64,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
                 })
-            }
-        }
-        buffer.unmap();
-        Ok(buffer)
+            })
+            .clone();
+        let offset = pending.dispatches * stride;
+        pending.param_bytes.resize(offset, 0);
+        pending.param_bytes.extend_from_slice(bytemuck::cast_slice(params));
+        pending.param_bytes.resize(offset + PARAM_WORDS * 4, 0);
+        (buffer, offset as u64)
     }
 
     /// Workgroup counts for `n` threads in 1-D workgroups of `wg`, folded into 2-D beyond the
@@ -386,6 +412,10 @@ impl WgpuDevice {
     }
 
     fn submit_locked(&self, pending: &mut Pending) {
+        if let Some(params) = pending.params.take() {
+            // Before the commands that read it (both go through the hold, in order).
+            self.write_bytes(&params, std::mem::take(&mut pending.param_bytes));
+        }
         if let Some(enc) = pending.encoder.take() {
             self.submit_commands(enc.finish());
         }
