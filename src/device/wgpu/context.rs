@@ -52,6 +52,11 @@ pub(crate) struct Pipeline {
 /// What is recorded and not yet submitted.
 #[derive(Default)]
 struct Pending {
+    /// The compute pass dispatches go into, kept open across them (each dispatch is its own
+    /// usage scope, so later ones see earlier writes) until a copy or the submission needs the
+    /// encoder: a pass begun and ended per dispatch cost two more WebGPU calls and a pass's
+    /// setup in the driver each time. Declared before `encoder`, which it locks while open.
+    pass: Option<wgpu::ComputePass<'static>>,
     encoder: Option<wgpu::CommandEncoder>,
     dispatches: usize,
     /// One uniform buffer for the parameters of every dispatch in this batch, a slot each
@@ -60,6 +65,25 @@ struct Pending {
     /// the WebGPU calls' time in a chain of small ops (Dawn in Node).
     params: Option<wgpu::Buffer>,
     param_bytes: Vec<u8>,
+}
+
+impl Pending {
+    /// The open compute pass, begun (with the encoder, if need be) when there is none.
+    fn pass(&mut self, device: &wgpu::Device) -> &mut wgpu::ComputePass<'static> {
+        let Pending { pass, encoder, .. } = self;
+        pass.get_or_insert_with(|| {
+            encoder
+                .get_or_insert_with(|| device.create_command_encoder(&Default::default()))
+                .begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None })
+                .forget_lifetime()
+        })
+    }
+
+    /// The encoder for commands outside the pass (copies, timestamps), with the pass ended.
+    fn encoder(&mut self, device: &wgpu::Device) -> &mut wgpu::CommandEncoder {
+        self.pass = None;
+        self.encoder.get_or_insert_with(|| device.create_command_encoder(&Default::default()))
+    }
 }
 
 /// An opened wgpu device.
@@ -301,14 +325,10 @@ impl WgpuDevice {
             layout: &pipe.layout,
             entries: &entries,
         });
-        let encoder = pending.encoder.get_or_insert_with(|| self.device.create_command_encoder(&Default::default()));
-        {
-            let mut pass =
-                encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
-            pass.set_pipeline(&pipe.pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(groups.0, groups.1, groups.2);
-        }
+        let pass = pending.pass(&self.device);
+        pass.set_pipeline(&pipe.pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.dispatch_workgroups(groups.0, groups.1, groups.2);
         pending.dispatches += 1;
         self.launches.fetch_add(1, Ordering::Relaxed);
         if pending.dispatches >= SUBMIT_EVERY || blocking {
@@ -407,8 +427,7 @@ impl WgpuDevice {
     /// Runs `f` with the pending encoder (created if needed), e.g. to record a copy in order.
     pub(crate) fn with_encoder<R>(&self, f: impl FnOnce(&mut wgpu::CommandEncoder) -> R) -> R {
         let mut pending = lock(&self.pending);
-        let encoder = pending.encoder.get_or_insert_with(|| self.device.create_command_encoder(&Default::default()));
-        f(encoder)
+        f(pending.encoder(&self.device))
     }
 
     fn submit_locked(&self, pending: &mut Pending) {
@@ -416,6 +435,7 @@ impl WgpuDevice {
             // Before the commands that read it (both go through the hold, in order).
             self.write_bytes(&params, std::mem::take(&mut pending.param_bytes));
         }
+        pending.pass = None;
         if let Some(enc) = pending.encoder.take() {
             self.submit_commands(enc.finish());
         }
