@@ -289,7 +289,7 @@ impl KernelKey {
                 )
             }
             KernelKey::Softmax { log, dtype } => {
-                format!("alias S = {};\nconst LOG: bool = {log};\n", storage_type(dtype))
+                format!("alias S = {};\nconst LOG: bool = {log};\n{WGSL_IS_NAN}", storage_type(dtype))
             }
             KernelKey::Matmul { dtype, .. } => {
                 format!("alias S = {};\nalias A = {};\n", storage_type(dtype), storage_type(accumulator(dtype)))

@@ -6,12 +6,25 @@
 // On software adapters (params word 3 = 1) each thread takes a whole row instead: no workgroup
 // memory and no barriers, which lavapipe and SwiftShader run as switches between invocations
 // (1024 rows of 1024 took 440 ms on SwiftShader with a workgroup per row, TF.js 84 ms).
+// A NaN anywhere in a row makes the whole row NaN (as PyTorch): the maximum carries the NaN,
+// found by its bits (`is_nan`), and every output of that row is that NaN. Left to float
+// arithmetic, SwiftShader (fast-math: max drops NaN, exp of it is not NaN) gave 0s instead.
 // Params: 0 m, 1 k, 2 src offset, 3 one thread per row.
 @group(0) @binding(0) var<storage, read> src: array<S>;
 @group(0) @binding(1) var<storage, read_write> dst: array<S>;
 @group(0) @binding(2) var<uniform> P: Params;
 
 const CACHE: u32 = 8u;
+
+// max that returns a NaN operand (itself, bit for bit) instead of trusting the hardware's.
+fn nmax(a: f32, b: f32) -> f32 {
+    return select(max(a, b), select(a, b, is_nan(b)), is_nan(a) || is_nan(b));
+}
+
+// A row's output value, or the row's NaN maximum when it has one.
+fn out(v: f32, rmax: f32) -> S {
+    return S(select(v, rmax, is_nan(rmax)));
+}
 
 var<workgroup> rmx: array<f32, WG>;
 var<workgroup> rsum: array<f32, WG>;
@@ -26,14 +39,14 @@ fn row_max(t: u32) -> f32 {
     if (t < WG / FAN) {
         var v = rmx[t * FAN];
         for (var i = 1u; i < FAN; i++) {
-            v = max(v, rmx[t * FAN + i]);
+            v = nmax(v, rmx[t * FAN + i]);
         }
         rmx[t * FAN] = v;
     }
     workgroupBarrier();
     var v = rmx[0];
     for (var i = FAN; i < WG; i += FAN) {
-        v = max(v, rmx[i]);
+        v = nmax(v, rmx[i]);
     }
     return v;
 }
@@ -60,7 +73,7 @@ fn serial_row(row: u32) {
     let base = p(2u) + row * k;
     var mx = bitcast<f32>(0xff7fffffu);
     for (var j = 0u; j < k; j++) {
-        mx = max(mx, f32(src[base + j]));
+        mx = nmax(mx, f32(src[base + j]));
     }
     var sum = 0.0;
     for (var j = 0u; j < k; j++) {
@@ -70,7 +83,7 @@ fn serial_row(row: u32) {
     let lt = log(sum);
     for (var j = 0u; j < k; j++) {
         let y = f32(src[base + j]) - mx;
-        dst[row * k + j] = S(select(exp(y) * inv, y - lt, LOG));
+        dst[row * k + j] = out(select(exp(y) * inv, y - lt, LOG), mx);
     }
 }
 
@@ -97,11 +110,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             let j = t + i * WG;
             if (j < k) {
                 xs[i] = f32(src[base + j]);
-                mx = max(mx, xs[i]);
+                mx = nmax(mx, xs[i]);
             }
         }
         for (var j = rest; j < k; j += WG) {
-            mx = max(mx, f32(src[base + j]));
+            mx = nmax(mx, f32(src[base + j]));
         }
     }
     rmx[t] = mx;
@@ -130,12 +143,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         for (var i = 0u; i < CACHE; i++) {
             let j = t + i * WG;
             if (j < k) {
-                dst[row * k + j] = S(select(xs[i] * inv, xs[i] - rmax - lt, LOG));
+                dst[row * k + j] = out(select(xs[i] * inv, xs[i] - rmax - lt, LOG), rmax);
             }
         }
         for (var j = rest; j < k; j += WG) {
             let y = f32(src[base + j]) - rmax;
-            dst[row * k + j] = S(select(exp(y) * inv, y - lt, LOG));
+            dst[row * k + j] = out(select(exp(y) * inv, y - lt, LOG), rmax);
         }
     }
 }
