@@ -343,6 +343,19 @@ impl Tensor {
             .ok_or_else(|| Error::invalid("to_vec", "internal: storage dtype differs from tensor dtype"))
     }
 
+    /// The elements' bytes in a new JS `ArrayBuffer`, read back from a WebGPU device through the
+    /// browser's mapping (one copy; see `readback_web.rs`), counted as a readback like
+    /// [`Tensor::to_vec`]; None for other devices and for dtypes the GPU stores widened.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) async fn read_array_buffer(&self) -> Result<Option<js_sys::ArrayBuffer>> {
+        let Storage::Wgpu(s) = &**self.storage() else { return Ok(None) };
+        let out = s.device().read_array_buffer(s, self.layout()).await?;
+        if out.is_some() {
+            transfer::record(self.device(), Direction::DeviceToHost, self.nbytes());
+        }
+        Ok(out)
+    }
+
     /// Hands `f` the elements of a contiguous tensor on the CPU in place (the storage's data
     /// and this tensor's range of it), counted as a readback like [`Tensor::to_vec`]; None for
     /// other devices and layouts, or where `f` declines. The npm package copies host data

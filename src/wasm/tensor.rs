@@ -132,6 +132,9 @@ async fn typed(t: Tensor) -> Result<JsValue, JsValue> {
     if let Some(v) = typed_in_place(&t) {
         return Ok(v);
     }
+    if let Some(v) = typed_from_gpu(&t).await? {
+        return Ok(v);
+    }
     let t = if t.dtype() == DType::F16 { t.to_dtype(DType::F32).map_err(js_err)? } else { t };
     Ok(match t.dtype() {
         DType::I32 => js_sys::Int32Array::from(t.to_vec::<i32>().await.map_err(js_err)?.as_slice()).into(),
@@ -144,6 +147,19 @@ async fn typed(t: Tensor) -> Result<JsValue, JsValue> {
         DType::I8 => js_sys::Int8Array::from(t.to_vec::<i8>().await.map_err(js_err)?.as_slice()).into(),
         _ => js_sys::Float32Array::from(t.to_vec::<f32>().await.map_err(js_err)?.as_slice()).into(),
     })
+}
+
+/// A WebGPU tensor's elements copied once, from the mapped readback buffer into a new typed
+/// array (see `readback_web.rs`); None for other devices and for dtypes the GPU widens.
+async fn typed_from_gpu(t: &Tensor) -> Result<Option<JsValue>, JsValue> {
+    let Some(buffer) = t.read_array_buffer().await.map_err(js_err)? else {
+        return Ok(None);
+    };
+    Ok(Some(match t.dtype() {
+        DType::I32 => js_sys::Int32Array::new(&buffer).into(),
+        DType::U32 => js_sys::Uint32Array::new(&buffer).into(),
+        _ => js_sys::Float32Array::new(&buffer).into(),
+    }))
 }
 
 /// A contiguous CPU tensor's elements copied once, from its storage into a new typed array;

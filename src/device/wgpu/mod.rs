@@ -10,6 +10,8 @@ mod kernels;
 mod pinned;
 mod pool;
 mod readback;
+#[cfg(target_arch = "wasm32")]
+mod readback_web;
 mod split;
 
 #[cfg(target_arch = "wasm32")]

@@ -25,14 +25,10 @@ impl WgpuDevice {
             let host = crate::device::cpu::CpuStorage::new(self.read_raw(s).await?)?;
             return Ok(crate::device::cpu::CpuBackend.map(&host, l, MapOp::Cast, dtype)?.into_data());
         }
-        // Copies need 4-byte alignment: a strided view, or an f16 view at an odd offset, is
-        // first made contiguous on the GPU.
-        let temp;
-        let (buf, offset) = if l.is_contiguous() && (l.offset() * esz).is_multiple_of(4) {
-            (s.buffer(), (l.offset() * esz) as u64)
-        } else {
-            temp = self.map(s, l, MapOp::Cast, dtype)?;
-            (temp.buffer(), 0)
+        let temp = self.gathered(s, l)?;
+        let (buf, offset) = match &temp {
+            Some(t) => (t.buffer(), 0),
+            None => (s.buffer(), (l.offset() * esz) as u64),
         };
         let size = ((n * esz) as u64).next_multiple_of(4);
         let waited_from = crate::clock::now_ms();
@@ -43,6 +39,18 @@ impl WgpuDevice {
         Ok(data)
     }
 
+    /// A contiguous copy of `l` over `s` made on the GPU where a copy could not read it
+    /// directly (copies need 4-byte alignment: a strided view, or an f16 view at an odd
+    /// offset); None where `s` can be copied from as it is, at `l`'s offset.
+    pub(crate) fn gathered(self: &Arc<Self>, s: &WgpuStorage, l: &Layout) -> Result<Option<WgpuStorage>> {
+        let esz = s.dtype().gpu_size_in_bytes();
+        if l.is_contiguous() && (l.offset() * esz).is_multiple_of(4) {
+            Ok(None)
+        } else {
+            self.map(s, l, MapOp::Cast, s.dtype()).map(Some)
+        }
+    }
+
     /// `size` bytes of `buf` from `offset` (both multiples of 4), after everything recorded so
     /// far: one copy into a mappable staging buffer, one submission, one map.
     pub(crate) async fn read_bytes(&self, buf: &wgpu::Buffer, offset: u64, size: u64) -> Result<Vec<u8>> {
@@ -50,7 +58,13 @@ impl WgpuDevice {
     }
 
     /// As [`WgpuDevice::read_bytes`], handing the mapped bytes to `f` instead of copying them.
-    async fn read_with<R>(&self, buf: &wgpu::Buffer, offset: u64, size: u64, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
+    pub(crate) async fn read_with<R>(
+        &self,
+        buf: &wgpu::Buffer,
+        offset: u64,
+        size: u64,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R> {
         let staging = self.staging(size);
         self.with_encoder(|e| e.copy_buffer_to_buffer(buf, offset, &staging, 0, size));
         self.flush();
@@ -58,7 +72,7 @@ impl WgpuDevice {
         // is submitted would read the staging buffer empty.
         #[cfg(target_arch = "wasm32")]
         self.host_settled().await;
-        let out = self.map_staging(staging, f).await?;
+        let out = self.map_staging(staging, size, f).await?;
         self.check()?;
         Ok(out)
     }
@@ -71,24 +85,16 @@ impl WgpuDevice {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(buf, 0, &staging, 0, size);
         self.queue.submit([encoder.finish()]);
-        self.map_staging(staging, <[u8]>::to_vec).await
+        self.map_staging(staging, size, <[u8]>::to_vec).await
     }
 
-    fn staging(&self, size: u64) -> wgpu::Buffer {
-        self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        })
-    }
-
-    /// Maps `staging` once the copies into it have run, and returns its bytes. Only a lost
+    /// Maps the first `size` bytes of `staging` once the copies into it have run, hands them to
+    /// `f`, and returns the buffer to the pool. Only a lost
     /// device fails it: GPU errors raised meanwhile stay for the caller's `check` (a host step
     /// must not take and misattribute them).
-    async fn map_staging<R>(&self, staging: wgpu::Buffer, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
+    async fn map_staging<R>(&self, staging: wgpu::Buffer, size: u64, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
         let (tx, rx) = futures::channel::oneshot::channel();
-        staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+        staging.slice(..size).map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
         });
         #[cfg(not(target_arch = "wasm32"))]
@@ -101,8 +107,9 @@ impl WgpuDevice {
             Ok(Err(e)) => return Err(fail(format!("mapping the readback buffer failed: {e}"))),
             Err(_) => return Err(fail("the readback was cancelled (device lost?)".into())),
         }
-        let out = f(&staging.slice(..).get_mapped_range().map_err(|e| fail(format!("{e:?}")))?);
+        let out = f(&staging.slice(..size).get_mapped_range().map_err(|e| fail(format!("{e:?}")))?);
         staging.unmap();
+        self.return_staging(staging);
         Ok(out)
     }
 }
