@@ -99,6 +99,22 @@ export function cases(wt, devices) {
         assert.ok(Array.from(sm.subarray(2 * k)).every(Number.isNaN), 'a NaN row is NaN');
       }
       close(await x.matmul(x.t()).data(), [35, 32, 32, 56]);
+      // Against a float64 reference: sizes off the kernels' tiles (4x8 in wasm, 256 deep
+      // blocks, 64-row and 1024-column panels), transposed (strided) operands, a batch.
+      const ref = (a, b, m, k, n, ta, tb) => Float64Array.from({ length: m * n }, (_, idx) => {
+        const [i, j] = [Math.floor(idx / n), idx % n];
+        let s = 0;
+        for (let p = 0; p < k; p++) s += (ta ? a[p * m + i] : a[i * k + p]) * (tb ? b[j * k + p] : b[p * n + j]);
+        return s;
+      });
+      for (const [m, k, n, ta, tb] of [[7, 5, 9, false, false], [73, 300, 13, false, true], [13, 257, 1030, true, false], [1, 600, 1, true, true]]) {
+        const av = Float32Array.from({ length: m * k }, (_, i) => ((i * 7919) % 1000) / 500 - 1);
+        const bv = Float32Array.from({ length: k * n }, (_, i) => ((i * 104729) % 1000) / 500 - 1);
+        const a = wt.tensor(av, { ...on, shape: ta ? [k, m] : [m, k] });
+        const b = wt.tensor(bv, { ...on, shape: tb ? [n, k] : [k, n] });
+        const got = await (ta ? a.t() : a).matmul(tb ? b.t() : b).data();
+        close(got, ref(av, bv, m, k, n, ta, tb), 1e-4, `matmul ${m}x${k}x${n}${ta ? ' aT' : ''}${tb ? ' bT' : ''}`);
+      }
       const batch = wt.randn([3, 17, 33], { ...on, seed: 1 });
       const w = wt.randn([33, 9], { ...on, seed: 2 });
       const cpu = (await batch.cpu()).matmul(await w.cpu());

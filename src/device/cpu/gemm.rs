@@ -1,5 +1,6 @@
 //! Matrix products for the CPU backend: f32 through `matrixmultiply`'s strided, cache-blocked
-//! SGEMM (threaded natively), integers through a plain triple loop.
+//! SGEMM (threaded natively; in wasm, `wasm_gemm`'s 4x8 kernel), integers through a plain
+//! triple loop.
 
 use crate::op::MatmulArgs;
 
@@ -8,6 +9,11 @@ pub(crate) fn sgemm_batched(a: &[f32], b: &[f32], g: &MatmulArgs) -> Vec<f32> {
     if g.m == 0 || g.n == 0 {
         return c;
     }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    for (bi, cb) in c.chunks_exact_mut(g.m * g.n).enumerate() {
+        super::wasm_gemm::sgemm(a, b, g, bi, cb);
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     for bi in 0..g.batch {
         let (ao, bo) = (g.a.offset + bi * g.a.batch_stride, g.b.offset + bi * g.b.batch_stride);
         let co = bi * g.m * g.n;

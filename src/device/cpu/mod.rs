@@ -31,6 +31,8 @@ mod scalar;
 mod scatter;
 mod sort;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod wasm_gemm;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm_simd;
 
 use gemm::{naive_matmul, sgemm_batched};
