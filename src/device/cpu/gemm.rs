@@ -1,6 +1,6 @@
-//! Matrix products for the CPU backend: f32 through `matrixmultiply`'s strided, cache-blocked
-//! SGEMM (threaded natively; in wasm, `wasm_gemm`'s 4x8 kernel), integers through a plain
-//! triple loop.
+//! Matrix products for the CPU backend: f32 natively through the `gemm` crate (strided,
+//! packed, runtime-dispatched AVX2/AVX-512/NEON kernels, threaded on the CPU pool), in wasm
+//! through `wasm_gemm`'s 4x8 kernel; integers through a plain triple loop.
 
 use crate::op::MatmulArgs;
 
@@ -9,34 +9,42 @@ pub(crate) fn sgemm_batched(a: &[f32], b: &[f32], g: &MatmulArgs) -> Vec<f32> {
     if g.m == 0 || g.n == 0 {
         return c;
     }
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    #[cfg(target_arch = "wasm32")]
     for (bi, cb) in c.chunks_exact_mut(g.m * g.n).enumerate() {
         super::wasm_gemm::sgemm(a, b, g, bi, cb);
     }
-    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    for bi in 0..g.batch {
+    #[cfg(not(target_arch = "wasm32"))]
+    for (bi, cb) in c.chunks_exact_mut(g.m * g.n).enumerate() {
         let (ao, bo) = (g.a.offset + bi * g.a.batch_stride, g.b.offset + bi * g.b.batch_stride);
-        let co = bi * g.m * g.n;
+        // Threads only where the product is big enough to pay for handing work out.
+        let threads = if g.m * g.n * g.k >= 64 * 64 * 64 { super::par::threads() } else { 1 };
+        let parallelism = if threads > 1 { gemm::Parallelism::Rayon(threads) } else { gemm::Parallelism::None };
         // SAFETY: the layouts come from tensors whose every element (offset + sum of index *
-        // stride) lies inside its storage, which `a` and `b` are; `c` is sized batch*m*n.
-        unsafe {
-            matrixmultiply::sgemm(
+        // stride) lies inside its storage, which `a` and `b` are; `cb` holds m*n elements in
+        // rows of n. gemm computes dst = alpha*dst + beta*lhs*rhs; read_dst=false ignores dst.
+        super::par::install(|| unsafe {
+            gemm::gemm(
                 g.m,
-                g.k,
                 g.n,
-                1.0,
-                a.as_ptr().add(ao),
-                g.a.row_stride as isize,
-                g.a.col_stride as isize,
-                b.as_ptr().add(bo),
-                g.b.row_stride as isize,
-                g.b.col_stride as isize,
-                0.0,
-                c.as_mut_ptr().add(co),
-                g.n as isize,
+                g.k,
+                cb.as_mut_ptr(),
                 1,
-            );
-        }
+                g.n as isize,
+                false,
+                a.as_ptr().add(ao),
+                g.a.col_stride as isize,
+                g.a.row_stride as isize,
+                b.as_ptr().add(bo),
+                g.b.col_stride as isize,
+                g.b.row_stride as isize,
+                0.0,
+                1.0,
+                false,
+                false,
+                false,
+                parallelism,
+            )
+        });
     }
     c
 }

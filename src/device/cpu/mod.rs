@@ -1,6 +1,6 @@
 //! The CPU backend: the reference semantics for every other backend, and the fallback inside
 //! WebAssembly. Elementwise kernels walk strided layouts directly (views never copy first);
-//! f32 matmul goes through `matrixmultiply`'s cache-blocked SGEMM.
+//! f32 matmul goes through gemm.rs (the `gemm` crate natively, wasm_gemm.rs in wasm).
 
 use std::sync::Arc;
 
@@ -30,6 +30,8 @@ mod reduce;
 mod scalar;
 mod scatter;
 mod sort;
+#[cfg(all(target_arch = "wasm32", not(target_feature = "simd128")))]
+compile_error!("the wasm32 build needs wasm SIMD: build with -C target-feature=+simd128 (.cargo/config.toml sets it)");
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm_gemm;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]

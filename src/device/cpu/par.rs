@@ -122,6 +122,16 @@ fn run<I: Send, R: Send>(items: Vec<I>, f: &(impl Fn(I) -> R + Sync)) -> Vec<R> 
     }
 }
 
+/// Runs `f` inside the kernels' pool, so rayon work it starts (the `gemm` crate's threads)
+/// lands there rather than on rayon's global pool; directly where there is no pool.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    match pool() {
+        Some(pool) => pool.install(f),
+        None => f(),
+    }
+}
+
 /// wasm32 has no threads: every item runs here, in order.
 #[cfg(target_arch = "wasm32")]
 fn run<I, R>(items: Vec<I>, f: &impl Fn(I) -> R) -> Vec<R> {
