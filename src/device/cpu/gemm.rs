@@ -69,3 +69,45 @@ pub(crate) fn naive_matmul<T: Copy>(a: &[T], b: &[T], g: &MatmulArgs, zero: T, f
     }
     c
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::op::MatOperand;
+
+    #[test]
+    fn sgemm_matches_the_triple_loop_for_strided_and_batched_operands() {
+        let data: Vec<f32> = (0..60_000).map(|i| ((i * 7919) % 1000) as f32 / 500.0 - 1.0).collect();
+        // Sizes off every kernel tile, both layouts of each operand, offsets, a broadcast batch,
+        // and one product big enough to be split across threads.
+        for (batch, m, k, n) in
+            [(1, 1, 1, 1), (1, 7, 5, 9), (2, 33, 70, 17), (3, 65, 257, 9), (1, 1, 300, 1), (2, 70, 80, 90)]
+        {
+            for (ta, tb) in [(false, false), (true, false), (false, true), (true, true)] {
+                let a = MatOperand {
+                    offset: 3,
+                    batch_stride: m * k,
+                    row_stride: if ta { 1 } else { k },
+                    col_stride: if ta { m } else { 1 },
+                };
+                // The second operand is shared across the batch (stride 0), as a broadcast is.
+                let b = MatOperand {
+                    offset: 11,
+                    batch_stride: 0,
+                    row_stride: if tb { 1 } else { n },
+                    col_stride: if tb { k } else { 1 },
+                };
+                let g = MatmulArgs { batch, m, k, n, a, b };
+                let got = sgemm_batched(&data, &data, &g);
+                let want = naive_matmul(&data, &data, &g, 0.0, |acc, x, y| acc + x * y);
+                assert_eq!(got.len(), want.len());
+                for (i, (x, y)) in got.iter().zip(&want).enumerate() {
+                    assert!(
+                        (x - y).abs() <= 1e-4 * (1.0 + y.abs()),
+                        "{batch}x{m}x{k}x{n} {ta} {tb} at {i}: {x} vs {y}"
+                    );
+                }
+            }
+        }
+    }
+}
