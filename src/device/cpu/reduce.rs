@@ -256,19 +256,14 @@ fn max_f32(xs: &[f32]) -> f32 {
     }
 }
 
-/// [`max_f32`] in eight lanes the compiler keeps in registers (the portable form of
-/// `wasm_simd::max`).
+/// [`max_f32`] through [`extreme`]'s eight lanes (the portable form of `wasm_simd::max`).
 #[cfg_attr(all(target_arch = "wasm32", target_feature = "simd128"), allow(dead_code))]
 fn max_lanes(xs: &[f32]) -> f32 {
-    let mut lanes = [f32::NEG_INFINITY; 8];
-    let chunks = xs.chunks_exact(8);
-    let rest = chunks.remainder().iter().fold(f32::NEG_INFINITY, |a, &x| if x > a || x.is_nan() { x } else { a });
-    for c in chunks {
-        for (acc, &x) in lanes.iter_mut().zip(c) {
-            *acc = if x > *acc || x.is_nan() { x } else { *acc };
-        }
+    if xs.is_empty() {
+        f32::NEG_INFINITY
+    } else {
+        extreme(xs, |c, a| c > a)
     }
-    lanes.iter().fold(rest, |a, &x| if x > a || x.is_nan() { x } else { a })
 }
 
 #[cfg(test)]

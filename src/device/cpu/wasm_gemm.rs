@@ -43,17 +43,18 @@ impl Operand<'_> {
 pub(super) fn sgemm(a: &[f32], b: &[f32], g: &MatmulArgs, bi: usize, c: &mut [f32]) {
     let (m, k, n) = (g.m, g.k, g.n);
     let a = Operand { data: a, offset: g.a.offset + bi * g.a.batch_stride, rs: g.a.row_stride, cs: g.a.col_stride };
-    let b = Operand { data: b, offset: g.b.offset + bi * g.b.batch_stride, rs: g.b.row_stride, cs: g.b.col_stride };
+    // B transposed: its columns are packed as A's rows are.
+    let b = Operand { data: b, offset: g.b.offset + bi * g.b.batch_stride, rs: g.b.col_stride, cs: g.b.row_stride };
     let mut bp = vec![0.0f32; KC * NC.min(n.next_multiple_of(NR))];
     let mut ap = vec![0.0f32; MC * KC];
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
         for pc in (0..k).step_by(KC) {
             let kc = KC.min(k - pc);
-            pack_b(&b, pc, kc, jc, nc, &mut bp);
+            pack(&b, jc, nc, pc, kc, NR, &mut bp);
             for ic in (0..m).step_by(MC) {
                 let mc = MC.min(m - ic);
-                pack_a(&a, ic, mc, pc, kc, &mut ap);
+                pack(&a, ic, mc, pc, kc, MR, &mut ap);
                 for (s, jr) in (0..nc).step_by(NR).enumerate() {
                     let strip_b = &bp[s * kc * NR..(s + 1) * kc * NR];
                     for (t, ir) in (0..mc).step_by(MR).enumerate() {
@@ -67,29 +68,16 @@ pub(super) fn sgemm(a: &[f32], b: &[f32], g: &MatmulArgs, bi: usize, c: &mut [f3
     }
 }
 
-/// Packs rows `i0..i0 + mc` and columns `p0..p0 + kc` of `a` into strips of MR rows, each
-/// stored column after column (`MR` values per column), the last strip zero-padded.
-fn pack_a(a: &Operand, i0: usize, mc: usize, p0: usize, kc: usize, out: &mut [f32]) {
-    for (t, ir) in (0..mc).step_by(MR).enumerate() {
-        let strip = &mut out[t * kc * MR..(t + 1) * kc * MR];
-        let rows = MR.min(mc - ir);
-        for (p, col) in strip.chunks_exact_mut(MR).enumerate() {
+/// Packs rows `r0..r0 + rows` and columns `p0..p0 + depth` of `x` into strips of `width` rows,
+/// each stored column after column (`width` values per column), the last strip zero-padded.
+/// A is packed as it is (strips of MR rows); B transposed (strips of NR columns).
+fn pack(x: &Operand, r0: usize, rows: usize, p0: usize, depth: usize, width: usize, out: &mut [f32]) {
+    for (t, ir) in (0..rows).step_by(width).enumerate() {
+        let strip = &mut out[t * depth * width..(t + 1) * depth * width];
+        let live = width.min(rows - ir);
+        for (p, col) in strip.chunks_exact_mut(width).enumerate() {
             for (i, v) in col.iter_mut().enumerate() {
-                *v = if i < rows { a.at(i0 + ir + i, p0 + p) } else { 0.0 };
-            }
-        }
-    }
-}
-
-/// Packs rows `p0..p0 + kc` and columns `j0..j0 + nc` of `b` into strips of NR columns, each
-/// stored row after row (`NR` values per row), the last strip zero-padded.
-fn pack_b(b: &Operand, p0: usize, kc: usize, j0: usize, nc: usize, out: &mut [f32]) {
-    for (s, jr) in (0..nc).step_by(NR).enumerate() {
-        let strip = &mut out[s * kc * NR..(s + 1) * kc * NR];
-        let cols = NR.min(nc - jr);
-        for (p, row) in strip.chunks_exact_mut(NR).enumerate() {
-            for (j, v) in row.iter_mut().enumerate() {
-                *v = if j < cols { b.at(p0 + p, j0 + jr + j) } else { 0.0 };
+                *v = if i < live { x.at(r0 + ir + i, p0 + p) } else { 0.0 };
             }
         }
     }

@@ -51,6 +51,19 @@ impl WgpuDevice {
         }
     }
 
+    /// A pooled staging buffer that `size` bytes of `buf` from `offset` are copied into, after
+    /// everything recorded so far; returned once the copy is submitted, ready to map.
+    pub(crate) async fn staged(&self, buf: &wgpu::Buffer, offset: u64, size: u64) -> wgpu::Buffer {
+        let staging = self.staging(size);
+        self.with_encoder(|e| e.copy_buffer_to_buffer(buf, offset, &staging, 0, size));
+        self.flush();
+        // On the web the copy may be held behind a host step (see hold.rs): mapping before it
+        // is submitted would read the staging buffer empty.
+        #[cfg(target_arch = "wasm32")]
+        self.host_settled().await;
+        staging
+    }
+
     /// `size` bytes of `buf` from `offset` (both multiples of 4), after everything recorded so
     /// far: one copy into a mappable staging buffer, one submission, one map.
     pub(crate) async fn read_bytes(&self, buf: &wgpu::Buffer, offset: u64, size: u64) -> Result<Vec<u8>> {
@@ -65,13 +78,7 @@ impl WgpuDevice {
         size: u64,
         f: impl FnOnce(&[u8]) -> R,
     ) -> Result<R> {
-        let staging = self.staging(size);
-        self.with_encoder(|e| e.copy_buffer_to_buffer(buf, offset, &staging, 0, size));
-        self.flush();
-        // On the web the copy may be held behind a host step (see hold.rs): mapping before it
-        // is submitted would read the staging buffer empty.
-        #[cfg(target_arch = "wasm32")]
-        self.host_settled().await;
+        let staging = self.staged(buf, offset, size).await;
         let out = self.map_staging(staging, size, f).await?;
         self.check()?;
         Ok(out)

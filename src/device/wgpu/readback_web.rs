@@ -39,11 +39,7 @@ impl WgpuDevice {
         };
         let size = (n * 4) as u64;
         let waited_from = crate::clock::now_ms();
-        let staging = self.staging(size);
-        self.with_encoder(|e| e.copy_buffer_to_buffer(buf, offset, &staging, 0, size));
-        self.flush();
-        // The copy may be held behind a host step (see hold.rs): map only once it is submitted.
-        self.host_settled().await;
+        let staging = self.staged(buf, offset, size).await;
         let fail = |what: &str, e: wasm_bindgen::JsValue| Error::Gpu {
             device: self.name(),
             msg: format!("{what} the readback buffer failed: {e:?}"),
