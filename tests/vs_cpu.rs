@@ -370,6 +370,30 @@ fn tiled_matmul_cases(label: &str) {
         let a = randn(&[65, 40], 50, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap();
         a.matmul(&randn(&[40, 129], 51, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap()).unwrap()
     });
+    // B's rows in whole vec4s (n a multiple of 4, aligned offsets): software adapters take the
+    // vec4 program. Edges in m and n, an odd k, a broadcast batch, a transposed A, an offset
+    // view and integers.
+    for (sa, sb) in [
+        (&[300, 68][..], &[68, 260][..]),
+        (&[130, 37], &[37, 132]),
+        (&[3, 20, 40], &[40, 72]),
+        (&[2, 9, 36], &[2, 36, 8]),
+    ] {
+        check(&format!("tiled ({label}) in vec4s {sa:?} @ {sb:?}"), 1e-4, |d| {
+            randn(sa, 52, d).matmul(&randn(sb, 53, d)).unwrap()
+        });
+    }
+    check(&format!("tiled ({label}) in vec4s, transposed A"), 1e-4, |d| {
+        randn(&[68, 130], 58, d).t().unwrap().matmul(&randn(&[68, 132], 59, d)).unwrap()
+    });
+    check(&format!("tiled ({label}) in vec4s, offset view"), 1e-4, |d| {
+        let a = randn(&[131, 68], 54, d).narrow(0, 1, 130).unwrap();
+        a.matmul(&randn(&[69, 132], 55, d).narrow(0, 1, 68).unwrap()).unwrap()
+    });
+    check(&format!("tiled ({label}) in vec4s on integers"), 0.0, |d| {
+        let a = randn(&[65, 40], 56, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap();
+        a.matmul(&randn(&[40, 132], 57, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap()).unwrap()
+    });
 }
 
 /// The kernels the wgpu backend shapes by adapter (software: matmul tiles from registers,

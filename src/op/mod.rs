@@ -61,6 +61,10 @@ pub(crate) enum MatmulProgram {
     /// Tiled's shape for software adapters: blocks accumulated in registers straight from the
     /// operands, with no workgroup memory and no barriers (chosen by the wgpu backend).
     Blocked,
+    /// Blocked with vec4 loads and stores, for operands laid out for them
+    /// ([`MatmulArgs::vec4_aligned`]): a quarter of the loads, each a gather on a software
+    /// adapter. The CUDA backend compiles it as Blocked (nvcc vectorises loads itself).
+    Blocked4,
     /// One thread per output walking the inner dim: a short inner dim (`[n,3] @ [3,8]`) or a
     /// thin output (matrix-vector), where tiles would mostly multiply padding.
     Naive,
@@ -80,6 +84,13 @@ impl MatmulArgs {
         } else {
             MatmulProgram::Tiled
         }
+    }
+
+    /// Whether B's rows are contiguous runs of whole vec4s: B row-major, `n` a multiple of 4 and
+    /// B's offset and strides multiples of 4 (the Blocked4 program; A is read as Blocked does).
+    pub(crate) fn vec4_aligned(&self) -> bool {
+        let b = &self.b;
+        b.col_stride == 1 && [self.n, b.offset, b.batch_stride, b.row_stride].iter().all(|v| v % 4 == 0)
     }
 }
 
@@ -104,5 +115,28 @@ mod tests {
         assert_eq!(args(1, 30, 5000, 30).program(), MatmulProgram::Tiled);
         assert_eq!(args(1, 1024, 1024, 1024).program(), MatmulProgram::Tiled);
         assert_eq!(args(1, 17, 33, 65).program(), MatmulProgram::Tiled);
+    }
+
+    #[test]
+    fn vec4_alignment_needs_b_rows_in_whole_vec4s() {
+        let row_major = |rows: usize, cols: usize| MatOperand {
+            offset: 0,
+            batch_stride: rows * cols,
+            row_stride: cols,
+            col_stride: 1,
+        };
+        let g = |m, k, n| MatmulArgs { batch: 2, m, n, k, a: row_major(m, k), b: row_major(k, n) };
+        // m and k are free: rows past the edge are clamped and A is read a scalar at a time.
+        assert!(g(7, 5, 12).vec4_aligned());
+        assert!(!g(8, 8, 10).vec4_aligned());
+        let a_transposed =
+            MatmulArgs { a: MatOperand { row_stride: 1, col_stride: 7, ..row_major(5, 7) }, ..g(7, 5, 8) };
+        assert!(a_transposed.vec4_aligned());
+        let offset = MatmulArgs { b: MatOperand { offset: 2, ..row_major(8, 8) }, ..g(8, 8, 8) };
+        assert!(!offset.vec4_aligned());
+        let transposed = MatmulArgs { b: MatOperand { row_stride: 1, col_stride: 8, ..row_major(8, 8) }, ..g(8, 8, 8) };
+        assert!(!transposed.vec4_aligned());
+        let broadcast = MatmulArgs { b: MatOperand { batch_stride: 0, ..row_major(8, 8) }, ..g(8, 8, 8) };
+        assert!(broadcast.vec4_aligned());
     }
 }

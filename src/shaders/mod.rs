@@ -224,6 +224,7 @@ impl KernelKey {
             KernelKey::Softmax { .. } => include_str!("softmax.wgsl"),
             KernelKey::Matmul { program: MatmulProgram::Tiled, .. } => include_str!("matmul.wgsl"),
             KernelKey::Matmul { program: MatmulProgram::Blocked, .. } => include_str!("matmul_blocked.wgsl"),
+            KernelKey::Matmul { program: MatmulProgram::Blocked4, .. } => include_str!("matmul_blocked4.wgsl"),
             KernelKey::Matmul { program: MatmulProgram::Naive, .. } => include_str!("matmul_naive.wgsl"),
             KernelKey::Matmul { program: MatmulProgram::Dot, .. } => include_str!("matmul_dot.wgsl"),
             KernelKey::Sort { .. } => include_str!("sort.wgsl"),
@@ -412,7 +413,13 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
                 v.push(KernelKey::Map4 { op: MapOp::Unary(op), src: d, dst: d });
             }
         }
-        for program in [MatmulProgram::Tiled, MatmulProgram::Blocked, MatmulProgram::Naive, MatmulProgram::Dot] {
+        for program in [
+            MatmulProgram::Tiled,
+            MatmulProgram::Blocked,
+            MatmulProgram::Blocked4,
+            MatmulProgram::Naive,
+            MatmulProgram::Dot,
+        ] {
             v.push(KernelKey::Matmul { dtype: d, program });
         }
     }

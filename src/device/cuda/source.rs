@@ -107,7 +107,10 @@ fn body(key: &KernelKey) -> &'static str {
         KernelKey::ReduceSmall { .. } => include_str!("kernels/reduce_small.cu"),
         KernelKey::Softmax { .. } => include_str!("kernels/softmax.cu"),
         KernelKey::Matmul { program: MatmulProgram::Tiled, .. } => include_str!("kernels/matmul.cu"),
-        KernelKey::Matmul { program: MatmulProgram::Blocked, .. } => include_str!("kernels/matmul_blocked.cu"),
+        // Blocked4's vec4 loads are a WGSL concern; the blocked kernel takes any layout.
+        KernelKey::Matmul { program: MatmulProgram::Blocked | MatmulProgram::Blocked4, .. } => {
+            include_str!("kernels/matmul_blocked.cu")
+        }
         KernelKey::Matmul { program: MatmulProgram::Naive, .. } => include_str!("kernels/matmul_naive.cu"),
         KernelKey::Matmul { program: MatmulProgram::Dot, .. } => include_str!("kernels/matmul_dot.cu"),
         KernelKey::Sort { .. } => include_str!("kernels/sort.cu"),

@@ -38,6 +38,9 @@ const SPLIT_K_MIN: usize = 4096;
 const TILE: usize = 64;
 /// Rows of C per workgroup of the blocked program (see matmul_blocked.wgsl; columns are TILE).
 const BLOCKED_ROWS: usize = 128;
+/// Rows and columns of C per workgroup of the vec4 blocked program (matmul_blocked4.wgsl).
+const BLOCKED4_ROWS: usize = 256;
+const BLOCKED4_COLS: usize = 128;
 
 fn u(x: usize) -> u32 {
     // Buffer limits (< 4 GiB per binding) keep every element index and count within u32.
@@ -496,9 +499,11 @@ impl Kernels for Arc<WgpuDevice> {
             drop(out);
             return self.matmul_split_k(a, b, g);
         }
-        // Software adapters run the tiles from registers (matmul_blocked.wgsl: no barriers).
+        // Software adapters run the tiles from registers (matmul_blocked.wgsl: no barriers),
+        // with vec4 loads where the operands' rows allow them (matmul_blocked4.wgsl).
         let (program, gy) = if self.software() {
-            (MatmulProgram::Blocked, g.m.div_ceil(BLOCKED_ROWS))
+            let blocked = if g.vec4_aligned() { MatmulProgram::Blocked4 } else { MatmulProgram::Blocked };
+            (blocked, g.m.div_ceil(if blocked == MatmulProgram::Blocked4 { BLOCKED4_ROWS } else { BLOCKED_ROWS }))
         } else {
             (MatmulProgram::Tiled, gy)
         };
@@ -510,7 +515,11 @@ impl Kernels for Arc<WgpuDevice> {
                 KernelKey::Matmul { dtype, program },
                 &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
                 &p,
-                (u(gx), u(gy), u(count)),
+                (
+                    if program == MatmulProgram::Blocked4 { u(g.n.div_ceil(BLOCKED4_COLS)) } else { u(gx) },
+                    u(gy),
+                    u(count),
+                ),
             )?;
             base += count;
         }
