@@ -3,6 +3,8 @@
 //! (both contiguous, one a repeated element) as their own loops the compiler vectorises, and
 //! rows are split across threads. Per-element index arithmetic over the rank (what a strided
 //! iterator does) cost 5-10x on broadcasts such as `x + bias`, `x * 0.5` or `dist + norms[:, None]`.
+//! The pattern loops are compiled per op and type, so the rare ones (comparisons, u32 and bool
+//! ops) take `zip_broadcast_compact`: the same rows through the one strided loop.
 
 use std::mem::MaybeUninit;
 
@@ -23,7 +25,7 @@ fn row_offset(row: usize, outer: &[usize], strides: &[usize], base: usize) -> us
 /// One output row of `k` elements: `a` and `b` start at `oa`/`ob` and step `ia`/`ib`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn row<T: Copy, U>(
+fn row<const PATTERNS: bool, T: Copy, U>(
     out: &mut [MaybeUninit<U>],
     a: &[T],
     oa: usize,
@@ -34,6 +36,12 @@ fn row<T: Copy, U>(
     f: &impl Fn(T, T) -> U,
 ) {
     let k = out.len();
+    if !PATTERNS {
+        for (j, o) in out.iter_mut().enumerate() {
+            o.write(f(a[oa + j * ia], b[ob + j * ib]));
+        }
+        return;
+    }
     match (ia, ib) {
         (1, 1) => {
             for ((o, &x), &y) in out.iter_mut().zip(&a[oa..oa + k]).zip(&b[ob..ob + k]) {
@@ -70,8 +78,32 @@ pub(super) fn zip_broadcast<T: Copy + Sync, U: Send>(
     shape: &[usize],
     f: impl Fn(T, T) -> U + Sync,
 ) -> Vec<U> {
+    walk::<true, T, U>(a, la, b, lb, shape, f)
+}
+
+/// [`zip_broadcast`] without the per-pattern loops: a quarter of the code for ops that are
+/// rarely hot.
+pub(super) fn zip_broadcast_compact<T: Copy + Sync, U: Send>(
+    a: &[T],
+    la: &Layout,
+    b: &[T],
+    lb: &Layout,
+    shape: &[usize],
+    f: impl Fn(T, T) -> U + Sync,
+) -> Vec<U> {
+    walk::<false, T, U>(a, la, b, lb, shape, f)
+}
+
+fn walk<const PATTERNS: bool, T: Copy + Sync, U: Send>(
+    a: &[T],
+    la: &Layout,
+    b: &[T],
+    lb: &Layout,
+    shape: &[usize],
+    f: impl Fn(T, T) -> U + Sync,
+) -> Vec<U> {
     let n = numel(shape);
-    if la.is_contiguous() && lb.is_contiguous() && la.shape() == shape && lb.shape() == shape {
+    if PATTERNS && la.is_contiguous() && lb.is_contiguous() && la.shape() == shape && lb.shape() == shape {
         return par::zip(&a[la.offset()..la.offset() + n], &b[lb.offset()..lb.offset() + n], f);
     }
     let (sa, sb) = (la.broadcast_strides(shape), lb.broadcast_strides(shape));
@@ -87,7 +119,7 @@ pub(super) fn zip_broadcast<T: Copy + Sync, U: Send>(
         for (i, out) in chunk.chunks_mut(k).enumerate() {
             let at = first + i;
             let (pa, pb) = (row_offset(at, outer, oa, la.offset()), row_offset(at, outer, ob, lb.offset()));
-            row(out, a, pa, ia, b, pb, ib, &f);
+            row::<PATTERNS, T, U>(out, a, pa, ia, b, pb, ib, &f);
         }
     };
     // SAFETY: `fill` hands out chunks of whole rows of k elements; `row` writes all k of each.
@@ -123,6 +155,8 @@ mod tests {
         for (shape, la, lb) in cases {
             let got = zip_broadcast(&data, &la, &data[7..], &lb, &shape, |x, y| x * 10.0 + y);
             assert_eq!(got, reference(&data, &la, &data[7..], &lb, &shape), "{shape:?} {la:?} {lb:?}");
+            let compact = zip_broadcast_compact(&data, &la, &data[7..], &lb, &shape, |x, y| x * 10.0 + y);
+            assert_eq!(compact, got, "compact {shape:?} {la:?} {lb:?}");
         }
     }
 

@@ -19,7 +19,8 @@ use crate::op::reduce::ReduceOp;
 use crate::op::unary::UnaryOp;
 use crate::op::{IndexMode, MapOp, MatmulArgs};
 use crate::shape::numel;
-use broadcast::zip_broadcast;
+use broadcast::{zip_broadcast, zip_broadcast_compact};
+use width::{with_width, Bits};
 
 mod alloc;
 mod broadcast;
@@ -30,6 +31,7 @@ mod reduce;
 mod scalar;
 mod scatter;
 mod sort;
+mod width;
 #[cfg(all(target_arch = "wasm32", not(target_feature = "simd128")))]
 compile_error!("the wasm32 build needs wasm SIMD: build with -C target-feature=+simd128 (.cargo/config.toml sets it)");
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -268,28 +270,56 @@ fn offsets<'a>(l: &Layout, shape: &'a [usize], strides: &'a [usize]) -> StridedO
     StridedOffsets::new(shape, strides, l.offset())
 }
 
-fn cast<T: Scalar>(v: &[T], l: &Layout, dst: DType) -> CpuData {
+/// `v` (contiguous) converted to `dst`. Strided sources are gathered by width first (see
+/// `Kernels::map`), so each dtype pair compiles one loop, not a contiguous and a strided one.
+fn cast<T: Scalar>(v: &[T], dst: DType) -> CpuData {
     match dst {
-        DType::F32 => CpuData::F32(map_strided(v, l, T::to_f32)),
-        DType::F16 => CpuData::F16(map_strided(v, l, T::to_f16)),
-        DType::I32 => CpuData::I32(map_strided(v, l, T::to_i32)),
-        DType::U32 => CpuData::U32(map_strided(v, l, T::to_u32)),
-        DType::Bool => CpuData::Bool(map_strided(v, l, T::to_bool)),
+        DType::F32 => CpuData::F32(par::map(v, T::to_f32)),
+        DType::F16 => CpuData::F16(par::map(v, T::to_f16)),
+        DType::I32 => CpuData::I32(par::map(v, T::to_i32)),
+        DType::U32 => CpuData::U32(par::map(v, T::to_u32)),
+        DType::Bool => CpuData::Bool(par::map(v, T::to_bool)),
         // The cast rule for 8-bit integers: to i32 (floats truncate and saturate, NaN is 0), then
         // the low 8 bits, as PyTorch's CPU casts do.
-        DType::U8 => CpuData::U8(map_strided(v, l, |x| x.to_i32() as u8)),
-        DType::I8 => CpuData::I8(map_strided(v, l, |x| x.to_i32() as i8)),
+        DType::U8 => CpuData::U8(par::map(v, |x| x.to_i32() as u8)),
+        DType::I8 => CpuData::I8(par::map(v, |x| x.to_i32() as i8)),
     }
 }
 
+/// The elements of `l` in row-major order, as a new contiguous buffer of the same dtype.
+fn copy(d: &CpuData, l: &Layout) -> CpuData {
+    let dtype = d.dtype();
+    with_width!(dtype, T => T::wrap_as(dtype, map_strided(T::of(d), l, |x| x)))
+}
+
 fn unary(d: &CpuData, l: &Layout, op: UnaryOp) -> Result<CpuData> {
+    // A strided input is gathered by width first, so each op compiles one contiguous loop
+    // rather than a contiguous and a strided one (16 folded f32 ops: 30 KB of the .wasm).
+    if !l.is_contiguous() {
+        return unary(&copy(d, l), &Layout::contiguous(l.shape()), op);
+    }
+    let r = l.offset()..l.offset() + l.numel();
     Ok(match d {
-        CpuData::F32(v) => CpuData::F32(fold_unary!(op, O => map_strided(v, l, |x| O.f32(x)))),
-        CpuData::F16(v) => CpuData::F16(map_strided(v, l, |x| f16::from_f32(op.f32(x.to_f32())))),
-        CpuData::I32(v) => CpuData::I32(map_strided(v, l, |x| op.i32(x))),
-        CpuData::U32(v) => CpuData::U32(map_strided(v, l, |x| op.u32(x))),
-        CpuData::Bool(v) => CpuData::Bool(map_strided(v, l, |x| x)),
+        CpuData::F32(v) => CpuData::F32(fold_unary!(op, O => par::map(&v[r.clone()], |x| O.f32(x)))),
+        CpuData::F16(v) => CpuData::F16(par::map(&v[r], |x| f16::from_f32(op.f32(x.to_f32())))),
+        CpuData::I32(v) => CpuData::I32(par::map(&v[r], |x| op.i32(x))),
+        CpuData::U32(v) => CpuData::U32(par::map(&v[r], |x| op.u32(x))),
+        CpuData::Bool(v) => CpuData::Bool(v[r].to_vec()),
         CpuData::U8(_) | CpuData::I8(_) => return Err(narrow_reached()),
+    })
+}
+
+/// `op` over `a` and `b` broadcast to `shape`: f32 arithmetic through loops folded per op (the
+/// hot path of every model), i32 arithmetic through one loop, the rest through `binary_typed`.
+fn binary_data(op: BinaryOp, a: &CpuData, la: &Layout, b: &CpuData, lb: &Layout, shape: &[usize]) -> Result<CpuData> {
+    Ok(match (a, b) {
+        (CpuData::F32(x), CpuData::F32(y)) if !op.is_comparison() => {
+            CpuData::F32(fold_op!(op, O => zip_broadcast(x, la, y, lb, shape, |p, q| O.f32(p, q))))
+        }
+        (CpuData::I32(x), CpuData::I32(y)) if !op.is_comparison() => {
+            CpuData::I32(zip_broadcast(x, la, y, lb, shape, |p, q| op.i32(p, q)))
+        }
+        _ => binary_typed(op, a, la, b, lb, shape)?,
     })
 }
 
@@ -297,26 +327,38 @@ fn unary(d: &CpuData, l: &Layout, op: UnaryOp) -> Result<CpuData> {
 /// each (type, result) pair is compiled once: a generic walk with a runtime dtype match compiled
 /// every result type for every operand type (5 copies of ~40 KB in the .wasm).
 fn binary_typed(op: BinaryOp, a: &CpuData, la: &Layout, b: &CpuData, lb: &Layout, shape: &[usize]) -> Result<CpuData> {
+    macro_rules! compare {
+        ($x:expr, $y:expr) => {
+            CpuData::Bool(zip_broadcast_compact($x, la, $y, lb, shape, |p, q| op.compare(p, q) as u8))
+        };
+    }
     macro_rules! cmp_or {
         ($x:expr, $y:expr, $variant:ident, $f:expr) => {
             if op.is_comparison() {
-                CpuData::Bool(zip_broadcast($x, la, $y, lb, shape, |p, q| op.compare(p, q) as u8))
+                compare!($x, $y)
             } else {
-                CpuData::$variant(zip_broadcast($x, la, $y, lb, shape, $f))
+                CpuData::$variant(zip_broadcast_compact($x, la, $y, lb, shape, $f))
             }
         };
     }
+    // f32 and i32 arithmetic never reach here (binary_data): only their comparisons.
     Ok(match (a, b) {
-        (CpuData::F32(x), CpuData::F32(y)) => cmp_or!(x, y, F32, |p, q| op.f32(p, q)),
-        (CpuData::F16(x), CpuData::F16(y)) => {
-            cmp_or!(x, y, F16, |p: f16, q: f16| f16::from_f32(op.f32(p.to_f32(), q.to_f32())))
+        (CpuData::F32(x), CpuData::F32(y)) => compare!(x, y),
+        // f16 computes in f32 and rounds once, as PyTorch's CPU kernels do: through the f32
+        // loops, instead of a second copy of each walk.
+        (CpuData::F16(_), CpuData::F16(_)) => {
+            let (x, lx) = (cast(f16::slice(&copy(a, la)), DType::F32), Layout::contiguous(la.shape()));
+            let (y, ly) = (cast(f16::slice(&copy(b, lb)), DType::F32), Layout::contiguous(lb.shape()));
+            let out = binary_data(op, &x, &lx, &y, &ly, shape)?;
+            match &out {
+                CpuData::F32(v) => cast(v, DType::F16),
+                _ => out,
+            }
         }
-        (CpuData::I32(x), CpuData::I32(y)) => cmp_or!(x, y, I32, |p, q| op.i32(p, q)),
+        (CpuData::I32(x), CpuData::I32(y)) => compare!(x, y),
         (CpuData::U32(x), CpuData::U32(y)) => cmp_or!(x, y, U32, |p, q| op.u32(p, q)),
         (CpuData::Bool(x), CpuData::Bool(y)) => cmp_or!(x, y, Bool, |p: u8, q: u8| op.u32(p as u32, q as u32) as u8),
-        // In i32, wrapped back (storage.rs widens 8-bit operands before they get here).
-        (CpuData::U8(x), CpuData::U8(y)) => cmp_or!(x, y, U8, |p: u8, q: u8| op.i32(p as i32, q as i32) as u8),
-        (CpuData::I8(x), CpuData::I8(y)) => cmp_or!(x, y, I8, |p: i8, q: i8| op.i32(p as i32, q as i32) as i8),
+        (CpuData::U8(_), _) | (CpuData::I8(_), _) => return Err(narrow_reached()),
         _ => {
             return Err(Error::invalid(
                 op.name(),
@@ -345,9 +387,17 @@ impl Kernels for CpuBackend {
         reserve(l.numel(), dst)?;
         let d = &src.data;
         let out = match (op, d) {
-            (MapOp::Cast, CpuData::U8(v)) => cast(i32::slice(&widen(v, l)), &Layout::contiguous(l.shape()), dst),
-            (MapOp::Cast, CpuData::I8(v)) => cast(i32::slice(&widen(v, l)), &Layout::contiguous(l.shape()), dst),
-            (MapOp::Cast, _) => with_type!(d.dtype(), T => cast(T::slice(d), l, dst)),
+            (MapOp::Cast, _) if d.dtype() == dst => copy(d, l),
+            (MapOp::Cast, CpuData::U8(v)) => cast(i32::slice(&widen(v, l)), dst),
+            (MapOp::Cast, CpuData::I8(v)) => cast(i32::slice(&widen(v, l)), dst),
+            (MapOp::Cast, _) if l.is_contiguous() => {
+                let n = l.numel();
+                with_type!(d.dtype(), T => cast(&T::slice(d)[l.offset()..l.offset() + n], dst))
+            }
+            (MapOp::Cast, _) => {
+                let c = copy(d, l);
+                with_type!(d.dtype(), T => cast(T::slice(&c), dst))
+            }
             (MapOp::Unary(u), _) => unary(d, l, u)?,
         };
         CpuStorage::new(out)
@@ -362,18 +412,8 @@ impl Kernels for CpuBackend {
         lb: &Layout,
         shape: &[usize],
     ) -> Result<CpuStorage> {
-        let dtype = a.data.dtype();
-        reserve(numel(shape), dtype)?;
-        let out = match (&a.data, &b.data) {
-            (CpuData::F32(x), CpuData::F32(y)) if !op.is_comparison() => {
-                CpuData::F32(fold_op!(op, O => zip_broadcast(x, la, y, lb, shape, |p, q| O.f32(p, q))))
-            }
-            (CpuData::I32(x), CpuData::I32(y)) if !op.is_comparison() => {
-                CpuData::I32(fold_op!(op, O => zip_broadcast(x, la, y, lb, shape, |p, q| O.i32(p, q))))
-            }
-            _ => binary_typed(op, &a.data, la, &b.data, lb, shape)?,
-        };
-        CpuStorage::new(out)
+        reserve(numel(shape), a.data.dtype())?;
+        CpuStorage::new(binary_data(op, &a.data, la, &b.data, lb, shape)?)
     }
 
     fn where_(
@@ -389,14 +429,15 @@ impl Kernels for CpuBackend {
         reserve(numel(shape), a.data.dtype())?;
         let cv = u8::slice(&c.data);
         let (sc, sa, sb) = (lc.broadcast_strides(shape), la.broadcast_strides(shape), lb.broadcast_strides(shape));
-        let out = with_type!(a.data.dtype(), T => {
-            let (av, bv) = (T::slice(&a.data), T::slice(&b.data));
+        let dtype = a.data.dtype();
+        let out = with_width!(dtype, T => {
+            let (av, bv) = (T::of(&a.data), T::of(&b.data));
             let v: Vec<T> = offsets(lc, shape, &sc)
                 .zip(offsets(la, shape, &sa))
                 .zip(offsets(lb, shape, &sb))
                 .map(|((i, j), k)| if cv[i] != 0 { av[j] } else { bv[k] })
                 .collect();
-            T::wrap(v)
+            T::wrap_as(dtype, v)
         });
         CpuStorage::new(out)
     }
@@ -490,9 +531,10 @@ impl Kernels for CpuBackend {
                 off
             })
             .collect();
-        let out = with_type!(src.data.dtype(), T => {
-            let v = T::slice(&src.data);
-            T::wrap(src_offsets.iter().map(|&o| v[o]).collect())
+        let dtype = src.data.dtype();
+        let out = with_width!(dtype, T => {
+            let v = T::of(&src.data);
+            T::wrap_as(dtype, src_offsets.iter().map(|&o| v[o]).collect())
         });
         CpuStorage::new(out)
     }
@@ -517,21 +559,21 @@ impl Kernels for CpuBackend {
 
     fn cat(&self, parts: &[(&CpuStorage, &Layout)], dim: usize, shape: &[usize], dtype: DType) -> Result<CpuStorage> {
         reserve(numel(shape), dtype)?;
-        let out = with_type!(dtype, T => {
+        let out = with_width!(dtype, T => {
             let mut out = vec![T::default(); numel(shape)];
             let dst = Layout::contiguous(shape);
             let mut start = 0;
             for (s, l) in parts {
                 let len = l.shape()[dim];
                 let region = dst.narrow("cat", dim as isize, start, len)?;
-                let v = T::slice(&s.data);
+                let v = T::of(&s.data);
                 let src = StridedOffsets::new(l.shape(), l.strides(), l.offset());
                 for (o, i) in StridedOffsets::new(region.shape(), region.strides(), region.offset()).zip(src) {
                     out[o] = v[i];
                 }
                 start += len;
             }
-            T::wrap(out)
+            T::wrap_as(dtype, out)
         });
         CpuStorage::new(out)
     }
