@@ -1,5 +1,6 @@
 // Binary family, vectorised: both inputs contiguous with the output's shape, offsets and length
-// multiples of 4; one vec4 per thread, the scalar `op` per component.
+// multiples of 4; the scalar `op` per component. Each thread takes VEC4_PER_THREAD vec4s, a
+// grid apart (see kernels.rs).
 // Params: 0 vec4 count, 1 a offset, 2 b offset (both in vec4s).
 @group(0) @binding(0) var<storage, read> a: array<vec4<S>>;
 @group(0) @binding(1) var<storage, read> b: array<vec4<S>>;
@@ -8,11 +9,13 @@
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * WG;
-    if (i >= p(0u)) {
-        return;
+    let stride = nwg.x * nwg.y * WG;
+    let n = p(0u);
+    let oa = p(1u);
+    let ob = p(2u);
+    for (var i = gid.x + gid.y * nwg.x * WG; i < n; i += stride) {
+        let x = a[oa + i];
+        let y = b[ob + i];
+        out[i] = vec4<D>(op(x.x, y.x), op(x.y, y.y), op(x.z, y.z), op(x.w, y.w));
     }
-    let x = a[p(1u) + i];
-    let y = b[p(2u) + i];
-    out[i] = vec4<D>(op(x.x, y.x), op(x.y, y.y), op(x.z, y.z), op(x.w, y.w));
 }

@@ -1,5 +1,5 @@
-// binary_scalar.wgsl over contiguous data whose offset and length are multiples of 4: one vec4
-// per thread.
+// binary_scalar.wgsl over contiguous data whose offset and length are multiples of 4, each
+// thread taking VEC4_PER_THREAD vec4s a grid apart (see kernels.rs).
 // Params: 0 vec4 count, 1 a offset (in vec4s), 2 the scalar's bits.
 @group(0) @binding(0) var<storage, read> a: array<vec4<S>>;
 @group(0) @binding(1) var<storage, read_write> out: array<vec4<D>>;
@@ -7,11 +7,12 @@
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * WG;
-    if (i >= p(0u)) {
-        return;
-    }
-    let x = a[p(1u) + i];
+    let stride = nwg.x * nwg.y * WG;
+    let n = p(0u);
+    let oa = p(1u);
     let s = scalar(p(2u));
-    out[i] = vec4<D>(op(x.x, s), op(x.y, s), op(x.z, s), op(x.w, s));
+    for (var i = gid.x + gid.y * nwg.x * WG; i < n; i += stride) {
+        let x = a[oa + i];
+        out[i] = vec4<D>(op(x.x, s), op(x.y, s), op(x.z, s), op(x.w, s));
+    }
 }
