@@ -50,6 +50,7 @@ pub mod norm;
 mod parameter;
 mod pool;
 pub mod safetensors;
+mod safetensors_format;
 mod sequential;
 mod window;
 

@@ -6,10 +6,7 @@
 //! I64/U64/I16/U16 to i32 (an error names the first value outside i32's range, since
 //! PyTorch indexes and counts, e.g. BatchNorm's `num_batches_tracked`, in int64).
 
-use std::borrow::Cow;
-
-use safetensors::tensor::{Dtype, SafeTensors, TensorView, View};
-
+use super::safetensors_format::{self as format, Entry, Record};
 use crate::device::cpu::host_vec;
 use crate::device::Device;
 use crate::dtype::DType;
@@ -19,26 +16,11 @@ use crate::tensor::Tensor;
 const SAVE: &str = "save_safetensors";
 const LOAD: &str = "load_safetensors";
 
-/// One tensor's bytes, ready to write.
+/// One tensor's bytes, ready to write, with its dtype's name in the format.
 struct Bytes {
-    dtype: Dtype,
+    dtype: &'static str,
     shape: Vec<usize>,
     data: Vec<u8>,
-}
-
-impl View for &Bytes {
-    fn dtype(&self) -> Dtype {
-        self.dtype
-    }
-    fn shape(&self) -> &[usize] {
-        &self.shape
-    }
-    fn data(&self) -> Cow<'_, [u8]> {
-        Cow::Borrowed(&self.data)
-    }
-    fn data_len(&self) -> usize {
-        self.data.len()
-    }
 }
 
 /// `v` as little-endian bytes, in a buffer allocated fallibly (see `host_vec`).
@@ -55,21 +37,21 @@ async fn host_bytes(t: &Tensor) -> Result<Bytes> {
     let n = usize::try_from(t.nbytes()).unwrap_or(usize::MAX);
     drop((host_vec::<u8>(n)?, host_vec::<u8>(n)?));
     let (dtype, data) = match t.dtype() {
-        DType::F32 => (Dtype::F32, le_bytes(&t.to_vec::<f32>().await?, f32::to_le_bytes)?),
-        DType::F16 => (Dtype::F16, le_bytes(&t.to_vec::<half::f16>().await?, half::f16::to_le_bytes)?),
-        DType::I32 => (Dtype::I32, le_bytes(&t.to_vec::<i32>().await?, i32::to_le_bytes)?),
-        DType::U32 => (Dtype::U32, le_bytes(&t.to_vec::<u32>().await?, u32::to_le_bytes)?),
-        DType::Bool => (Dtype::BOOL, le_bytes(&t.to_vec::<bool>().await?, |b| [u8::from(b)])?),
-        DType::U8 => (Dtype::U8, t.to_vec::<u8>().await?),
-        DType::I8 => (Dtype::I8, le_bytes(&t.to_vec::<i8>().await?, i8::to_le_bytes)?),
+        DType::F32 => ("F32", le_bytes(&t.to_vec::<f32>().await?, f32::to_le_bytes)?),
+        DType::F16 => ("F16", le_bytes(&t.to_vec::<half::f16>().await?, half::f16::to_le_bytes)?),
+        DType::I32 => ("I32", le_bytes(&t.to_vec::<i32>().await?, i32::to_le_bytes)?),
+        DType::U32 => ("U32", le_bytes(&t.to_vec::<u32>().await?, u32::to_le_bytes)?),
+        DType::Bool => ("BOOL", le_bytes(&t.to_vec::<bool>().await?, |b| [u8::from(b)])?),
+        DType::U8 => ("U8", t.to_vec::<u8>().await?),
+        DType::I8 => ("I8", le_bytes(&t.to_vec::<i8>().await?, i8::to_le_bytes)?),
     };
     Ok(Bytes { dtype, shape: t.shape().to_vec(), data })
 }
 
 /// `dict` (a `state_dict`, or any named tensors on any devices) as the bytes of a
-/// `.safetensors` file, with optional string `metadata` (the header's `__metadata__`). Names must
-/// be unique; the file lists tensors in the format's canonical order, so the same dict (with at
-/// most one metadata key: the format's library orders several by a hash) gives the same bytes.
+/// `.safetensors` file, with optional string `metadata` (the header's `__metadata__`, written
+/// sorted by key). Names must be unique; the file lists tensors in the format's canonical order,
+/// so the same dict gives the same bytes, the bytes PyTorch's `save_file` writes for it.
 pub async fn save_safetensors(dict: &[(String, Tensor)], metadata: &[(String, String)]) -> Result<Vec<u8>> {
     let mut tensors = Vec::with_capacity(dict.len());
     for (i, (name, t)) in dict.iter().enumerate() {
@@ -80,10 +62,9 @@ pub async fn save_safetensors(dict: &[(String, Tensor)], metadata: &[(String, St
     }
     // The file is built in one more buffer of the tensors' total size (plus a small header).
     drop(host_vec::<u8>(tensors.iter().map(|(_, b)| b.data.len()).sum::<usize>().saturating_add(1 << 16))?);
-    // The crate's own map type (hashbrown), inferred from `serialize`'s signature.
-    let info = (!metadata.is_empty()).then(|| metadata.iter().cloned().collect());
-    safetensors::serialize(tensors.iter().map(|(n, b)| (*n, b)), info)
-        .map_err(|e| Error::invalid(SAVE, format!("could not serialise: {e}")))
+    let records =
+        tensors.iter().map(|(name, b)| Record { name, dtype: b.dtype, shape: &b.shape, data: &b.data }).collect();
+    format::write(records, metadata, SAVE)
 }
 
 /// Blocking [`save_safetensors`] (native only).
@@ -92,8 +73,8 @@ pub fn save_safetensors_blocking(dict: &[(String, Tensor)], metadata: &[(String,
     crate::block::block_on(save_safetensors(dict, metadata))
 }
 
-fn parse(bytes: &[u8]) -> Result<SafeTensors<'_>> {
-    SafeTensors::deserialize(bytes).map_err(|e| Error::invalid(LOAD, format!("not a valid .safetensors file: {e}")))
+fn parse(bytes: &[u8]) -> Result<format::File<'_>> {
+    format::read(bytes).map_err(|e| Error::invalid(LOAD, format!("not a valid .safetensors file: {e}")))
 }
 
 /// Fixed-size little-endian values of a tensor view, in a buffer allocated fallibly (a file's
@@ -111,7 +92,7 @@ fn values<const N: usize, T>(data: &[u8], f: impl Fn([u8; N]) -> T) -> Result<Ve
 /// Integers of a wider type as i32, refusing (by name and index) one that does not fit.
 fn to_i32<const N: usize, T: Copy + std::fmt::Display>(
     name: &str,
-    dtype: Dtype,
+    dtype: &str,
     data: &[u8],
     f: impl Fn([u8; N]) -> T,
     fits: impl Fn(T) -> Option<i32>,
@@ -123,7 +104,7 @@ fn to_i32<const N: usize, T: Copy + std::fmt::Display>(
             Error::invalid(
                 LOAD,
                 format!(
-                    "'{name}' ({dtype:?}) holds {x} at element {i}, outside int32's range; webtensor stores \
+                    "'{name}' ({dtype}) holds {x} at element {i}, outside int32's range; webtensor stores \
                      integers as int32"
                 ),
             )
@@ -133,30 +114,30 @@ fn to_i32<const N: usize, T: Copy + std::fmt::Display>(
 }
 
 /// One stored tensor as a webtensor tensor on `device`.
-fn tensor_of(name: &str, view: &TensorView<'_>, device: Option<Device>) -> Result<Tensor> {
-    let (shape, data, dt) = (view.shape(), view.data(), view.dtype());
+fn tensor_of(name: &str, entry: &Entry<'_>, device: Option<Device>) -> Result<Tensor> {
+    let (shape, data, dt) = (&entry.shape[..], entry.data, entry.dtype);
     match dt {
-        Dtype::F32 => Tensor::from_vec(values(data, f32::from_le_bytes)?, shape, device),
-        Dtype::F16 => Tensor::from_vec(values(data, half::f16::from_le_bytes)?, shape, device),
-        Dtype::BF16 => Tensor::from_vec(values(data, |b| half::bf16::from_le_bytes(b).to_f32())?, shape, device),
-        Dtype::F64 => Tensor::from_vec(values(data, |b| f64::from_le_bytes(b) as f32)?, shape, device),
-        Dtype::I32 => Tensor::from_vec(values(data, i32::from_le_bytes)?, shape, device),
-        Dtype::U32 => Tensor::from_vec(values(data, u32::from_le_bytes)?, shape, device),
-        Dtype::I64 => {
+        "F32" => Tensor::from_vec(values(data, f32::from_le_bytes)?, shape, device),
+        "F16" => Tensor::from_vec(values(data, half::f16::from_le_bytes)?, shape, device),
+        "BF16" => Tensor::from_vec(values(data, |b| half::bf16::from_le_bytes(b).to_f32())?, shape, device),
+        "F64" => Tensor::from_vec(values(data, |b| f64::from_le_bytes(b) as f32)?, shape, device),
+        "I32" => Tensor::from_vec(values(data, i32::from_le_bytes)?, shape, device),
+        "U32" => Tensor::from_vec(values(data, u32::from_le_bytes)?, shape, device),
+        "I64" => {
             Tensor::from_vec(to_i32(name, dt, data, i64::from_le_bytes, |x| i32::try_from(x).ok())?, shape, device)
         }
-        Dtype::U64 => {
+        "U64" => {
             Tensor::from_vec(to_i32(name, dt, data, u64::from_le_bytes, |x| i32::try_from(x).ok())?, shape, device)
         }
-        Dtype::I16 => Tensor::from_vec(values(data, |b| i32::from(i16::from_le_bytes(b)))?, shape, device),
-        Dtype::U16 => Tensor::from_vec(values(data, |b| i32::from(u16::from_le_bytes(b)))?, shape, device),
-        Dtype::I8 => Tensor::from_vec(values(data, |b: [u8; 1]| b[0] as i8)?, shape, device),
-        Dtype::U8 => Tensor::from_vec(values(data, |b: [u8; 1]| b[0])?, shape, device),
-        Dtype::BOOL => Tensor::from_vec(values(data, |b: [u8; 1]| b[0] != 0)?, shape, device),
+        "I16" => Tensor::from_vec(values(data, |b| i32::from(i16::from_le_bytes(b)))?, shape, device),
+        "U16" => Tensor::from_vec(values(data, |b| i32::from(u16::from_le_bytes(b)))?, shape, device),
+        "I8" => Tensor::from_vec(values(data, |b: [u8; 1]| b[0] as i8)?, shape, device),
+        "U8" => Tensor::from_vec(values(data, |b: [u8; 1]| b[0])?, shape, device),
+        "BOOL" => Tensor::from_vec(values(data, |b: [u8; 1]| b[0] != 0)?, shape, device),
         other => Err(Error::invalid(
             LOAD,
             format!(
-                "'{name}' is stored as {other:?}, which webtensor cannot hold; supported: F32, F16, BF16, F64, I64, \
+                "'{name}' is stored as {other}, which webtensor cannot hold; supported: F32, F16, BF16, F64, I64, \
                  U64, I32, U32, I16, U16, I8, U8, BOOL"
             ),
         )),
@@ -168,16 +149,10 @@ fn tensor_of(name: &str, view: &TensorView<'_>, device: Option<Device>) -> Resul
 /// to `Module::load_state_dict`, which converts each to its slot's dtype and device.
 pub fn load_safetensors(bytes: &[u8], device: Option<Device>) -> Result<Vec<(String, Tensor)>> {
     let file = parse(bytes)?;
-    let mut views = file.tensors();
-    views.sort_by_key(|(_, v)| v.data().as_ptr() as usize);
-    views.iter().map(|(name, view)| Ok((name.clone(), tensor_of(name, view, device)?))).collect()
+    file.tensors.iter().map(|(name, entry)| Ok((name.clone(), tensor_of(name, entry, device)?))).collect()
 }
 
 /// The header's `__metadata__` (string keys and values), sorted by key; empty when absent.
 pub fn safetensors_metadata(bytes: &[u8]) -> Result<Vec<(String, String)>> {
-    let (_, meta) = SafeTensors::read_metadata(bytes)
-        .map_err(|e| Error::invalid(LOAD, format!("not a valid .safetensors file: {e}")))?;
-    let mut out: Vec<(String, String)> = meta.metadata().clone().map(|m| m.into_iter().collect()).unwrap_or_default();
-    out.sort();
-    Ok(out)
+    Ok(parse(bytes)?.metadata)
 }
