@@ -87,7 +87,7 @@ pub(crate) fn write(mut records: Vec<Record<'_>>, metadata: &[(String, String)],
     records.sort_by(|a, b| rank(b.dtype).cmp(&rank(a.dtype)).then(a.name.cmp(b.name)));
     let mut header = String::from("{");
     if !metadata.is_empty() {
-        let mut meta: Vec<&(String, String)> = metadata.iter().collect();
+        let mut meta = metadata.to_vec();
         meta.sort();
         header.push_str("\"__metadata__\":{");
         for (i, (k, v)) in meta.iter().enumerate() {
