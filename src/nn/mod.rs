@@ -51,6 +51,7 @@ mod parameter;
 mod pool;
 pub mod safetensors;
 mod safetensors_format;
+mod safetensors_json;
 mod sequential;
 mod window;
 

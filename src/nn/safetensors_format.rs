@@ -6,15 +6,15 @@
 //! write order (dtypes by descending alignment, then names), serde_json's compact output and
 //! string escapes, and the reader's checks (header at most 100 MB, offsets contiguous from 0,
 //! each tensor's byte size equal to its shape times its dtype, nothing after the last tensor).
-//! tests/safetensors.rs compares the written bytes with a file PyTorch wrote.
+//! tests/safetensors.rs compares the written bytes with a file PyTorch wrote; the header's JSON
+//! is parsed by `safetensors_json.rs`.
 
 use crate::error::{Error, Result};
 
+use super::safetensors_json::parse_header;
+
 /// Most bytes a header may have (the `safetensors` crate's limit).
 const MAX_HEADER: usize = 100_000_000;
-/// Deepest JSON nesting the reader follows (serde_json's recursion limit), so a hostile header
-/// cannot exhaust the stack.
-const MAX_DEPTH: usize = 128;
 
 /// The dtypes of the format, in the crate's order (which is also its write order, reversed),
 /// with their sizes in bits.
@@ -150,17 +150,14 @@ pub(crate) fn read(bytes: &[u8]) -> std::result::Result<File<'_>, String> {
     let header =
         bytes.get(8..8 + n).ok_or(format!("header length {n} runs past the end of the {} bytes", bytes.len()))?;
     let header = std::str::from_utf8(header).map_err(|e| format!("the header is not UTF-8: {e}"))?;
-    let mut p = Parser { s: header.as_bytes(), i: 0 };
-    let (mut infos, metadata) = p.header()?;
-    p.ws();
-    if p.i != p.s.len() {
-        return Err(format!("unexpected text after the header's JSON at byte {}", p.i));
-    }
+    let (mut infos, metadata) = parse_header(header)?;
     infos.sort_by_key(|(_, i)| (i.start, i.end));
     let data = &bytes[8 + n..];
     let mut at = 0usize;
     let mut tensors = Vec::with_capacity(infos.len());
     for (name, info) in infos {
+        let &(dtype, bits_each) =
+            DTYPES.iter().find(|(n, _)| *n == info.dtype).ok_or(format!("'{name}': unknown dtype '{}'", info.dtype))?;
         if info.start != at || info.end < info.start {
             return Err(format!(
                 "'{name}': data_offsets [{}, {}] do not follow the previous tensor",
@@ -171,309 +168,19 @@ pub(crate) fn read(bytes: &[u8]) -> std::result::Result<File<'_>, String> {
             .shape
             .iter()
             .try_fold(1usize, |a, &d| a.checked_mul(d))
-            .and_then(|n| n.checked_mul(DTYPES[info.dtype].1))
+            .and_then(|n| n.checked_mul(bits_each))
             .ok_or(format!("'{name}': its shape overflows"))?;
         if bits % 8 != 0 || info.end - info.start != bits / 8 {
-            return Err(format!(
-                "'{name}': {} bytes do not hold its shape of {}",
-                info.end - info.start,
-                DTYPES[info.dtype].0
-            ));
+            return Err(format!("'{name}': {} bytes do not hold its shape of {}", info.end - info.start, dtype));
         }
         let slice = data.get(info.start..info.end).ok_or(format!("'{name}' runs past the end of the file"))?;
         at = info.end;
-        tensors.push((name, Entry { dtype: DTYPES[info.dtype].0, shape: info.shape, data: slice }));
+        tensors.push((name, Entry { dtype, shape: info.shape, data: slice }));
     }
     if at != data.len() {
         return Err(format!("the tensors cover {at} bytes but {} follow the header", data.len()));
     }
     Ok(File { tensors, metadata })
-}
-
-/// A tensor's header entry.
-struct Info {
-    dtype: usize,
-    shape: Vec<usize>,
-    start: usize,
-    end: usize,
-}
-
-/// A recursive-descent reader of the JSON the header may hold.
-struct Parser<'a> {
-    s: &'a [u8],
-    i: usize,
-}
-
-type Parsed<T> = std::result::Result<T, String>;
-/// A header's tensor entries (in header order) and metadata (sorted by key).
-type Header = (Vec<(String, Info)>, Vec<(String, String)>);
-
-impl Parser<'_> {
-    fn ws(&mut self) {
-        while matches!(self.s.get(self.i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.i += 1;
-        }
-    }
-
-    fn peek(&mut self) -> Option<u8> {
-        self.ws();
-        self.s.get(self.i).copied()
-    }
-
-    fn expect(&mut self, c: u8) -> Parsed<()> {
-        if self.peek() == Some(c) {
-            self.i += 1;
-            Ok(())
-        } else {
-            Err(format!("expected '{}' at byte {} of the header", c as char, self.i))
-        }
-    }
-
-    /// `{ "key": value, ... }`, calling `f` with each key (the parser then at its value).
-    fn object(&mut self, mut f: impl FnMut(&mut Self, String) -> Parsed<()>) -> Parsed<()> {
-        self.expect(b'{')?;
-        if self.peek() == Some(b'}') {
-            self.i += 1;
-            return Ok(());
-        }
-        loop {
-            let key = self.string()?;
-            self.expect(b':')?;
-            f(self, key)?;
-            match self.peek() {
-                Some(b',') => self.i += 1,
-                Some(b'}') => {
-                    self.i += 1;
-                    return Ok(());
-                }
-                _ => return Err(format!("expected ',' or '}}' at byte {} of the header", self.i)),
-            }
-        }
-    }
-
-    /// The top-level object: tensors by name and the optional `__metadata__`.
-    fn header(&mut self) -> Parsed<Header> {
-        let mut tensors: Vec<(String, Info)> = Vec::new();
-        let mut metadata = None;
-        self.object(|p, key| {
-            if key == "__metadata__" {
-                if metadata.is_some() {
-                    return Err("__metadata__ appears twice".into());
-                }
-                metadata = Some(p.metadata()?);
-            } else {
-                if tensors.iter().any(|(n, _)| *n == key) {
-                    return Err(format!("'{key}' appears twice"));
-                }
-                let info = p.info(&key)?;
-                tensors.push((key, info));
-            }
-            Ok(())
-        })?;
-        let mut metadata = metadata.unwrap_or_default();
-        metadata.sort();
-        Ok((tensors, metadata))
-    }
-
-    /// `__metadata__`: string keys and values, or null.
-    fn metadata(&mut self) -> Parsed<Vec<(String, String)>> {
-        if self.literal("null") {
-            return Ok(Vec::new());
-        }
-        let mut out: Vec<(String, String)> = Vec::new();
-        self.object(|p, key| {
-            let value = p.string().map_err(|e| format!("__metadata__ '{key}': {e} (values are strings)"))?;
-            // A repeated key keeps the last value, as a JSON map does.
-            out.retain(|(k, _)| *k != key);
-            out.push((key, value));
-            Ok(())
-        })?;
-        Ok(out)
-    }
-
-    /// One tensor's `{"dtype": .., "shape": [..], "data_offsets": [start, end]}`; other fields
-    /// are skipped, as the format's reader does.
-    fn info(&mut self, name: &str) -> Parsed<Info> {
-        let (mut dtype, mut shape, mut offsets) = (None, None, None);
-        self.object(|p, key| {
-            let seen = match key.as_str() {
-                "dtype" => {
-                    let d = p.string()?;
-                    let at =
-                        DTYPES.iter().position(|(n, _)| *n == d).ok_or(format!("'{name}': unknown dtype '{d}'"))?;
-                    dtype.replace(at).is_some()
-                }
-                "shape" => shape.replace(p.integers()?).is_some(),
-                "data_offsets" => offsets.replace(p.integers()?).is_some(),
-                _ => {
-                    p.skip(0)?;
-                    false
-                }
-            };
-            if seen {
-                return Err(format!("'{name}': field '{key}' appears twice"));
-            }
-            Ok(())
-        })?;
-        let missing = |f: &str| format!("'{name}': missing field '{f}'");
-        let offsets = offsets.ok_or_else(|| missing("data_offsets"))?;
-        let [start, end] = offsets[..] else {
-            return Err(format!("'{name}': data_offsets must be [start, end]"));
-        };
-        Ok(Info {
-            dtype: dtype.ok_or_else(|| missing("dtype"))?,
-            shape: shape.ok_or_else(|| missing("shape"))?,
-            start,
-            end,
-        })
-    }
-
-    fn literal(&mut self, word: &str) -> bool {
-        self.ws();
-        let hit = self.s[self.i..].starts_with(word.as_bytes());
-        if hit {
-            self.i += word.len();
-        }
-        hit
-    }
-
-    /// `[n, ...]` of non-negative integers.
-    fn integers(&mut self) -> Parsed<Vec<usize>> {
-        self.expect(b'[')?;
-        let mut out = Vec::new();
-        if self.peek() == Some(b']') {
-            self.i += 1;
-            return Ok(out);
-        }
-        loop {
-            out.push(self.integer()?);
-            match self.peek() {
-                Some(b',') => self.i += 1,
-                Some(b']') => {
-                    self.i += 1;
-                    return Ok(out);
-                }
-                _ => return Err(format!("expected ',' or ']' at byte {} of the header", self.i)),
-            }
-        }
-    }
-
-    fn integer(&mut self) -> Parsed<usize> {
-        self.ws();
-        let start = self.i;
-        while self.s.get(self.i).is_some_and(u8::is_ascii_digit) {
-            self.i += 1;
-        }
-        let digits = &self.s[start..self.i];
-        if digits.is_empty() || matches!(self.s.get(self.i), Some(b'.' | b'e' | b'E')) {
-            return Err(format!("expected a non-negative integer at byte {start} of the header"));
-        }
-        // Digits are ASCII, so the slice is valid UTF-8.
-        std::str::from_utf8(digits)
-            .ok()
-            .and_then(|d| d.parse().ok())
-            .ok_or(format!("the integer at byte {start} of the header is too large"))
-    }
-
-    /// A JSON string, unescaped.
-    fn string(&mut self) -> Parsed<String> {
-        self.expect(b'"')?;
-        let mut out = Vec::new();
-        loop {
-            let c = *self.s.get(self.i).ok_or("unterminated string in the header")?;
-            self.i += 1;
-            match c {
-                b'"' => break,
-                b'\\' => {
-                    let e = *self.s.get(self.i).ok_or("unterminated string in the header")?;
-                    self.i += 1;
-                    let ch = match e {
-                        b'"' => '"',
-                        b'\\' => '\\',
-                        b'/' => '/',
-                        b'b' => '\u{8}',
-                        b'f' => '\u{c}',
-                        b'n' => '\n',
-                        b'r' => '\r',
-                        b't' => '\t',
-                        b'u' => self.unicode()?,
-                        _ => return Err(format!("invalid escape at byte {} of the header", self.i - 1)),
-                    };
-                    let mut buf = [0u8; 4];
-                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-                }
-                c if c < 0x20 => return Err(format!("control character in a string at byte {}", self.i - 1)),
-                c => out.push(c),
-            }
-        }
-        // The header was checked to be UTF-8 and escapes add whole characters.
-        String::from_utf8(out).map_err(|e| format!("a string in the header is not UTF-8: {e}"))
-    }
-
-    fn hex4(&mut self) -> Parsed<u32> {
-        let digits = self.s.get(self.i..self.i + 4).ok_or("truncated \\u escape in the header")?;
-        self.i += 4;
-        std::str::from_utf8(digits)
-            .ok()
-            .and_then(|d| u32::from_str_radix(d, 16).ok())
-            .ok_or(format!("invalid \\u escape at byte {} of the header", self.i - 4))
-    }
-
-    /// The character of a `\u` escape (a surrogate pair takes two).
-    fn unicode(&mut self) -> Parsed<char> {
-        let hi = self.hex4()?;
-        let code = if (0xD800..0xDC00).contains(&hi) {
-            if !self.s[self.i..].starts_with(b"\\u") {
-                return Err("unpaired surrogate in a \\u escape of the header".into());
-            }
-            self.i += 2;
-            let lo = self.hex4()?;
-            if !(0xDC00..0xE000).contains(&lo) {
-                return Err("unpaired surrogate in a \\u escape of the header".into());
-            }
-            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
-        } else {
-            hi
-        };
-        char::from_u32(code).ok_or("unpaired surrogate in a \\u escape of the header".into())
-    }
-
-    /// Skips any JSON value (a field the reader does not use).
-    fn skip(&mut self, depth: usize) -> Parsed<()> {
-        if depth > MAX_DEPTH {
-            return Err("the header nests too deeply".into());
-        }
-        match self.peek() {
-            Some(b'"') => self.string().map(drop),
-            Some(b'{') => self.object(|p, _| p.skip(depth + 1)),
-            Some(b'[') => {
-                self.i += 1;
-                if self.peek() == Some(b']') {
-                    self.i += 1;
-                    return Ok(());
-                }
-                loop {
-                    self.skip(depth + 1)?;
-                    match self.peek() {
-                        Some(b',') => self.i += 1,
-                        Some(b']') => {
-                            self.i += 1;
-                            return Ok(());
-                        }
-                        _ => return Err(format!("expected ',' or ']' at byte {} of the header", self.i)),
-                    }
-                }
-            }
-            _ if self.literal("true") || self.literal("false") || self.literal("null") => Ok(()),
-            Some(b'-' | b'0'..=b'9') => {
-                while matches!(self.s.get(self.i), Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')) {
-                    self.i += 1;
-                }
-                Ok(())
-            }
-            _ => Err(format!("unexpected character at byte {} of the header", self.i)),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! rows are split across threads. Per-element index arithmetic over the rank (what a strided
 //! iterator does) cost 5-10x on broadcasts such as `x + bias`, `x * 0.5` or `dist + norms[:, None]`.
 //! The pattern loops are compiled per op and type, so the rare ones (comparisons, u32 and bool
-//! ops) take `zip_broadcast_compact`: the same rows through the one strided loop.
+//! ops) take `ONE_LOOP`: the same rows through the one strided loop.
 
 use std::mem::MaybeUninit;
 
@@ -68,33 +68,15 @@ fn row<const PATTERNS: bool, T: Copy, U>(
     }
 }
 
+/// [`zip_broadcast`]'s `PATTERNS`: a loop per operand pattern, for the hot ops.
+pub(super) const ALL_PATTERNS: bool = true;
+/// [`zip_broadcast`]'s `PATTERNS`: rows through the one strided loop, a quarter of the code,
+/// for ops that are rarely hot.
+pub(super) const ONE_LOOP: bool = false;
+
 /// `f(a, b)` over `shape`, each operand read through its layout broadcast to `shape`, into a
-/// new contiguous vector.
-pub(super) fn zip_broadcast<T: Copy + Sync, U: Send>(
-    a: &[T],
-    la: &Layout,
-    b: &[T],
-    lb: &Layout,
-    shape: &[usize],
-    f: impl Fn(T, T) -> U + Sync,
-) -> Vec<U> {
-    walk::<true, T, U>(a, la, b, lb, shape, f)
-}
-
-/// [`zip_broadcast`] without the per-pattern loops: a quarter of the code for ops that are
-/// rarely hot.
-pub(super) fn zip_broadcast_compact<T: Copy + Sync, U: Send>(
-    a: &[T],
-    la: &Layout,
-    b: &[T],
-    lb: &Layout,
-    shape: &[usize],
-    f: impl Fn(T, T) -> U + Sync,
-) -> Vec<U> {
-    walk::<false, T, U>(a, la, b, lb, shape, f)
-}
-
-fn walk<const PATTERNS: bool, T: Copy + Sync, U: Send>(
+/// new contiguous vector; `PATTERNS` is [`ALL_PATTERNS`] or [`ONE_LOOP`].
+pub(super) fn zip_broadcast<const PATTERNS: bool, T: Copy + Sync, U: Send>(
     a: &[T],
     la: &Layout,
     b: &[T],
@@ -153,9 +135,9 @@ mod tests {
             (vec![2, 1, 3], Layout::contiguous(&[2, 1, 3]), Layout::contiguous(&[1, 1, 3])),
         ];
         for (shape, la, lb) in cases {
-            let got = zip_broadcast(&data, &la, &data[7..], &lb, &shape, |x, y| x * 10.0 + y);
+            let got = zip_broadcast::<ALL_PATTERNS, _, _>(&data, &la, &data[7..], &lb, &shape, |x, y| x * 10.0 + y);
             assert_eq!(got, reference(&data, &la, &data[7..], &lb, &shape), "{shape:?} {la:?} {lb:?}");
-            let compact = zip_broadcast_compact(&data, &la, &data[7..], &lb, &shape, |x, y| x * 10.0 + y);
+            let compact = zip_broadcast::<ONE_LOOP, _, _>(&data, &la, &data[7..], &lb, &shape, |x, y| x * 10.0 + y);
             assert_eq!(compact, got, "compact {shape:?} {la:?} {lb:?}");
         }
     }

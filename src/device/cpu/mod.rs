@@ -19,7 +19,7 @@ use crate::op::reduce::ReduceOp;
 use crate::op::unary::UnaryOp;
 use crate::op::{IndexMode, MapOp, MatmulArgs};
 use crate::shape::numel;
-use broadcast::{zip_broadcast, zip_broadcast_compact};
+use broadcast::{zip_broadcast, ALL_PATTERNS, ONE_LOOP};
 use width::{with_width, Bits};
 
 mod alloc;
@@ -313,11 +313,11 @@ fn unary(d: &CpuData, l: &Layout, op: UnaryOp) -> Result<CpuData> {
 /// hot path of every model), i32 arithmetic through one loop, the rest through `binary_typed`.
 fn binary_data(op: BinaryOp, a: &CpuData, la: &Layout, b: &CpuData, lb: &Layout, shape: &[usize]) -> Result<CpuData> {
     Ok(match (a, b) {
-        (CpuData::F32(x), CpuData::F32(y)) if !op.is_comparison() => {
-            CpuData::F32(fold_op!(op, O => zip_broadcast(x, la, y, lb, shape, |p, q| O.f32(p, q))))
-        }
+        (CpuData::F32(x), CpuData::F32(y)) if !op.is_comparison() => CpuData::F32(
+            fold_op!(op, O => zip_broadcast::<ALL_PATTERNS, _, _>(x, la, y, lb, shape, |p, q| O.f32(p, q))),
+        ),
         (CpuData::I32(x), CpuData::I32(y)) if !op.is_comparison() => {
-            CpuData::I32(zip_broadcast(x, la, y, lb, shape, |p, q| op.i32(p, q)))
+            CpuData::I32(zip_broadcast::<ALL_PATTERNS, _, _>(x, la, y, lb, shape, |p, q| op.i32(p, q)))
         }
         _ => binary_typed(op, a, la, b, lb, shape)?,
     })
@@ -329,7 +329,7 @@ fn binary_data(op: BinaryOp, a: &CpuData, la: &Layout, b: &CpuData, lb: &Layout,
 fn binary_typed(op: BinaryOp, a: &CpuData, la: &Layout, b: &CpuData, lb: &Layout, shape: &[usize]) -> Result<CpuData> {
     macro_rules! compare {
         ($x:expr, $y:expr) => {
-            CpuData::Bool(zip_broadcast_compact($x, la, $y, lb, shape, |p, q| op.compare(p, q) as u8))
+            CpuData::Bool(zip_broadcast::<ONE_LOOP, _, _>($x, la, $y, lb, shape, |p, q| op.compare(p, q) as u8))
         };
     }
     macro_rules! cmp_or {
@@ -337,7 +337,7 @@ fn binary_typed(op: BinaryOp, a: &CpuData, la: &Layout, b: &CpuData, lb: &Layout
             if op.is_comparison() {
                 compare!($x, $y)
             } else {
-                CpuData::$variant(zip_broadcast_compact($x, la, $y, lb, shape, $f))
+                CpuData::$variant(zip_broadcast::<ONE_LOOP, _, _>($x, la, $y, lb, shape, $f))
             }
         };
     }

@@ -12,7 +12,7 @@ use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
-use crate::op::{IndexMode, MapOp, MatOperand, MatmulArgs, MatmulProgram};
+use crate::op::{IndexMode, MapOp, MatmulArgs};
 use crate::shaders::{accumulator, params, KernelKey, WG};
 use crate::shape::numel;
 
@@ -22,7 +22,7 @@ const SMALL_ROW: usize = 64;
 pub(super) const REDUCE_CHUNK: usize = 4096;
 /// Broadcasts whose coalesced output is [rows, cols] with at most this many columns run one
 /// thread per row.
-const ROW_COLS: u32 = 32;
+pub(super) const ROW_COLS: u32 = 32;
 /// On software adapters, softmax and reductions over at least this many rows run a thread per
 /// row (or per chunk) instead of a workgroup with barriers.
 const SERIAL_ROWS: usize = 64;
@@ -30,24 +30,13 @@ const SERIAL_ROWS: usize = 64;
 const SERIAL_THREADS: usize = 8192;
 /// Most workgroups one row's reduction pass uses (chunks grow past REDUCE_CHUNK instead).
 const ROW_CHUNKS: usize = 128;
-/// A matmul with fewer output tiles than this and a long inner dimension splits K (see
-/// `matmul_split_k`).
-const SPLIT_K_TILES: usize = 16;
-const SPLIT_K_MIN: usize = 4096;
 /// vec4s per thread of the vectorised elementwise kernels (binary4, binary_scalar4, map4), a grid
 /// apart so neighbouring threads still read neighbouring vec4s. Software adapters pay per
 /// invocation (index math, bounds check, a lane of gathers): one vec4 per thread made `add` over
 /// 1M elements 0.99x TF.js on Dawn/lavapipe, four made it 1.40x.
 const VEC4_PER_THREAD: usize = 4;
-/// Matmul output tile (see matmul.wgsl).
-const TILE: usize = 64;
-/// Rows of C per workgroup of the blocked program (see matmul_blocked.wgsl; columns are TILE).
-const BLOCKED_ROWS: usize = 128;
-/// Rows and columns of C per workgroup of the vec4 blocked program (matmul_blocked4.wgsl).
-const BLOCKED4_ROWS: usize = 256;
-const BLOCKED4_COLS: usize = 128;
 
-fn u(x: usize) -> u32 {
+pub(super) fn u(x: usize) -> u32 {
     // Buffer limits (< 4 GiB per binding) keep every element index and count within u32.
     x as u32
 }
@@ -65,7 +54,7 @@ fn words(w: &[usize]) -> Vec<u32> {
 impl WgpuDevice {
     /// Records a strided copy/cast/unary from `src` (layout `sl`) into `dst` (layout `dl`).
     #[allow(clippy::too_many_arguments)]
-    fn launch_map(
+    pub(super) fn launch_map(
         &self,
         op: MapOp,
         src: &wgpu::Buffer,
@@ -89,7 +78,7 @@ impl WgpuDevice {
                 KernelKey::Map4 { op, src: sd, dst: dd },
                 &[Bind::whole(src), Bind::whole(dst)],
                 &p,
-                self.groups((n / 4).div_ceil(VEC4_PER_THREAD), WG)?,
+                self.vec4_groups(n)?,
             );
         }
         let p = words(&params::map(sl, dl)?);
@@ -123,8 +112,13 @@ impl WgpuDevice {
 }
 
 impl WgpuDevice {
+    /// The grid of a vec4 elementwise kernel over `n` elements (`VEC4_PER_THREAD` per thread).
+    fn vec4_groups(&self, n: usize) -> Result<(u32, u32, u32)> {
+        self.groups((n / 4).div_ceil(VEC4_PER_THREAD), WG)
+    }
+
     /// Whether to shape kernels for a software adapter (see `WgpuDevice::software_kernels`).
-    fn software(&self) -> bool {
+    pub(super) fn software(&self) -> bool {
         self.software_kernels.load(std::sync::atomic::Ordering::Relaxed)
     }
 
@@ -160,51 +154,6 @@ impl WgpuDevice {
                 }
             }
         }
-    }
-
-    /// A matmul whose output is a few tiles but whose inner dimension is long (`X^T @ Y` over many
-    /// samples) would run on a handful of workgroups, each walking all of K. Instead, K is cut
-    /// into slices computed as a batch by the same kernel (a slice's operands are the originals
-    /// shifted by the slice start, expressed as batch strides), and the slices are summed by the
-    /// row reduction.
-    fn matmul_split_k(self: &Arc<Self>, a: &WgpuStorage, b: &WgpuStorage, g: &MatmulArgs) -> Result<WgpuStorage> {
-        let dtype = a.dtype();
-        let (gx, gy) = (g.n.div_ceil(TILE), g.m.div_ceil(TILE));
-        let tiles = gx * gy;
-        let slices = (256 / tiles).clamp(2, 64).min(g.k / 1024).max(2);
-        let len = g.k.div_ceil(slices);
-        let (full, rest) = (g.k / len, g.k % len);
-        let total = full + (rest > 0) as usize;
-        let mn = g.m * g.n;
-        let partial = self.alloc(total * mn, dtype)?;
-        let key = KernelKey::Matmul { dtype, program: MatmulProgram::Tiled };
-        let bind = [Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(partial.buffer())];
-        // Each slice is a batch of a `k`-long product whose operands step by the slice length.
-        let params = |k, a_step, b_step, a_off, b_off, base| {
-            let a = MatOperand { offset: a_off, batch_stride: a_step, ..g.a };
-            let b = MatOperand { offset: b_off, batch_stride: b_step, ..g.b };
-            params::matmul(&MatmulArgs { k, a, b, ..*g }, base).map(u)
-        };
-        let launch = |p: [u32; 12], count: usize| self.dispatch(key, &bind, &p, (u(gx), u(gy), u(count)));
-        // Slice s starts at inner index s * len: A moves len columns, B len rows.
-        launch(params(len, len * g.a.col_stride, len * g.b.row_stride, g.a.offset, g.b.offset, 0), full)?;
-        if rest > 0 {
-            let (a0, b0) = (g.a.offset + full * len * g.a.col_stride, g.b.offset + full * len * g.b.row_stride);
-            launch(params(rest, 0, 0, a0, b0, full), 1)?;
-        }
-        // partial is [slices, m*n]; sum over slices as rows of its transpose.
-        let rows = Layout::contiguous(&[total, mn]).transpose("matmul", 0, 1)?;
-        let by_row = self.alloc(total * mn, dtype)?;
-        self.launch_map(
-            MapOp::Cast,
-            partial.buffer(),
-            &rows,
-            dtype,
-            by_row.buffer(),
-            &Layout::contiguous(&[mn, total]),
-            dtype,
-        )?;
-        self.reduce(ReduceOp::Sum, &by_row, &Layout::contiguous(&[mn, total]), mn, total)
     }
 }
 
@@ -261,12 +210,7 @@ impl Kernels for Arc<WgpuDevice> {
         if params::same_shape(la, lb, shape) && aligned4(&[n, la.offset(), lb.offset()]) {
             let p = [n / 4, la.offset() / 4, lb.offset() / 4].map(u);
             let bufs = [Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())];
-            self.dispatch(
-                KernelKey::Binary4 { op, dtype },
-                &bufs,
-                &p,
-                self.groups((n / 4).div_ceil(VEC4_PER_THREAD), WG)?,
-            )?;
+            self.dispatch(KernelKey::Binary4 { op, dtype }, &bufs, &p, self.vec4_groups(n)?)?;
             return Ok(out);
         }
         let mut p = words(&params::binary(op.name(), la, lb, shape)?);
@@ -299,12 +243,7 @@ impl Kernels for Arc<WgpuDevice> {
         let bufs = [Bind::whole(a.buffer()), Bind::whole(out.buffer())];
         if aligned4(&[n, la.offset()]) {
             let p = [u(n / 4), u(la.offset() / 4), bits];
-            self.dispatch(
-                KernelKey::BinaryScalar4 { op, dtype },
-                &bufs,
-                &p,
-                self.groups((n / 4).div_ceil(VEC4_PER_THREAD), WG)?,
-            )?;
+            self.dispatch(KernelKey::BinaryScalar4 { op, dtype }, &bufs, &p, self.vec4_groups(n)?)?;
         } else {
             let p = [u(n), u(la.offset()), bits];
             self.dispatch(KernelKey::BinaryScalar { op, dtype }, &bufs, &p, self.groups(n, WG)?)?;
@@ -469,76 +408,7 @@ impl Kernels for Arc<WgpuDevice> {
     }
 
     fn matmul(&self, a: &WgpuStorage, b: &WgpuStorage, g: &MatmulArgs) -> Result<WgpuStorage> {
-        let dtype = a.dtype();
-        let out = self.alloc(g.batch * g.m * g.n, dtype)?;
-        if g.batch * g.m * g.n == 0 {
-            return Ok(out);
-        }
-        if g.k == 0 {
-            // An empty inner dimension sums nothing: the product is all zeros.
-            return self.fill(g.batch * g.m * g.n, 0.0, dtype);
-        }
-        let max = self.limits.max_compute_workgroups_per_dimension as usize;
-        let (gx, gy) = (g.n.div_ceil(TILE), g.m.div_ceil(TILE));
-        if gx > max || gy > max {
-            return Err(Error::TooLarge {
-                op: "matmul",
-                device: self.name(),
-                bytes: (g.m.max(g.n)) as u64,
-                limit_name: "max_compute_workgroups_per_dimension * 64 (rows or columns)",
-                limit: (max * TILE) as u64,
-            });
-        }
-        let program = g.program();
-        if program != MatmulProgram::Tiled {
-            // Every batch in one dispatch: one workgroup per output (Dot), one thread per output
-            // row when rows are short (Naive's row mode), else one thread per output.
-            let total = g.batch * g.m * g.n;
-            let row_mode = program == MatmulProgram::Naive && g.n <= ROW_COLS as usize;
-            let items = if row_mode { g.batch * g.m } else { total };
-            let mut p = params::matmul(g, 0).map(u).to_vec();
-            p[7] = u(items);
-            p.push(row_mode as u32);
-            let groups = if program == MatmulProgram::Dot { self.fold(total)? } else { self.groups(items, WG)? };
-            self.dispatch(
-                KernelKey::Matmul { dtype, program },
-                &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
-                &p,
-                groups,
-            )?;
-            return Ok(out);
-        }
-        // f16 partials would be rounded (and can overflow) before the slices are summed; f16
-        // keeps the single pass, which accumulates in f32.
-        if g.batch == 1 && gx * gy < SPLIT_K_TILES && g.k >= SPLIT_K_MIN && dtype != DType::F16 {
-            drop(out);
-            return self.matmul_split_k(a, b, g);
-        }
-        // Software adapters run the tiles from registers (matmul_blocked.wgsl: no barriers),
-        // with vec4 loads where the operands' rows allow them (matmul_blocked4.wgsl).
-        let (program, gy) = if self.software() {
-            let blocked = if g.vec4_aligned() { MatmulProgram::Blocked4 } else { MatmulProgram::Blocked };
-            (blocked, g.m.div_ceil(if blocked == MatmulProgram::Blocked4 { BLOCKED4_ROWS } else { BLOCKED_ROWS }))
-        } else {
-            (MatmulProgram::Tiled, gy)
-        };
-        let mut base = 0;
-        while base < g.batch {
-            let count = (g.batch - base).min(max);
-            let p = params::matmul(g, base).map(u);
-            self.dispatch(
-                KernelKey::Matmul { dtype, program },
-                &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
-                &p,
-                (
-                    if program == MatmulProgram::Blocked4 { u(g.n.div_ceil(BLOCKED4_COLS)) } else { u(gx) },
-                    u(gy),
-                    u(count),
-                ),
-            )?;
-            base += count;
-        }
-        Ok(out)
+        self.launch_matmul(a, b, g)
     }
 
     fn index(

@@ -7,6 +7,7 @@ mod context;
 mod fallback;
 mod hold;
 mod kernels;
+mod matmul;
 mod pinned;
 mod pool;
 mod readback;

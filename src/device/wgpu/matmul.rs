@@ -1,0 +1,155 @@
+//! Matmul launches on wgpu: the program chosen by shape (`MatmulProgram`), split-K for a few
+//! output tiles over a long inner dimension, and the register-blocked programs on software
+//! adapters.
+
+use std::sync::Arc;
+
+use super::context::Bind;
+use super::kernels::{u, ROW_COLS};
+use super::{WgpuDevice, WgpuStorage};
+use crate::device::backend::Kernels;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::op::reduce::ReduceOp;
+use crate::op::{MapOp, MatOperand, MatmulArgs, MatmulProgram};
+use crate::shaders::{params, KernelKey, WG};
+
+/// A matmul with fewer output tiles than this and a long inner dimension splits K (see
+/// `matmul_split_k`).
+const SPLIT_K_TILES: usize = 16;
+const SPLIT_K_MIN: usize = 4096;
+/// Matmul output tile (see matmul.wgsl).
+const TILE: usize = 64;
+/// Rows of C per workgroup of the blocked program (see matmul_blocked.wgsl; columns are TILE).
+const BLOCKED_ROWS: usize = 128;
+/// Rows and columns of C per workgroup of the vec4 blocked program (matmul_blocked4.wgsl).
+const BLOCKED4_ROWS: usize = 256;
+const BLOCKED4_COLS: usize = 128;
+
+impl WgpuDevice {
+    /// A matmul whose output is a few tiles but whose inner dimension is long (`X^T @ Y` over many
+    /// samples) would run on a handful of workgroups, each walking all of K. Instead, K is cut
+    /// into slices computed as a batch by the same kernel (a slice's operands are the originals
+    /// shifted by the slice start, expressed as batch strides), and the slices are summed by the
+    /// row reduction.
+    fn matmul_split_k(self: &Arc<Self>, a: &WgpuStorage, b: &WgpuStorage, g: &MatmulArgs) -> Result<WgpuStorage> {
+        let dtype = a.dtype();
+        let (gx, gy) = (g.n.div_ceil(TILE), g.m.div_ceil(TILE));
+        let tiles = gx * gy;
+        let slices = (256 / tiles).clamp(2, 64).min(g.k / 1024).max(2);
+        let len = g.k.div_ceil(slices);
+        let (full, rest) = (g.k / len, g.k % len);
+        let total = full + (rest > 0) as usize;
+        let mn = g.m * g.n;
+        let partial = self.alloc(total * mn, dtype)?;
+        let key = KernelKey::Matmul { dtype, program: MatmulProgram::Tiled };
+        let bind = [Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(partial.buffer())];
+        // Each slice is a batch of a `k`-long product whose operands step by the slice length.
+        let params = |k, a_step, b_step, a_off, b_off, base| {
+            let a = MatOperand { offset: a_off, batch_stride: a_step, ..g.a };
+            let b = MatOperand { offset: b_off, batch_stride: b_step, ..g.b };
+            params::matmul(&MatmulArgs { k, a, b, ..*g }, base).map(u)
+        };
+        let launch = |p: [u32; 12], count: usize| self.dispatch(key, &bind, &p, (u(gx), u(gy), u(count)));
+        // Slice s starts at inner index s * len: A moves len columns, B len rows.
+        launch(params(len, len * g.a.col_stride, len * g.b.row_stride, g.a.offset, g.b.offset, 0), full)?;
+        if rest > 0 {
+            let (a0, b0) = (g.a.offset + full * len * g.a.col_stride, g.b.offset + full * len * g.b.row_stride);
+            launch(params(rest, 0, 0, a0, b0, full), 1)?;
+        }
+        // partial is [slices, m*n]; sum over slices as rows of its transpose.
+        let rows = Layout::contiguous(&[total, mn]).transpose("matmul", 0, 1)?;
+        let by_row = self.alloc(total * mn, dtype)?;
+        self.launch_map(
+            MapOp::Cast,
+            partial.buffer(),
+            &rows,
+            dtype,
+            by_row.buffer(),
+            &Layout::contiguous(&[mn, total]),
+            dtype,
+        )?;
+        self.reduce(ReduceOp::Sum, &by_row, &Layout::contiguous(&[mn, total]), mn, total)
+    }
+
+    /// `a @ b` (see `Kernels::matmul`): the program by shape (`MatmulArgs::program`), split-K
+    /// for few tiles over a long inner dim, and on software adapters the blocked programs.
+    pub(super) fn launch_matmul(
+        self: &Arc<Self>,
+        a: &WgpuStorage,
+        b: &WgpuStorage,
+        g: &MatmulArgs,
+    ) -> Result<WgpuStorage> {
+        let dtype = a.dtype();
+        let out = self.alloc(g.batch * g.m * g.n, dtype)?;
+        if g.batch * g.m * g.n == 0 {
+            return Ok(out);
+        }
+        if g.k == 0 {
+            // An empty inner dimension sums nothing: the product is all zeros.
+            return self.fill(g.batch * g.m * g.n, 0.0, dtype);
+        }
+        let max = self.limits.max_compute_workgroups_per_dimension as usize;
+        let (gx, gy) = (g.n.div_ceil(TILE), g.m.div_ceil(TILE));
+        if gx > max || gy > max {
+            return Err(Error::TooLarge {
+                op: "matmul",
+                device: self.name(),
+                bytes: (g.m.max(g.n)) as u64,
+                limit_name: "max_compute_workgroups_per_dimension * 64 (rows or columns)",
+                limit: (max * TILE) as u64,
+            });
+        }
+        let program = g.program();
+        if program != MatmulProgram::Tiled {
+            // Every batch in one dispatch: one workgroup per output (Dot), one thread per output
+            // row when rows are short (Naive's row mode), else one thread per output.
+            let total = g.batch * g.m * g.n;
+            let row_mode = program == MatmulProgram::Naive && g.n <= ROW_COLS as usize;
+            let items = if row_mode { g.batch * g.m } else { total };
+            let mut p = params::matmul(g, 0).map(u).to_vec();
+            p[7] = u(items);
+            p.push(row_mode as u32);
+            let groups = if program == MatmulProgram::Dot { self.fold(total)? } else { self.groups(items, WG)? };
+            self.dispatch(
+                KernelKey::Matmul { dtype, program },
+                &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
+                &p,
+                groups,
+            )?;
+            return Ok(out);
+        }
+        // f16 partials would be rounded (and can overflow) before the slices are summed; f16
+        // keeps the single pass, which accumulates in f32.
+        if g.batch == 1 && gx * gy < SPLIT_K_TILES && g.k >= SPLIT_K_MIN && dtype != DType::F16 {
+            drop(out);
+            return self.matmul_split_k(a, b, g);
+        }
+        // Software adapters run the tiles from registers (matmul_blocked.wgsl: no barriers),
+        // with vec4 loads where the operands' rows allow them (matmul_blocked4.wgsl).
+        let (program, gy) = if self.software() {
+            let blocked = if g.vec4_aligned() { MatmulProgram::Blocked4 } else { MatmulProgram::Blocked };
+            (blocked, g.m.div_ceil(if blocked == MatmulProgram::Blocked4 { BLOCKED4_ROWS } else { BLOCKED_ROWS }))
+        } else {
+            (MatmulProgram::Tiled, gy)
+        };
+        let mut base = 0;
+        while base < g.batch {
+            let count = (g.batch - base).min(max);
+            let p = params::matmul(g, base).map(u);
+            self.dispatch(
+                KernelKey::Matmul { dtype, program },
+                &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
+                &p,
+                (
+                    if program == MatmulProgram::Blocked4 { u(g.n.div_ceil(BLOCKED4_COLS)) } else { u(gx) },
+                    u(gy),
+                    u(count),
+                ),
+            )?;
+            base += count;
+        }
+        Ok(out)
+    }
+}
