@@ -38,7 +38,13 @@ fn parts(units: usize, unit_len: usize) -> usize {
 /// `f` over consecutive ranges covering `0..units` (one per thread when the `units * unit_len`
 /// elements are many enough), with the results in range order.
 pub(crate) fn ranges<R: Send>(units: usize, unit_len: usize, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
-    let p = parts(units, unit_len);
+    split(parts(units, unit_len), units, f)
+}
+
+/// `f` over `p` consecutive ranges (about equal) covering `0..units`, with the results in range
+/// order: the first on the calling thread, the rest on the pool.
+pub(crate) fn split<R: Send>(p: usize, units: usize, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
+    let p = p.min(units).max(1);
     if p == 1 {
         return vec![f(0..units)];
     }
@@ -111,25 +117,29 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
     .as_ref()
 }
 
-/// Runs `f` on every item on the pool (here, in order, for a single item or when there is no
-/// pool); the results come back in item order.
+/// Runs `f` on every item, the first on the calling thread and the rest on the pool (in order
+/// here, for a single item or when there is no pool); the results come back in item order.
+/// The caller works rather than waits: handing everything to the pool (`install`) made each
+/// call wait for a pool thread to wake and then for it to wake the next, which at 256^3 matmul
+/// size (0.2 ms of work) cost as much as the work.
 #[cfg(not(target_arch = "wasm32"))]
 fn run<I: Send, R: Send>(items: Vec<I>, f: &(impl Fn(I) -> R + Sync)) -> Vec<R> {
-    use rayon::prelude::*;
-    match pool() {
-        Some(pool) if items.len() > 1 => pool.install(|| items.into_par_iter().map(f).collect()),
-        _ => items.into_iter().map(f).collect(),
+    let pool = match pool() {
+        Some(pool) if items.len() > 1 => pool,
+        _ => return items.into_iter().map(f).collect(),
+    };
+    let mut out: Vec<Option<R>> = items.iter().map(|_| None).collect();
+    let mut items = items.into_iter();
+    if let (Some(first), Some((head, rest))) = (items.next(), out.split_first_mut()) {
+        pool.in_place_scope(|s| {
+            for (item, slot) in items.zip(rest) {
+                s.spawn(move |_| *slot = Some(f(item)));
+            }
+            *head = Some(f(first));
+        });
     }
-}
-
-/// Runs `f` inside the kernels' pool, so rayon work it starts (the `gemm` crate's threads)
-/// lands there rather than on rayon's global pool; directly where there is no pool.
-#[cfg(not(target_arch = "wasm32"))]
-pub(crate) fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    match pool() {
-        Some(pool) => pool.install(f),
-        None => f(),
-    }
+    // Every slot was filled: the scope returns once each spawned job has run (or unwinds).
+    out.into_iter().flatten().collect()
 }
 
 /// wasm32 has no threads: every item runs here, in order.
