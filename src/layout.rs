@@ -187,15 +187,15 @@ impl Layout {
 /// contiguous operand with a scalar one becomes a single row. Size-1 dims are dropped. The
 /// broadcast walks of the CPU and the GPU kernels both index over the result: fewer dims, less
 /// index arithmetic per element.
-pub(crate) fn coalesce(shape: &[usize], strides: [&[usize]; 2]) -> (Vec<usize>, [Vec<usize>; 2]) {
-    let mut dims: Vec<(usize, [usize; 2])> = Vec::with_capacity(shape.len());
+pub(crate) fn coalesce<const N: usize>(shape: &[usize], strides: [&[usize]; N]) -> (Vec<usize>, [Vec<usize>; N]) {
+    let mut dims: Vec<(usize, [usize; N])> = Vec::with_capacity(shape.len());
     for (d, &size) in shape.iter().enumerate() {
         if size == 1 {
             continue;
         }
-        let s = [strides[0][d], strides[1][d]];
+        let s: [usize; N] = std::array::from_fn(|o| strides[o][d]);
         if let Some((last, ls)) = dims.last_mut() {
-            if ls[0] == s[0] * size && ls[1] == s[1] * size {
+            if ls.iter().zip(&s).all(|(&l, &x)| l == x * size) {
                 *last *= size;
                 *ls = s;
                 continue;
@@ -204,9 +204,7 @@ pub(crate) fn coalesce(shape: &[usize], strides: [&[usize]; 2]) -> (Vec<usize>, 
         dims.push((size, s));
     }
     let shape = dims.iter().map(|d| d.0).collect();
-    let sa = dims.iter().map(|d| d.1[0]).collect();
-    let sb = dims.iter().map(|d| d.1[1]).collect();
-    (shape, [sa, sb])
+    (shape, std::array::from_fn(|o| dims.iter().map(|d| d.1[o]).collect()))
 }
 
 /// Iterates the storage offsets of a layout's elements in row-major order.

@@ -73,12 +73,15 @@ impl OptimStep {
         OptimStep { kind: OptimKind::Adam, flags, scalars: s.map(|x| x as f32) }
     }
 
+    #[inline(always)]
     fn has(&self, f: u32) -> bool {
         self.flags & f != 0
     }
 
     /// The update of one element: `(p', state0', state1')` from the parameter `p`, gradient `g`
-    /// and old state `s0`, `s1` (ignored on the first step). Unused outputs are 0.
+    /// and old state `s0`, `s1` (ignored on the first step). Unused outputs are 0. Inlined into
+    /// the CPU loops, where its branches are loop-invariant.
+    #[inline(always)]
     pub fn apply(&self, p: f32, g: f32, s0: f32, s1: f32) -> [f32; 3] {
         let s = &self.scalars;
         match self.kind {

@@ -126,9 +126,15 @@ mod tests {
         let data: Vec<f32> = (0..60_000).map(|i| ((i * 7919) % 1000) as f32 / 500.0 - 1.0).collect();
         // Sizes off every kernel tile, both layouts of each operand, offsets, a broadcast batch,
         // and products big enough to be split across threads (along columns, along rows).
-        for (batch, m, k, n) in
-            [(1, 1, 1, 1), (1, 7, 5, 9), (2, 33, 70, 17), (3, 65, 257, 9), (1, 1, 300, 1), (2, 70, 80, 90), (1, 100, 70, 40)]
-        {
+        for (batch, m, k, n) in [
+            (1, 1, 1, 1),
+            (1, 7, 5, 9),
+            (2, 33, 70, 17),
+            (3, 65, 257, 9),
+            (1, 1, 300, 1),
+            (2, 70, 80, 90),
+            (1, 100, 70, 40),
+        ] {
             for (ta, tb) in [(false, false), (true, false), (false, true), (true, true)] {
                 let a = MatOperand {
                     offset: 3,

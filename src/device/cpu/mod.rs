@@ -19,7 +19,7 @@ use crate::op::reduce::ReduceOp;
 use crate::op::unary::UnaryOp;
 use crate::op::{IndexMode, MapOp, MatmulArgs};
 use crate::shape::numel;
-use broadcast::{zip_broadcast, ALL_PATTERNS, ONE_LOOP};
+use broadcast::{select_broadcast, zip_broadcast, ALL_PATTERNS, ONE_LOOP};
 use width::{with_width, Bits};
 
 mod alloc;
@@ -265,11 +265,6 @@ fn map_strided<T: Copy + Sync, U: Send>(v: &[T], l: &Layout, f: impl Fn(T) -> U 
     }
 }
 
-/// Storage offsets of `l` read as broadcast to `shape`.
-fn offsets<'a>(l: &Layout, shape: &'a [usize], strides: &'a [usize]) -> StridedOffsets<'a> {
-    StridedOffsets::new(shape, strides, l.offset())
-}
-
 /// `v` (contiguous) converted to `dst`. Strided sources are gathered by width first (see
 /// `Kernels::map`), so each dtype pair compiles one loop, not a contiguous and a strided one.
 fn cast<T: Scalar>(v: &[T], dst: DType) -> CpuData {
@@ -428,16 +423,9 @@ impl Kernels for CpuBackend {
     ) -> Result<CpuStorage> {
         reserve(numel(shape), a.data.dtype())?;
         let cv = u8::slice(&c.data);
-        let (sc, sa, sb) = (lc.broadcast_strides(shape), la.broadcast_strides(shape), lb.broadcast_strides(shape));
         let dtype = a.data.dtype();
         let out = with_width!(dtype, T => {
-            let (av, bv) = (T::of(&a.data), T::of(&b.data));
-            let v: Vec<T> = offsets(lc, shape, &sc)
-                .zip(offsets(la, shape, &sa))
-                .zip(offsets(lb, shape, &sb))
-                .map(|((i, j), k)| if cv[i] != 0 { av[j] } else { bv[k] })
-                .collect();
-            T::wrap_as(dtype, v)
+            T::wrap_as(dtype, select_broadcast(cv, lc, T::of(&a.data), la, T::of(&b.data), lb, shape))
         });
         CpuStorage::new(out)
     }

@@ -27,24 +27,53 @@ pub(crate) fn optim(step: &OptimStep, inputs: &[(&CpuStorage, usize)], n: usize)
     let slices: Vec<&[f32]> = inputs.iter().map(|(s, off)| f32s(s, *off, n)).collect::<Result<_>>()?;
     reserve(n * (1 + states), DType::F32)?;
     let (p, g) = (slices[0], slices[1]);
-    let state = |k: usize, i: usize| if first { 0.0 } else { slices[2 + k][i] };
+    // On the first step there is no state to read: its slots alias the parameter, which has the
+    // right length, and `apply` ignores them.
+    let (s0, s1) = (slices.get(2).copied().unwrap_or(p), slices.get(3).copied().unwrap_or(p));
+    let step = *step;
     let parts = par::ranges(n, 1, |r| {
-        let mut out: Vec<Vec<f32>> = (0..=states).map(|_| Vec::with_capacity(r.len())).collect();
-        for i in r {
-            let s1 = if states > 1 { state(1, i) } else { 0.0 };
-            let s0 = if states > 0 { state(0, i) } else { 0.0 };
-            let y = step.apply(p[i], g[i], s0, s1);
-            for (o, v) in out.iter_mut().zip(y) {
-                o.push(v);
+        let (p, g, s0, s1) = (&p[r.clone()], &g[r.clone()], &s0[r.clone()], &s1[r.clone()]);
+        // A copy in this frame: read through the captured reference, the kind and flags were
+        // reloaded after every store (they might alias the outputs) and nothing was unswitched.
+        let st = step;
+        let mut out: Vec<Vec<f32>> = (0..=states).map(|_| vec![0.0; r.len()]).collect();
+        // One loop per number of outputs, over zipped slices (no bounds checks, no pushes) with
+        // `apply`'s branches on the kind and flags invariant, so LLVM unswitches them and
+        // vectorises each loop: a loop pushing into three vectors ran Adam at 10 ns an element,
+        // half the CPU's time in a small MLP's training step.
+        let ins = p.iter().zip(g).zip(s0.iter().zip(s1));
+        match out.as_mut_slice() {
+            [o0] => {
+                for (o0, ((&p, &g), (&a, &b))) in o0.iter_mut().zip(ins) {
+                    *o0 = st.apply(p, g, a, b)[0];
+                }
             }
+            [o0, o1] => {
+                for ((o0, o1), ((&p, &g), (&a, &b))) in o0.iter_mut().zip(o1.iter_mut()).zip(ins) {
+                    [*o0, *o1, _] = st.apply(p, g, a, b);
+                }
+            }
+            [o0, o1, o2] => {
+                for (((o0, o1), o2), ((&p, &g), (&a, &b))) in
+                    o0.iter_mut().zip(o1.iter_mut()).zip(o2.iter_mut()).zip(ins)
+                {
+                    [*o0, *o1, *o2] = st.apply(p, g, a, b);
+                }
+            }
+            _ => {}
         }
         out
     });
-    let mut outs: Vec<Vec<f32>> = (0..=states).map(|_| Vec::with_capacity(n)).collect();
-    for part in parts {
-        for (o, v) in outs.iter_mut().zip(part) {
-            o.extend(v);
+    let outs: Vec<Vec<f32>> = if parts.len() == 1 {
+        parts.into_iter().flatten().collect()
+    } else {
+        let mut outs: Vec<Vec<f32>> = (0..=states).map(|_| Vec::with_capacity(n)).collect();
+        for part in parts {
+            for (o, v) in outs.iter_mut().zip(part) {
+                o.extend(v);
+            }
         }
-    }
+        outs
+    };
     outs.into_iter().map(|v| CpuStorage::new(CpuData::F32(v))).collect()
 }
