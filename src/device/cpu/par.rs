@@ -103,13 +103,15 @@ pub(crate) fn zip<T: Copy + Sync, U: Send>(a: &[T], b: &[T], f: impl Fn(T, T) ->
     unsafe { fill(n, 1, write) }
 }
 
-/// The pool the kernels run on, with `threads()` threads; None where it could not be built.
+/// The pool the kernels run on, with `threads() - 1` threads (the caller runs a part itself, so
+/// `threads()` work at once; a full-size pool left a third thread spinning against the two on
+/// a 2-core machine); None where it could not be built.
 #[cfg(not(target_arch = "wasm32"))]
 fn pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
         rayon::ThreadPoolBuilder::new()
-            .num_threads(threads())
+            .num_threads(threads().saturating_sub(1).max(1))
             .thread_name(|i| format!("webtensor-cpu-{i}"))
             .build()
             .ok()
