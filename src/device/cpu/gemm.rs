@@ -20,30 +20,6 @@ pub(crate) fn sgemm_batched(a: &[f32], b: &[f32], g: &MatmulArgs) -> Vec<f32> {
     c
 }
 
-/// A `*mut f32` that may cross threads: each part of [`native_block_split`] writes only its own
-/// block of C.
-#[cfg(not(target_arch = "wasm32"))]
-#[derive(Clone, Copy)]
-struct Out(*mut f32);
-// SAFETY: the parts write disjoint blocks of one `&mut [f32]` that outlives them.
-#[cfg(not(target_arch = "wasm32"))]
-unsafe impl Send for Out {}
-#[cfg(not(target_arch = "wasm32"))]
-unsafe impl Sync for Out {}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl Out {
-    /// The element `i` places on. A method, so closures capture the whole (Sync) `Out` rather
-    /// than its raw-pointer field.
-    ///
-    /// # Safety
-    /// `i` must lie inside the slice `Out` was made from.
-    unsafe fn at(self, i: usize) -> *mut f32 {
-        // SAFETY: the caller keeps `i` inside the slice.
-        unsafe { self.0.add(i) }
-    }
-}
-
 /// Product `bi` of `g` into `cb` (m x n, row-major): C cut along its longer side into one block
 /// per thread (when there are at least 64^3 multiply-adds), each block one single-threaded
 /// `gemm` call, the first on the calling thread. gemm's own threading ran every call inside
@@ -57,7 +33,7 @@ fn native_block_split(a: &[f32], b: &[f32], g: &MatmulArgs, bi: usize, cb: &mut 
     let long = if along_rows { g.m } else { g.n };
     // Blocks of at least 16 rows or columns, so each keeps whole microkernel tiles.
     let parts = if g.m * g.n * g.k >= 64 * 64 * 64 { super::par::threads().min(long / 16) } else { 1 };
-    let out = Out(cb.as_mut_ptr());
+    let out = super::par::Disjoint::new(cb);
     super::par::split(parts, long, |r| {
         let (m, n, a_at, b_at, c_at) = if along_rows {
             (r.len(), g.n, ao + r.start * g.a.row_stride, bo, r.start * g.n)

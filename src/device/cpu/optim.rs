@@ -31,29 +31,34 @@ pub(crate) fn optim(step: &OptimStep, inputs: &[(&CpuStorage, usize)], n: usize)
     // right length, and `apply` ignores them.
     let (s0, s1) = (slices.get(2).copied().unwrap_or(p), slices.get(3).copied().unwrap_or(p));
     let step = *step;
-    let parts = par::ranges(n, 1, |r| {
+    let mut outs: Vec<Vec<f32>> = (0..=states).map(|_| vec![0.0; n]).collect();
+    let dst: Vec<par::Disjoint<f32>> = outs.iter_mut().map(|v| par::Disjoint::new(v)).collect();
+    par::ranges(n, 1, |r| {
         let (p, g, s0, s1) = (&p[r.clone()], &g[r.clone()], &s0[r.clone()], &s1[r.clone()]);
         // A copy in this frame: read through the captured reference, the kind and flags were
         // reloaded after every store (they might alias the outputs) and nothing was unswitched.
         let st = step;
-        let mut out: Vec<Vec<f32>> = (0..=states).map(|_| vec![0.0; r.len()]).collect();
+        // SAFETY: `ranges` hands each part its own range inside 0..n, every output holds n
+        // elements and outlives the split, and nothing else touches them meanwhile.
+        let mut out = dst.iter().map(|d| unsafe { d.slice(r.clone()) });
         // One loop per number of outputs, over zipped slices (no bounds checks, no pushes) with
         // `apply`'s branches on the kind and flags invariant, so LLVM unswitches them and
         // vectorises each loop: a loop pushing into three vectors ran Adam at 10 ns an element,
-        // half the CPU's time in a small MLP's training step.
+        // half the CPU's time in a small MLP's training step. The parts write straight into the
+        // outputs (concatenating per-part vectors was 8% of a larger step).
         let ins = p.iter().zip(g).zip(s0.iter().zip(s1));
-        match out.as_mut_slice() {
-            [o0] => {
+        match (out.next(), out.next(), out.next()) {
+            (Some(o0), None, _) => {
                 for (o0, ((&p, &g), (&a, &b))) in o0.iter_mut().zip(ins) {
                     *o0 = st.apply(p, g, a, b)[0];
                 }
             }
-            [o0, o1] => {
+            (Some(o0), Some(o1), None) => {
                 for ((o0, o1), ((&p, &g), (&a, &b))) in o0.iter_mut().zip(o1.iter_mut()).zip(ins) {
                     [*o0, *o1, _] = st.apply(p, g, a, b);
                 }
             }
-            [o0, o1, o2] => {
+            (Some(o0), Some(o1), Some(o2)) => {
                 for (((o0, o1), o2), ((&p, &g), (&a, &b))) in
                     o0.iter_mut().zip(o1.iter_mut()).zip(o2.iter_mut()).zip(ins)
                 {
@@ -62,18 +67,41 @@ pub(crate) fn optim(step: &OptimStep, inputs: &[(&CpuStorage, usize)], n: usize)
             }
             _ => {}
         }
-        out
     });
-    let outs: Vec<Vec<f32>> = if parts.len() == 1 {
-        parts.into_iter().flatten().collect()
-    } else {
-        let mut outs: Vec<Vec<f32>> = (0..=states).map(|_| Vec::with_capacity(n)).collect();
-        for part in parts {
-            for (o, v) in outs.iter_mut().zip(part) {
-                o.extend(v);
+    outs.into_iter().map(|v| CpuStorage::new(CpuData::F32(v))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Large enough to be split across threads (where there are several): every part's
+    /// outputs must land at its own indices, for each output count.
+    #[test]
+    fn the_split_update_matches_apply_per_element() {
+        let n = 300_001;
+        let col = |k: usize| -> Vec<f32> { (0..n).map(|i| ((i * 7 + k * 13) % 101) as f32 / 50.0 - 1.0).collect() };
+        let (p, g, m, v) = (col(0), col(1), col(2), col(3).iter().map(|x| x.abs()).collect::<Vec<_>>());
+        let store = |v: &Vec<f32>| CpuStorage::new(CpuData::F32(v.clone())).expect("storage");
+        let (sp, sg, sm, sv) = (store(&p), store(&g), store(&m), store(&v));
+        let steps = [
+            OptimStep::sgd(0.1, 0.0, 0.0, 0.01, false, false),
+            OptimStep::sgd(0.1, 0.9, 0.0, 0.0, true, false),
+            OptimStep::adam(1e-3, 0.9, 0.999, 1e-8, 0.01, true, 3),
+        ];
+        for step in steps {
+            let states = step.kind.states();
+            let inputs: Vec<(&CpuStorage, usize)> =
+                [&sp, &sg, &sm, &sv][..2 + states].iter().map(|s| (*s, 0)).collect();
+            let outs = optim(&step, &inputs, n).expect("update");
+            assert_eq!(outs.len(), 1 + states);
+            for i in (0..n).step_by(997).chain([n - 1]) {
+                let want = step.apply(p[i], g[i], m[i], v[i]);
+                for (k, out) in outs.iter().enumerate() {
+                    let CpuData::F32(got) = out.data() else { panic!("f32 output") };
+                    assert_eq!(got[i].to_bits(), want[k].to_bits(), "{:?} output {k} at {i}", step.kind);
+                }
             }
         }
-        outs
-    };
-    outs.into_iter().map(|v| CpuStorage::new(CpuData::F32(v))).collect()
+    }
 }

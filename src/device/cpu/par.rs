@@ -53,6 +53,46 @@ pub(crate) fn split<R: Send>(p: usize, units: usize, f: impl Fn(Range<usize>) ->
     run(bounds, &f)
 }
 
+/// A slice's start that parts of one split may write through from other threads, each only
+/// at its own indices (what `chunks_mut` gives when the parts are contiguous runs, for parts
+/// that are not, or that write several outputs).
+#[derive(Clone, Copy)]
+pub(crate) struct Disjoint<T>(*mut T);
+
+// SAFETY: a `Disjoint` only hands out pointers and slices under its methods' contracts (each
+// index written by one part at a time, inside the slice it was made from), so sharing it across
+// threads is sharing `&mut [T]` in disjoint pieces, which is sound for `T: Send`.
+unsafe impl<T: Send> Send for Disjoint<T> {}
+// SAFETY: as for Send.
+unsafe impl<T: Send> Sync for Disjoint<T> {}
+
+impl<T> Disjoint<T> {
+    /// The start of `v`, which must outlive every use of the result.
+    pub(crate) fn new(v: &mut [T]) -> Self {
+        Disjoint(v.as_mut_ptr())
+    }
+
+    /// Where element `i` is.
+    ///
+    /// # Safety
+    /// `i` must lie inside (or one past) the slice this was made from.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) unsafe fn at(self, i: usize) -> *mut T {
+        // SAFETY: the caller keeps `i` inside the slice.
+        unsafe { self.0.add(i) }
+    }
+
+    /// Elements `r` as a slice.
+    ///
+    /// # Safety
+    /// `r` must lie inside the slice this was made from, which must outlive the result, and no
+    /// other reference to those elements may be used while the result lives.
+    pub(crate) unsafe fn slice<'a>(self, r: Range<usize>) -> &'a mut [T] {
+        // SAFETY: the caller's contract.
+        unsafe { std::slice::from_raw_parts_mut(self.0.add(r.start), r.len()) }
+    }
+}
+
 /// A vector of `units * unit_len` elements written by `write(first_unit, chunk)` over consecutive
 /// chunks of whole units, one per thread when there are enough elements.
 ///
