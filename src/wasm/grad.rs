@@ -4,7 +4,6 @@
 
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::args::{self, flag};
 use super::js_err;
@@ -67,7 +66,7 @@ impl RawTensor {
     pub fn backward_async(&self, grad: Option<RawTensor>, retain_graph: JsValue) -> Promise {
         let t = self.t.clone();
         let retain = flag("backwardAsync", "retainGraph", &retain_graph);
-        future_to_promise(async move {
+        super::promise(async move {
             let options = BackwardOptions { retain_graph: retain? };
             t.backward_async(grad.as_ref().map(|g| &g.t), options).await.map_err(js_err)?;
             Ok(JsValue::UNDEFINED)

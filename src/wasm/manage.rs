@@ -4,7 +4,6 @@
 
 use js_sys::{Array, Object, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::{args, device, js_err, set};
 
@@ -160,7 +159,7 @@ pub fn reset_transfer_stats_js(name: JsValue) -> Result<(), JsValue> {
 #[wasm_bindgen(js_name = recover)]
 pub fn recover_js(name: JsValue) -> Promise {
     let d = device("recover", &name);
-    future_to_promise(async move { crate::recover(d?).await.map(|_| JsValue::UNDEFINED).map_err(js_err) })
+    super::promise(async move { crate::recover(d?).await.map(|_| JsValue::UNDEFINED).map_err(js_err) })
 }
 
 /// A timing event (see `Event` in the Rust docs).
@@ -174,7 +173,7 @@ impl RawEvent {
     /// Marks the current point in a device's queued work.
     pub fn record(name: JsValue) -> Promise {
         let d = device("Event.record", &name);
-        future_to_promise(async move {
+        super::promise(async move {
             let e = crate::Event::record(d?).await.map_err(js_err)?;
             Ok(JsValue::from(RawEvent { e: std::rc::Rc::new(e) }))
         })
@@ -193,6 +192,6 @@ impl RawEvent {
     #[wasm_bindgen(js_name = elapsedMs)]
     pub fn elapsed_ms(&self, end: &RawEvent) -> Promise {
         let (a, b) = (self.e.clone(), end.e.clone());
-        future_to_promise(async move { a.elapsed_ms(&b).await.map(JsValue::from).map_err(js_err) })
+        super::promise(async move { a.elapsed_ms(&b).await.map(JsValue::from).map_err(js_err) })
     }
 }

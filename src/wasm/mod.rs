@@ -18,12 +18,23 @@ mod sort;
 mod tensor;
 
 use js_sys::{Array, Object, Promise, Reflect};
+use std::future::Future;
+use std::pin::Pin;
 use wasm_bindgen::prelude::*;
+
 use wasm_bindgen_futures::future_to_promise;
 
 use crate::{Device, DeviceKind, Error};
 
 pub use tensor::RawTensor;
+
+/// A JS `Promise` of `fut`. Every async method goes through this one instantiation of
+/// `future_to_promise` (a boxed future): called with each method's own future type, it compiled
+/// a copy of its spawn-and-settle machinery per method, 28 KB of the .wasm.
+pub(crate) fn promise(fut: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
+    let fut: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>> = Box::pin(fut);
+    future_to_promise(fut)
+}
 
 /// A core error as a JS `Error` with the same message.
 pub(crate) fn js_err(e: Error) -> JsValue {
@@ -46,7 +57,7 @@ pub(crate) fn set(o: &Object, k: &str, v: impl Into<JsValue>) {
 #[wasm_bindgen(js_name = initCore)]
 pub fn init_core(logical: JsValue) -> Promise {
     console_error_panic_hook::set_once();
-    future_to_promise(async move {
+    promise(async move {
         let splits = manage::logical_configs(&logical)?;
         if !splits.is_empty() {
             crate::device::wgpu::discover().await.map_err(js_err)?;
@@ -62,7 +73,7 @@ pub fn init_core(logical: JsValue) -> Promise {
 /// opens the best device; resolves to its name.
 #[wasm_bindgen(js_name = rediscover)]
 pub fn rediscover_js() -> Promise {
-    future_to_promise(async move {
+    promise(async move {
         crate::device::wgpu::forget_empty_discovery();
         crate::init().await.map(|d| JsValue::from_str(&d.to_string())).map_err(js_err)
     })
@@ -104,14 +115,14 @@ pub fn best_device_js() -> String {
 #[wasm_bindgen(js_name = open)]
 pub fn open_js(name: JsValue) -> Promise {
     let d = device("open", &name);
-    future_to_promise(async move { crate::open(d?).await.map(|_| JsValue::UNDEFINED).map_err(js_err) })
+    promise(async move { crate::open(d?).await.map(|_| JsValue::UNDEFINED).map_err(js_err) })
 }
 
 /// Waits for the device's queued work and reports GPU errors.
 #[wasm_bindgen(js_name = synchronize)]
 pub fn synchronize_js(name: JsValue) -> Promise {
     let d = device("synchronize", &name);
-    future_to_promise(async move { crate::synchronize(d?).await.map(|_| JsValue::UNDEFINED).map_err(js_err) })
+    promise(async move { crate::synchronize(d?).await.map(|_| JsValue::UNDEFINED).map_err(js_err) })
 }
 
 /// Where creation without a device goes.

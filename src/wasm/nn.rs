@@ -6,7 +6,6 @@
 
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::args::{self, flag, opt_device};
 use super::js_err;
@@ -289,7 +288,7 @@ pub fn loss(
 pub fn move_parameter(param: &RawTensor, device: JsValue) -> Promise {
     let t = param.t.clone();
     let d = super::device("to", &device);
-    future_to_promise(async move {
+    super::promise(async move {
         let moved = nn::moved_leaf(&t, d?).await.map_err(js_err)?;
         Ok(RawTensor::new(moved).into())
     })

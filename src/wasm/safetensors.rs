@@ -3,7 +3,6 @@
 
 use js_sys::{Array, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::args::opt_device;
 use super::js_err;
@@ -14,7 +13,7 @@ use crate::{nn, Error};
 /// clones), with `__metadata__` from the pairs `metaKeys`/`metaValues`; resolves to a Uint8Array.
 #[wasm_bindgen(js_name = nnSaveSafetensors)]
 pub fn save(names: Vec<String>, tensors: Vec<RawTensor>, meta_keys: Vec<String>, meta_values: Vec<String>) -> Promise {
-    future_to_promise(async move {
+    super::promise(async move {
         if names.len() != tensors.len() || meta_keys.len() != meta_values.len() {
             return Err(js_err(Error::invalid("saveSafetensors", "names and values must pair up")));
         }

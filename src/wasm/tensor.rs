@@ -5,7 +5,6 @@
 use futures::FutureExt;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::args::{self, opt_device};
 use super::live::Live;
@@ -445,7 +444,7 @@ impl RawTensor {
     /// Uint8Array for bool).
     pub fn data(&self) -> Promise {
         let t = self.t.clone();
-        future_to_promise(typed(t))
+        super::promise(typed(t))
     }
 
     /// The elements, synchronously: only for tensors on the cpu.
@@ -470,13 +469,13 @@ impl RawTensor {
     pub fn to(&self, device_: JsValue) -> Promise {
         let t = self.t.clone();
         let d = device("to", &device_);
-        future_to_promise(async move { t.to(d?).await.map(|t| JsValue::from(RawTensor::new(t))).map_err(js_err) })
+        super::promise(async move { t.to(d?).await.map(|t| JsValue::from(RawTensor::new(t))).map_err(js_err) })
     }
 
     /// The value of a one-element tensor as a number (a boolean for bool tensors).
     pub fn item(&self) -> Promise {
         let t = self.t.clone();
-        future_to_promise(async move {
+        super::promise(async move {
             if t.numel() != 1 {
                 return Err(js_err(Error::invalid(
                     "item",
