@@ -14,25 +14,50 @@ pub(crate) fn sgemm_batched(a: &[f32], b: &[f32], g: &MatmulArgs) -> Vec<f32> {
         super::wasm_gemm::sgemm(a, b, g, bi, cb);
     }
     #[cfg(not(target_arch = "wasm32"))]
-    for (bi, cb) in c.chunks_exact_mut(g.m * g.n).enumerate() {
-        native_block_split(a, b, g, bi, cb);
+    {
+        let (mn, threads) = (g.m * g.n, super::par::threads());
+        let worth_threads = |work: usize| work >= MIN_THREADED_WORK;
+        if g.batch >= threads && threads > 1 && worth_threads(g.batch * mn * g.k) {
+            // Whole products per thread (attention heads, batched im2col): no product is cut,
+            // so each gemm call keeps its full panels.
+            let out = super::par::Disjoint::new(&mut c);
+            super::par::split(threads, g.batch, |r| {
+                for bi in r {
+                    // SAFETY: product bi's block of c, which only this part writes; c holds
+                    // batch * m * n elements and outlives the split.
+                    native_block_split(a, b, g, bi, unsafe { out.slice(bi * mn..(bi + 1) * mn) }, 1);
+                }
+            });
+        } else {
+            let parts = if worth_threads(mn * g.k) { threads } else { 1 };
+            for (bi, cb) in c.chunks_exact_mut(mn).enumerate() {
+                native_block_split(a, b, g, bi, cb, parts);
+            }
+        }
     }
     c
 }
 
-/// Product `bi` of `g` into `cb` (m x n, row-major): C cut along its longer side into one block
-/// per thread (when there are at least 64^3 multiply-adds), each block one single-threaded
+/// Multiply-adds below which a matmul is not worth handing to another thread: a part handed
+/// to the pool waits 20-50 µs for a thread to wake on the 2-core VM, about what 4M
+/// multiply-adds take on one core. At 64^3, the earlier threshold, batched [64, 32, 32]
+/// products ran 0.054 ms on one thread and 0.07-0.08 split across two.
+#[cfg(not(target_arch = "wasm32"))]
+const MIN_THREADED_WORK: usize = 1 << 22;
+
+/// Product `bi` of `g` into `cb` (m x n, row-major): C cut along its longer side into up to
+/// `parts` blocks (of at least 16 rows or columns), each block one single-threaded
 /// `gemm` call, the first on the calling thread. gemm's own threading ran every call inside
 /// the pool while the caller waited, which cost half the time at 256^3 (0.34 ms against
 /// NumPy's 0.18); each block packs its own panels, a copy of O(k * (m + n) / parts) beside
 /// O(m * n * k / parts) multiply-adds.
 #[cfg(not(target_arch = "wasm32"))]
-fn native_block_split(a: &[f32], b: &[f32], g: &MatmulArgs, bi: usize, cb: &mut [f32]) {
+fn native_block_split(a: &[f32], b: &[f32], g: &MatmulArgs, bi: usize, cb: &mut [f32], parts: usize) {
     let (ao, bo) = (g.a.offset + bi * g.a.batch_stride, g.b.offset + bi * g.b.batch_stride);
     let along_rows = g.m >= g.n;
     let long = if along_rows { g.m } else { g.n };
     // Blocks of at least 16 rows or columns, so each keeps whole microkernel tiles.
-    let parts = if g.m * g.n * g.k >= 64 * 64 * 64 { super::par::threads().min(long / 16) } else { 1 };
+    let parts = parts.min(long / 16);
     let out = super::par::Disjoint::new(cb);
     super::par::split(parts, long, |r| {
         let (m, n, a_at, b_at, c_at) = if along_rows {
@@ -101,7 +126,8 @@ mod tests {
     fn sgemm_matches_the_triple_loop_for_strided_and_batched_operands() {
         let data: Vec<f32> = (0..60_000).map(|i| ((i * 7919) % 1000) as f32 / 500.0 - 1.0).collect();
         // Sizes off every kernel tile, both layouts of each operand, offsets, a broadcast batch,
-        // and products big enough to be split across threads (along columns, along rows).
+        // and products big enough to be split across threads (past MIN_THREADED_WORK: along rows,
+        // along columns, whole products of a batch where there are at least as many as threads).
         for (batch, m, k, n) in [
             (1, 1, 1, 1),
             (1, 7, 5, 9),
@@ -109,7 +135,9 @@ mod tests {
             (3, 65, 257, 9),
             (1, 1, 300, 1),
             (2, 70, 80, 90),
-            (1, 100, 70, 40),
+            (1, 200, 150, 150),
+            (1, 150, 150, 200),
+            (3, 100, 150, 100),
         ] {
             for (ta, tb) in [(false, false), (true, false), (false, true), (true, true)] {
                 let a = MatOperand {
