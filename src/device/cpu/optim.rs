@@ -30,14 +30,13 @@ pub(crate) fn optim(step: &OptimStep, inputs: &[(&CpuStorage, usize)], n: usize)
     // On the first step there is no state to read: its slots alias the parameter, which has the
     // right length, and `apply` ignores them.
     let (s0, s1) = (slices.get(2).copied().unwrap_or(p), slices.get(3).copied().unwrap_or(p));
-    let step = *step;
     let mut outs: Vec<Vec<f32>> = (0..=states).map(|_| vec![0.0; n]).collect();
     let dst: Vec<par::Disjoint<f32>> = outs.iter_mut().map(|v| par::Disjoint::new(v)).collect();
     par::ranges(n, 1, |r| {
         let (p, g, s0, s1) = (&p[r.clone()], &g[r.clone()], &s0[r.clone()], &s1[r.clone()]);
         // A copy in this frame: read through the captured reference, the kind and flags were
         // reloaded after every store (they might alias the outputs) and nothing was unswitched.
-        let st = step;
+        let st = *step;
         // SAFETY: `ranges` hands each part its own range inside 0..n, every output holds n
         // elements and outlives the split, and nothing else touches them meanwhile.
         let mut out = dst.iter().map(|d| unsafe { d.slice(r.clone()) });
