@@ -69,6 +69,7 @@ impl ReduceOp {
     /// and NaN beats everything and is never replaced, so max/min propagate NaN as in PyTorch.
     /// (`x != x` is the NaN test that works for every `PartialOrd` element type.)
     #[allow(clippy::eq_op)]
+    #[inline]
     pub(crate) fn better<T: PartialOrd>(self, candidate: T, current: T) -> bool {
         let nan = |x: &T| x != x;
         if nan(&current) {

@@ -7,13 +7,6 @@
 #[cfg(target_os = "linux")]
 const HUGE_FROM: usize = 4 << 20;
 
-/// The values of `iter` (of exactly `n` items) in a new vector.
-pub(crate) fn collect_n<U>(n: usize, iter: impl Iterator<Item = U>) -> Vec<U> {
-    let mut out = with_capacity(n);
-    out.extend(iter);
-    out
-}
-
 /// An empty vector with room for `n` values, on huge pages when large.
 pub(crate) fn with_capacity<U>(n: usize) -> Vec<U> {
     #[allow(unused_mut)]
@@ -44,7 +37,14 @@ fn advise_huge<U>(v: &mut Vec<U>) {
 
 #[cfg(test)]
 mod tests {
-    use super::collect_n;
+    use super::with_capacity;
+
+    /// Small and huge (advised) buffers hold what is written to them.
+    fn collect_n<U>(n: usize, iter: impl Iterator<Item = U>) -> Vec<U> {
+        let mut out = with_capacity(n);
+        out.extend(iter);
+        out
+    }
 
     #[test]
     fn collects_every_value_small_and_huge() {

@@ -187,6 +187,40 @@ pub(super) fn select_broadcast<T: Copy + Send + Sync>(
     unsafe { par::fill(rows.count, rows.k, write) }
 }
 
+/// `f` over the elements of `l` (any strides, broadcast dims included) in row-major order, into
+/// a new contiguous vector: rows as [`zip_broadcast`]'s, each one loop over a slice, a strided
+/// walk or a repeated element. What every strided gather (`contiguous()`, a transpose before a
+/// reduction, a cast of a view) goes through; an offset iterator over the rank per element ran a
+/// 1024x1024 transpose at 6.7 ms in wasm.
+pub(super) fn map_layout<T: Copy + Sync, U: Send>(v: &[T], l: &Layout, f: impl Fn(T) -> U + Sync) -> Vec<U> {
+    let rows = Rows::new(l.shape(), [l]);
+    let [step] = rows.step;
+    let write = |first: usize, chunk: &mut [MaybeUninit<U>]| {
+        for (i, out) in chunk.chunks_mut(rows.k).enumerate() {
+            let ([p], k) = (rows.starts(first + i), out.len());
+            match step {
+                0 => {
+                    let x = v[p];
+                    out.iter_mut().for_each(|o| {
+                        o.write(f(x));
+                    });
+                }
+                // Slicing to the row's last element first bounds-checks the row once; the
+                // zip then covers all of `out`.
+                1 => out.iter_mut().zip(&v[p..p + k]).for_each(|(o, &x)| {
+                    o.write(f(x));
+                }),
+                s => out.iter_mut().zip(v[p..=p + (k - 1) * s].iter().step_by(s)).for_each(|(o, &x)| {
+                    o.write(f(x));
+                }),
+            }
+        }
+    };
+    // SAFETY: `fill` hands out chunks of whole rows of k >= 1 elements; each arm writes all k
+    // (the slices hold k elements at the row's step, or index out of bounds and panic first).
+    unsafe { par::fill(rows.count, rows.k, write) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,6 +287,27 @@ mod tests {
                 .map(|((i, j), k)| if mask[i] != 0 { data[j] } else { data[50 + k] })
                 .collect();
             assert_eq!(got, want, "{shape:?} {lc:?} {la:?} {lb:?}");
+        }
+    }
+
+    #[test]
+    fn layout_walks_match_the_strided_walk() {
+        let data: Vec<f32> = (0..200).map(|i| i as f32).collect();
+        let c = |s: &[usize]| Layout::contiguous(s);
+        let cases = vec![
+            c(&[4, 5]),
+            c(&[5, 4]).transpose("t", 0, 1).unwrap(),
+            c(&[2, 3, 4]).permute("p", &[2, 0, 1]).unwrap(),
+            c(&[3, 1]).expand("e", &[2, 3, 4]).unwrap(),
+            c(&[6, 8]).slice_step("s", 1, 1, 8, 3).unwrap().narrow("n", 0, 2, 3).unwrap(),
+            c(&[]),
+            c(&[0, 5]).transpose("t", 0, 1).unwrap(),
+        ];
+        for l in cases {
+            let got = map_layout(&data, &l, |x| x + 0.5);
+            let want: Vec<f32> =
+                crate::layout::StridedOffsets::new(l.shape(), l.strides(), l.offset()).map(|o| data[o] + 0.5).collect();
+            assert_eq!(got, want, "{l:?}");
         }
     }
 

@@ -261,7 +261,7 @@ fn map_strided<T: Copy + Sync, U: Send>(v: &[T], l: &Layout, f: impl Fn(T) -> U 
     if l.is_contiguous() {
         par::map(&v[l.offset()..l.offset() + n], f)
     } else {
-        alloc::collect_n(n, StridedOffsets::new(l.shape(), l.strides(), l.offset()).map(|o| f(v[o])))
+        broadcast::map_layout(v, l, f)
     }
 }
 

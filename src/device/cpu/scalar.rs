@@ -11,6 +11,7 @@ pub(crate) trait Scalar: Copy + PartialOrd + Default + Send + Sync + 'static {
     fn to_i32(self) -> i32;
     fn to_u32(self) -> u32;
     fn to_bool(self) -> u8;
+    #[inline]
     fn to_f16(self) -> f16 {
         f16::from_f32(self.to_f32())
     }
@@ -18,6 +19,7 @@ pub(crate) trait Scalar: Copy + PartialOrd + Default + Send + Sync + 'static {
     fn wrap(v: Vec<Self>) -> CpuData;
     const FLOAT: bool = false;
     fn from_f64(x: f64) -> Self;
+    #[inline]
     fn to_i64(self) -> i64 {
         self.to_i32() as i64
     }
@@ -28,21 +30,27 @@ macro_rules! scalar {
     ($t:ty, $variant:ident, $f:expr, $i:expr, $u:expr, $b:expr, $float:expr, $from_f64:expr, $from_i64:expr) => {
         impl Scalar for $t {
             const FLOAT: bool = $float;
+            #[inline]
             fn from_f64(x: f64) -> Self {
                 ($from_f64)(x)
             }
+            #[inline]
             fn from_i64(x: i64) -> Self {
                 ($from_i64)(x)
             }
+            #[inline]
             fn to_f32(self) -> f32 {
                 ($f)(self)
             }
+            #[inline]
             fn to_i32(self) -> i32 {
                 ($i)(self)
             }
+            #[inline]
             fn to_u32(self) -> u32 {
                 ($u)(self)
             }
+            #[inline]
             fn to_bool(self) -> u8 {
                 ($b)(self)
             }

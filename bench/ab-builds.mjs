@@ -1,0 +1,69 @@
+// A/B of builds of the npm package's CPU device (its kernels inside WebAssembly), in one Node
+// process, interleaved: 20 elementwise, reduction, softmax, matmul, gather and cast cases on
+// 1024x1024 f32, each timed 5 calls a round over 15 rounds, median printed with each build's
+// time over the first's (below 1 is faster). For build flags and kernel changes, where a
+// whole `npm run bench` is too noisy to see a 10% change.
+//
+// Each build is a folder with the package's js/ and pkg/ (and package.json), e.g.
+//   mkdir -p /tmp/ab/base && cp -r js pkg package.json /tmp/ab/base && ln -s $PWD/node_modules /tmp/ab/base/
+// then, after changing and `npm run build`, the same into /tmp/ab/new, and
+//   node bench/ab-builds.mjs /tmp/ab/base /tmp/ab/new        (ONLY=softmax to pick cases)
+// CPU ops in wasm compute when called, so no readback is timed (READ=1 adds `dataSync()`).
+const dirs = process.argv.slice(2);
+if (dirs.length < 1) {
+  console.error('usage: node bench/ab-builds.mjs <build folder> [<build folder> ...]');
+  process.exit(2);
+}
+const libs = [];
+for (const d of dirs) {
+  const wt = await import(new URL(`file://${d.startsWith('/') ? d : `${process.cwd()}/${d}`}/js/node.js`).href);
+  await wt.init({});
+  libs.push([d.replace(/\/$/, '').split('/').pop(), wt]);
+}
+const cases = {
+  'relu 1M': (wt, x) => x.relu(),
+  'neg 1M': (wt, x) => x.neg(),
+  'exp 1M': (wt, x) => x.exp(),
+  'sigmoid 1M': (wt, x) => x.sigmoid(),
+  'tanh 1M': (wt, x) => x.tanh(),
+  'gelu 1M': (wt, x) => wt.nn.functional.gelu(x),
+  'add 1M': (wt, x, y) => x.add(y),
+  'mul scalar 1M': (wt, x) => x.mul(0.5),
+  'add bias [1024,1024]+[1024]': (wt, x, y, b) => x.add(b),
+  'add col [1024,1024]+[1024,1]': (wt, x, y, b, c) => x.add(c),
+  'sum(1) 1M': (wt, x) => x.sum(1),
+  'sum(0) 1M': (wt, x) => x.sum(0),
+  'max(1) 1M': (wt, x) => x.amax(1),
+  'softmax 1M': (wt, x) => x.softmax(-1),
+  'logsoftmax 1M': (wt, x) => x.logSoftmax(-1),
+  'matmul 256': (wt, x, y, b, c, m) => m.matmul(m),
+  'transpose copy 1M': (wt, x) => x.t().contiguous(),
+  'cast i32 1M': (wt, x) => x.toDtype('int32'),
+  'where 1M': (wt, x, y) => x.gt(0).where(x, y),
+  'argmax(1) 1M': (wt, x) => x.argmax(1),
+};
+const only = process.env.ONLY;
+const data = libs.map(([, wt]) => {
+  const x = wt.randn([1024, 1024], { seed: 1 }), y = wt.randn([1024, 1024], { seed: 2 });
+  const b = wt.randn([1024], { seed: 3 }), c = wt.randn([1024, 1], { seed: 4 }), m = wt.randn([256, 256], { seed: 5 });
+  return [x, y, b, c, m];
+});
+console.log(`# Node ${process.version}; ms per call, median of 15 rounds`);
+console.log('case'.padEnd(32), libs.map(([n]) => n.padStart(10)).join(''), '  time / first');
+for (const [name, f] of Object.entries(cases)) {
+  if (only && !name.includes(only)) continue;
+  const times = libs.map(() => []);
+  for (let round = 0; round < 15; round++) {
+    libs.forEach(([, wt], i) => {
+      const t0 = performance.now();
+      for (let r = 0; r < 5; r++) {
+        const out = f(wt, ...data[i]);
+        if (process.env.READ) out.dataSync();
+        out.dispose();
+      }
+      times[i].push((performance.now() - t0) / 5);
+    });
+  }
+  const med = times.map((t) => t.sort((a, b) => a - b)[7]);
+  console.log(name.padEnd(32), med.map((m) => m.toFixed(3).padStart(10)).join(''), med.slice(1).map((m) => (m / med[0]).toFixed(2).padStart(8)).join(''));
+}
