@@ -3,7 +3,7 @@
 
 use crate::dtype::DType;
 use crate::op::binary::{WGSL_FDIV, WGSL_IS_NAN};
-use crate::op::math::{exp_f32, tanh_f32};
+use crate::op::math::{exp_f32, exp_nonpositive, tanh_f32};
 use crate::op::wgsl_math::*;
 
 /// A unary elementwise op.
@@ -462,18 +462,22 @@ pub(crate) const CUDA_ERF: &str = "__device__ float erf_approx(float x) {
 /// erf: for |x| < 0.5 its Taylor series to x^13 (relative error under 2e-7, so tiny inputs keep
 /// their value: erf(1e-6) = 1.128e-6), beyond by Abramowitz & Stegun 7.1.26 (absolute error
 /// under 1.5e-7). The same formula runs on every backend, so every device computes erf and GELU
-/// alike.
+/// alike. Both forms are computed and one selected, with `exp_nonpositive` for `e^{-x^2}`, so a
+/// loop over it vectorises: with a branch and libm's `exp` GELU over 1M elements took 17 ms in
+/// wasm.
+#[inline(always)]
 pub(crate) fn erf(x: f32) -> f32 {
-    if x.abs() < 0.5 {
-        let z = x * x;
-        let p =
-            (((((z / 9360.0 - 1.0 / 1320.0) * z + 1.0 / 216.0) * z - 1.0 / 42.0) * z + 0.1) * z - 1.0 / 3.0) * z + 1.0;
-        return std::f32::consts::FRAC_2_SQRT_PI * x * p;
-    }
+    let z = x * x;
+    let p = (((((z / 9360.0 - 1.0 / 1320.0) * z + 1.0 / 216.0) * z - 1.0 / 42.0) * z + 0.1) * z - 1.0 / 3.0) * z + 1.0;
+    let small = std::f32::consts::FRAC_2_SQRT_PI * x * p;
     let t = 1.0 / (1.0 + 0.3275911 * x.abs());
-    let y = 1.0
+    let big = 1.0
         - (((((1.061_405_4 * t - 1.453_152_1) * t) + 1.421_413_8) * t - 0.284_496_74) * t + 0.254_829_6)
             * t
-            * (-x * x).exp();
-    y.copysign(x)
+            * exp_nonpositive(-z);
+    if x.abs() < 0.5 {
+        small
+    } else {
+        big.copysign(x)
+    }
 }
