@@ -33,7 +33,9 @@ impl Tensor {
         }
         let x = self.to_dtype(op.input_dtype(self.dtype()))?;
         let perm: Vec<isize> = kept.iter().chain(&dims).map(|&d| d as isize).collect();
-        let x = x.permute(&perm)?.contiguous()?;
+        // A view: the CPU folds strided columns in place (sum(0) needs no transposing copy);
+        // `Storage::reduce` gathers it for the GPU kernels.
+        let x = x.permute(&perm)?;
         let out_dtype = op.output_dtype(x.dtype());
         crate::device::placement::record(name, &[self.device()], self.device());
         let storage = x.storage().reduce(op, x.layout(), m, k, x.dtype(), out_dtype).map_err(|e| e.in_op(name))?;
@@ -202,7 +204,7 @@ fn reduced_count(t: &Tensor, dims: Option<&[isize]>) -> Result<usize> {
     })
 }
 
-/// The backward rule of reduction `op` from `x` ([kept.., reduced..], contiguous) to `y`:
+/// The backward rule of reduction `op` from `x` ([kept.., reduced..], a view) to `y`:
 /// `block` is the output's shape with the reduced dims kept as 1, `reduced` the trailing dims.
 fn backward(op: ReduceOp, x: &Tensor, y: &Tensor, block: Vec<isize>, reduced: Vec<isize>) -> BackwardFn {
     let (x, y) = (x.clone(), y.clone());

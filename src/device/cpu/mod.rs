@@ -24,6 +24,7 @@ use width::{with_width, Bits};
 
 mod alloc;
 mod broadcast;
+mod columns;
 mod gemm;
 mod optim;
 mod par;
@@ -432,7 +433,22 @@ impl Kernels for CpuBackend {
 
     fn reduce(&self, op: ReduceOp, src: &CpuStorage, l: &Layout, m: usize, k: usize) -> Result<CpuStorage> {
         let dtype = src.data.dtype();
-        let out = with_type!(dtype, T => reduce::rows(op, &T::slice(&src.data)[l.offset()..l.offset() + m * k], m, k));
+        // A strided view ([kept.., reduced..] as `Tensor::reduce` permutes it) folds columns in
+        // place where its kept rows are contiguous; otherwise it is gathered into rows first.
+        if let (false, CpuData::F32(v)) = (l.is_contiguous(), &src.data) {
+            if let Some(out) = columns::reduce_f32(op, v, l, m) {
+                return CpuStorage::new(out);
+            }
+        }
+        let gathered;
+        let (data, start) = if l.is_contiguous() {
+            (&src.data, l.offset())
+        } else {
+            reserve(l.numel(), dtype)?;
+            gathered = copy(&src.data, l);
+            (&gathered, 0)
+        };
+        let out = with_type!(dtype, T => reduce::rows(op, &T::slice(data)[start..start + m * k], m, k));
         CpuStorage::new(out)
     }
 
