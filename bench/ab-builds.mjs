@@ -1,6 +1,6 @@
 // A/B of builds of the npm package's CPU device (its kernels inside WebAssembly), in one Node
-// process, interleaved: 20 elementwise, reduction, softmax, matmul, gather and cast cases on
-// 1024x1024 f32, each timed 5 calls a round over 15 rounds, median printed with each build's
+// process, interleaved: 21 elementwise, reduction, softmax, matmul, gather and cast cases on
+// 1024x1024 f32 (one 1M NCHW), each timed 5 calls a round over 15 rounds, median printed with each build's
 // time over the first's (below 1 is faster). For build flags and kernel changes, where a
 // whole `npm run bench` is too noisy to see a 10% change.
 //
@@ -33,6 +33,7 @@ const cases = {
   'add col [1024,1024]+[1024,1]': (wt, x, y, b, c) => x.add(c),
   'sum(1) 1M': (wt, x) => x.sum(1),
   'sum(0) 1M': (wt, x) => x.sum(0),
+  'sum(0,2,3) [16,64,32,32] (BatchNorm)': (wt, x, y, b, c, m, x4) => x4.sum([0, 2, 3]),
   'max(1) 1M': (wt, x) => x.amax(1),
   'softmax 1M': (wt, x) => x.softmax(-1),
   'logsoftmax 1M': (wt, x) => x.logSoftmax(-1),
@@ -46,7 +47,7 @@ const only = process.env.ONLY;
 const data = libs.map(([, wt]) => {
   const x = wt.randn([1024, 1024], { seed: 1 }), y = wt.randn([1024, 1024], { seed: 2 });
   const b = wt.randn([1024], { seed: 3 }), c = wt.randn([1024, 1], { seed: 4 }), m = wt.randn([256, 256], { seed: 5 });
-  return [x, y, b, c, m];
+  return [x, y, b, c, m, wt.randn([16, 64, 32, 32], { seed: 6 })];
 });
 console.log(`# Node ${process.version}; ms per call, median of 15 rounds`);
 console.log('case'.padEnd(32), libs.map(([n]) => n.padStart(10)).join(''), '  time / first');

@@ -24,7 +24,6 @@ use width::{with_width, Bits};
 
 mod alloc;
 mod broadcast;
-mod columns;
 mod gemm;
 mod optim;
 mod par;
@@ -32,6 +31,7 @@ mod reduce;
 mod scalar;
 mod scatter;
 mod sort;
+mod strided;
 mod width;
 #[cfg(all(target_arch = "wasm32", not(target_feature = "simd128")))]
 compile_error!("the wasm32 build needs wasm SIMD: build with -C target-feature=+simd128 (.cargo/config.toml sets it)");
@@ -433,10 +433,10 @@ impl Kernels for CpuBackend {
 
     fn reduce(&self, op: ReduceOp, src: &CpuStorage, l: &Layout, m: usize, k: usize) -> Result<CpuStorage> {
         let dtype = src.data.dtype();
-        // A strided view ([kept.., reduced..] as `Tensor::reduce` permutes it) folds columns in
-        // place where its kept rows are contiguous; otherwise it is gathered into rows first.
+        // A strided view ([kept.., reduced..] as `Tensor::reduce` permutes it) is reduced in
+        // place where strided.rs knows its pattern; otherwise it is gathered into rows first.
         if let (false, CpuData::F32(v)) = (l.is_contiguous(), &src.data) {
-            if let Some(out) = columns::reduce_f32(op, v, l, m) {
+            if let Some(out) = strided::reduce_f32(op, v, l, m) {
                 return CpuStorage::new(out);
             }
         }

@@ -125,11 +125,31 @@ pub(super) fn rows<T: Scalar>(op: ReduceOp, v: &[T], m: usize, k: usize) -> CpuD
             par::ranges(m, k, |rs| rs.map(|r| finish(part(op, &v[r * k..(r + 1) * k], 0))).collect::<Vec<_>>());
         chunks.into_iter().flatten().collect()
     };
+    output(op, results)
+}
+
+/// The values of finished rows (their indices for the arg forms).
+fn output<T: Scalar>(op: ReduceOp, results: Vec<(T, usize)>) -> CpuData {
     if op.is_arg() {
         CpuData::I32(results.into_iter().map(|(_, i)| i as i32).collect())
     } else {
         T::wrap(results.into_iter().map(|(x, _)| x).collect())
     }
+}
+
+/// Reduces the rows of a strided view in place: row `i` is the runs of `len` contiguous
+/// elements starting at `bases[i] + r` for each `r` of `runs` (in the row's order), each folded
+/// as a row part and combined in order as one contiguous row's parts are; the arg forms count
+/// positions over the whole row. BatchNorm's statistics over (N, H, W) of NCHW are runs of H*W.
+pub(super) fn runs<T: Scalar>(op: ReduceOp, v: &[T], bases: &[usize], runs: &[usize], len: usize) -> CpuData {
+    let chunks = par::ranges(bases.len(), runs.len() * len, |rows| {
+        rows.map(|i| {
+            let parts = runs.iter().enumerate().map(|(j, &r)| part(op, &v[bases[i] + r..bases[i] + r + len], j * len));
+            finish(parts.reduce(|a, b| combine(op, a, b)).unwrap_or_else(|| part(op, &[], 0)))
+        })
+        .collect::<Vec<_>>()
+    });
+    output(op, chunks.into_iter().flatten().collect())
 }
 
 /// Softmax (or log-softmax) of each of the `m` rows of `k` elements in `v`, computed in f32 with
