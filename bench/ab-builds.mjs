@@ -1,5 +1,5 @@
 // A/B of builds of the npm package's CPU device (its kernels inside WebAssembly), in one Node
-// process, interleaved: 21 elementwise, reduction, softmax, matmul, gather and cast cases on
+// process, interleaved: 22 elementwise, reduction, softmax, matmul, gather, cat and cast cases on
 // 1024x1024 f32 (one 1M NCHW), each timed 5 calls a round over 15 rounds, median printed with each build's
 // time over the first's (below 1 is faster). For build flags and kernel changes, where a
 // whole `npm run bench` is too noisy to see a 10% change.
@@ -42,6 +42,7 @@ const cases = {
   'cast i32 1M': (wt, x) => x.toDtype('int32'),
   'where 1M': (wt, x, y) => x.gt(0).where(x, y),
   'argmax(1) 1M': (wt, x) => x.argmax(1),
+  'cat(1) 2x[1024,1024]': (wt, x, y) => wt.cat([x, y], 1),
 };
 const only = process.env.ONLY;
 const data = libs.map(([, wt]) => {

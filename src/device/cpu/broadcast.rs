@@ -221,6 +221,24 @@ pub(super) fn map_layout<T: Copy + Sync, U: Send>(v: &[T], l: &Layout, f: impl F
     unsafe { par::fill(rows.count, rows.k, write) }
 }
 
+/// Copies the elements of `src` under `l` into `out` under `dst` (same shape; `dst` a view of
+/// a contiguous buffer, such as one part's region of a `cat`), row by row: a slice copy where
+/// both step 1, a strided loop otherwise.
+pub(super) fn copy_into<T: Copy>(out: &mut [T], dst: &Layout, src: &[T], l: &Layout) {
+    let rows = Rows::new(l.shape(), [dst, l]);
+    let [sd, ss] = rows.step;
+    for r in 0..rows.count {
+        let ([pd, ps], k) = (rows.starts(r), rows.k);
+        if (sd, ss) == (1, 1) {
+            out[pd..pd + k].copy_from_slice(&src[ps..ps + k]);
+        } else {
+            for j in 0..k {
+                out[pd + j * sd] = src[ps + j * ss];
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,6 +326,35 @@ mod tests {
             let want: Vec<f32> =
                 crate::layout::StridedOffsets::new(l.shape(), l.strides(), l.offset()).map(|o| data[o] + 0.5).collect();
             assert_eq!(got, want, "{l:?}");
+        }
+    }
+
+    #[test]
+    fn copies_into_regions_match_the_strided_walk() {
+        let data: Vec<f32> = (0..200).map(|i| i as f32).collect();
+        let c = |s: &[usize]| Layout::contiguous(s);
+        // (output shape, region of it, source view of the region's shape)
+        let cases = vec![
+            (vec![4, 5], c(&[4, 5]).narrow("n", 1, 1, 3).unwrap(), c(&[4, 3])),
+            (vec![6, 5], c(&[6, 5]).narrow("n", 0, 2, 3).unwrap(), c(&[5, 3]).transpose("t", 0, 1).unwrap()),
+            (
+                vec![2, 3, 4],
+                c(&[2, 3, 4]).narrow("n", 1, 0, 2).unwrap(),
+                c(&[2, 1, 4]).expand("e", &[2, 2, 4]).unwrap(),
+            ),
+            (vec![3], c(&[3]), c(&[3])),
+            (vec![0, 4], c(&[0, 4]), c(&[0, 4])),
+        ];
+        for (shape, region, l) in cases {
+            let mut got = vec![-1.0f32; crate::shape::numel(&shape)];
+            copy_into(&mut got, &region, &data, &l);
+            let mut want = vec![-1.0f32; got.len()];
+            let src = crate::layout::StridedOffsets::new(l.shape(), l.strides(), l.offset());
+            for (o, i) in crate::layout::StridedOffsets::new(region.shape(), region.strides(), region.offset()).zip(src)
+            {
+                want[o] = data[i];
+            }
+            assert_eq!(got, want, "{region:?} {l:?}");
         }
     }
 

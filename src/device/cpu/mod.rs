@@ -12,7 +12,7 @@ use crate::device::pinned::PinnedHost;
 use crate::device::{Device, DeviceInfo};
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
-use crate::layout::{Layout, StridedOffsets};
+use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
@@ -570,11 +570,7 @@ impl Kernels for CpuBackend {
             for (s, l) in parts {
                 let len = l.shape()[dim];
                 let region = dst.narrow("cat", dim as isize, start, len)?;
-                let v = T::of(&s.data);
-                let src = StridedOffsets::new(l.shape(), l.strides(), l.offset());
-                for (o, i) in StridedOffsets::new(region.shape(), region.strides(), region.offset()).zip(src) {
-                    out[o] = v[i];
-                }
+                broadcast::copy_into(&mut out, &region, T::of(&s.data), l);
                 start += len;
             }
             T::wrap_as(dtype, out)
