@@ -1,5 +1,5 @@
 // A/B of builds of the npm package's CPU device (its kernels inside WebAssembly), in one Node
-// process, interleaved: 22 elementwise, reduction, softmax, matmul, gather, cat and cast cases on
+// process, interleaved: 23 elementwise, reduction, softmax, matmul, gather, cat and cast cases on
 // 1024x1024 f32 (one 1M NCHW), each timed 5 calls a round over 15 rounds, median printed with each build's
 // time over the first's (below 1 is faster). For build flags and kernel changes, where a
 // whole `npm run bench` is too noisy to see a 10% change.
@@ -24,6 +24,7 @@ const cases = {
   'relu 1M': (wt, x) => x.relu(),
   'neg 1M': (wt, x) => x.neg(),
   'exp 1M': (wt, x) => x.exp(),
+  'log 1M': (wt, x, y, b, c, m, x4, pos) => pos.log(),
   'sigmoid 1M': (wt, x) => x.sigmoid(),
   'tanh 1M': (wt, x) => x.tanh(),
   'gelu 1M': (wt, x) => wt.nn.functional.gelu(x),
@@ -48,7 +49,7 @@ const only = process.env.ONLY;
 const data = libs.map(([, wt]) => {
   const x = wt.randn([1024, 1024], { seed: 1 }), y = wt.randn([1024, 1024], { seed: 2 });
   const b = wt.randn([1024], { seed: 3 }), c = wt.randn([1024, 1], { seed: 4 }), m = wt.randn([256, 256], { seed: 5 });
-  return [x, y, b, c, m, wt.randn([16, 64, 32, 32], { seed: 6 })];
+  return [x, y, b, c, m, wt.randn([16, 64, 32, 32], { seed: 6 }), wt.rand([1024, 1024], { seed: 7 }).add(0.01)];
 });
 console.log(`# Node ${process.version}; ms per call, median of 15 rounds`);
 console.log('case'.padEnd(32), libs.map(([n]) => n.padStart(10)).join(''), '  time / first');

@@ -3,7 +3,7 @@
 
 use crate::dtype::DType;
 use crate::op::binary::{WGSL_FDIV, WGSL_IS_NAN};
-use crate::op::math::{exp_f32, exp_nonpositive, tanh_f32};
+use crate::op::math::{exp_f32, exp_nonpositive, log_f32, tanh_f32};
 use crate::op::wgsl_math::*;
 
 /// A unary elementwise op.
@@ -226,7 +226,7 @@ impl UnaryOp {
             Abs => x.abs(),
             // math::exp_f32 (2 ulp) vectorises where libm's exp is a call per element.
             Exp => exp_f32(x),
-            Log => x.ln(),
+            Log => log_f32(x),
             Sqrt => x.sqrt(),
             Rsqrt => 1.0 / x.sqrt(),
             Reciprocal => 1.0 / x,

@@ -252,7 +252,7 @@ macro_rules! fold_op {
 /// [`fold_const!`] over the common unary ops.
 macro_rules! fold_unary {
     ($op:expr, $o:ident => $body:expr) => {
-        fold_const!(UnaryOp, $op, $o => $body, [Neg, Abs, Exp, Sigmoid, Tanh, Silu, Gelu, Erf, Sqrt, Rsqrt, Reciprocal, Square, Relu, Floor, Ceil, Round, Sign])
+        fold_const!(UnaryOp, $op, $o => $body, [Neg, Abs, Exp, Log, Sigmoid, Tanh, Silu, Gelu, Erf, Sqrt, Rsqrt, Reciprocal, Square, Relu, Floor, Ceil, Round, Sign])
     };
 }
 
