@@ -207,6 +207,24 @@ pub(crate) fn coalesce<const N: usize>(shape: &[usize], strides: [&[usize]; N]) 
     (shape, std::array::from_fn(|o| dims.iter().map(|d| d.1[o]).collect()))
 }
 
+/// The view a reduction kernel gets ([kept.., reduced..], `m` kept elements) as its kept and
+/// reduced dims, each coalesced: `(kept, kept strides, reduced, reduced strides)`. `None` for an
+/// empty view or when no leading dims hold exactly `m` elements.
+pub(crate) type ReduceDims = (Vec<usize>, Vec<usize>, Vec<usize>, Vec<usize>);
+
+/// Splits the strided view `l` of a reduction into [`ReduceDims`]; what the CPU's and the
+/// GPU's in-place strided reductions match their patterns on.
+pub(crate) fn split_reduce(l: &Layout, m: usize) -> Option<ReduceDims> {
+    let (shape, strides) = (l.shape(), l.strides());
+    if m == 0 || l.numel() == 0 {
+        return None;
+    }
+    let split = (0..=shape.len()).find(|&j| shape[..j].iter().product::<usize>() == m)?;
+    let (kept, [ks]) = coalesce(&shape[..split], [&strides[..split]]);
+    let (red, [rs]) = coalesce(&shape[split..], [&strides[split..]]);
+    Some((kept, ks, red, rs))
+}
+
 /// Iterates the storage offsets of a layout's elements in row-major order.
 pub(crate) struct StridedOffsets<'a> {
     shape: &'a [usize],

@@ -290,12 +290,8 @@ impl Storage {
             let r = w.reduce(op, &lw, m, k, DType::I32, wide)?;
             return if out.is_narrow() { r.narrow(&[m], out) } else { Ok(r) };
         }
-        // `l` may be a strided view ([kept.., reduced..]): the CPU folds it in place, the GPU
-        // kernels read contiguous rows, so they get a gathered copy.
-        if !l.is_contiguous() && !matches!(self, Storage::Cpu(_) | Storage::Meta(_)) {
-            let c = self.map(l, MapOp::Cast, src)?;
-            return c.reduce(op, &Layout::contiguous(l.shape()), m, k, src, out);
-        }
+        // `l` may be a strided view ([kept.., reduced..]): each backend reduces it in place
+        // where it knows the pattern and gathers it otherwise.
         Ok(match self {
             Storage::Cpu(s) => Storage::Cpu(CpuBackend.reduce(op, s, l, m, k)?),
             Storage::Wgpu(s) => {

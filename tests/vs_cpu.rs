@@ -107,7 +107,13 @@ fn reductions_match_cpu() {
 }
 
 fn reduction_cases() {
-    let cases: [(&[usize], &[isize]); 7] = [
+    let cases: [(&[usize], &[isize]); 11] = [
+        // Strided views reduced in place (columns, a middle dim, BatchNorm's N/H/W, and a view
+        // with more dims than the GPU kernel takes, which is gathered).
+        (&[1000, 300], &[0]),
+        (&[6, 40, 50], &[1]),
+        (&[4, 64, 8, 8], &[0, 2, 3]),
+        (&[3, 4, 5, 6, 7], &[0, 2, 4]),
         (&[100_003], &[0]),
         // Rows past 128 chunks of 4096: chunks grow (and end with a partial one).
         (&[2, 700_001], &[1]),

@@ -2,6 +2,7 @@
 //! expressions.
 
 use crate::dtype::DType;
+use crate::layout::{split_reduce, Layout};
 
 /// A reduction kernel. Mean, var and std are built from these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -126,4 +127,30 @@ impl ReduceOp {
             (_, false) => "v < acc",
         }
     }
+}
+
+/// The geometry of a GPU reduction of a strided view with one thread per output (WGSL's
+/// `reduce_strided.wgsl`, CUDA's `reduce_strided.cu`): the view `l` ([kept.., reduced..], `m`
+/// kept elements) as up to two kept dims (outer size `m / m2`, inner `m2`, strides `rs1`,
+/// `rs2`) and up to two reduced ones (`k1` x `k2`, strides `es1`, `es2`), as the params
+/// `[m, offset, m2, rs1, rs2, k1, k2, es1, es2]`. `None` when the view has more dims than that
+/// or too few outputs to fill the device (`min_outputs`), or, past `max_fold` elements per
+/// output, when a thread would fold too long alone: the caller then gathers the view and
+/// reduces rows with its workgroup trees.
+pub(crate) fn strided_params(l: &Layout, m: usize, min_outputs: usize, max_fold: usize) -> Option<[usize; 9]> {
+    if m < min_outputs.max(1) || l.numel() / m > max_fold {
+        return None;
+    }
+    let (kept, ks, red, rs) = split_reduce(l, m)?;
+    let (m2, rs1, rs2) = match (kept.as_slice(), ks.as_slice()) {
+        ([a], [s]) => (*a, 0, *s),
+        ([_, b], [s1, s2]) => (*b, *s1, *s2),
+        _ => return None,
+    };
+    let (k1, k2, es1, es2) = match (red.as_slice(), rs.as_slice()) {
+        ([a], [s]) => (1, *a, 0, *s),
+        ([a, b], [s1, s2]) => (*a, *b, *s1, *s2),
+        _ => return None,
+    };
+    Some([m, l.offset(), m2, rs1, rs2, k1, k2, es1, es2])
 }

@@ -64,6 +64,12 @@ pub(crate) enum KernelKey {
         src: DType,
         dst: DType,
     },
+    /// `Reduce` of a strided view, one thread per output (up to two kept and two reduced dims).
+    ReduceStrided {
+        op: ReduceOp,
+        src: DType,
+        dst: DType,
+    },
     Softmax {
         log: bool,
         dtype: DType,
@@ -194,7 +200,8 @@ impl KernelKey {
             KernelKey::Map { src, dst, .. }
             | KernelKey::Map4 { src, dst, .. }
             | KernelKey::Reduce { src, dst, .. }
-            | KernelKey::ReduceSmall { src, dst, .. } => src == DType::F16 || dst == DType::F16,
+            | KernelKey::ReduceSmall { src, dst, .. }
+            | KernelKey::ReduceStrided { src, dst, .. } => src == DType::F16 || dst == DType::F16,
             KernelKey::Binary { dtype, .. }
             | KernelKey::Binary4 { dtype, .. }
             | KernelKey::BinaryScalar { dtype, .. }
@@ -221,6 +228,7 @@ impl KernelKey {
             KernelKey::Fill { .. } => include_str!("fill.wgsl"),
             KernelKey::Reduce { .. } => include_str!("reduce.wgsl"),
             KernelKey::ReduceSmall { .. } => include_str!("reduce_small.wgsl"),
+            KernelKey::ReduceStrided { .. } => include_str!("reduce_strided.wgsl"),
             KernelKey::Softmax { .. } => include_str!("softmax.wgsl"),
             KernelKey::Matmul { program: MatmulProgram::Tiled, .. } => include_str!("matmul.wgsl"),
             KernelKey::Matmul { program: MatmulProgram::Blocked, .. } => include_str!("matmul_blocked.wgsl"),
@@ -269,7 +277,9 @@ impl KernelKey {
                     scalar_from_bits(dtype)
                 )
             }
-            KernelKey::Reduce { op, src, dst } | KernelKey::ReduceSmall { op, src, dst } => {
+            KernelKey::Reduce { op, src, dst }
+            | KernelKey::ReduceSmall { op, src, dst }
+            | KernelKey::ReduceStrided { op, src, dst } => {
                 let acc = storage_type(accumulator(src));
                 let identity = if op == ReduceOp::Prod { "A(1)" } else { "A(0)" };
                 let finish = if op.is_arg() { "return D(i32(idx));" } else { "return D(acc);" };
@@ -437,6 +447,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
                 let out = op.output_dtype(d);
                 v.push(KernelKey::Reduce { op, src: d, dst: out });
                 v.push(KernelKey::ReduceSmall { op, src: d, dst: out });
+                v.push(KernelKey::ReduceStrided { op, src: d, dst: out });
                 if !op.is_arg() {
                     v.push(KernelKey::Reduce { op, src: d, dst: accumulator(d) });
                     v.push(KernelKey::Reduce { op, src: accumulator(d), dst: out });

@@ -12,7 +12,7 @@
 
 use super::{par, reduce};
 use crate::dtype::CpuData;
-use crate::layout::{coalesce, Layout, StridedOffsets};
+use crate::layout::{split_reduce, Layout, StridedOffsets};
 use crate::op::reduce::ReduceOp;
 
 /// Columns per accumulator block: 256 f64 (2 KiB) stay in L1 while the reduced rows stream by.
@@ -24,13 +24,7 @@ const MIN_RUN: usize = 16;
 /// data `v`: the values (i32 positions in the reduced dims' row-major order for the arg forms),
 /// or `None` when the view is not that pattern.
 pub(super) fn reduce_f32(op: ReduceOp, v: &[f32], l: &Layout, m: usize) -> Option<CpuData> {
-    let (shape, strides) = (l.shape(), l.strides());
-    if m == 0 || l.numel() == 0 {
-        return None;
-    }
-    let split = (0..=shape.len()).find(|&j| shape[..j].iter().product::<usize>() == m)?;
-    let (kept, [ks]) = coalesce(&shape[..split], [&strides[..split]]);
-    let (red, [rs]) = coalesce(&shape[split..], [&strides[split..]]);
+    let (kept, ks, red, rs) = split_reduce(l, m)?;
     let (&cols, &len) = (kept.last()?, red.last()?);
     if ks.last() == Some(&1) && cols >= MIN_RUN {
         Some(columns(op, v, l, m, (&kept, &ks), (&red, &rs)))

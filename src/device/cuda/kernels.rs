@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
 use crate::op::optim::OptimStep;
-use crate::op::reduce::ReduceOp;
+use crate::op::reduce::{strided_params, ReduceOp};
 use crate::op::{IndexMode, MapOp, MatOperand, MatmulArgs, MatmulProgram};
 use crate::shaders::{accumulator, params, KernelKey, WG};
 
@@ -247,6 +247,19 @@ impl Kernels for Arc<CudaDevice> {
     fn reduce(&self, op: ReduceOp, src: &CudaStorage, l: &Layout, m: usize, k: usize) -> Result<CudaStorage> {
         let dtype = src.dtype();
         let out_dtype = op.output_dtype(dtype);
+        if !l.is_contiguous() {
+            // A strided view ([kept.., reduced..]): one thread per output in place when the
+            // outputs are many and each folds few elements (thresholds as wgpu's for GPUs, not
+            // yet measured on one), else gathered and reduced as rows.
+            if let Some(p) = strided_params(l, m, 1024, 1 << 14) {
+                let out = self.alloc(m, out_dtype)?;
+                let key = KernelKey::ReduceStrided { op, src: dtype, dst: out_dtype };
+                self.launch(key, &[src.ptr(0), out.ptr(0)], &Params::words(&p), grid(m), BLOCK)?;
+                return Ok(out);
+            }
+            let rows = self.map(src, l, MapOp::Cast, dtype)?;
+            return self.reduce(op, &rows, &Layout::contiguous(l.shape()), m, k);
+        }
         let out = self.alloc(m, out_dtype)?;
         if m == 0 {
             return Ok(out);

@@ -105,6 +105,7 @@ fn body(key: &KernelKey) -> &'static str {
         KernelKey::Fill { .. } => include_str!("kernels/fill.cu"),
         KernelKey::Reduce { .. } => include_str!("kernels/reduce.cu"),
         KernelKey::ReduceSmall { .. } => include_str!("kernels/reduce_small.cu"),
+        KernelKey::ReduceStrided { .. } => include_str!("kernels/reduce_strided.cu"),
         KernelKey::Softmax { .. } => include_str!("kernels/softmax.cu"),
         KernelKey::Matmul { program: MatmulProgram::Tiled, .. } => include_str!("kernels/matmul.cu"),
         // Blocked4's vec4 loads are a WGSL concern; the blocked kernel takes any layout.
@@ -146,7 +147,9 @@ fn variant(key: &KernelKey) -> String {
         KernelKey::Fill { dtype } => {
             format!("typedef {} D;\n{f} D value(unsigned bits) {{ return {}; }}\n", storage(dtype), value_from_bits(dtype))
         }
-        KernelKey::Reduce { op, src, dst } | KernelKey::ReduceSmall { op, src, dst } => {
+        KernelKey::Reduce { op, src, dst }
+        | KernelKey::ReduceSmall { op, src, dst }
+        | KernelKey::ReduceStrided { op, src, dst } => {
             let acc = accumulator(src);
             let finish = if op.is_arg() { "(D)(int)idx".to_string() } else { store(dst, "acc") };
             let identity = if op == ReduceOp::Prod { "(A)1" } else { "(A)0" };
