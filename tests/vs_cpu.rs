@@ -265,8 +265,21 @@ fn movement_and_index_match_cpu() {
             .unwrap()
             .to_dtype(DType::U32)
             .unwrap();
+        // Views too: a transposed source (the selected slices strided), a middle dim of a 3-d
+        // view, and gathers along dim 0 of a transposed source and along the last dim.
+        let at = a.t().unwrap();
+        let c = randn(&[6, 50, 7], 28, d).permute(&[2, 1, 0]).unwrap();
+        let gi0 = gi.narrow(0, 0, 30).unwrap().narrow(1, 0, 35).unwrap().contiguous().unwrap();
         Tensor::cat(
-            &[a.index_select(1, &i).unwrap().flatten().unwrap(), a.gather(1, &gi).unwrap().flatten().unwrap()],
+            &[
+                a.index_select(1, &i).unwrap().flatten().unwrap(),
+                a.gather(1, &gi).unwrap().flatten().unwrap(),
+                at.index_select(0, &i).unwrap().flatten().unwrap(),
+                at.index_select(1, &i).unwrap().flatten().unwrap(),
+                c.index_select(1, &i).unwrap().flatten().unwrap(),
+                at.gather(0, &gi0.t().unwrap().contiguous().unwrap()).unwrap().flatten().unwrap(),
+                at.gather(1, &gi0.narrow(1, 0, 30).unwrap().contiguous().unwrap()).unwrap().flatten().unwrap(),
+            ],
             0,
         )
         .unwrap()

@@ -12,7 +12,7 @@ use crate::device::pinned::PinnedHost;
 use crate::device::{Device, DeviceInfo};
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::layout::{Layout, StridedOffsets};
 use crate::op::binary::BinaryOp;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
@@ -521,29 +521,42 @@ impl Kernels for CpuBackend {
         if let Some(&bad) = ids.iter().find(|&&i| i < 0 || i as usize >= size) {
             return Err(Error::IndexOutOfRange { op, index: bad, dim, size });
         }
-        let out_strides = crate::shape::contiguous_strides(shape);
-        let n = numel(shape);
-        let src_offsets: Vec<usize> = (0..n)
-            .map(|i| {
-                let mut off = l.offset();
-                for d in 0..shape.len() {
-                    let c = (i / out_strides[d]) % shape[d];
-                    let c = if d != dim {
-                        c
-                    } else if mode == IndexMode::Select {
-                        ids[c] as usize
-                    } else {
-                        ids[i] as usize
-                    };
-                    off += c * l.strides()[d];
-                }
-                off
-            })
-            .collect();
-        let dtype = src.data.dtype();
+        // Select copies each chosen slice whole (a slice copy where the dims after `dim` are
+        // contiguous, as an embedding's rows are); gather walks the output with `dim`'s stride
+        // replaced by each index's. A per-element offset from div/mod over the rank, collected
+        // into a vector first, made index_select of 1024 rows of 1024 take 8.6 ms in wasm.
+        let (dtype, n, sd) = (src.data.dtype(), numel(shape), l.strides()[dim]);
         let out = with_width!(dtype, T => {
             let v = T::of(&src.data);
-            T::wrap_as(dtype, src_offsets.iter().map(|&o| v[o]).collect())
+            let mut out: Vec<T> = alloc::with_capacity(n);
+            match mode {
+                IndexMode::Select => {
+                    let inner = Layout::strided(&shape[dim + 1..], &l.strides()[dim + 1..], 0);
+                    let (len, flat) = (inner.numel(), inner.is_contiguous());
+                    for o in StridedOffsets::new(&shape[..dim], &l.strides()[..dim], l.offset()) {
+                        if len == 1 {
+                            // Single elements (selecting along the last dim): one loop per row.
+                            out.extend(ids.iter().map(|&id| v[o + id as usize * sd]));
+                            continue;
+                        }
+                        for &id in &ids {
+                            let base = o + id as usize * sd;
+                            if flat {
+                                out.extend_from_slice(&v[base..base + len]);
+                            } else {
+                                out.extend(StridedOffsets::new(inner.shape(), inner.strides(), base).map(|p| v[p]));
+                            }
+                        }
+                    }
+                }
+                IndexMode::Gather => {
+                    let mut strides = l.strides().to_vec();
+                    strides[dim] = 0;
+                    let walk = StridedOffsets::new(shape, &strides, l.offset());
+                    out.extend(walk.zip(&ids).map(|(b, &id)| v[b + id as usize * sd]));
+                }
+            }
+            T::wrap_as(dtype, out)
         });
         CpuStorage::new(out)
     }
