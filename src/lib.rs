@@ -29,6 +29,7 @@ pub mod nn;
 pub mod op;
 pub mod ops;
 pub mod optim;
+mod order;
 pub mod parallel;
 mod shaders;
 mod shape;

@@ -84,11 +84,11 @@ fn push_str(out: &mut String, s: &str) {
 /// The file's bytes: `records` in the format's order, `metadata` (sorted by key, so the same
 /// input always gives the same bytes) as the header's `__metadata__` when not empty.
 pub(crate) fn write(mut records: Vec<Record<'_>>, metadata: &[(String, String)], op: &'static str) -> Result<Vec<u8>> {
-    records.sort_by(|a, b| rank(b.dtype).cmp(&rank(a.dtype)).then(a.name.cmp(b.name)));
+    crate::order::sort_by(&mut records, |a, b| rank(b.dtype).cmp(&rank(a.dtype)).then(a.name.cmp(b.name)));
     let mut header = String::from("{");
     if !metadata.is_empty() {
         let mut meta = metadata.to_vec();
-        meta.sort();
+        crate::order::sort_by(&mut meta, |a, b| a.cmp(b));
         header.push_str("\"__metadata__\":{");
         for (i, (k, v)) in meta.iter().enumerate() {
             if i > 0 {
@@ -151,7 +151,7 @@ pub(crate) fn read(bytes: &[u8]) -> std::result::Result<File<'_>, String> {
         bytes.get(8..8 + n).ok_or(format!("header length {n} runs past the end of the {} bytes", bytes.len()))?;
     let header = std::str::from_utf8(header).map_err(|e| format!("the header is not UTF-8: {e}"))?;
     let (mut infos, metadata) = parse_header(header)?;
-    infos.sort_by_key(|(_, i)| (i.start, i.end));
+    crate::order::sort_by(&mut infos, |(_, a), (_, b)| (a.start, a.end).cmp(&(b.start, b.end)));
     let data = &bytes[8 + n..];
     let mut at = 0usize;
     let mut tensors = Vec::with_capacity(infos.len());

@@ -109,7 +109,7 @@ impl Parser<'_> {
             Ok(())
         })?;
         let mut metadata = metadata.unwrap_or_default();
-        metadata.sort();
+        crate::order::sort_by(&mut metadata, |a, b| a.cmp(b));
         Ok((tensors, metadata))
     }
 

@@ -185,7 +185,7 @@ fn norm_grad(x: &Tensor, n: &Tensor, g: &Tensor, p: f64) -> Result<Tensor> {
 /// `t` with the reduced `dims` put back as size-1 dims (undoing `keepdim = false`).
 fn unsqueeze_all(t: &Tensor, dims: &[isize], rank: usize) -> Result<Tensor> {
     let mut kept = crate::shape::normalize_dims("norm", dims, rank)?;
-    kept.sort_unstable();
+    crate::order::sort_by(&mut kept, |a, b| a.cmp(b));
     let mut t = t.clone();
     for d in kept {
         t = t.unsqueeze(d as isize)?;

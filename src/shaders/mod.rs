@@ -463,7 +463,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
     for kind in [OptimKind::Sgd, OptimKind::SgdMomentum, OptimKind::Adam] {
         v.push(KernelKey::Optim { kind });
     }
-    v.sort_by_key(|k| format!("{k:?}"));
+    crate::order::sort_by(&mut v, |a, b| format!("{a:?}").cmp(&format!("{b:?}")));
     v.dedup();
     v
 }

@@ -161,7 +161,7 @@ pub(crate) async fn discover() -> Result<()> {
                 && l.max_compute_workgroup_storage_size >= 8192
         })
         .collect();
-    adapters.sort_by_key(|a| rank(&a.get_info()));
+    crate::order::sort_by(&mut adapters, |a, b| rank(&a.get_info()).cmp(&rank(&b.get_info())));
     let entries = adapters
         .into_iter()
         .enumerate()
