@@ -340,3 +340,35 @@ fn int64_data_is_range_checked_into_32_bits() {
     assert!(Tensor::from_u64(&[1 << 32], &[1], Device::CPU).is_err());
     assert!(Tensor::from_i64(&[1, 2], &[3], Device::CPU).is_err(), "the shape must match the data");
 }
+
+/// index_select and gather over every small shape, empty dims included, and every valid dim and
+/// index: results have the right shape and never panic (an empty source's strides may point
+/// past its data, which a kernel must not read).
+#[test]
+fn index_ops_over_small_and_empty_shapes() {
+    let d = Device::CPU;
+    let mut shapes: Vec<Vec<usize>> = vec![vec![]];
+    for rank in 1..=3 {
+        let mut next = Vec::new();
+        for s in shapes.iter().filter(|s| s.len() == rank - 1) {
+            for size in 0..=2 {
+                next.push([s.clone(), vec![size]].concat());
+            }
+        }
+        shapes.extend(next);
+    }
+    for shape in shapes.iter().filter(|s| !s.is_empty()) {
+        let a = Tensor::ones(shape, DType::F32, d).unwrap();
+        for dim in 0..shape.len() {
+            for id in 0..shape[dim] {
+                let i = Tensor::from_slice(&[id as i32], &[1], d).unwrap();
+                let s = a.index_select(dim as isize, &i).unwrap();
+                let mut want = shape.clone();
+                want[dim] = 1;
+                assert_eq!(s.shape(), &want[..], "index_select {shape:?} dim {dim}");
+                let g = Tensor::full(&want, id as f64, DType::I32, d).unwrap();
+                assert_eq!(a.gather(dim as isize, &g).unwrap().shape(), &want[..], "gather {shape:?} dim {dim}");
+            }
+        }
+    }
+}

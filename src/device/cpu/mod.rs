@@ -530,6 +530,8 @@ impl Kernels for CpuBackend {
             let v = T::of(&src.data);
             let mut out: Vec<T> = alloc::with_capacity(n);
             match mode {
+                // An empty result reads nothing (an empty source's strides may point anywhere).
+                _ if n == 0 => {}
                 IndexMode::Select => {
                     let inner = Layout::strided(&shape[dim + 1..], &l.strides()[dim + 1..], 0);
                     let (len, flat) = (inner.numel(), inner.is_contiguous());
