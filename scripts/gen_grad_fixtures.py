@@ -265,6 +265,16 @@ def cases():
     add("logsumexp_empty_keepdim", "logsumexp", [inp(torch.zeros(0, 3), grad=False)], dims=[0], keepdim=True)
     add("tile_fewer_dims", "tile", [inp(torch.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]]))], dims=[2])
     add("tile_more_dims", "tile", [inp(torch.tensor([1.5, -0.5]), v=None)], dims=[2, 1, 3])
+    # Reductions the kernels fold on the permuted view in place (columns, runs, two kept dims:
+    # at least 16 outputs, as those paths need), and x ** 2, which runs the square kernel. Their
+    # inputs come from a generator of their own, so every case above keeps its values.
+    more = torch.Generator().manual_seed(4321)
+    extra = lambda *shape: torch.randn(shape, generator=more)
+    add("sum_columns", "sum", [inp(extra(24, 20))], dims=[0], keepdim=False)
+    add("sum_runs_nchw", "sum", [inp(extra(3, 20, 17))], dims=[0, 2], keepdim=True)
+    add("max_columns", "max", [inp(extra(6, 32))], dims=[0], keepdim=False)
+    add("mean_middle", "mean", [inp(extra(2, 9, 18))], dims=[1], keepdim=False)
+    add("scalar_pow_2", "scalar", [inp(extra(3, 4))], fn="pow", s=2.0)
     return c
 
 
