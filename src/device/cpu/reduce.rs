@@ -68,9 +68,7 @@ fn extreme<T: Scalar>(xs: &[T], beats: impl Fn(T, T) -> bool) -> T {
     let Some(&first) = xs.first() else {
         return T::default();
     };
-    // A NaN lane stays NaN: nothing beats it, and `x != x` only takes NaN candidates.
-    #[allow(clippy::eq_op)]
-    let pick = |acc: T, x: T| if x != x || beats(x, acc) { x } else { acc };
+    let pick = |acc: T, x: T| pick(acc, x, &beats);
     let mut lanes = [first; 8];
     let chunks = xs.chunks_exact(8);
     let rest = chunks.remainder();
@@ -80,6 +78,20 @@ fn extreme<T: Scalar>(xs: &[T], beats: impl Fn(T, T) -> bool) -> T {
         }
     }
     lanes.into_iter().chain(rest.iter().copied()).fold(first, pick)
+}
+
+/// `x` where it beats `acc` (by `beats`: greater for max, less for min) or is NaN, else `acc`:
+/// a NaN, once taken, stays, since nothing beats it and `x != x` only takes NaN candidates. One
+/// select, which vectorises.
+#[inline(always)]
+pub(super) fn pick<T: PartialOrd + Copy>(acc: T, x: T, beats: impl Fn(T, T) -> bool) -> T {
+    #[allow(clippy::eq_op)]
+    let take = x != x || beats(x, acc);
+    if take {
+        x
+    } else {
+        acc
+    }
 }
 
 /// `a` followed by `b`. Ties keep `a`, so the first maximum or minimum wins, as in one pass.

@@ -103,10 +103,7 @@ fn extremes<'a>(mut rows: impl Iterator<Item = &'a [f32]>, beats: impl Fn(f32, f
     let mut acc = rows.next().map(<[f32]>::to_vec).unwrap_or_default();
     for row in rows {
         for (a, &x) in acc.iter_mut().zip(row) {
-            // A NaN stays: nothing beats it, and `x != x` only takes NaN candidates.
-            #[allow(clippy::eq_op)]
-            let take = x != x || beats(x, *a);
-            *a = if take { x } else { *a };
+            *a = reduce::pick(*a, x, &beats);
         }
     }
     acc
