@@ -47,10 +47,8 @@ function maxPool(fn, op, input, kernelSize, opts) {
   const arr = (key, d) => Float64Array.from(ints(fn, key, o[key], d));
   const ceil = check.flag(fn, 'ceilMode', o.ceilMode, false);
   const indices = check.flag(fn, 'returnIndices', o.returnIndices, false);
-  const [v, i] = core().nnMaxPool(op, rawOf(fn, 'input', input), k, arr('stride', []), arr('padding', [0]), arr('dilation', [1]), ceil);
-  if (indices) return [new Tensor(v), new Tensor(i)];
-  i.free();
-  return new Tensor(v);
+  const [v, i] = core().nnMaxPool(op, rawOf(fn, 'input', input), k, arr('stride', []), arr('padding', [0]), arr('dilation', [1]), ceil, indices);
+  return indices ? [new Tensor(v), new Tensor(i)] : new Tensor(v);
 }
 
 /** 2-D max pooling of `[N, C, H, W]` (or `[C, H, W]`); options `stride` (default the kernel), `padding`, `dilation`, `ceilMode`, `returnIndices` (then `[values, indices]`, int32 flat indices in each input plane). */

@@ -1,10 +1,12 @@
 //! Pooling as functions, PyTorch's `F.max_pool1d/2d`, `F.avg_pool1d/2d` and
 //! `F.adaptive_avg_pool1d/2d`.
 //!
-//! Max and average pooling reduce the windows view (`window.rs`) made contiguous: one copy
-//! kernel and one row reduction on every device. Max pooling's gradient scatters the output
-//! gradient to the argmax of each window (`scatter_add`, so windows that share a maximum add
-//! up, as in PyTorch); average pooling's is the transposed convolution by a box of ones.
+//! Max and average pooling reduce the windows view (`window.rs`) over its kernel dims: the CPU
+//! folds each window's taps in place, a GPU gathers the view into rows first. Max pooling's
+//! indices (its gradient's too) come from the windows made contiguous rows; the gradient
+//! scatters the output gradient to the argmax of each window (`scatter_add`, so windows that
+//! share a maximum add up, as in PyTorch); average pooling's is the transposed convolution by a
+//! box of ones.
 //! Adaptive average pooling is two small matmuls by pooling matrices (row `i` averages input
 //! entries `floor(i * in / out) .. ceil((i + 1) * in / out)`), exact for any sizes.
 
@@ -107,31 +109,38 @@ fn window_rows(xp: &Tensor, h: &Axis, w: &Axis) -> Result<Tensor> {
 /// window has one. Returns the values and, as PyTorch's `return_indices`, each maximum's flat
 /// index `h * W + w` in its input plane (i32; PyTorch's are int64).
 pub fn max_pool2d_with_indices(x: &Tensor, kernel: &[usize], options: &MaxPoolOptions) -> Result<(Tensor, Tensor)> {
-    max_pool("max_pool2d", 2, x, kernel, options)
+    let (values, indices) = max_pool("max_pool2d", 2, x, kernel, options, true)?;
+    Ok((values, indices.ok_or_else(|| Error::invalid("max_pool2d", "no indices"))?))
 }
 
 /// 2-D max pooling (see [`max_pool2d_with_indices`]).
 pub fn max_pool2d(x: &Tensor, kernel: &[usize], options: &MaxPoolOptions) -> Result<Tensor> {
-    Ok(max_pool("max_pool2d", 2, x, kernel, options)?.0)
+    Ok(max_pool("max_pool2d", 2, x, kernel, options, false)?.0)
 }
 
 /// 1-D max pooling of `[N, C, L]` (or `[C, L]`); indices count along `L`.
 pub fn max_pool1d_with_indices(x: &Tensor, kernel: &[usize], options: &MaxPoolOptions) -> Result<(Tensor, Tensor)> {
-    max_pool("max_pool1d", 1, x, kernel, options)
+    let (values, indices) = max_pool("max_pool1d", 1, x, kernel, options, true)?;
+    Ok((values, indices.ok_or_else(|| Error::invalid("max_pool1d", "no indices"))?))
 }
 
 /// 1-D max pooling (see [`max_pool1d_with_indices`]).
 pub fn max_pool1d(x: &Tensor, kernel: &[usize], options: &MaxPoolOptions) -> Result<Tensor> {
-    Ok(max_pool("max_pool1d", 1, x, kernel, options)?.0)
+    Ok(max_pool("max_pool1d", 1, x, kernel, options, false)?.0)
 }
 
+/// Max pooling's values, a reduction over the windows view in place (no im2col copy on the
+/// CPU), and, when `with_indices`, the argmax indices. The gradient needs the argmax too, so
+/// its rule works it out from the padded input when backward runs: inference pays for neither
+/// (max_pool2d of [8, 32, 64, 64] by 2 in wasm spent 4/5 of its 37 ms on the indices).
 fn max_pool(
     op: &'static str,
     dims: usize,
     input: &Tensor,
     kernel: &[usize],
     o: &MaxPoolOptions,
-) -> Result<(Tensor, Tensor)> {
+    with_indices: bool,
+) -> Result<(Tensor, Option<Tensor>)> {
     if input.dtype() == DType::Bool {
         return Err(Error::UnsupportedDType { op, dtype: DType::Bool, reason: "max pooling needs numbers".into() });
     }
@@ -146,41 +155,35 @@ fn max_pool(
         ));
     }
     host_table(op, &[l.max(h.kernel * w.kernel)])?;
-    let dev = x.device();
-    let (values, flat) = {
+    let geometry = Pooled { h, w, n, c };
+    let (xp, values) = {
         let _paused = crate::tensor::node::pause();
         let lowest = match x.dtype() {
             DType::I32 => i32::MIN as f64,
             DType::U32 => 0.0,
             _ => f64::NEG_INFINITY,
         };
-        let rows = window_rows(&padded(&x, &h, &w, lowest)?, &h, &w)?;
-        let values = rows.max(&[-1], false)?;
-        let arg = window_argmax(&rows, &values, &h, &w)?.reshape(&[-1])?;
-        // The argmax's position in the padded plane: window origin + tap offset.
-        let taps: Vec<i32> = (0..h.kernel * w.kernel)
-            .map(|k| ((k / w.kernel) * h.dilation * wp + (k % w.kernel) * w.dilation) as i32)
-            .collect();
-        let origins: Vec<i32> = (0..l).map(|i| ((i / w.out) * h.stride * wp + (i % w.out) * w.stride) as i32).collect();
-        let taps = Tensor::from_slice(&taps, &[taps.len()], dev)?;
-        let origins = Tensor::from_slice(&origins, &[l], dev)?;
-        let flat = taps.index_select(0, &arg)?.reshape(&[n as isize, c as isize, l as isize])?.add(&origins)?;
-        (values, flat)
-    };
-    // PyTorch's indices count in the unpadded plane.
-    let indices = {
-        let (row, col) = (flat.floor_divide_scalar(wp as f64)?, flat.remainder_scalar(wp as f64)?);
-        let row = row.sub_scalar(h.before as f64)?.mul_scalar(w.size as f64)?;
-        row.add(&col.sub_scalar(w.before as f64)?)?.reshape(&[
+        let xp = padded(&x, &h, &w, lowest)?;
+        // [N, 1, C, kh, kw, oh, ow] reduced over (kh, kw).
+        let values = windows(&xp, 1, &h, &w).max(&[3, 4], false)?.reshape(&[
             n as isize,
             c as isize,
             h.out as isize,
             w.out as isize,
-        ])?
+        ])?;
+        (xp, values)
+    };
+    let indices = match with_indices {
+        true => Some(geometry.indices(&geometry.argmax_flat(&xp, &values)?)?),
+        false => None,
     };
     let (hp, shape) = (h.padded(), x.shape().to_vec());
-    let values = Tensor::composite(values, op, &[&x], |_| {
+    let values = Tensor::composite(values.clone(), op, &[&x], |_| {
         unary_rule(move |g| {
+            let flat = {
+                let _paused = crate::tensor::node::pause();
+                geometry.argmax_flat(&xp, &values)?
+            };
             let g = g.reshape(&[n as isize, c as isize, l as isize])?;
             let plane = g.new_zeros(&[n, c, hp * wp])?.scatter_add(2, &flat, &g)?;
             plane
@@ -189,7 +192,45 @@ fn max_pool(
                 .narrow(3, w.before, shape[3])
         })
     });
-    Ok((from_planes(values, dims, batched)?, from_planes(indices, dims, batched)?))
+    let indices = indices.map(|i| from_planes(i, dims, batched)).transpose()?;
+    Ok((from_planes(values, dims, batched)?, indices))
+}
+
+/// The window geometry of one max pooling: what its indices are worked out from.
+#[derive(Clone, Copy)]
+struct Pooled {
+    h: Axis,
+    w: Axis,
+    n: usize,
+    c: usize,
+}
+
+impl Pooled {
+    /// Each maximum's position `[N, C, oh * ow]` in the padded plane `xp` (i32): the window's
+    /// origin plus the tap [`window_argmax`] picks.
+    fn argmax_flat(&self, xp: &Tensor, values: &Tensor) -> Result<Tensor> {
+        let Pooled { h, w, n, c } = *self;
+        let (wp, l, dev) = (w.padded(), h.out * w.out, xp.device());
+        let rows = window_rows(xp, &h, &w)?;
+        let arg = window_argmax(&rows, values, &h, &w)?.reshape(&[-1])?;
+        let taps: Vec<i32> = (0..h.kernel * w.kernel)
+            .map(|k| ((k / w.kernel) * h.dilation * wp + (k % w.kernel) * w.dilation) as i32)
+            .collect();
+        let origins: Vec<i32> = (0..l).map(|i| ((i / w.out) * h.stride * wp + (i % w.out) * w.stride) as i32).collect();
+        let taps = Tensor::from_slice(&taps, &[taps.len()], dev)?;
+        let origins = Tensor::from_slice(&origins, &[l], dev)?;
+        taps.index_select(0, &arg)?.reshape(&[n as isize, c as isize, l as isize])?.add(&origins)
+    }
+
+    /// PyTorch's indices `[N, C, oh, ow]`, which count in the unpadded plane, from positions in
+    /// the padded one.
+    fn indices(&self, flat: &Tensor) -> Result<Tensor> {
+        let Pooled { h, w, n, c } = *self;
+        let wp = w.padded() as f64;
+        let (row, col) = (flat.floor_divide_scalar(wp)?, flat.remainder_scalar(wp)?);
+        let row = row.sub_scalar(h.before as f64)?.mul_scalar(w.size as f64)?;
+        row.add(&col.sub_scalar(w.before as f64)?)?.reshape(&[n as isize, c as isize, h.out as isize, w.out as isize])
+    }
 }
 
 /// The tap of each window's maximum, as PyTorch's CPU kernel picks it: the first tap equal to
@@ -278,7 +319,9 @@ fn avg_pool(op: &'static str, dims: usize, input: &Tensor, kernel: &[usize], o: 
     let div = Tensor::from_slice(&divisors(&h, &w, o), &[h.out, w.out], x.device())?.to_dtype(x.dtype())?;
     let out = {
         let _paused = crate::tensor::node::pause();
-        window_rows(&padded(&x, &h, &w, 0.0)?, &h, &w)?.sum(&[-1], false)?.div(&div)?
+        let n = x.shape()[0] as isize;
+        let sums = windows(&padded(&x, &h, &w, 0.0)?, 1, &h, &w).sum(&[3, 4], false)?;
+        sums.reshape(&[n, c as isize, h.out as isize, w.out as isize])?.div(&div)?
     };
     let shape = x.shape().to_vec();
     let y = Tensor::composite(out, op, &[&x], |_| {

@@ -93,7 +93,8 @@ pub fn conv_transpose(
     })
 }
 
-/// `F.max_pool1d` / `F.max_pool2d`: `[values, indices]`.
+/// `F.max_pool1d` / `F.max_pool2d`: `[values, indices]` with `return_indices`, else
+/// `[values]` (the indices cost four times the values).
 #[wasm_bindgen(js_name = nnMaxPool)]
 #[allow(clippy::too_many_arguments)]
 pub fn max_pool(
@@ -104,8 +105,10 @@ pub fn max_pool(
     padding: Vec<f64>,
     dilation: Vec<f64>,
     ceil_mode: JsValue,
+    return_indices: JsValue,
 ) -> Result<Array, JsValue> {
     let name = which("maxPool", &op, ["max_pool1d", "max_pool2d"])?;
+    let with_indices = flag(name, "returnIndices", &return_indices)?;
     let o = MaxPoolOptions {
         stride: counts(name, "stride", &stride)?,
         padding: counts(name, "padding", &padding)?,
@@ -113,13 +116,14 @@ pub fn max_pool(
         ceil_mode: flag(name, "ceilMode", &ceil_mode)?,
     };
     let k = counts(name, "kernelSize", &kernel)?;
-    let (v, i) = if name == "max_pool1d" {
-        nn::max_pool1d_with_indices(&x.t, &k, &o)
-    } else {
-        nn::max_pool2d_with_indices(&x.t, &k, &o)
+    let tensor = |t| JsValue::from(RawTensor::new(t));
+    match (name == "max_pool1d", with_indices) {
+        (true, true) => nn::max_pool1d_with_indices(&x.t, &k, &o).map(|(v, i)| Array::of2(&tensor(v), &tensor(i))),
+        (false, true) => nn::max_pool2d_with_indices(&x.t, &k, &o).map(|(v, i)| Array::of2(&tensor(v), &tensor(i))),
+        (true, false) => nn::max_pool1d(&x.t, &k, &o).map(|v| Array::of1(&tensor(v))),
+        (false, false) => nn::max_pool2d(&x.t, &k, &o).map(|v| Array::of1(&tensor(v))),
     }
-    .map_err(js_err)?;
-    Ok(Array::of2(&RawTensor::new(v).into(), &RawTensor::new(i).into()))
+    .map_err(js_err)
 }
 
 /// `F.avg_pool1d` / `F.avg_pool2d`.

@@ -438,9 +438,10 @@ impl Kernels for CpuBackend {
 
     fn reduce(&self, op: ReduceOp, src: &CpuStorage, l: &Layout, m: usize, k: usize) -> Result<CpuStorage> {
         let dtype = src.data.dtype();
-        // A strided view ([kept.., reduced..] as `Tensor::reduce` permutes it) is reduced in
-        // place where strided.rs knows its pattern; otherwise it is gathered into rows first.
-        if let (false, CpuData::F32(v)) = (l.is_contiguous(), &src.data) {
+        // A strided view ([kept.., reduced..] as `Tensor::reduce` permutes it), or short rows,
+        // are reduced in place where strided.rs knows the pattern; otherwise a view is gathered
+        // into rows first.
+        if let CpuData::F32(v) = &src.data {
             if let Some(out) = strided::reduce_f32(op, v, l, m) {
                 return CpuStorage::new(out);
             }

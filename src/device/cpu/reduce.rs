@@ -86,7 +86,7 @@ fn extreme<T: Scalar>(xs: &[T], beats: impl Fn(T, T) -> bool) -> T {
 #[inline(always)]
 pub(super) fn pick<T: PartialOrd + Copy>(acc: T, x: T, beats: impl Fn(T, T) -> bool) -> T {
     #[allow(clippy::eq_op)]
-    let take = x != x || beats(x, acc);
+    let take = (x != x) | beats(x, acc);
     if take {
         x
     } else {

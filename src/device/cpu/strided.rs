@@ -6,7 +6,11 @@
 //!   the copy, 0.52 ms);
 //! - runs: the reduced innermost dim is contiguous, as in BatchNorm's statistics over (N, H, W)
 //!   of NCHW: each run of H*W is reduced as a row part, parts combined in order
-//!   (`reduce::runs`).
+//!   (`reduce::runs`);
+//! - taps: a small reduced block (at most 16 elements) of any strides, as in pooling's windows
+//!   (`x.windows(..).amax([kh, kw])`) or short contiguous rows: the block's offsets are the same
+//!   for every output, so each output folds its few taps straight from the view (max-pooling
+//!   [8, 32, 64, 64] by 2x2 in wasm: a 4.8 ms window copy plus 7.9 ms over rows of 4 before).
 //!
 //! Other views, and other dtypes, are gathered into rows by the caller.
 
@@ -19,22 +23,114 @@ use crate::op::reduce::ReduceOp;
 const BLOCK: usize = 256;
 /// Kept rows (columns) or reduced runs shorter than this gain little over the gathered copy.
 const MIN_RUN: usize = 16;
+/// Reduced blocks up to this many elements fold tap by tap (the rows kernel's per-row setup
+/// costs more than such a row's work).
+const MAX_TAPS: usize = 16;
 
 /// `op` over the trailing dims of `l` (its leading dims hold the `m` kept elements) for f32
 /// data `v`: the values (i32 positions in the reduced dims' row-major order for the arg forms),
-/// or `None` when the view is not that pattern.
+/// or `None` when the view is not one of the patterns. A contiguous `l` is only taken for
+/// short rows (taps); the rows kernel reads longer ones better.
 pub(super) fn reduce_f32(op: ReduceOp, v: &[f32], l: &Layout, m: usize) -> Option<CpuData> {
     let (kept, ks, red, rs) = split_reduce(l, m)?;
     let (&cols, &len) = (kept.last()?, red.last()?);
-    if ks.last() == Some(&1) && cols >= MIN_RUN {
+    let k = l.numel() / m;
+    if l.is_contiguous() {
+        (k <= MAX_TAPS).then(|| taps(op, v, l, (&kept, &ks), (&red, &rs)))
+    } else if ks.last() == Some(&1) && cols >= MIN_RUN {
         Some(columns(op, v, l, m, (&kept, &ks), (&red, &rs)))
     } else if rs.last() == Some(&1) && len >= MIN_RUN {
         let bases: Vec<usize> = StridedOffsets::new(&kept, &ks, l.offset()).collect();
         let r = red.len() - 1;
         let runs: Vec<usize> = StridedOffsets::new(&red[..r], &rs[..r], 0).collect();
         Some(reduce::runs(op, v, &bases, &runs, len))
+    } else if k <= MAX_TAPS {
+        Some(taps(op, v, l, (&kept, &ks), (&red, &rs)))
     } else {
         None
+    }
+}
+
+/// [`reduce_f32`] for a reduced block of at most [`MAX_TAPS`] elements (and at least one):
+/// each output folds the block's taps, in the block's row-major order as the rows kernel reads
+/// a gathered row, from its own base offset.
+fn taps(
+    op: ReduceOp,
+    v: &[f32],
+    l: &Layout,
+    (kept, ks): (&[usize], &[usize]),
+    (red, rs): (&[usize], &[usize]),
+) -> CpuData {
+    let taps: Vec<usize> = StridedOffsets::new(red, rs, 0).collect();
+    let (first, rest) = (taps[0], &taps[1..]);
+    let last = kept.len() - 1;
+    let (inner, step) = (kept[last], ks[last]);
+    let bases: Vec<usize> = StridedOffsets::new(&kept[..last], &ks[..last], l.offset()).collect();
+    let n = taps.len();
+    match op {
+        ReduceOp::Sum => CpuData::F32(outputs(&bases, inner, step, n, |b| {
+            rest.iter().fold(v[b + first] as f64, |a, &t| a + v[b + t] as f64) as f32
+        })),
+        ReduceOp::Prod => CpuData::F32(outputs(&bases, inner, step, n, |b| {
+            rest.iter().fold(v[b + first] as f64, |a, &t| a * v[b + t] as f64) as f32
+        })),
+        ReduceOp::Max => CpuData::F32(outputs(&bases, inner, step, n, |b| best::<true>(v, b, &taps).0)),
+        ReduceOp::Min => CpuData::F32(outputs(&bases, inner, step, n, |b| best::<false>(v, b, &taps).0)),
+        ReduceOp::ArgMax => CpuData::I32(outputs(&bases, inner, step, n, |b| best::<true>(v, b, &taps).1)),
+        ReduceOp::ArgMin => CpuData::I32(outputs(&bases, inner, step, n, |b| best::<false>(v, b, &taps).1)),
+    }
+}
+
+/// The maximum (`MAX`) or minimum of `taps` from base `b`, and its tap: the first of equals,
+/// NaN over everything (as [`ReduceOp::better`]). Compared as integers whose order is the
+/// floats' (sign-magnitude to two's complement, -0 equal to +0, NaN at the far end): V8 turns
+/// an f32 select into a branch, which random data mispredicts half the time (4x slower for 2x2
+/// max pooling), and an i32 select into a conditional move. The value is read back at the tap.
+#[inline(always)]
+fn best<const MAX: bool>(v: &[f32], b: usize, taps: &[usize]) -> (f32, i32) {
+    // NaN's key; numbers map strictly between the two ends.
+    let nan_key = if MAX { i32::MAX } else { i32::MIN };
+    let key = |x: f32| {
+        let bits = x.to_bits() as i32;
+        // Negative floats count down from -1 for -0; one up makes -0 the same as +0.
+        let ordered = bits ^ ((bits >> 31) & i32::MAX);
+        #[allow(clippy::eq_op)]
+        let nan = x != x;
+        if nan {
+            nan_key
+        } else {
+            ordered - (ordered >> 31)
+        }
+    };
+    let (mut k, mut at) = (key(v[b + taps[0]]), 0);
+    for (j, &t) in taps.iter().enumerate().skip(1) {
+        let kx = key(v[b + t]);
+        let take = if MAX { kx > k } else { kx < k };
+        k = if take { kx } else { k };
+        at = if take { j } else { at };
+    }
+    (v[b + taps[at]], at as i32)
+}
+
+/// `f` of each output's base offset, in output order: `inner` outputs `step` apart from each
+/// of `bases`, split across threads by `work` elements read per output.
+fn outputs<R: Send + Copy>(
+    bases: &[usize],
+    inner: usize,
+    step: usize,
+    work: usize,
+    f: impl Fn(usize) -> R + Sync,
+) -> Vec<R> {
+    let mut parts = par::ranges(bases.len(), inner * work, |rows| {
+        let mut out = Vec::with_capacity(rows.len() * inner);
+        for &b in &bases[rows] {
+            out.extend((0..inner).map(|i| f(b + i * step)));
+        }
+        out
+    });
+    match parts.len() {
+        1 => parts.pop().unwrap_or_default(),
+        _ => parts.concat(),
     }
 }
 
@@ -125,6 +221,12 @@ mod tests {
         // Ties (values repeat every 7), a NaN in one column, and blocks past 256 columns.
         let mut v: Vec<f32> = (0..40_000).map(|i| ((i * 37) % 7) as f32 - 3.0 + (i % 5) as f32 * 0.25).collect();
         v[3 * 300 + 5] = f32::NAN;
+        // Signed zeros that tie (the first must win the arg forms), infinities, another NaN.
+        for (i, x) in
+            [(0, -0.0), (1, 0.0), (8, 0.0), (9, -0.0), (2, f32::INFINITY), (11, f32::NEG_INFINITY), (18, f32::NAN)]
+        {
+            v[i] = x;
+        }
         let c = |s: &[usize]| Layout::contiguous(s);
         // (layout permuted to [kept.., reduced..], m)
         let cases = vec![
@@ -137,6 +239,13 @@ mod tests {
             (c(&[4, 3, 5, 6]).permute("p", &[1, 0, 2, 3]).unwrap(), 3),
             (c(&[5, 6, 32]).permute("p", &[1, 0, 2]).unwrap(), 6),
             (c(&[3, 2, 5, 40]).permute("p", &[1, 0, 2, 3]).unwrap().narrow("n", 1, 1, 2).unwrap(), 2),
+            // Taps: 2x2 pooling windows of [2, 3, 8, 8] (stride 2), overlapping 3x3 windows
+            // (stride 2) of [1, 2, 9, 9] at an offset, a middle dim of 5, short contiguous rows.
+            (Layout::strided(&[2, 3, 4, 4, 2, 2], &[192, 64, 16, 2, 8, 1], 0), 96),
+            (Layout::strided(&[1, 2, 4, 4, 3, 3], &[162, 81, 18, 2, 9, 1], 7), 32),
+            (c(&[30, 5, 7]).permute("p", &[0, 2, 1]).unwrap(), 210),
+            (c(&[500, 3]), 500),
+            (c(&[40, 16]), 40),
         ];
         for (l, m) in cases {
             for op in [ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min, ReduceOp::ArgMax, ReduceOp::ArgMin]
@@ -164,7 +273,10 @@ mod tests {
         assert!(reduce_f32(ReduceOp::Sum, &v, &c(&[64, 8]).permute("p", &[1, 0]).unwrap(), 8).is_none());
         assert!(reduce_f32(ReduceOp::Sum, &v, &c(&[8, 64, 4]).permute("p", &[1, 0, 2]).unwrap(), 64).is_none());
         assert!(reduce_f32(ReduceOp::Sum, &v, &c(&[64, 64]).transpose("t", 0, 1).unwrap(), 64).is_some());
-        assert!(reduce_f32(ReduceOp::Sum, &v, &c(&[64, 64]), 64).is_some());
+        assert!(reduce_f32(ReduceOp::Sum, &v, &c(&[64, 64]), 64).is_none());
+        assert!(reduce_f32(ReduceOp::Sum, &v, &c(&[64, 4]), 64).is_some());
+        assert!(reduce_f32(ReduceOp::Sum, &v, &c(&[64, 4, 4]).permute("p", &[2, 0, 1]).unwrap(), 4).is_none());
+        assert!(reduce_f32(ReduceOp::Sum, &v, &c(&[64, 4, 4]).permute("p", &[0, 2, 1]).unwrap(), 64).is_some());
         assert!(reduce_f32(
             ReduceOp::Sum,
             &v,
