@@ -3,7 +3,7 @@
 
 use crate::dtype::DType;
 use crate::op::binary::{WGSL_FDIV, WGSL_IS_NAN};
-use crate::op::math::{exp_f32, exp_nonpositive, log_f32, tanh_f32};
+use crate::op::math::{exp_f32, exp_nonpositive, expm1_f32, log1p_f32, log_f32, softplus_f32, tanh_f32};
 use crate::op::wgsl_math::*;
 
 /// A unary elementwise op.
@@ -261,10 +261,11 @@ impl UnaryOp {
                     0.0
                 }
             }
+            // Kahan's forms over the vectorising exp and log (op::math), within 4 ulp.
+            Log1p => log1p_f32(x),
+            Expm1 => expm1_f32(x),
             // The inverse and hyperbolic functions in f64, rounded once: the reference the GPU
             // kernels are held to.
-            Log1p => f64_map(x, f64::ln_1p),
-            Expm1 => f64_map(x, f64::exp_m1),
             Tan => f64_map(x, f64::tan),
             Asin => f64_map(x, f64::asin),
             Acos => f64_map(x, f64::acos),
@@ -274,9 +275,8 @@ impl UnaryOp {
             Asinh => f64_map(x, f64::asinh),
             Acosh => f64_map(x, f64::acosh),
             Atanh => f64_map(x, f64::atanh),
-            Softplus if x > 20.0 => x,
-            Softplus => f64_map(x, |v| v.exp().ln_1p()),
-            Mish => f64_map(x, |v| v * v.exp().ln_1p().tanh()),
+            Softplus => softplus_f32(x),
+            Mish => x * tanh_f32(softplus_f32(x)),
             // PyTorch's formula, in f32, with NaN kept (f32::max would drop it).
             Hardswish | Hardsigmoid if x.is_nan() => x,
             Hardswish => x * (x + 3.0).clamp(0.0, 6.0) / 6.0,
