@@ -324,13 +324,22 @@ impl Storage {
         })
     }
 
-    pub(crate) fn argsort(&self, l: &Layout, m: usize, k: usize, descending: bool, src: DType) -> Result<Storage> {
+    /// The first `keep` of each row's sorting positions (`keep = k`: argsort; fewer: topk, which
+    /// the CPU selects without sorting whole rows and the GPUs narrow from their full sort).
+    pub(crate) fn argsort(
+        &self,
+        l: &Layout,
+        (m, k): (usize, usize),
+        descending: bool,
+        src: DType,
+        keep: usize,
+    ) -> Result<Storage> {
         if src.is_narrow() {
             let (w, lw) = self.widen(l)?;
-            return w.argsort(&lw, m, k, descending, DType::I32);
+            return w.argsort(&lw, (m, k), descending, DType::I32, keep);
         }
-        Ok(match self {
-            Storage::Cpu(s) => Storage::Cpu(CpuBackend.argsort(s, l, m, k, descending)?),
+        let full = match self {
+            Storage::Cpu(s) => return Ok(Storage::Cpu(CpuBackend.argsort_keep(s, l, (m, k), descending, keep)?)),
             Storage::Wgpu(s) => {
                 let d = s.device();
                 let r = d.argsort(s, l, m, k, descending);
@@ -340,8 +349,12 @@ impl Storage {
                 })?)
             }
             Storage::Cuda(s) => Storage::Cuda(s.device().argsort(s, l, m, k, descending)?),
-            Storage::Meta(_) => meta(&[m, k], DType::I32)?,
-        })
+            Storage::Meta(_) => return meta(&[m, keep.min(k)], DType::I32),
+        };
+        match keep < k {
+            true => full.map(&Layout::strided(&[m, keep], &[k, 1], 0), MapOp::Cast, DType::I32),
+            false => Ok(full),
+        }
     }
 
     pub(crate) fn matmul(&self, b: &Storage, args: &MatmulArgs, dtype: DType) -> Result<Storage> {

@@ -13,11 +13,17 @@ impl Tensor {
     /// The positions that sort `self` along `dim`, ascending or `descending` (PyTorch's
     /// `argsort(stable=True)`): i32, of `self`'s shape.
     pub fn argsort(&self, dim: isize, descending: bool) -> Result<Tensor> {
-        let op = "argsort";
         if self.rank() == 0 {
-            normalize_dim(op, dim, 1)?;
+            normalize_dim("argsort", dim, 1)?;
             return self.reshape(&[1])?.argsort(0, descending)?.reshape(&[]);
         }
+        self.sorted_positions(dim, descending, usize::MAX)
+    }
+
+    /// The first `keep` (at most the dim's size) of [`Tensor::argsort`]'s positions along
+    /// `dim`, of a tensor of rank 1 or more.
+    fn sorted_positions(&self, dim: isize, descending: bool, keep: usize) -> Result<Tensor> {
+        let op = "argsort";
         let d = normalize_dim(op, dim, self.rank())? as isize;
         let x = self.detach().transpose(d, -1)?.contiguous()?;
         let k = *x.shape().last().unwrap_or(&1);
@@ -26,8 +32,13 @@ impl Tensor {
         }
         let m = x.numel().checked_div(k).unwrap_or(0);
         crate::device::placement::record(op, &[self.device()], self.device());
-        let storage = x.storage().argsort(x.layout(), m, k, descending, x.dtype()).map_err(|e| e.in_op(op))?;
-        let idx = Tensor::from_op_nondiff(storage, x.shape(), DType::I32, self.device(), op, &[&x]);
+        let keep = keep.min(k);
+        let storage = x.storage().argsort(x.layout(), (m, k), descending, x.dtype(), keep).map_err(|e| e.in_op(op))?;
+        let mut shape = x.shape().to_vec();
+        if let Some(last) = shape.last_mut() {
+            *last = keep;
+        }
+        let idx = Tensor::from_op_nondiff(storage, &shape, DType::I32, self.device(), op, &[&x]);
         idx.transpose(d, -1)
     }
 
@@ -57,7 +68,7 @@ impl Tensor {
                 format!("k = {k} is out of range: dim {d} has {size} elements; k must be in 0..={size}"),
             ));
         }
-        let idx = self.argsort(dim, largest)?.narrow(d as isize, 0, k)?;
+        let idx = self.sorted_positions(dim, largest, k)?;
         Ok((self.gather(dim, &idx)?, idx))
     }
 
