@@ -275,6 +275,11 @@ def cases():
     add("max_columns", "max", [inp(extra(6, 32))], dims=[0], keepdim=False)
     add("mean_middle", "mean", [inp(extra(2, 9, 18))], dims=[1], keepdim=False)
     add("scalar_pow_2", "scalar", [inp(extra(3, 4))], fn="pow", s=2.0)
+    # The CPU's one-pass cumsum kernel: along the first dim (vector slices), a middle dim, and a
+    # long row (its f64 accumulation against PyTorch's).
+    add("cumsum_dim0_slices", "cumsum", [inp(extra(6, 20))], dim=0)
+    add("cumsum_middle", "cumsum", [inp(extra(3, 7, 5))], dim=1)
+    add("cumsum_long_row", "cumsum", [inp(extra(2, 300))], dim=-1)
     return c
 
 

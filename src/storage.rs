@@ -183,6 +183,15 @@ impl Storage {
         })
     }
 
+    /// Running sums of contiguous `l` viewed as `[outer, n, inner]` along `n` by a backend's
+    /// scan kernel (the CPU's, for f32 and i32), or `None` where the caller composes the scan.
+    pub(crate) fn cumsum(&self, l: &Layout, dims: (usize, usize, usize)) -> Result<Option<Storage>> {
+        Ok(match self {
+            Storage::Cpu(s) => CpuBackend.cumsum(s, l, dims)?.map(Storage::Cpu),
+            _ => None,
+        })
+    }
+
     /// Whether [`Storage::binary_scalar`] can run here (before converting operands for it).
     pub(crate) fn has_scalar_kernels(&self) -> bool {
         matches!(self, Storage::Wgpu(_) | Storage::Cuda(_))

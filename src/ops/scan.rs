@@ -1,6 +1,7 @@
 //! Scans and the reductions composed from other reductions: `cumsum`, `cumprod` (Hillis-Steele:
 //! log2(n) shifted adds or multiplies, each a cat of a narrow, so every device runs them with its
-//! own kernels and autograd differentiates them exactly, zeros included), `logsumexp` (shifted
+//! own kernels and autograd differentiates them exactly, zeros included; the CPU has a one-pass
+//! `cumsum` kernel for f32 and i32, `device/cpu/scan.rs`), `logsumexp` (shifted
 //! by the detached max, as PyTorch), `all`, `any`, `amax`, `amin` and the vector `norm`.
 
 use crate::dtype::DType;
@@ -16,7 +17,31 @@ impl Tensor {
         } else {
             self.clone()
         };
+        if let Some(y) = x.cumsum_kernel(dim)? {
+            return Ok(y);
+        }
         x.scan(dim, "cumsum", 0.0, Tensor::add)
+    }
+
+    /// `cumsum` by the device's scan kernel, where it has one for this dtype: one pass, where
+    /// the composed scan makes log2(n) copies and adds (cumsum(1) of 1024x1024 in wasm: 10.6
+    /// ms, 0.54x tfjs-wasm). The gradient is the reversed running sum of the gradient.
+    fn cumsum_kernel(&self, dim: isize) -> Result<Option<Tensor>> {
+        if self.rank() == 0 {
+            return Ok(None);
+        }
+        let d = crate::shape::normalize_dim("cumsum", dim, self.rank())?;
+        let x = self.contiguous()?;
+        let shape = x.shape();
+        let dims = (shape[..d].iter().product(), shape[d], shape[d + 1..].iter().product());
+        let Some(storage) = x.storage().cumsum(x.layout(), dims)? else {
+            return Ok(None);
+        };
+        crate::device::placement::record("cumsum", &[self.device()], self.device());
+        let di = d as isize;
+        Ok(Some(Tensor::from_op(storage, shape, x.dtype(), x.device(), "cumsum", &[&x], |_| {
+            unary_rule(move |g| g.flip(&[di])?.cumsum(di)?.flip(&[di]))
+        })))
     }
 
     /// Running products along `dim` (PyTorch's `cumprod`; bool, u8 and i8 multiply in i32).

@@ -29,6 +29,7 @@ mod optim;
 mod par;
 mod reduce;
 mod scalar;
+mod scan;
 mod scatter;
 mod sort;
 mod strided;
@@ -387,6 +388,18 @@ impl CpuBackend {
         keep: usize,
     ) -> Result<CpuStorage> {
         sort::argsort(src, l.offset(), (m, k), descending, keep)
+    }
+
+    /// Running sums of contiguous `l` viewed as `[outer, n, inner]` along `n`, or `None` for
+    /// dtypes this kernel leaves to the composed scan.
+    pub(crate) fn cumsum(
+        &self,
+        src: &CpuStorage,
+        l: &Layout,
+        dims: (usize, usize, usize),
+    ) -> Result<Option<CpuStorage>> {
+        reserve(l.numel(), src.data.dtype())?;
+        scan::cumsum(&src.data, l.offset(), dims).map(CpuStorage::new).transpose()
     }
 }
 
