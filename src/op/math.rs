@@ -172,6 +172,22 @@ pub(crate) fn log1p_f32(x: f32) -> f32 {
     }
 }
 
+/// `1 / (1 + e^-x)` in f32 from `z = e^-|x|`, which [`exp_nonpositive`] computes with a third
+/// fewer operations than [`exp_f32`]: `1 / (1 + z)` for x >= 0, `z / (1 + z)` below (sigmoid
+/// over 1M in wasm: 0.82x tfjs-wasm with `exp_f32`). Within 4 ulp where the result is normal;
+/// 0 below about -87.3, where the result is subnormal (an absolute error under 1.2e-38). NaN
+/// stays NaN.
+#[inline(always)]
+pub(crate) fn sigmoid_f32(x: f32) -> f32 {
+    let z = exp_nonpositive(-x.abs());
+    let r = 1.0 / (1.0 + z);
+    if x >= 0.0 {
+        r
+    } else {
+        z * r
+    }
+}
+
 /// PyTorch's `softplus` (beta 1, threshold 20): `x` above 20, else `ln(1 + e^x)` by
 /// [`log1p_f32`] of [`exp_f32`], each within 2 ulp, so within about 5 of the f64 result.
 #[inline(always)]
@@ -205,7 +221,7 @@ pub(crate) mod exp_nonpositive_consts {
 
 #[cfg(test)]
 mod tests {
-    use super::{exp_f32, exp_nonpositive, expm1_f32, log1p_f32, log_f32, tanh_f32};
+    use super::{exp_f32, exp_nonpositive, expm1_f32, log1p_f32, log_f32, sigmoid_f32, tanh_f32};
 
     fn ulps(a: f32, b: f32) -> u32 {
         (a.to_bits() as i32).abs_diff(b.to_bits() as i32)
@@ -358,5 +374,17 @@ mod tests {
             assert!(log1p_f32(x).is_nan(), "log1p({x})");
         }
         assert!(expm1_f32(f32::NAN).is_nan());
+    }
+
+    #[test]
+    fn sigmoid_matches_f64_within_four_ulp() {
+        let want = |x: f64| 1.0 / (1.0 + (-x).exp());
+        let s = worst_ulps(sigmoid_f32, want, 87.0, -87.0);
+        assert!(s <= 4, "sigmoid: worst error {s} ulp");
+        assert_eq!(sigmoid_f32(0.0), 0.5);
+        assert_eq!(sigmoid_f32(f32::INFINITY), 1.0);
+        assert_eq!(sigmoid_f32(f32::NEG_INFINITY), 0.0);
+        assert_eq!(sigmoid_f32(-100.0), 0.0);
+        assert!(sigmoid_f32(f32::NAN).is_nan());
     }
 }

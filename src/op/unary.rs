@@ -3,7 +3,7 @@
 
 use crate::dtype::DType;
 use crate::op::binary::{WGSL_FDIV, WGSL_IS_NAN};
-use crate::op::math::{exp_f32, exp_nonpositive, expm1_f32, log1p_f32, log_f32, softplus_f32, tanh_f32};
+use crate::op::math::{exp_f32, exp_nonpositive, expm1_f32, log1p_f32, log_f32, sigmoid_f32, softplus_f32, tanh_f32};
 use crate::op::wgsl_math::*;
 
 /// A unary elementwise op.
@@ -234,7 +234,7 @@ impl UnaryOp {
             Sin => x.sin(),
             Cos => x.cos(),
             Tanh => tanh_f32(x),
-            Sigmoid => 1.0 / (1.0 + exp_f32(-x)),
+            Sigmoid => sigmoid_f32(x),
             // NaN stays NaN, as PyTorch's relu (f32::max would drop it); -0 gives +0. One
             // select, which vectorises (the NaN branch before f32::max did not: 5 ms per 1M
             // elements in wasm).

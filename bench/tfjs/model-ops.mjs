@@ -1,0 +1,81 @@
+// The npm package's CPU device (its kernels inside WebAssembly) against tfjs-backend-wasm on
+// the ops models use beyond issue 14's table (ops.mjs): pooling, convolution, scans, sorting,
+// gathers and the transcendental functions, in one Node process. Each library runs in its own
+// layout (webtensor NCHW, TF.js NHWC) on inputs of the same size; rounds alternate after a
+// warm-up, each round is 3 calls each read back (`dataSync`), and the figure is the median
+// round. The ratio is TF.js's time over webtensor's (above 1: webtensor is faster).
+// Usage: node model-ops.mjs [--rounds 9] [--only <case substring>]
+const arg = (name, d) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : d;
+};
+const rounds = Number(arg('rounds', 9));
+const only = arg('only', '');
+const tf = await import('@tensorflow/tfjs-core');
+const wasm = await import('@tensorflow/tfjs-backend-wasm');
+wasm.setWasmPaths(new URL('./node_modules/@tensorflow/tfjs-backend-wasm/dist/', import.meta.url).pathname);
+await tf.setBackend('wasm');
+await tf.ready();
+const wt = await import('../../js/node.js');
+await wt.init({});
+const F = wt.nn.functional;
+
+const N = 1024;
+const X = wt.randn([N, N], { seed: 1 }), Y = wt.randn([N, N], { seed: 2 }), P = wt.rand([N, N], { seed: 3 }).add(0.5);
+const x = tf.randomNormal([N, N], 0, 1, 'float32', 1), y = tf.randomNormal([N, N], 0, 1, 'float32', 2);
+const p = tf.randomUniform([N, N], 0.5, 1.5, 'float32', 3);
+// A conv layer's activations: 8 images of 32 channels, 64x64.
+const X4 = wt.randn([8, 32, 64, 64], { seed: 4 }), x4 = tf.randomNormal([8, 64, 64, 32], 0, 1, 'float32', 4);
+const W = wt.randn([32, 32, 3, 3], { seed: 5 }), w = tf.randomNormal([3, 3, 32, 32], 0, 1, 'float32', 5);
+const perm = Array.from({ length: N }, (_, i) => (i * 7919) % N);
+const IDX = wt.tensor(Int32Array.from(perm)), idx = tf.tensor1d(perm, 'int32');
+
+const cases = {
+  'conv2d 8x32x64x64, 3x3, 32 out': [() => F.conv2d(X4, W, null, { padding: 1 }), () => tf.conv2d(x4, w, 1, 'same')],
+  'max_pool2d 2x2 8x32x64x64': [() => F.maxPool2d(X4, 2), () => tf.maxPool(x4, 2, 2, 'valid')],
+  'avg_pool2d 2x2 8x32x64x64': [() => F.avgPool2d(X4, 2), () => tf.avgPool(x4, 2, 2, 'valid')],
+  'cumsum(1) 1024x1024': [() => X.cumsum(1), () => tf.cumsum(x, 1)],
+  'cumsum(0) 1024x1024': [() => X.cumsum(0), () => tf.cumsum(x, 0)],
+  'topk 8 of 1024, 1024 rows': [() => X.topk(8, -1), () => tf.topk(x, 8)],
+  'gather 1024 rows': [() => X.indexSelect(0, IDX), () => tf.gather(x, idx)],
+  'transpose 1024x1024': [() => X.t().contiguous(), () => tf.transpose(x)],
+  'slice 512 columns': [() => X.narrow(1, 1, 512).contiguous(), () => tf.slice(x, [0, 1], [N, 512])],
+  'pad 1 each side': [() => F.pad(X, [1, 1, 1, 1]), () => tf.pad(x, [[1, 1], [1, 1]])],
+  'tril': [() => X.tril(), () => tf.linalg.bandPart(x, -1, 0)],
+  'mean(0)': [() => X.mean(0), () => tf.mean(x, 0)],
+  'min(0)': [() => X.amin(0), () => tf.min(x, 0)],
+  'argmax(0)': [() => X.argmax(0), () => tf.argMax(x, 0)],
+  'prod(1)': [() => P.prod(1), () => tf.prod(p, 1)],
+  'exp 1M': [() => X.exp(), () => tf.exp(x)],
+  'sigmoid 1M': [() => X.sigmoid(), () => tf.sigmoid(x)],
+  'elu 1M': [() => F.elu(X), () => tf.elu(x)],
+  'softplus 1M': [() => F.softplus(X), () => tf.softplus(x)],
+  'leaky_relu 1M': [() => F.leakyRelu(X, 0.1), () => tf.leakyRelu(x, 0.1)],
+  'sin 1M': [() => X.sin(), () => tf.sin(x)],
+  'sqrt 1M': [() => P.sqrt(), () => tf.sqrt(p)],
+  'abs 1M': [() => X.abs(), () => tf.abs(x)],
+  'clamp 1M': [() => X.clamp(-0.5, 0.5), () => tf.clipByValue(x, -0.5, 0.5)],
+  'sub 1M': [() => X.sub(Y), () => tf.sub(x, y)],
+  'div 1M': [() => X.div(P), () => tf.div(x, p)],
+  'remainder 1M': [() => X.remainder(P), () => tf.mod(x, p)],
+  'pow, tensor exponent 1M': [() => P.pow(Y), () => tf.pow(p, y)],
+};
+
+/** Every tensor a result holds (topk gives two), read back and freed. */
+const results = (r) => (Array.isArray(r) ? r : r.values ? [r.values, r.indices] : [r]);
+const time = (f) => {
+  const t0 = performance.now();
+  for (let i = 0; i < 3; i++) for (const t of results(f())) { t.dataSync(); t.dispose(); }
+  return (performance.now() - t0) / 3;
+};
+console.log(`# Node ${process.version}, webtensor cpu (wasm) vs tfjs-backend-wasm ${tf.version_core}; ms per call, median of ${rounds} rounds`);
+console.log('case'.padEnd(34), 'webtensor'.padStart(10), 'tfjs-wasm'.padStart(10), ' tfjs/webtensor');
+for (const [name, [a, b]] of Object.entries(cases)) {
+  if (only && !name.includes(only)) continue;
+  for (let i = 0; i < 2; i++) { time(a); time(b); }
+  const ta = [], tb = [];
+  for (let r = 0; r < rounds; r++) { ta.push(time(a)); tb.push(time(b)); }
+  const med = (v) => v.sort((u, z) => u - z)[v.length >> 1];
+  const [ma, mb] = [med(ta), med(tb)];
+  console.log(name.padEnd(34), ma.toFixed(2).padStart(10), mb.toFixed(2).padStart(10), `${(mb / ma).toFixed(2)}x`.padStart(14));
+}
