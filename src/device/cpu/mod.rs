@@ -246,7 +246,7 @@ macro_rules! fold_const {
 /// [`fold_const!`] over the common binary arithmetic ops.
 macro_rules! fold_op {
     ($op:expr, $o:ident => $body:expr) => {
-        fold_const!(BinaryOp, $op, $o => $body, [Add, Sub, Mul, Div, Maximum, Minimum])
+        fold_const!(BinaryOp, $op, $o => $body, [Add, Sub, Mul, Div, Maximum, Minimum, Pow])
     };
 }
 
