@@ -58,7 +58,7 @@ fn describe(adapter: &wgpu::Adapter, ordinal: usize) -> DeviceInfo {
     let software = i.device_type == wgpu::DeviceType::Cpu
         || ["llvmpipe", "lavapipe", "swiftshader", "warp", "basic render"]
             .iter()
-            .any(|s| i.name.to_lowercase().contains(s));
+            .any(|s| i.name.to_ascii_lowercase().contains(s));
     let device_type = match i.device_type {
         wgpu::DeviceType::DiscreteGpu => "discrete",
         wgpu::DeviceType::IntegratedGpu => "integrated",
