@@ -280,6 +280,8 @@ def cases():
     add("cumsum_dim0_slices", "cumsum", [inp(extra(6, 20))], dim=0)
     add("cumsum_middle", "cumsum", [inp(extra(3, 7, 5))], dim=1)
     add("cumsum_long_row", "cumsum", [inp(extra(2, 300))], dim=-1)
+    # ELU's default alpha, which skips the scaling pass.
+    add("elu_alpha_1", "elu", [inp(extra(3, 5) * 3)], alpha=1.0)
     return c
 
 

@@ -35,7 +35,10 @@ impl Tensor {
     pub fn elu(&self, alpha: f64) -> Result<Tensor> {
         let out = {
             let _g = crate::tensor::node::pause();
-            self.gt_scalar(0.0)?.where_(self, &self.expm1()?.mul_scalar(alpha)?)?
+            // alpha 1 (the default) needs no scaling pass.
+            let e = self.expm1()?;
+            let neg = if alpha == 1.0 { e } else { e.mul_scalar(alpha)? };
+            self.gt_scalar(0.0)?.where_(self, &neg)?
         };
         let x = self.clone();
         Ok(Tensor::composite(out, "elu", &[self], |_| {
