@@ -285,7 +285,8 @@ mod tests {
 
     #[test]
     fn select_patterns_match_the_strided_walk() {
-        let data: Vec<f32> = (0..200).map(|i| i as f32).collect();
+        // The kernel selects by element width, as the backend calls it (f32 as its bits).
+        let data: Vec<u32> = (0..200).map(|i| (i as f32).to_bits()).collect();
         let mask: Vec<u8> = (0..200).map(|i| ((i * 7) % 3 == 0) as u8).collect();
         let c = |s: &[usize]| Layout::contiguous(s);
         let t = |s: &[usize]| Layout::contiguous(s).transpose("t", 0, 1).unwrap();
@@ -308,7 +309,7 @@ mod tests {
                 let s = l.broadcast_strides(&shape);
                 crate::layout::StridedOffsets::new(&shape, &s, l.offset()).collect::<Vec<_>>()
             };
-            let want: Vec<f32> = off(&lc)
+            let want: Vec<u32> = off(&lc)
                 .into_iter()
                 .zip(off(&la))
                 .zip(off(&lb))
