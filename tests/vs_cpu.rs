@@ -402,6 +402,24 @@ fn tiled_matmul_cases(label: &str) {
             randn(sa, 52, d).matmul(&randn(sb, 53, d)).unwrap()
         });
     }
+    // Short products, whose workgroups keep fewer rows of blocks and take more columns: every
+    // count of row blocks (1, 2, 4, 8 and 16) of both software programs, edges past a
+    // workgroup's columns, and a broadcast A as a convolution's weight.
+    for (sa, sb) in [
+        (&[7, 36][..], &[36, 2052][..]),
+        (&[20, 36], &[36, 1030]),
+        (&[40, 36], &[36, 520]),
+        (&[120, 48], &[48, 260]),
+        (&[6, 40], &[40, 1030]),
+        (&[12, 50], &[50, 517]),
+        (&[30, 40], &[40, 258]),
+        (&[60, 40], &[40, 130]),
+        (&[1, 32, 45], &[3, 1, 45, 300]),
+    ] {
+        check(&format!("tiled ({label}), short {sa:?} @ {sb:?}"), 1e-4, |d| {
+            randn(sa, 60, d).matmul(&randn(sb, 61, d)).unwrap()
+        });
+    }
     check(&format!("tiled ({label}) in vec4s, transposed A"), 1e-4, |d| {
         randn(&[68, 130], 58, d).t().unwrap().matmul(&randn(&[68, 132], 59, d)).unwrap()
     });

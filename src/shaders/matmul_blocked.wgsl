@@ -23,8 +23,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let acs = p(9u);
     let brs = p(10u);
     let bcs = p(11u);
-    let r0 = wid.y * 128u + lid.y * 8u;
-    let c0 = wid.x * 64u + lid.x * 4u;
+    // p(12): 8-row blocks per workgroup (1, 2, 4, 8 or 16), the other threads taking further
+    // columns (as matmul_blocked4.wgsl).
+    let rg = p(12u);
+    let r0 = wid.y * rg * 8u + (lid.y % rg) * 8u;
+    let c0 = wid.x * (1024u / rg) + (lid.x + 16u * (lid.y / rg)) * 4u;
     // Out-of-range rows and columns read the last valid one; their results are not written.
     var ar = vec4<u32>(min(r0, m - 1u), min(r0 + 1u, m - 1u), min(r0 + 2u, m - 1u), min(r0 + 3u, m - 1u)) * ars + abase;
     var ar2 = vec4<u32>(min(r0 + 4u, m - 1u), min(r0 + 5u, m - 1u), min(r0 + 6u, m - 1u), min(r0 + 7u, m - 1u)) * ars + abase;

@@ -21,11 +21,6 @@ const SPLIT_K_TILES: usize = 16;
 const SPLIT_K_MIN: usize = 4096;
 /// Matmul output tile (see matmul.wgsl).
 const TILE: usize = 64;
-/// Rows of C per workgroup of the blocked program (see matmul_blocked.wgsl; columns are TILE).
-const BLOCKED_ROWS: usize = 128;
-/// Rows and columns of C per workgroup of the vec4 blocked program (matmul_blocked4.wgsl).
-const BLOCKED4_ROWS: usize = 256;
-const BLOCKED4_COLS: usize = 128;
 
 impl WgpuDevice {
     /// A matmul whose output is a few tiles but whose inner dimension is long (`X^T @ Y` over many
@@ -128,25 +123,43 @@ impl WgpuDevice {
         }
         // Software adapters run the tiles from registers (matmul_blocked.wgsl: no barriers),
         // with vec4 loads where the operands' rows allow them (matmul_blocked4.wgsl).
-        let (program, gy) = if self.software() {
+        let (program, blocks) = if self.software() {
             let blocked = if g.vec4_aligned() { MatmulProgram::Blocked4 } else { MatmulProgram::Blocked };
-            (blocked, g.m.div_ceil(if blocked == MatmulProgram::Blocked4 { BLOCKED4_ROWS } else { BLOCKED_ROWS }))
+            // A workgroup's 16 rows of threads each take a block of `rows` rows of C; a short
+            // product keeps only as many rows of blocks as it needs (a power of two) and spreads
+            // the threads over more columns (see matmul_blocked.wgsl).
+            let (rows, cols) = if blocked == MatmulProgram::Blocked4 { (16, 8) } else { (8, 4) };
+            let groups = g.m.div_ceil(rows).next_power_of_two().clamp(1, 16);
+            let (tile_m, tile_n) = (groups * rows, 16 * cols * (16 / groups));
+            (blocked, Some((groups, g.n.div_ceil(tile_n), g.m.div_ceil(tile_m))))
         } else {
-            (MatmulProgram::Tiled, gy)
+            (MatmulProgram::Tiled, None)
         };
         let mut base = 0;
         while base < g.batch {
             let count = (g.batch - base).min(max);
-            let p = params::matmul(g, base).map(u);
+            let mut p = params::matmul(g, base).map(u).to_vec();
+            let (x, y) = match blocks {
+                Some((groups, x, y)) => {
+                    p.push(u(groups));
+                    (x, y)
+                }
+                None => (gx, gy),
+            };
+            if x > max || y > max {
+                return Err(Error::TooLarge {
+                    op: "matmul",
+                    device: self.name(),
+                    bytes: (g.m.max(g.n)) as u64,
+                    limit_name: "max_compute_workgroups_per_dimension (row or column blocks)",
+                    limit: max as u64,
+                });
+            }
             self.dispatch(
                 KernelKey::Matmul { dtype, program },
                 &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
                 &p,
-                (
-                    if program == MatmulProgram::Blocked4 { u(g.n.div_ceil(BLOCKED4_COLS)) } else { u(gx) },
-                    u(gy),
-                    u(count),
-                ),
+                (u(x), u(y), u(count)),
             )?;
             base += count;
         }
