@@ -292,6 +292,37 @@ fn movement_and_index_match_cpu() {
             .collect();
         Tensor::cat(&parts, 0).unwrap()
     });
+    // Strided copies with at least 1024 rows of at least 4, which software adapters copy a
+    // thread per row: a transpose, an offset 5-d window view (a convolution's im2col), a cast
+    // of a permuted view, and a cat writing into a strided region of its output.
+    check("row-wise strided copies", 0.0, |d| {
+        let t = randn(&[70, 1100], 62, d).t().unwrap().contiguous().unwrap();
+        let x = randn(&[2, 3, 18, 18], 63, d);
+        let win = x
+            .narrow(2, 1, 16)
+            .unwrap()
+            .narrow(3, 1, 16)
+            .unwrap()
+            .unsqueeze(2)
+            .unwrap()
+            .expand(&[2, 3, 9, 16, 16])
+            .unwrap()
+            .contiguous()
+            .unwrap();
+        let cast = randn(&[40, 30, 9], 64, d).permute(&[1, 0, 2]).unwrap().to_dtype(DType::I32).unwrap();
+        let a = randn(&[1500, 6], 65, d);
+        let joined = Tensor::cat(&[a.clone(), randn(&[1500, 5], 66, d), a], 1).unwrap();
+        Tensor::cat(
+            &[
+                t.flatten().unwrap(),
+                win.flatten().unwrap(),
+                cast.to_dtype(DType::F32).unwrap().flatten().unwrap(),
+                joined.flatten().unwrap(),
+            ],
+            0,
+        )
+        .unwrap()
+    });
 }
 
 #[test]

@@ -1,6 +1,7 @@
 // Map family: dst[strided] = op(src[strided]) for unary ops, casts and copies.
-// Params: 0 numel, 1 rank, 2 src offset, 3 dst offset, 4..12 shape, 12..20 src strides,
-// 20..28 dst strides, 28 fast path (1 when both sides are contiguous).
+// Params: 0 numel (rows in row mode), 1 rank, 2 src offset, 3 dst offset, 4..12 shape,
+// 12..20 src strides, 20..28 dst strides, 28 fast path (1 when both sides are contiguous),
+// 29 row length (row mode: a thread per row of the innermost dim; 0 otherwise).
 @group(0) @binding(0) var<storage, read> src: array<S>;
 @group(0) @binding(1) var<storage, read_write> dst: array<D>;
 @group(0) @binding(2) var<uniform> P: Params;
@@ -13,6 +14,30 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     var so = p(2u);
     var dof = p(3u);
+    let row = p(29u);
+    if (row > 0u) {
+        // A thread per row of the innermost dim (software adapters): the outer dims' offsets
+        // once, then the row walked by its strides. p(0) counts rows.
+        var rem = i;
+        let rank = p(1u);
+        for (var d = 7; d >= 0; d--) {
+            let du = u32(d);
+            if (du + 1u < rank) {
+                let size = p(4u + du);
+                let q = udiv(rem, size);
+                let c = rem - q * size;
+                rem = q;
+                so += c * p(12u + du);
+                dof += c * p(20u + du);
+            }
+        }
+        let ss = p(12u + rank - 1u);
+        let ds = p(20u + rank - 1u);
+        for (var j = 0u; j < row; j++) {
+            dst[dof + j * ds] = op(src[so + j * ss]);
+        }
+        return;
+    }
     if (p(28u) == 1u) {
         so += i;
         dof += i;

@@ -32,22 +32,32 @@ fn words(n: usize, parts: &[(usize, &[usize])]) -> Vec<usize> {
 }
 
 /// Map (unary, cast, copy) from `sl` into `dl`: 0 numel, 1 rank, 2 src offset, 3 dst offset,
-/// 4..12 shape, 12..20 src strides, 20..28 dst strides, 28 fast path.
+/// 4..12 shape, 12..20 src strides, 20..28 dst strides (over the dims the two layouts coalesce
+/// to), 28 fast path, 29 row length (0: a thread per element; see `rows`).
 pub(crate) fn map(sl: &Layout, dl: &Layout) -> Result<Vec<usize>> {
     let n = sl.numel();
     if sl.is_contiguous() && dl.is_contiguous() {
-        return Ok(words(29, &[(0, &[n, 0, sl.offset(), dl.offset()]), (28, &[1])]));
+        return Ok(words(30, &[(0, &[n, 0, sl.offset(), dl.offset()]), (28, &[1])]));
     }
-    check_rank("map", sl.shape().len())?;
-    Ok(words(
-        29,
-        &[
-            (0, &[n, sl.shape().len(), sl.offset(), dl.offset()]),
-            (4, sl.shape()),
-            (12, sl.strides()),
-            (20, dl.strides()),
-        ],
-    ))
+    let (dims, [ss, ds]) = coalesce(sl.shape(), [sl.strides(), dl.strides()]);
+    check_rank("map", dims.len())?;
+    Ok(words(30, &[(0, &[n, dims.len(), sl.offset(), dl.offset()]), (4, &dims), (12, &ss), (20, &ds)]))
+}
+
+/// [`map`]'s params switched to one thread per row of the innermost dim (29: its length; 0: the
+/// row count), when the rows are at least `min_len` long and at least `min_rows` many: each
+/// thread then works out its offsets once per row instead of once per element.
+pub(crate) fn rows(p: &mut [usize], min_len: usize, min_rows: usize) -> bool {
+    let (n, rank) = (p[0], p[1]);
+    if p[28] == 1 || rank < 2 {
+        return false;
+    }
+    let len = p[4 + rank - 1];
+    if len < min_len || n / len < min_rows {
+        return false;
+    }
+    (p[0], p[29]) = (n / len, len);
+    true
 }
 
 /// Whether a binary op's operands are contiguous with the output's shape (the fast path).

@@ -18,6 +18,10 @@ use crate::shape::numel;
 
 /// Rows this short are reduced one thread per row (reduce_small.wgsl).
 const SMALL_ROW: usize = 64;
+/// A strided map runs a thread per row on software adapters when rows are at least this long and
+/// this many (enough rows to keep every core's lanes busy).
+const MAP_ROW_MIN_LEN: usize = 4;
+const MAP_ROW_MIN_ROWS: usize = 1024;
 /// Elements one reduction workgroup folds per pass.
 pub(super) const REDUCE_CHUNK: usize = 4096;
 /// Broadcasts whose coalesced output is [rows, cols] with at most this many columns run one
@@ -81,12 +85,17 @@ impl WgpuDevice {
                 self.vec4_groups(n)?,
             );
         }
-        let p = words(&params::map(sl, dl)?);
+        let mut p = params::map(sl, dl)?;
+        // Software adapters run a strided copy a thread per row: the per-element index
+        // arithmetic (a division per dim) cost ~20 ns an element on lavapipe (a transposing
+        // copy of 1M: 22 ms; a convolution's im2col of 9.4M: 228 ms).
+        let rows = self.software() && params::rows(&mut p, MAP_ROW_MIN_LEN, MAP_ROW_MIN_ROWS);
+        let items = if rows { p[0] } else { n };
         self.dispatch(
             KernelKey::Map { op, src: sd, dst: dd },
             &[Bind::whole(src), Bind::whole(dst)],
-            &p,
-            self.groups(n, WG)?,
+            &words(&p),
+            self.groups(items, WG)?,
         )
     }
 
