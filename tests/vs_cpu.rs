@@ -99,6 +99,23 @@ fn binary_ops_match_cpu() {
         let c = randn(&[40, 1], 8, d).gt_scalar(0.0).unwrap();
         c.where_(&randn(&[40, 70], 9, d), &randn(&[70], 10, d)).unwrap()
     });
+    // All three contiguous with the output's shape (the GPUs' fast path), at offsets (views
+    // of a larger tensor), and a transposed operand (coalesced, not flat).
+    check("where, same shapes", 0.0, |d| {
+        let x = randn(&[3, 50, 60], 11, d);
+        let (c, a, b) = (x.gt_scalar(0.0).unwrap(), randn(&[50, 60], 12, d), randn(&[50, 60], 13, d));
+        let flat = c.where_(&x, &x.neg().unwrap()).unwrap();
+        let views =
+            c.narrow(0, 1, 1).unwrap().where_(&x.narrow(0, 2, 1).unwrap(), &x.narrow(0, 1, 1).unwrap()).unwrap();
+        let t = c
+            .narrow(0, 0, 1)
+            .unwrap()
+            .squeeze(Some(0))
+            .unwrap()
+            .where_(&a, &b.t().unwrap().contiguous().unwrap().t().unwrap())
+            .unwrap();
+        Tensor::cat(&[flat.flatten().unwrap(), views.flatten().unwrap(), t.flatten().unwrap()], 0).unwrap()
+    });
 }
 
 #[test]

@@ -1,34 +1,51 @@
-// The npm package's CPU device (its kernels inside WebAssembly) against tfjs-backend-wasm on
-// the ops models use beyond issue 14's table (ops.mjs): pooling, convolution, scans, sorting,
-// gathers and the transcendental functions, in one Node process. Each library runs in its own
+// The npm package against TensorFlow.js 4.22 on the ops models use beyond issue 14's table
+// (ops.mjs): pooling, convolution, scans, sorting, gathers, padding and the transcendental
+// functions, in one Node process, on the CPU (webtensor `cpu`, its kernels inside WebAssembly,
+// against tfjs-backend-wasm) or on WebGPU (webtensor `webgpu:0` against tfjs-backend-webgpu,
+// both through Dawn, the `webgpu` package, on the same adapter). Each library runs in its own
 // layout (webtensor NCHW, TF.js NHWC) on inputs of the same size; rounds alternate after a
-// warm-up, each round is 3 calls each read back (`dataSync`), and the figure is the median
-// round. The ratio is TF.js's time over webtensor's (above 1: webtensor is faster).
-// Usage: node model-ops.mjs [--rounds 9] [--only <case substring>]
+// warm-up, each round is 3 calls each read back, and the figure is the median round. The ratio
+// is TF.js's time over webtensor's (above 1: webtensor is faster).
+// Usage: node model-ops.mjs [--pair wasm|webgpu] [--rounds 9] [--only <case substring>]
 const arg = (name, d) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : d;
 };
-const rounds = Number(arg('rounds', 9));
+const pair = arg('pair', 'wasm');
+const rounds = Number(arg('rounds', pair === 'wasm' ? 9 : 5));
 const only = arg('only', '');
+let gpu;
+if (pair === 'webgpu') {
+  const { create, globals } = await import('webgpu');
+  Object.assign(globalThis, globals);
+  gpu = create([]);
+  Object.defineProperty(globalThis, 'navigator', { value: { gpu }, configurable: true });
+}
 const tf = await import('@tensorflow/tfjs-core');
-const wasm = await import('@tensorflow/tfjs-backend-wasm');
-wasm.setWasmPaths(new URL('./node_modules/@tensorflow/tfjs-backend-wasm/dist/', import.meta.url).pathname);
-await tf.setBackend('wasm');
+if (pair === 'webgpu') {
+  await import('@tensorflow/tfjs-backend-webgpu');
+} else {
+  const wasm = await import('@tensorflow/tfjs-backend-wasm');
+  wasm.setWasmPaths(new URL('./node_modules/@tensorflow/tfjs-backend-wasm/dist/', import.meta.url).pathname);
+}
+await tf.setBackend(pair);
 await tf.ready();
 const wt = await import('../../js/node.js');
-await wt.init({});
+await wt.init(gpu ? { gpu } : {});
+const device = pair === 'webgpu' ? 'webgpu:0' : 'cpu';
+if (pair === 'webgpu') await wt.open(device);
 const F = wt.nn.functional;
 
 const N = 1024;
-const X = wt.randn([N, N], { seed: 1 }), Y = wt.randn([N, N], { seed: 2 }), P = wt.rand([N, N], { seed: 3 }).add(0.5);
+const X = wt.randn([N, N], { seed: 1, device }), Y = wt.randn([N, N], { seed: 2, device });
+const P = wt.rand([N, N], { seed: 3, device }).add(0.5);
 const x = tf.randomNormal([N, N], 0, 1, 'float32', 1), y = tf.randomNormal([N, N], 0, 1, 'float32', 2);
 const p = tf.randomUniform([N, N], 0.5, 1.5, 'float32', 3);
 // A conv layer's activations: 8 images of 32 channels, 64x64.
-const X4 = wt.randn([8, 32, 64, 64], { seed: 4 }), x4 = tf.randomNormal([8, 64, 64, 32], 0, 1, 'float32', 4);
-const W = wt.randn([32, 32, 3, 3], { seed: 5 }), w = tf.randomNormal([3, 3, 32, 32], 0, 1, 'float32', 5);
+const X4 = wt.randn([8, 32, 64, 64], { seed: 4, device }), x4 = tf.randomNormal([8, 64, 64, 32], 0, 1, 'float32', 4);
+const W = wt.randn([32, 32, 3, 3], { seed: 5, device }), w = tf.randomNormal([3, 3, 32, 32], 0, 1, 'float32', 5);
 const perm = Array.from({ length: N }, (_, i) => (i * 7919) % N);
-const IDX = wt.tensor(Int32Array.from(perm)), idx = tf.tensor1d(perm, 'int32');
+const IDX = wt.tensor(Int32Array.from(perm), { device }), idx = tf.tensor1d(perm, 'int32');
 
 const cases = {
   'conv2d 8x32x64x64, 3x3, 32 out': [() => F.conv2d(X4, W, null, { padding: 1 }), () => tf.conv2d(x4, w, 1, 'same')],
@@ -63,19 +80,26 @@ const cases = {
 
 /** Every tensor a result holds (topk gives two), read back and freed. */
 const results = (r) => (Array.isArray(r) ? r : r.values ? [r.values, r.indices] : [r]);
-const time = (f) => {
+const time = async (f) => {
   const t0 = performance.now();
-  for (let i = 0; i < 3; i++) for (const t of results(f())) { t.dataSync(); t.dispose(); }
+  for (let i = 0; i < 3; i++) {
+    for (const t of results(f())) {
+      await t.data();
+      t.dispose();
+    }
+  }
   return (performance.now() - t0) / 3;
 };
-console.log(`# Node ${process.version}, webtensor cpu (wasm) vs tfjs-backend-wasm ${tf.version_core}; ms per call, median of ${rounds} rounds`);
-console.log('case'.padEnd(34), 'webtensor'.padStart(10), 'tfjs-wasm'.padStart(10), ' tfjs/webtensor');
+const peer = pair === 'webgpu' ? 'tfjs-webgpu' : 'tfjs-wasm';
+console.log(`# Node ${process.version}, webtensor ${device} vs ${peer} ${tf.version_core}; ms per call, median of ${rounds} rounds`);
+console.log('case'.padEnd(34), 'webtensor'.padStart(10), peer.padStart(12), '  peer/webtensor');
 for (const [name, [a, b]] of Object.entries(cases)) {
   if (only && !name.includes(only)) continue;
-  for (let i = 0; i < 2; i++) { time(a); time(b); }
+  for (let i = 0; i < 2; i++) { await time(a); await time(b); }
   const ta = [], tb = [];
-  for (let r = 0; r < rounds; r++) { ta.push(time(a)); tb.push(time(b)); }
+  for (let r = 0; r < rounds; r++) { ta.push(await time(a)); tb.push(await time(b)); }
   const med = (v) => v.sort((u, z) => u - z)[v.length >> 1];
   const [ma, mb] = [med(ta), med(tb)];
-  console.log(name.padEnd(34), ma.toFixed(2).padStart(10), mb.toFixed(2).padStart(10), `${(mb / ma).toFixed(2)}x`.padStart(14));
+  console.log(name.padEnd(34), ma.toFixed(2).padStart(10), mb.toFixed(2).padStart(12), `${(mb / ma).toFixed(2)}x`.padStart(16));
 }
+process.exit(0);

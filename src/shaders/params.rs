@@ -80,16 +80,20 @@ pub(crate) fn binary(op: &'static str, la: &Layout, lb: &Layout, shape: &[usize]
 /// where(c, a, b): 0 numel, 1 rank, 2 c offset, 3 a offset, 4..12 shape, 12..20 c strides,
 /// 20..28 a strides, 28..36 b strides, 36 b offset.
 pub(crate) fn where_(lc: &Layout, la: &Layout, lb: &Layout, shape: &[usize]) -> Result<Vec<usize>> {
-    check_rank("where", shape.len())?;
+    let (c, a, b) = (lc.broadcast_strides(shape), la.broadcast_strides(shape), lb.broadcast_strides(shape));
+    let (dims, [c, a, b]) = coalesce(shape, [&c, &a, &b]);
+    check_rank("where", dims.len())?;
+    // One dim of unit strides: every operand contiguous with the output's shape.
+    let flat = dims.len() <= 1 && [&c, &a, &b].iter().all(|s| s.iter().all(|&v| v == 1));
     Ok(words(
-        37,
+        38,
         &[
-            (0, &[numel(shape), shape.len(), lc.offset(), la.offset()]),
-            (4, shape),
-            (12, &lc.broadcast_strides(shape)),
-            (20, &la.broadcast_strides(shape)),
-            (28, &lb.broadcast_strides(shape)),
-            (36, &[lb.offset()]),
+            (0, &[numel(shape), dims.len(), lc.offset(), la.offset()]),
+            (4, &dims),
+            (12, &c),
+            (20, &a),
+            (28, &b),
+            (36, &[lb.offset(), flat as usize]),
         ],
     ))
 }

@@ -1,6 +1,8 @@
 // where(cond, a, b) with broadcasting over all three.
 // Params: 0 numel, 1 rank, 2 cond offset, 3 a offset, 4..12 shape, 12..20 cond strides,
-// 20..28 a strides, 28..36 b strides, 36 b offset.
+// 20..28 a strides, 28..36 b strides (over the coalesced dims), 36 b offset, 37 fast path (1:
+// all three contiguous with the output's shape, no index arithmetic; it cost a same-shape
+// where over 1M 28 ms on lavapipe, an add 5).
 @group(0) @binding(0) var<storage, read> cond: array<u32>;
 @group(0) @binding(1) var<storage, read> a: array<S>;
 @group(0) @binding(2) var<storage, read> b: array<S>;
@@ -16,6 +18,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var co = p(2u);
     var ao = p(3u);
     var bo = p(36u);
+    if (p(37u) == 1u) {
+        out[i] = select(b[bo + i], a[ao + i], cond[co + i] != 0u);
+        return;
+    }
     var rem = i;
     // A constant trip count lets the compiler unroll, so every parameter index is constant
     // (a dynamic one costs a load per lane on the CPU adapters).
