@@ -14,16 +14,9 @@ const ROUND: f32 = 12_582_912.0;
 /// subnormal (n down to -150) come out right instead of flushing to 0.
 #[inline(always)]
 pub(crate) fn exp_f32(x: f32) -> f32 {
-    const LOG2E: f32 = std::f32::consts::LOG2_E;
-    // ln 2 split so n * LN2_HI is exact for |n| <= 2^9.
-    const LN2_HI: f32 = 0.693_359_4;
-    const LN2_LO: f32 = -2.121_944_4e-4;
     // Past these e^x is 0 or +inf in f32 whatever the polynomial says; clamping keeps n small.
     // `clamp` keeps NaN, which then flows through the arithmetic.
-    let x = x.clamp(-104.0, 89.0);
-    let t = x * LOG2E + ROUND;
-    let n = t - ROUND;
-    let r = x - n * LN2_HI - n * LN2_LO;
+    let (t, r) = split_ln2(x.clamp(-104.0, 89.0));
     let p = ((((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r
         + 1.666_666_5e-1)
         * r
@@ -39,6 +32,19 @@ pub(crate) fn exp_f32(x: f32) -> f32 {
     let s1 = f32::from_bits(((n1 + 127) as u32) << 23);
     let s2 = f32::from_bits(((n2 + 127) as u32) << 23);
     p * s1 * s2
+}
+
+/// `x = n ln2 + r` with |r| <= ln2/2 (Cephes' reduction, for |x| below about 2^9 ln2): `t`
+/// holds n in its low mantissa bits, offset by [`ROUND`]'s own, and `r`.
+#[inline(always)]
+fn split_ln2(x: f32) -> (f32, f32) {
+    const LOG2E: f32 = std::f32::consts::LOG2_E;
+    // ln 2 split so n * LN2_HI is exact for |n| <= 2^9.
+    const LN2_HI: f32 = 0.693_359_4;
+    const LN2_LO: f32 = -2.121_944_4e-4;
+    let t = x * LOG2E + ROUND;
+    let n = t - ROUND;
+    (t, x - n * LN2_HI - n * LN2_LO)
 }
 
 /// `tanh(x)` in f32, within 3 ulp of the f64 result rounded, without a libm call so loops over
@@ -133,15 +139,9 @@ pub(crate) fn log_f32(x: f32) -> f32 {
 /// -17, +inf above about 88.7, NaN for NaN.
 #[inline(always)]
 pub(crate) fn expm1_f32(x: f32) -> f32 {
-    const LOG2E: f32 = std::f32::consts::LOG2_E;
-    const LN2_HI: f32 = 0.693_359_4;
-    const LN2_LO: f32 = -2.121_944_4e-4;
     // Past these the answer is -1 or +inf; the clamp keeps 2^n a normal float (or +inf) and
     // NaN flowing.
-    let xc = x.clamp(-88.0, 89.0);
-    let t = xc * LOG2E + ROUND;
-    let n = t - ROUND;
-    let r = xc - n * LN2_HI - n * LN2_LO;
+    let (t, r) = split_ln2(x.clamp(-88.0, 89.0));
     let p =
         ((((((1.0 / 5040.0) * r + 1.0 / 720.0) * r + 1.0 / 120.0) * r + 1.0 / 24.0) * r + 1.0 / 6.0) * r + 0.5) * r * r
             + r;

@@ -6,6 +6,25 @@
 @group(0) @binding(1) var<storage, read_write> dst: array<D>;
 @group(0) @binding(2) var<uniform> P: Params;
 
+// The source and destination offsets (before the base offsets) of index `i` over the first
+// `dims` dims. A constant trip count lets the compiler unroll, so every parameter index is
+// constant (a dynamic one costs a load per lane on the CPU adapters).
+fn offsets(i: u32, dims: u32) -> vec2<u32> {
+    var rem = i;
+    var o = vec2<u32>(0u, 0u);
+    for (var d = 7; d >= 0; d--) {
+        let du = u32(d);
+        if (du < dims) {
+            let size = p(4u + du);
+            let q = udiv(rem, size);
+            let c = rem - q * size;
+            rem = q;
+            o += c * vec2<u32>(p(12u + du), p(20u + du));
+        }
+    }
+    return o;
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = gid.x + gid.y * nwg.x * WG;
@@ -14,23 +33,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     var so = p(2u);
     var dof = p(3u);
+    let rank = p(1u);
     let row = p(29u);
     if (row > 0u) {
         // A thread per row of the innermost dim (software adapters): the outer dims' offsets
         // once, then the row walked by its strides. p(0) counts rows.
-        var rem = i;
-        let rank = p(1u);
-        for (var d = 7; d >= 0; d--) {
-            let du = u32(d);
-            if (du + 1u < rank) {
-                let size = p(4u + du);
-                let q = udiv(rem, size);
-                let c = rem - q * size;
-                rem = q;
-                so += c * p(12u + du);
-                dof += c * p(20u + du);
-            }
-        }
+        let o = offsets(i, rank - 1u);
+        so += o.x;
+        dof += o.y;
         let ss = p(12u + rank - 1u);
         let ds = p(20u + rank - 1u);
         for (var j = 0u; j < row; j++) {
@@ -42,21 +52,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         so += i;
         dof += i;
     } else {
-        var rem = i;
-        // A constant trip count lets the compiler unroll, so every parameter index is constant
-        // (a dynamic one costs a load per lane on the CPU adapters).
-        let rank = p(1u);
-        for (var d = 7; d >= 0; d--) {
-            let du = u32(d);
-            if (du < rank) {
-                let size = p(4u + du);
-                let q = udiv(rem, size);
-                let c = rem - q * size;
-                rem = q;
-                so += c * p(12u + du);
-                dof += c * p(20u + du);
-            }
-        }
+        let o = offsets(i, rank);
+        so += o.x;
+        dof += o.y;
     }
     dst[dof] = op(src[so]);
 }

@@ -130,6 +130,8 @@ impl WgpuDevice {
             // the threads over more columns (see matmul_blocked.wgsl).
             let (rows, cols) = if blocked == MatmulProgram::Blocked4 { (16, 8) } else { (8, 4) };
             let groups = g.m.div_ceil(rows).next_power_of_two().clamp(1, 16);
+            // Both at least TILE (or m itself), so the block counts stay within gx and gy,
+            // which were checked against the workgroup limit above.
             let (tile_m, tile_n) = (groups * rows, 16 * cols * (16 / groups));
             (blocked, Some((groups, g.n.div_ceil(tile_n), g.m.div_ceil(tile_m))))
         } else {
@@ -146,15 +148,6 @@ impl WgpuDevice {
                 }
                 None => (gx, gy),
             };
-            if x > max || y > max {
-                return Err(Error::TooLarge {
-                    op: "matmul",
-                    device: self.name(),
-                    bytes: (g.m.max(g.n)) as u64,
-                    limit_name: "max_compute_workgroups_per_dimension (row or column blocks)",
-                    limit: max as u64,
-                });
-            }
             self.dispatch(
                 KernelKey::Matmul { dtype, program },
                 &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
