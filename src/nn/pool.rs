@@ -316,12 +316,19 @@ fn avg_pool(op: &'static str, dims: usize, input: &Tensor, kernel: &[usize], o: 
     let [h, w] = axes(op, dims, &x.shape()[2..], kernel, (&o.stride, &o.padding, &[]), o.ceil_mode)?;
     let c = x.shape()[1];
     host_table(op, &[h.out, w.out])?;
-    let div = Tensor::from_slice(&divisors(&h, &w, o), &[h.out, w.out], x.device())?.to_dtype(x.dtype())?;
+    // One divisor for every window (no padding counted out, or an override) divides by a
+    // scalar, which needs no table on the device and no broadcast (avg_pool2d of
+    // [8, 32, 64, 64] on Dawn/lavapipe: see the commit).
+    let table = divisors(&h, &w, o);
+    let div = match table.split_first() {
+        Some((&d, rest)) if rest.iter().all(|&v| v == d) => Divisor::One(d as f64),
+        _ => Divisor::Each(Tensor::from_slice(&table, &[h.out, w.out], x.device())?.to_dtype(x.dtype())?),
+    };
     let out = {
         let _paused = crate::tensor::node::pause();
         let n = x.shape()[0] as isize;
         let sums = windows(&padded(&x, &h, &w, 0.0)?, 1, &h, &w).sum(&[3, 4], false)?;
-        sums.reshape(&[n, c as isize, h.out as isize, w.out as isize])?.div(&div)?
+        div.apply(&sums.reshape(&[n, c as isize, h.out as isize, w.out as isize])?)?
     };
     let shape = x.shape().to_vec();
     let y = Tensor::composite(out, op, &[&x], |_| {
@@ -332,7 +339,7 @@ fn avg_pool(op: &'static str, dims: usize, input: &Tensor, kernel: &[usize], o: 
             // Each output's share spread over its window: the transposed convolution of
             // g / divisor by a box of ones, one channel per group.
             let ones = g.new_ones(&[c, 1, h.kernel, w.kernel])?;
-            let full = transpose_full(&g.div(&div)?, &ones, c, &h, &w)?;
+            let full = transpose_full(&div.apply(g)?, &ones, c, &h, &w)?;
             let grow = |a: &Axis, got: usize| (a.padded() - got) as isize;
             let (gh, gw) = (grow(&h, full.shape()[2]), grow(&w, full.shape()[3]));
             full.pad(&[0, gw, 0, gh], PadMode::Constant, 0.0)?
@@ -341,6 +348,22 @@ fn avg_pool(op: &'static str, dims: usize, input: &Tensor, kernel: &[usize], o: 
         })
     });
     from_planes(y, dims, batched)
+}
+
+/// Average pooling's divisors: one for every window, or a table `[oh, ow]`.
+enum Divisor {
+    One(f64),
+    Each(Tensor),
+}
+
+impl Divisor {
+    /// `t` divided by each window's divisor.
+    fn apply(&self, t: &Tensor) -> Result<Tensor> {
+        match self {
+            Divisor::One(d) => t.div_scalar(*d),
+            Divisor::Each(d) => t.div(d),
+        }
+    }
 }
 
 /// The `[out, size]` matrix whose row `i` averages entries `floor(i * size / out)` to
