@@ -282,6 +282,9 @@ def cases():
     add("cumsum_long_row", "cumsum", [inp(extra(2, 300))], dim=-1)
     # ELU's default alpha, which skips the scaling pass.
     add("elu_alpha_1", "elu", [inp(extra(3, 5) * 3)], alpha=1.0)
+    # leaky_relu's two forms: a maximum for slopes in [0, 1], a where beyond.
+    add("leaky_relu_slope_0", "leaky_relu", [inp(extra(3, 5))], slope=0.0)
+    add("leaky_relu_steep", "leaky_relu", [inp(extra(3, 5))], slope=1.5)
     return c
 
 

@@ -22,7 +22,14 @@ impl Tensor {
         }
         let out = {
             let _g = crate::tensor::node::pause();
-            self.gt_scalar(0.0)?.where_(self, &self.mul_scalar(negative_slope)?)?
+            let scaled = self.mul_scalar(negative_slope)?;
+            if (0.0..=1.0).contains(&negative_slope) {
+                // With a slope in [0, 1], x > 0 exactly where x >= slope x: the maximum is two
+                // kernels, not a comparison, a product and a where (NaN stays, -0 gives -0).
+                self.maximum(&scaled)?
+            } else {
+                self.gt_scalar(0.0)?.where_(self, &scaled)?
+            }
         };
         let x = self.clone();
         Ok(Tensor::composite(out, "leaky_relu", &[self], |_| {
