@@ -183,6 +183,12 @@ impl Storage {
         })
     }
 
+    /// Whether [`Storage::cumsum`] has a kernel here for `dtype` (asked before making the
+    /// input contiguous for it).
+    pub(crate) fn has_cumsum(&self, dtype: DType) -> bool {
+        matches!(self, Storage::Cpu(_)) && crate::device::cpu::scan::has_cumsum(dtype)
+    }
+
     /// Running sums of contiguous `l` viewed as `[outer, n, inner]` along `n` by a backend's
     /// scan kernel (the CPU's, for f32 and i32), or `None` where the caller composes the scan.
     pub(crate) fn cumsum(&self, l: &Layout, dims: (usize, usize, usize)) -> Result<Option<Storage>> {

@@ -16,20 +16,21 @@ use crate::layout::{Layout, StridedOffsets};
 use crate::op::binary::BinaryOp;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
-use crate::op::unary::UnaryOp;
 use crate::op::{IndexMode, MapOp, MatmulArgs};
 use crate::shape::numel;
-use broadcast::{select_broadcast, zip_broadcast, ALL_PATTERNS, ONE_LOOP};
+use broadcast::select_broadcast;
+use elementwise::{binary_data, cast, copy, narrow_reached, unary, widen};
 use width::{with_width, Bits};
 
 mod alloc;
 mod broadcast;
+mod elementwise;
 mod gemm;
 mod optim;
 mod par;
 mod reduce;
 mod scalar;
-mod scan;
+pub(crate) mod scan;
 mod scatter;
 mod sort;
 mod strided;
@@ -207,170 +208,6 @@ macro_rules! with_type {
             DType::U8 | DType::I8 => return Err(narrow_reached()),
         }
     };
-}
-
-/// The error of a kernel reached with u8/i8 operands, which `storage.rs` widens first: a bug
-/// guard, reported instead of computing on the wrong element type.
-fn narrow_reached() -> Error {
-    Error::invalid(
-        "kernel",
-        "internal: an 8-bit integer tensor reached a kernel that computes; it must be widened to i32",
-    )
-}
-
-/// The elements of `l` of an 8-bit integer buffer, widened to i32 (exact).
-fn widen<T: Copy + Sync + Into<i32>>(v: &[T], l: &Layout) -> CpuData {
-    CpuData::I32(map_strided(v, l, |x| x.into()))
-}
-
-/// `$body` with `$o` bound to `$op`, a value of the op enum `$E`. For the listed (common) ops
-/// `$o` is a constant, so each gets its own loop with the per-element `match` folded away, which
-/// LLVM then vectorises; the rest share one loop. A runtime match inside the loop kept f32 add at
-/// half NumPy's speed, and made neg over 1M 3.9 ms in wasm against add's 0.3 ms.
-macro_rules! fold_const {
-    ($E:ident, $op:expr, $o:ident => $body:expr, [$($v:ident),*]) => {
-        match $op {
-            $($E::$v => {
-                const $o: $E = $E::$v;
-                $body
-            })*
-            other => {
-                #[allow(non_snake_case)]
-                let $o = other;
-                $body
-            }
-        }
-    };
-}
-
-/// [`fold_const!`] over the common binary arithmetic ops.
-macro_rules! fold_op {
-    ($op:expr, $o:ident => $body:expr) => {
-        fold_const!(BinaryOp, $op, $o => $body, [Add, Sub, Mul, Div, Maximum, Minimum, Pow])
-    };
-}
-
-/// [`fold_const!`] over the unary ops with f32 formulas (each its own vector loop). The rest
-/// (libm's sin and cos, the f64 inverse and hyperbolic functions) share one loop that calls the
-/// whole `UnaryOp::f32` per element, which costs V8 ~15 ns an element before any arithmetic
-/// (ELU's expm1 there: 37 ms per 1M, folded: see the commit).
-macro_rules! fold_unary {
-    ($op:expr, $o:ident => $body:expr) => {
-        fold_const!(UnaryOp, $op, $o => $body, [Neg, Abs, Exp, Log, Sigmoid, Tanh, Silu, Gelu, Erf, Sqrt, Rsqrt, Reciprocal, Square, Relu, Floor, Ceil, Round, Sign, Log1p, Expm1, Softplus, Mish, Hardswish, Hardsigmoid])
-    };
-}
-
-/// `f` over the elements of `l` in row-major order.
-fn map_strided<T: Copy + Sync, U: Send>(v: &[T], l: &Layout, f: impl Fn(T) -> U + Sync) -> Vec<U> {
-    let n = l.numel();
-    if l.is_contiguous() {
-        par::map(&v[l.offset()..l.offset() + n], f)
-    } else {
-        broadcast::map_layout(v, l, f)
-    }
-}
-
-/// `v` (contiguous) converted to `dst`. Strided sources are gathered by width first (see
-/// `Kernels::map`), so each dtype pair compiles one loop, not a contiguous and a strided one.
-fn cast<T: Scalar>(v: &[T], dst: DType) -> CpuData {
-    match dst {
-        DType::F32 => CpuData::F32(par::map(v, T::to_f32)),
-        DType::F16 => CpuData::F16(par::map(v, T::to_f16)),
-        DType::I32 => CpuData::I32(par::map(v, T::to_i32)),
-        DType::U32 => CpuData::U32(par::map(v, T::to_u32)),
-        DType::Bool => CpuData::Bool(par::map(v, T::to_bool)),
-        // The cast rule for 8-bit integers: to i32 (floats truncate and saturate, NaN is 0), then
-        // the low 8 bits, as PyTorch's CPU casts do.
-        DType::U8 => CpuData::U8(par::map(v, |x| x.to_i32() as u8)),
-        DType::I8 => CpuData::I8(par::map(v, |x| x.to_i32() as i8)),
-    }
-}
-
-/// The elements of `l` in row-major order, as a new contiguous buffer of the same dtype.
-fn copy(d: &CpuData, l: &Layout) -> CpuData {
-    let dtype = d.dtype();
-    with_width!(dtype, T => T::wrap_as(dtype, map_strided(T::of(d), l, |x| x)))
-}
-
-fn unary(d: &CpuData, l: &Layout, op: UnaryOp) -> Result<CpuData> {
-    // A strided input is gathered by width first, so each op compiles one contiguous loop
-    // rather than a contiguous and a strided one (16 folded f32 ops: 30 KB of the .wasm).
-    if !l.is_contiguous() {
-        return unary(&copy(d, l), &Layout::contiguous(l.shape()), op);
-    }
-    let r = l.offset()..l.offset() + l.numel();
-    Ok(match d {
-        CpuData::F32(v) => CpuData::F32(fold_unary!(op, O => par::map(&v[r.clone()], |x| O.f32(x)))),
-        CpuData::F16(v) => CpuData::F16(par::map(&v[r], |x| f16::from_f32(op.f32(x.to_f32())))),
-        CpuData::I32(v) => CpuData::I32(par::map(&v[r], |x| op.i32(x))),
-        CpuData::U32(v) => CpuData::U32(par::map(&v[r], |x| op.u32(x))),
-        CpuData::Bool(v) => CpuData::Bool(v[r].to_vec()),
-        CpuData::U8(_) | CpuData::I8(_) => return Err(narrow_reached()),
-    })
-}
-
-/// `op` over `a` and `b` broadcast to `shape`: f32 arithmetic and comparisons through loops folded per op (the
-/// hot path of every model), i32 arithmetic through one loop, the rest through `binary_typed`.
-fn binary_data(op: BinaryOp, a: &CpuData, la: &Layout, b: &CpuData, lb: &Layout, shape: &[usize]) -> Result<CpuData> {
-    Ok(match (a, b) {
-        (CpuData::F32(x), CpuData::F32(y)) if !op.is_comparison() => CpuData::F32(
-            fold_op!(op, O => zip_broadcast::<ALL_PATTERNS, _, _>(x, la, y, lb, shape, |p, q| O.f32(p, q))),
-        ),
-        (CpuData::I32(x), CpuData::I32(y)) if !op.is_comparison() => {
-            CpuData::I32(zip_broadcast::<ALL_PATTERNS, _, _>(x, la, y, lb, shape, |p, q| op.i32(p, q)))
-        }
-        // f32 comparisons make the masks of relu's and max's gradients, clamps and attention:
-        // folded per op, so `x > 0` is a vector loop (4.1 ms over 1M in wasm through the one
-        // strided loop with the op matched per element).
-        (CpuData::F32(x), CpuData::F32(y)) => CpuData::Bool(fold_const!(BinaryOp, op, O => {
-            zip_broadcast::<ALL_PATTERNS, _, _>(x, la, y, lb, shape, |p, q| O.compare(p, q) as u8)
-        }, [Gt, Lt, Ge, Le, Eq, Ne])),
-        _ => binary_typed(op, a, la, b, lb, shape)?,
-    })
-}
-
-/// The binary ops beyond the f32/i32 arithmetic fast paths, matched on the operands' storage so
-/// each (type, result) pair is compiled once: a generic walk with a runtime dtype match compiled
-/// every result type for every operand type (5 copies of ~40 KB in the .wasm).
-fn binary_typed(op: BinaryOp, a: &CpuData, la: &Layout, b: &CpuData, lb: &Layout, shape: &[usize]) -> Result<CpuData> {
-    macro_rules! compare {
-        ($x:expr, $y:expr) => {
-            CpuData::Bool(zip_broadcast::<ONE_LOOP, _, _>($x, la, $y, lb, shape, |p, q| op.compare(p, q) as u8))
-        };
-    }
-    macro_rules! cmp_or {
-        ($x:expr, $y:expr, $variant:ident, $f:expr) => {
-            if op.is_comparison() {
-                compare!($x, $y)
-            } else {
-                CpuData::$variant(zip_broadcast::<ONE_LOOP, _, _>($x, la, $y, lb, shape, $f))
-            }
-        };
-    }
-    // f32 and i32 arithmetic and f32 comparisons never reach here (binary_data).
-    Ok(match (a, b) {
-        // f16 computes in f32 and rounds once, as PyTorch's CPU kernels do: through the f32
-        // loops, instead of a second copy of each walk.
-        (CpuData::F16(_), CpuData::F16(_)) => {
-            let (x, lx) = (cast(f16::slice(&copy(a, la)), DType::F32), Layout::contiguous(la.shape()));
-            let (y, ly) = (cast(f16::slice(&copy(b, lb)), DType::F32), Layout::contiguous(lb.shape()));
-            let out = binary_data(op, &x, &lx, &y, &ly, shape)?;
-            match &out {
-                CpuData::F32(v) => cast(v, DType::F16),
-                _ => out,
-            }
-        }
-        (CpuData::I32(x), CpuData::I32(y)) => compare!(x, y),
-        (CpuData::U32(x), CpuData::U32(y)) => cmp_or!(x, y, U32, |p, q| op.u32(p, q)),
-        (CpuData::Bool(x), CpuData::Bool(y)) => cmp_or!(x, y, Bool, |p: u8, q: u8| op.u32(p as u32, q as u32) as u8),
-        (CpuData::U8(_), _) | (CpuData::I8(_), _) => return Err(narrow_reached()),
-        _ => {
-            return Err(Error::invalid(
-                op.name(),
-                format!("internal: operands of {} and {} reached the CPU kernel", a.dtype(), b.dtype()),
-            ))
-        }
-    })
 }
 
 /// The stateless CPU backend.

@@ -5,7 +5,12 @@
 //! PyTorch's CPU `cumsum` does; i32 wraps.
 
 use super::par;
-use crate::dtype::CpuData;
+use crate::dtype::{CpuData, DType};
+
+/// Whether [`cumsum`] has a kernel for `dtype` (f32 and i32).
+pub(crate) fn has_cumsum(dtype: DType) -> bool {
+    matches!(dtype, DType::F32 | DType::I32)
+}
 
 /// The running sums of contiguous `data` viewed as `[outer, n, inner]` along `n`; `None` for
 /// dtypes without this kernel (the caller composes the scan instead).
