@@ -124,10 +124,15 @@ fn reductions_match_cpu() {
 }
 
 fn reduction_cases() {
-    let cases: [(&[usize], &[isize]); 11] = [
+    let cases: [(&[usize], &[isize]); 14] = [
         // Strided views reduced in place (columns, a middle dim, BatchNorm's N/H/W, and a view
-        // with more dims than the GPU kernel takes, which is gathered).
+        // with more dims than the GPU kernel takes, which is gathered). Hardware GPUs gather
+        // these (too few outputs for their folds: op::reduce::InPlace) and reduce the next three
+        // in place: many outputs of short folds, one or two kept and reduced dims.
         (&[1000, 300], &[0]),
+        (&[64, 9000], &[0]),
+        (&[3, 40, 3000], &[1]),
+        (&[4, 9000, 2, 3], &[0, 2, 3]),
         (&[6, 40, 50], &[1]),
         (&[4, 64, 8, 8], &[0, 2, 3]),
         (&[3, 4, 5, 6, 7], &[0, 2, 4]),

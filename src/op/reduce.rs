@@ -129,16 +129,63 @@ impl ReduceOp {
     }
 }
 
+/// When a GPU reduces a strided view in place (one thread per output folding its elements one
+/// after another) rather than gathering it and reducing rows: with at least `min_outputs`
+/// outputs `m`, and a fold `k` of at most `m / outputs_per_fold` elements (0: any fold). A lone
+/// thread's fold is latency-bound, so only many outputs pay for a long fold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct InPlace {
+    /// Fewer outputs than this leave the device idle: gather instead.
+    pub min_outputs: usize,
+    /// Outputs needed per element each one folds.
+    pub outputs_per_fold: usize,
+}
+
+impl InPlace {
+    /// Software adapters, whose threads are SIMD lanes of a few cores: 16 outputs fill them and
+    /// a long fold costs nothing extra (x.sum(0) over 1024x1024 on Dawn and lavapipe 15.3 ->
+    /// 1.6 ms).
+    pub(crate) const SOFTWARE: InPlace = InPlace { min_outputs: 16, outputs_per_fold: 0 };
+
+    /// Measured on an H100 (`examples/strided_reduce.rs`, CUDA and NVIDIA's Vulkan driver, sums
+    /// over columns, a middle dim and BatchNorm's (N, H, W)). CUDA's kernel won 1.5x with 4096
+    /// outputs of 256, 1.8x with 8192 of 1024, 5-12x with 65536-262144 of 256-1024, and lost
+    /// with 1024 or fewer outputs of any length (0.03-0.86x, BatchNorm's 0.02-0.1x) and 8192 of
+    /// 4096 (0.75x). The WGSL kernel is slower per element there: it won with 8192-16384
+    /// outputs of 256 (1.1-1.6x) and 65536 of 1024 (3.6x), and lost with 8192 of 1024 (0.72x)
+    /// and 16384 of 1024 (0.86x).
+    const CUDA: InPlace = InPlace { min_outputs: 4096, outputs_per_fold: 8 };
+    const WGPU: InPlace = InPlace { min_outputs: 8192, outputs_per_fold: 32 };
+
+    /// The rule for a hardware GPU through `cuda` or else wgpu, unless
+    /// `WEBTENSOR_STRIDED_REDUCE=<min_outputs>,<outputs_per_fold>` says otherwise (read once; for
+    /// timing both paths on another GPU with the example: `0,0` always in place,
+    /// `18446744073709551615,0` always gathered).
+    pub(crate) fn hardware(cuda: bool) -> InPlace {
+        static SET: std::sync::OnceLock<Option<InPlace>> = std::sync::OnceLock::new();
+        let set = SET.get_or_init(|| {
+            let v = std::env::var("WEBTENSOR_STRIDED_REDUCE").ok()?;
+            let (a, b) = v.split_once(',')?;
+            Some(InPlace { min_outputs: a.trim().parse().ok()?, outputs_per_fold: b.trim().parse().ok()? })
+        });
+        set.unwrap_or(if cuda { Self::CUDA } else { Self::WGPU })
+    }
+
+    /// Whether `m` outputs of `k` elements each run in place.
+    pub(crate) fn fits(self, m: usize, k: usize) -> bool {
+        m >= self.min_outputs.max(1) && k.saturating_mul(self.outputs_per_fold) <= m
+    }
+}
+
 /// The geometry of a GPU reduction of a strided view with one thread per output (WGSL's
 /// `reduce_strided.wgsl`, CUDA's `reduce_strided.cu`): the view `l` ([kept.., reduced..], `m`
 /// kept elements) as up to two kept dims (outer size `m / m2`, inner `m2`, strides `rs1`,
 /// `rs2`) and up to two reduced ones (`k1` x `k2`, strides `es1`, `es2`), as the params
 /// `[m, offset, m2, rs1, rs2, k1, k2, es1, es2]`. `None` when the view has more dims than that
-/// or too few outputs to fill the device (`min_outputs`), or, past `max_fold` elements per
-/// output, when a thread would fold too long alone: the caller then gathers the view and
+/// or `rule` says a thread per output would not pay: the caller then gathers the view and
 /// reduces rows with its workgroup trees.
-pub(crate) fn strided_params(l: &Layout, m: usize, min_outputs: usize, max_fold: usize) -> Option<[usize; 9]> {
-    if m < min_outputs.max(1) || l.numel() / m > max_fold {
+pub(crate) fn strided_params(l: &Layout, m: usize, rule: InPlace) -> Option<[usize; 9]> {
+    if m == 0 || !rule.fits(m, l.numel() / m) {
         return None;
     }
     let (kept, ks, red, rs) = split_reduce(l, m)?;

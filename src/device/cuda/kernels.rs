@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
 use crate::op::optim::OptimStep;
-use crate::op::reduce::{strided_params, ReduceOp};
+use crate::op::reduce::{strided_params, InPlace, ReduceOp};
 use crate::op::{IndexMode, MapOp, MatOperand, MatmulArgs, MatmulProgram};
 use crate::shaders::{accumulator, params, KernelKey, WG};
 
@@ -249,9 +249,9 @@ impl Kernels for Arc<CudaDevice> {
         let out_dtype = op.output_dtype(dtype);
         if !l.is_contiguous() {
             // A strided view ([kept.., reduced..]): one thread per output in place when the
-            // outputs are many and each folds few elements (thresholds as wgpu's for GPUs, not
-            // yet measured on one), else gathered and reduced as rows.
-            if let Some(p) = strided_params(l, m, 1024, 1 << 14) {
+            // outputs are many and each folds few elements (InPlace), else gathered and
+            // reduced as rows.
+            if let Some(p) = strided_params(l, m, InPlace::hardware(true)) {
                 let out = self.alloc(m, out_dtype)?;
                 let key = KernelKey::ReduceStrided { op, src: dtype, dst: out_dtype };
                 self.launch(key, &[src.ptr(0), out.ptr(0)], &Params::words(&p), grid(m), BLOCK)?;

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
 use crate::op::optim::OptimStep;
-use crate::op::reduce::{strided_params, ReduceOp};
+use crate::op::reduce::{strided_params, InPlace, ReduceOp};
 use crate::op::{IndexMode, MapOp, MatmulArgs};
 use crate::shaders::{accumulator, params, KernelKey, WG};
 use crate::shape::numel;
@@ -132,11 +132,9 @@ impl WgpuDevice {
     }
 
     /// A reduction of a strided view ([kept.., reduced..]): one thread per output in place
-    /// (reduce_strided.wgsl) when there are enough outputs to fill the adapter and each folds
-    /// few enough elements (on software adapters, whose threads are SIMD lanes of a few cores, 16
-    /// outputs are enough and a long fold costs nothing extra: x.sum(0) over 1024x1024 on Dawn
-    /// and lavapipe 15.3 -> 1.6 ms); otherwise the view is gathered and reduced as rows. The
-    /// hardware thresholds are a guess not yet measured on a GPU.
+    /// (reduce_strided.wgsl) where [`InPlace`] says it pays (on software adapters nearly always,
+    /// on hardware with many outputs of short folds); otherwise the view is gathered and reduced
+    /// as rows.
     fn reduce_view(
         self: &Arc<Self>,
         op: ReduceOp,
@@ -146,8 +144,8 @@ impl WgpuDevice {
         k: usize,
     ) -> Result<WgpuStorage> {
         let dtype = src.dtype();
-        let (min_outputs, max_fold) = if self.software() { (16, usize::MAX) } else { (1024, 1 << 14) };
-        match strided_params(l, m, min_outputs, max_fold) {
+        let rule = if self.software() { InPlace::SOFTWARE } else { InPlace::hardware(false) };
+        match strided_params(l, m, rule) {
             Some(p) if !self.exceeds(&[src.buffer()]) => {
                 let out_dtype = op.output_dtype(dtype);
                 let out = self.alloc(m, out_dtype)?;
