@@ -379,10 +379,15 @@ fn composed_reductions_and_scans(d: Device) {
     assert_eq!(bools(&empty.all(&[0], false).unwrap()), [true, true], "all of nothing on {d}");
     assert_eq!(bools(&empty.any(&[0], false).unwrap()), [false, false], "any of nothing on {d}");
     assert!(!empty.any_all().unwrap().item_blocking::<bool>().unwrap());
-    // PyTorch refuses integers in leaky_relu (a slope would round away); the tensor stays usable.
+    // PyTorch refuses integers in leaky_relu (a slope would round away) and elu; the tensor
+    // stays usable.
     let ints = Tensor::from_slice(&[-3i32, 4], &[2], d).unwrap();
     let e = ints.leaky_relu(0.5).unwrap_err();
     assert!(e.to_string().contains("to_dtype(f32)"), "{e}");
+    for alpha in [1.0, 0.5] {
+        let e = ints.elu(alpha).unwrap_err();
+        assert!(e.to_string().contains("elu takes floating-point input"), "{e}");
+    }
     assert_eq!(i32s(&ints.relu().unwrap()), [0, 4]);
     let b = Tensor::from_slice(&[true, false, true, true], &[4], d).unwrap();
     let c = b.cumsum(0).unwrap();

@@ -42,14 +42,14 @@ fn ints(v: &Value) -> Vec<i64> {
 /// driver's answer stands: some value in [-1, 1], where PyTorch's is exact, though an f32
 /// argument that large carries almost no phase), and `tan` 2e-6 (1 + want^2) absolute there
 /// (its derivative); the inverse functions (`log1p`, `expm1`, `asin`, `acos`, `atan`, `atan2`,
-/// `asinh`, `acosh`, `atanh`) 2e-6 relative; the exp-based `sinh`, `cosh`, `softplus`, `mish`
+/// `asinh`, `acosh`, `atanh`) 2e-6 relative, as `elu` (expm1 below 0); the exp-based `sinh`, `cosh`, `softplus`, `mish`
 /// 2e-6 + 2e-7 |x| relative, as `exp`; `hardswish`, `hardsigmoid` 5e-7 relative (a division by
 /// 6); `remainder`, `fmod` and `floor_divide` exactly.
 fn bound(op: &str, x: f32, want: f32) -> Option<f32> {
     let (rel, abs) = match op {
         "sin" | "cos" | "tan" if x.abs() > 8192.0 => return None,
         "tan" => (0.0, 2e-6 * (1.0 + want * want)),
-        "log1p" | "expm1" | "asin" | "acos" | "atan" | "atan2" | "asinh" | "acosh" | "atanh" => (2e-6, 0.0),
+        "log1p" | "expm1" | "elu" | "asin" | "acos" | "atan" | "atan2" | "asinh" | "acosh" | "atanh" => (2e-6, 0.0),
         "sinh" | "cosh" | "softplus" | "mish" => (2e-6 + 2e-7 * x.abs().min(100.0), 0.0),
         "hardswish" | "hardsigmoid" => (5e-7, 0.0),
         "sin" | "cos" => (0.0, 2e-6),

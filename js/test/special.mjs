@@ -14,7 +14,7 @@ function bound(op, x, want) {
   switch (op) {
     case 'sin': case 'cos': return Math.abs(x) > 8192 ? null : 2e-6;
     case 'tan': return Math.abs(x) > 8192 ? null : 2e-6 * (1 + want * want);
-    case 'log1p': case 'expm1': case 'asin': case 'acos': case 'atan': case 'atan2':
+    case 'log1p': case 'expm1': case 'elu': case 'asin': case 'acos': case 'atan': case 'atan2':
     case 'asinh': case 'acosh': case 'atanh': return 2e-6 * a;
     case 'sinh': case 'cosh': case 'softplus': case 'mish': return (2e-6 + 2e-7 * Math.min(Math.abs(x), 100)) * a;
     case 'hardswish': case 'hardsigmoid': return 5e-7 * a;

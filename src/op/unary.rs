@@ -79,11 +79,15 @@ pub enum UnaryOp {
     Hardswish,
     /// `relu6(x + 3) / 6`
     Hardsigmoid,
+    /// ELU with alpha 1 (PyTorch's default): `x` above 0, else `e^x - 1`. One kernel where
+    /// the composition (expm1, a comparison, a where) took three; `Tensor::elu(alpha)` uses it
+    /// for alpha 1.
+    Elu,
 }
 
 impl UnaryOp {
     /// Every unary op.
-    pub const ALL: [UnaryOp; 35] = {
+    pub const ALL: [UnaryOp; 36] = {
         use UnaryOp::*;
         [
             Neg,
@@ -121,6 +125,7 @@ impl UnaryOp {
             Mish,
             Hardswish,
             Hardsigmoid,
+            Elu,
         ]
     };
 
@@ -163,6 +168,7 @@ impl UnaryOp {
             Mish => "mish",
             Hardswish => "hardswish",
             Hardsigmoid => "hardsigmoid",
+            Elu => "elu",
         }
     }
 
@@ -177,7 +183,7 @@ impl UnaryOp {
             Silu => &[WGSL_FDIV],
             Log1p | Softplus => &[WGSL_LOG1P],
             Mish => &[WGSL_LOG1P, WGSL_TANH],
-            Expm1 => &[WGSL_EXPM1],
+            Expm1 | Elu => &[WGSL_EXPM1],
             Sinh | Cosh => &[WGSL_HYPER],
             Atan => &[WGSL_ATAN, WGSL_FDIV],
             Asin | Acos => &[WGSL_ASIN],
@@ -281,6 +287,15 @@ impl UnaryOp {
             Hardswish | Hardsigmoid if x.is_nan() => x,
             Hardswish => x * (x + 3.0).clamp(0.0, 6.0) / 6.0,
             Hardsigmoid => (x + 3.0).clamp(0.0, 6.0) / 6.0,
+            // A select between both forms, which vectorises (NaN takes expm1's NaN).
+            Elu => {
+                let e = expm1_f32(x);
+                if x > 0.0 {
+                    x
+                } else {
+                    e
+                }
+            }
         }
     }
 
@@ -360,6 +375,7 @@ impl UnaryOp {
             Mish => "select(select(v * tanh_acc(select(log1p_acc(exp(v)), v, v > 20.0)), -exp(v + log_acc(-v)), v < -20.0), nan_like(v), bitcast<u32>(v) == 0xff800000u)",
             Hardswish => "v * min(max(v + 3.0, 0.0), 6.0) / 6.0",
             Hardsigmoid => "min(max(v + 3.0, 0.0), 6.0) / 6.0",
+            Elu => "select(expm1_acc(v), v, v > 0.0)",
         }
     }
 
@@ -420,6 +436,7 @@ impl UnaryOp {
             Mish => "v * tanhf(v > 20.0f ? v : log1pf(expf(v)))",
             Hardswish => "(is_nan(v) ? v : v * fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) / 6.0f)",
             Hardsigmoid => "(is_nan(v) ? v : fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) / 6.0f)",
+            Elu => "(v > 0.0f ? v : expm1f(v))",
         }
     }
 

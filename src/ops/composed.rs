@@ -5,6 +5,7 @@
 //! gradient times inf is NaN.)
 
 use crate::error::{Error, Result};
+use crate::op::unary::UnaryOp;
 use crate::ops::grad::{sum_to, unary_rule};
 use crate::tensor::Tensor;
 
@@ -12,14 +13,8 @@ impl Tensor {
     /// `x` where positive, `negative_slope * x` elsewhere (PyTorch's `leaky_relu`; its default
     /// slope is 0.01).
     pub fn leaky_relu(&self, negative_slope: f64) -> Result<Tensor> {
-        if !self.dtype().is_float() {
-            // PyTorch refuses integers too: a slope would silently round to 0 or 1.
-            return Err(Error::UnsupportedDType {
-                op: "leaky_relu",
-                dtype: self.dtype(),
-                reason: "leaky_relu takes floating-point input; convert with to_dtype(f32) first".into(),
-            });
-        }
+        // PyTorch refuses integers too: a slope would silently round to 0 or 1.
+        self.floats_only("leaky_relu")?;
         let out = {
             let _g = crate::tensor::node::pause();
             let scaled = self.mul_scalar(negative_slope)?;
@@ -40,11 +35,15 @@ impl Tensor {
     /// `x` where positive, `alpha * (e^x - 1)` elsewhere (PyTorch's `elu`; its default alpha is
     /// 1).
     pub fn elu(&self, alpha: f64) -> Result<Tensor> {
+        // As PyTorch, which has no integer elu.
+        self.floats_only("elu")?;
+        // alpha 1 (the default) is one kernel with its own rule.
+        if alpha == 1.0 {
+            return self.unary(UnaryOp::Elu);
+        }
         let out = {
             let _g = crate::tensor::node::pause();
-            // alpha 1 (the default) needs no scaling pass.
-            let e = self.expm1()?;
-            let neg = if alpha == 1.0 { e } else { e.mul_scalar(alpha)? };
+            let neg = self.expm1()?.mul_scalar(alpha)?;
             self.gt_scalar(0.0)?.where_(self, &neg)?
         };
         let x = self.clone();
@@ -110,5 +109,19 @@ impl Tensor {
         let dtype = if self.dtype().is_float() { self.dtype() } else { crate::dtype::DType::F32 };
         let w = Tensor::full_on(&[], weight, dtype, self.device())?;
         self.lerp(end, &w)
+    }
+}
+
+impl Tensor {
+    /// `UnsupportedDType` for `op` unless this tensor holds floats.
+    fn floats_only(&self, op: &'static str) -> Result<()> {
+        if self.dtype().is_float() {
+            return Ok(());
+        }
+        Err(Error::UnsupportedDType {
+            op,
+            dtype: self.dtype(),
+            reason: format!("{op} takes floating-point input; convert with to_dtype(f32) first"),
+        })
     }
 }

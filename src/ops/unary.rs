@@ -177,6 +177,8 @@ fn backward(op: UnaryOp, x: &Tensor, y: &Tensor) -> BackwardFn {
                 x.lt_scalar(-3.0)?.where_(&mid.zeros_like()?, &x.le_scalar(3.0)?.where_(&mid, &mid.ones_like()?)?)?;
             g.mul(&d)
         }),
+        // PyTorch's elu_backward from the result: 1 above 0, else e^x = y + 1.
+        Elu => unary_rule(move |g| x.gt_scalar(0.0)?.where_(g, &g.mul(&y.add_scalar(1.0)?)?)),
         // 1/6 strictly inside (-3, 3), 0 elsewhere.
         Hardsigmoid => unary_rule(move |g| {
             let inside = x.gt_scalar(-3.0)?.to_dtype(g.dtype())?.mul(&x.lt_scalar(3.0)?.to_dtype(g.dtype())?)?;
