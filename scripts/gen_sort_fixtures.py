@@ -78,6 +78,9 @@ def cases():
     add("topk_nan_indices", "topk_indices", [inp(torch.tensor([[1.0, nan, 5.0, -inf, 2.0]]), grad=False)],
         k=2, dim=-1, largest=True)
     add("topk_long_row", "topk_values", [inp(randn(2, 300))], k=5, dim=-1, largest=True)
+    # The GPUs' selection kernel at its largest k (32), rows cut into chunks, both directions.
+    add("topk_many_rows", "topk_values", [inp(randn(64, 2000))], k=32, dim=-1, largest=True)
+    add("topk_many_rows_smallest", "topk_indices", [inp(randn(64, 2000), grad=False)], k=32, dim=-1, largest=False)
     add("topk_int", "topk_values", [inp(torch.tensor([[7, -3, 12, 0, 5]], dtype=torch.int32), grad=False, dtype="i32")],
         k=3, dim=-1, largest=True)
     # scatter: a source tensor (a larger one: only the covered part takes part), a value, dims 0

@@ -340,7 +340,8 @@ impl Storage {
     }
 
     /// The first `keep` of each row's sorting positions (`keep = k`: argsort; fewer: topk, which
-    /// the CPU selects without sorting whole rows and the GPUs narrow from their full sort).
+    /// the CPU selects without sorting whole rows, the GPUs too for up to
+    /// `op::sort::SELECT_MAX_KEEP`, and beyond that narrow from their full sort).
     pub(crate) fn argsort(
         &self,
         l: &Layout,
@@ -353,8 +354,21 @@ impl Storage {
             let (w, lw) = self.widen(l)?;
             return w.argsort(&lw, (m, k), descending, DType::I32, keep);
         }
+        // GPUs select a few of each row (one read of it) rather than sort whole rows.
+        let select = keep < k && keep <= crate::op::sort::SELECT_MAX_KEEP;
         let full = match self {
             Storage::Cpu(s) => return Ok(Storage::Cpu(CpuBackend.argsort_keep(s, l, (m, k), descending, keep)?)),
+            Storage::Wgpu(s) if select => {
+                let d = s.device();
+                let r = d.select_top(s, l, (m, k), descending, keep);
+                return Ok(Storage::Wgpu(or_cpu("topk", d, &[s], (m * keep, DType::I32), r, || {
+                    let l = l.clone();
+                    move |h| CpuBackend.argsort_keep(&h[0], &l, (m, k), descending, keep)
+                })?));
+            }
+            Storage::Cuda(s) if select => {
+                return Ok(Storage::Cuda(s.device().select_top(s, l, (m, k), descending, keep)?))
+            }
             Storage::Wgpu(s) => {
                 let d = s.device();
                 let r = d.argsort(s, l, m, k, descending);

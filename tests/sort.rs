@@ -10,11 +10,17 @@ use common::*;
 use serde_json::Value;
 use webtensor::{DType, Device, Error, Tensor};
 
-device_tests!(sorting_and_scatter_match_pytorch, long_rows_match_the_cpu, every_dtype_sorts, bad_arguments_are_errors);
+device_tests!(
+    sorting_and_scatter_match_pytorch,
+    long_rows_match_the_cpu,
+    topk_matches_the_cpu,
+    every_dtype_sorts,
+    bad_arguments_are_errors
+);
 device_tests!(meta: shapes_on_meta);
 
 fn sorting_and_scatter_match_pytorch(d: Device) {
-    run_fixture_cases("sort.json", 41, d, apply);
+    run_fixture_cases("sort.json", 43, d, apply);
 }
 
 /// The op of a case, as the generator's `OPS` table defines it.
@@ -60,6 +66,36 @@ fn long_rows_match_the_cpu(d: Device) {
                 assert!(v[r * 1000 + c - 1] <= v[r * 1000 + c], "row {r} not sorted at {c} on {d}");
             }
         }
+    }
+}
+
+/// topk (which GPUs select for k up to 32, in chunks when rows are few, and sort beyond) equals
+/// the CPU's, indices too: ties go to the earlier position, NaN is the largest, -0 ties +0.
+fn topk_matches_the_cpu(d: Device) {
+    let check = |x: &dyn Fn(Device) -> Tensor, k: usize, dim: isize, what: &str| {
+        for largest in [true, false] {
+            let (wv, wi) = x(Device::CPU).topk(k, dim, largest).unwrap();
+            let (gv, gi) = x(d).topk(k, dim, largest).unwrap();
+            let what = format!("{what} k={k} largest={largest} on {d}");
+            assert_eq!(i32s(&gi), i32s(&wi), "{what}");
+            let bits = |t: &Tensor| {
+                f32s(t).iter().map(|v| if v.is_nan() { u32::MAX } else { v.to_bits() }).collect::<Vec<_>>()
+            };
+            assert_eq!(bits(&gv), bits(&wv), "{what}");
+        }
+    };
+    for k in [1, 7, 32, 33] {
+        check(&|dev| tied(&[3, 5000], dev), k, -1, "tied [3, 5000]");
+    }
+    check(&|dev| tied(&[1, 70_000], dev), 5, -1, "tied [1, 70000]");
+    check(&|dev| tied(&[129, 65], dev), 32, -1, "tied [129, 65]");
+    check(&|dev| tied(&[1000, 40], dev), 3, 0, "tied [1000, 40] over dim 0");
+    let special = [f32::NAN, -0.0, 0.0, 1.0, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, f32::NAN, 1.0];
+    let row: Vec<f32> = (0..600).map(|i| special[i * 7 % special.len()]).collect();
+    check(&|dev| Tensor::from_slice(&row, &[2, 300], dev).unwrap(), 9, -1, "special values");
+    check(&|dev| tied(&[4, 3000], dev).sub_scalar(3.0).unwrap().to_dtype(DType::I32).unwrap(), 6, -1, "i32");
+    if has_f16(d) {
+        check(&|dev| tied(&[4, 3000], dev).to_dtype(DType::F16).unwrap(), 6, -1, "f16");
     }
 }
 

@@ -82,6 +82,19 @@ pub(crate) fn cuda_key(dtype: DType) -> &'static str {
     }
 }
 
+/// The most positions a GPU's top-k selection keeps per row (select.wgsl's and select.cu's
+/// `MAX_KEEP`); a larger k sorts whole rows and narrows.
+pub(crate) const SELECT_MAX_KEEP: usize = 32;
+
+/// How a GPU's top-k selection of `keep` from `m` rows of `k` cuts rows into chunks so that
+/// about `threads` threads run: `(nchunks, chunk)`, chunks of at least 64 positions and of
+/// 4 `keep` (so the candidates of the second pass stay few), the last one possibly shorter.
+pub(crate) fn select_chunks(m: usize, k: usize, keep: usize, threads: usize) -> (usize, usize) {
+    let most = (k / (4 * keep).max(64)).max(1);
+    let chunk = k.div_ceil(threads.div_ceil(m.max(1)).clamp(1, most)).max(1);
+    (k.div_ceil(chunk), chunk)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -83,6 +83,10 @@ pub(crate) enum KernelKey {
     Sort {
         dtype: DType,
     },
+    /// Top-k selection (select.wgsl) over rows of `dtype`.
+    Select {
+        dtype: DType,
+    },
     Index {
         dtype: DType,
         index: DType,
@@ -212,7 +216,7 @@ impl KernelKey {
             | KernelKey::Matmul { dtype, .. }
             | KernelKey::Index { dtype, .. }
             | KernelKey::IndexAdd { dtype, .. } => dtype == DType::F16,
-            KernelKey::Optim { .. } | KernelKey::Sort { .. } => false,
+            KernelKey::Optim { .. } | KernelKey::Sort { .. } | KernelKey::Select { .. } => false,
         }
     }
 
@@ -236,6 +240,7 @@ impl KernelKey {
             KernelKey::Matmul { program: MatmulProgram::Naive, .. } => include_str!("matmul_naive.wgsl"),
             KernelKey::Matmul { program: MatmulProgram::Dot, .. } => include_str!("matmul_dot.wgsl"),
             KernelKey::Sort { .. } => include_str!("sort.wgsl"),
+            KernelKey::Select { .. } => include_str!("select.wgsl"),
             KernelKey::Index { .. } => include_str!("index.wgsl"),
             KernelKey::IndexAdd { .. } => include_str!("index_add.wgsl"),
             KernelKey::Optim { .. } => include_str!("optim.wgsl"),
@@ -305,7 +310,7 @@ impl KernelKey {
             KernelKey::Matmul { dtype, .. } => {
                 format!("alias S = {};\nalias A = {};\n", storage_type(dtype), storage_type(accumulator(dtype)))
             }
-            KernelKey::Sort { dtype } => crate::op::sort::wgsl_key(dtype),
+            KernelKey::Sort { dtype } | KernelKey::Select { dtype } => crate::op::sort::wgsl_key(dtype),
             KernelKey::Index { dtype, index } => {
                 format!("alias S = {};\nalias I = {};\n", storage_type(dtype), storage_type(index))
             }
@@ -410,6 +415,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
         }
         v.push(KernelKey::Where { dtype: src });
         v.push(KernelKey::Sort { dtype: src });
+        v.push(KernelKey::Select { dtype: src });
         for index in [DType::I32, DType::U32] {
             v.push(KernelKey::Index { dtype: src, index });
             // Bool takes the assign mode only (scatter).

@@ -15,6 +15,7 @@ use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::{strided_params, InPlace, ReduceOp};
+use crate::op::sort::{select_chunks, SELECT_MAX_KEEP};
 use crate::op::{IndexMode, MapOp, MatOperand, MatmulArgs, MatmulProgram};
 use crate::shaders::{accumulator, params, KernelKey, WG};
 
@@ -31,6 +32,9 @@ fn grid(n: usize) -> (u32, u32, u32) {
 }
 
 const BLOCK: (u32, u32, u32) = (WG, 1, 1);
+
+/// Threads a top-k selection pass aims for (op::sort::select_chunks).
+const SELECT_THREADS: usize = 16384;
 
 impl CudaDevice {
     /// dst[dl] = op(src[sl]) elementwise over `sl`'s shape.
@@ -166,6 +170,41 @@ fn gemm_plan(g: &MatmulArgs) -> (Option<BlasOperand>, Option<BlasOperand>) {
 
 fn numel(shape: &[usize]) -> usize {
     shape.iter().product()
+}
+
+impl CudaDevice {
+    /// The first `keep` (at most `op::sort::SELECT_MAX_KEEP`) positions of each row of a
+    /// contiguous [m, k] view in the stable sort's order, as i32 [m, keep] (select.cu, two
+    /// launches when rows are cut into chunks; as wgpu's `select_top`).
+    pub(crate) fn select_top(
+        self: &Arc<Self>,
+        src: &CudaStorage,
+        l: &Layout,
+        (m, k): (usize, usize),
+        descending: bool,
+        keep: usize,
+    ) -> Result<CudaStorage> {
+        if m * keep == 0 {
+            return self.alloc(0, DType::I32);
+        }
+        if keep > SELECT_MAX_KEEP || keep > k {
+            return Err(Error::invalid(
+                "topk",
+                format!("internal: select of {keep} of {k} (at most {SELECT_MAX_KEEP})"),
+            ));
+        }
+        let (nchunks, chunk) = select_chunks(m, k, keep, SELECT_THREADS);
+        let key = KernelKey::Select { dtype: src.dtype() };
+        let params = |mode: usize| Params::words(&[m, k, l.offset(), descending as usize, keep, nchunks, chunk, mode]);
+        let first = self.alloc(m * nchunks * keep, DType::I32)?;
+        self.launch(key, &[src.ptr(0), src.ptr(0), first.ptr(0)], &params(0), grid(m * nchunks), BLOCK)?;
+        if nchunks == 1 {
+            return Ok(first);
+        }
+        let out = self.alloc(m * keep, DType::I32)?;
+        self.launch(key, &[src.ptr(0), first.ptr(0), out.ptr(0)], &params(1), grid(m), BLOCK)?;
+        Ok(out)
+    }
 }
 
 impl Kernels for Arc<CudaDevice> {

@@ -44,6 +44,16 @@ impl CudaDevice {
     pub(crate) fn launches(&self) -> u64 {
         match *self {}
     }
+    pub(crate) fn select_top(
+        self: &Arc<Self>,
+        _: &CudaStorage,
+        _: &Layout,
+        _: (usize, usize),
+        _: bool,
+        _: usize,
+    ) -> LibResult<CudaStorage> {
+        match **self {}
+    }
     pub(crate) fn stats(&self) -> &MemoryStats {
         match *self {}
     }

@@ -115,6 +115,7 @@ fn body(key: &KernelKey) -> &'static str {
         KernelKey::Matmul { program: MatmulProgram::Naive, .. } => include_str!("kernels/matmul_naive.cu"),
         KernelKey::Matmul { program: MatmulProgram::Dot, .. } => include_str!("kernels/matmul_dot.cu"),
         KernelKey::Sort { .. } => include_str!("kernels/sort.cu"),
+        KernelKey::Select { .. } => include_str!("kernels/select.cu"),
         KernelKey::Index { .. } => include_str!("kernels/index.cu"),
         KernelKey::IndexAdd { .. } => include_str!("kernels/index_add.cu"),
         KernelKey::Optim { .. } => include_str!("kernels/optim.cu"),
@@ -186,7 +187,7 @@ fn variant(key: &KernelKey) -> String {
                 store(dtype, "v")
             )
         }
-        KernelKey::Sort { dtype } => format!("typedef {} S;\n{}", storage(dtype), crate::op::sort::cuda_key(dtype)),
+        KernelKey::Sort { dtype } | KernelKey::Select { dtype } => format!("typedef {} S;\n{}", storage(dtype), crate::op::sort::cuda_key(dtype)),
         KernelKey::Index { dtype, index } => format!("typedef {} S;\ntypedef {} I;\n", storage(dtype), storage(index)),
         KernelKey::IndexAdd { dtype, index } => {
             // Integers add in unsigned so that overflow wraps like the CPU's.

@@ -410,47 +410,7 @@ impl Kernels for Arc<WgpuDevice> {
     }
 
     fn argsort(&self, src: &WgpuStorage, l: &Layout, m: usize, k: usize, descending: bool) -> Result<WgpuStorage> {
-        if m * k == 0 {
-            return self.alloc(0, DType::I32);
-        }
-        // Rows are padded to a power of two for the bitonic network; the index buffer and the
-        // source must each fit one binding.
-        let np = k.next_power_of_two();
-        if self.too_big(m * np, 4) || self.exceeds(&[src.buffer()]) {
-            return Err(Error::TooLarge {
-                op: "argsort",
-                device: self.name(),
-                bytes: (m * np * 4).max(src.buffer().size() as usize) as u64,
-                limit_name: "max_storage_buffer_binding_size (rows padded to a power of two, as i32)",
-                limit: self.max_binding(),
-            });
-        }
-        let work = self.alloc(m * np, DType::I32)?;
-        let key = KernelKey::Sort { dtype: src.dtype() };
-        let binds = [Bind::whole(src.buffer()), Bind::whole(work.buffer())];
-        let step = |kk: usize, j: usize, threads: usize| {
-            let p = [m, k, np, l.offset(), descending as usize, kk, j].map(u);
-            self.dispatch(key, &binds, &p, self.groups(threads, WG)?)
-        };
-        step(0, 0, m * np)?;
-        let mut kk = 2;
-        while kk <= np {
-            let mut j = kk / 2;
-            while j >= 1 {
-                step(kk, j, m * np / 2)?;
-                j /= 2;
-            }
-            kk *= 2;
-        }
-        if np == k {
-            return Ok(work);
-        }
-        // Drop the padding: the first k positions of each row, copied out contiguously.
-        let out = self.alloc(m * k, DType::I32)?;
-        let rows = Layout::contiguous(&[m, np]).narrow("argsort", 1, 0, k)?;
-        let dst = Layout::contiguous(&[m, k]);
-        self.launch_map(MapOp::Cast, work.buffer(), &rows, DType::I32, out.buffer(), &dst, DType::I32)?;
-        Ok(out)
+        self.bitonic_argsort(src, l, m, k, descending)
     }
 
     fn matmul(&self, a: &WgpuStorage, b: &WgpuStorage, g: &MatmulArgs) -> Result<WgpuStorage> {

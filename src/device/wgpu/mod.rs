@@ -13,6 +13,7 @@ mod pool;
 mod readback;
 #[cfg(target_arch = "wasm32")]
 mod readback_web;
+mod sort;
 mod split;
 
 #[cfg(target_arch = "wasm32")]
