@@ -120,6 +120,65 @@ export function nnOpsCases(wt, devices) {
       assert.ok((await y.data()).every(Number.isFinite), 'the inputs stay usable');
       [x, w, y, b3].forEach((t) => t.dispose());
     });
+
+    // The CPU's window maximum runs four outputs at a time in wasm SIMD for strides 1 and 2; the
+    // scalar tail and every other stride one at a time. Both keep PyTorch's rules: NaN wins,
+    // ties (-0 and +0 included) keep the first, padding never wins.
+    if (device === 'cpu') {
+      add(`${device}: max pooling keeps NaN, infinities and the first of -0 and +0; average pooling sums the windows`, async () => {
+        const special = [0, -0, NaN, Infinity, -Infinity, 1.5, -1.5, -0, 0, 2, NaN, -3];
+        const [c, hh, ww] = [3, 10, 22];
+        const vals = Float32Array.from({ length: c * hh * ww }, (_, i) => (i % 7 < 4 ? special[(i * 5) % special.length] : Math.sin(i)));
+        const x = wt.tensor(vals, { shape: [1, c, hh, ww], device });
+        for (const [k, stride, padding] of [[2, 2, 0], [3, 1, 0], [3, 2, 1], [2, 3, 0]]) {
+          const y = F(wt).maxPool2d(x, k, { stride, padding });
+          const got = await y.data();
+          const [oh, ow] = [y.shape[2], y.shape[3]];
+          for (let ch = 0; ch < c; ch++) {
+            for (let i = 0; i < oh; i++) {
+              for (let j = 0; j < ow; j++) {
+                let m = -Infinity;
+                let first = true;
+                for (let di = 0; di < k; di++) {
+                  for (let dj = 0; dj < k; dj++) {
+                    const [r, q] = [i * stride - padding + di, j * stride - padding + dj];
+                    const v = r < 0 || q < 0 || r >= hh || q >= ww ? -Infinity : vals[(ch * hh + r) * ww + q];
+                    if (first || v > m || Number.isNaN(v)) m = v;
+                    first = false;
+                  }
+                }
+                const g = got[(ch * oh + i) * ow + j];
+                const same = Number.isNaN(m) ? Number.isNaN(g) : Object.is(g, m);
+                assert.ok(same, `k=${k} stride=${stride} padding=${padding} at (${ch}, ${i}, ${j}): got ${Object.is(g, -0) ? '-0' : g}, want ${Object.is(m, -0) ? '-0' : m}`);
+              }
+            }
+          }
+          y.dispose();
+          // Average pooling sums the same windows (four at a time in wasm SIMD, in f64).
+          const a = F(wt).avgPool2d(x, k, { stride, padding });
+          const avg = await a.data();
+          for (let ch = 0; ch < c; ch++) {
+            for (let i = 0; i < oh; i++) {
+              for (let j = 0; j < ow; j++) {
+                let sum = 0;
+                for (let di = 0; di < k; di++) {
+                  for (let dj = 0; dj < k; dj++) {
+                    const [r, q] = [i * stride - padding + di, j * stride - padding + dj];
+                    if (r >= 0 && q >= 0 && r < hh && q < ww) sum += vals[(ch * hh + r) * ww + q];
+                  }
+                }
+                const want = Math.fround(sum) / (k * k);
+                const g = avg[(ch * oh + i) * ow + j];
+                const ok = Number.isNaN(want) ? Number.isNaN(g) : g === want || Math.abs(g - want) <= 1e-6 * Math.abs(want);
+                assert.ok(ok, `avg k=${k} stride=${stride} padding=${padding} at (${ch}, ${i}, ${j}): got ${g}, want ${want}`);
+              }
+            }
+          }
+          a.dispose();
+        }
+        x.dispose();
+      });
+    }
   }
   return list;
 }

@@ -68,14 +68,12 @@ fn taps(
     let bases: Vec<usize> = StridedOffsets::new(&kept[..last], &ks[..last], l.offset()).collect();
     let n = taps.len();
     match op {
-        ReduceOp::Sum => CpuData::F32(outputs(&bases, inner, step, n, |b| {
-            rest.iter().fold(v[b + first] as f64, |a, &t| a + v[b + t] as f64) as f32
-        })),
+        ReduceOp::Sum => CpuData::F32(tap_rows(&bases, inner, taps.len(), |b, o| sum_row(v, b, step, &taps, o))),
         ReduceOp::Prod => CpuData::F32(outputs(&bases, inner, step, n, |b| {
             rest.iter().fold(v[b + first] as f64, |a, &t| a * v[b + t] as f64) as f32
         })),
-        ReduceOp::Max => CpuData::F32(outputs(&bases, inner, step, n, |b| best::<true>(v, b, &taps).0)),
-        ReduceOp::Min => CpuData::F32(outputs(&bases, inner, step, n, |b| best::<false>(v, b, &taps).0)),
+        ReduceOp::Max => CpuData::F32(tap_extremes::<true>(v, &bases, inner, step, &taps)),
+        ReduceOp::Min => CpuData::F32(tap_extremes::<false>(v, &bases, inner, step, &taps)),
         ReduceOp::ArgMax => CpuData::I32(outputs(&bases, inner, step, n, |b| best::<true>(v, b, &taps).1)),
         ReduceOp::ArgMin => CpuData::I32(outputs(&bases, inner, step, n, |b| best::<false>(v, b, &taps).1)),
     }
@@ -110,6 +108,69 @@ fn best<const MAX: bool>(v: &[f32], b: usize, taps: &[usize]) -> (f32, i32) {
         at = if take { j } else { at };
     }
     (v[b + taps[at]], at as i32)
+}
+
+/// The maximum (`MAX`) or minimum over `taps` of each output, a row of `inner` outputs `step`
+/// apart from each of `bases` at a time: the values of [`best`] (NaN over everything, -0 and +0
+/// the first of them), tap by tap across the row, which wasm SIMD runs four outputs at once for
+/// steps 1 and 2 (pooling with stride 1 or 2): 2x2 max pooling of [8, 32, 64, 64] in wasm took
+/// 2.3-2.6 ms output by output, tfjs-wasm's 0.7-1.2.
+fn tap_extremes<const MAX: bool>(v: &[f32], bases: &[usize], inner: usize, step: usize, taps: &[usize]) -> Vec<f32> {
+    tap_rows(bases, inner, taps.len(), |b, o| extreme_row::<MAX>(v, b, step, taps, o))
+}
+
+/// The outputs of `row(base, out)` for each of `bases` (`inner` each, `work` elements read per
+/// output), in output order, split across threads by rows.
+fn tap_rows(bases: &[usize], inner: usize, work: usize, row: impl Fn(usize, &mut [f32]) + Sync) -> Vec<f32> {
+    let mut parts = par::ranges(bases.len(), inner * work, |rows| {
+        let mut out = vec![0.0f32; rows.len() * inner];
+        for (o, &b) in out.chunks_exact_mut(inner.max(1)).zip(&bases[rows]) {
+            row(b, o);
+        }
+        out
+    });
+    match parts.len() {
+        1 => parts.pop().unwrap_or_default(),
+        _ => parts.concat(),
+    }
+}
+
+/// One row of tap sums (average pooling's windows): `out[i]` adds `taps` from `b + i * step` in
+/// f64, rounded once, as the rows kernel does; wasm SIMD runs four outputs at once for steps 1
+/// and 2 (2x2 average pooling of [8, 32, 64, 64] in wasm: output by output 1.0 ms, tfjs-wasm's
+/// 0.7).
+fn sum_row(v: &[f32], b: usize, step: usize, taps: &[usize], out: &mut [f32]) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let done = super::wasm_simd::sum_row(v, b, step, taps, out);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    let done = 0;
+    for (i, o) in out.iter_mut().enumerate().skip(done) {
+        let at = b + i * step;
+        *o = taps[1..].iter().fold(v[at + taps[0]] as f64, |a, &t| a + v[at + t] as f64) as f32;
+    }
+}
+
+/// One row of [`tap_extremes`]: `out[i]` folds `taps` from `b + i * step`.
+fn extreme_row<const MAX: bool>(v: &[f32], b: usize, step: usize, taps: &[usize], out: &mut [f32]) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let done = super::wasm_simd::extreme_row::<MAX>(v, b, step, taps, out);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    let done = 0;
+    for (i, o) in out.iter_mut().enumerate().skip(done) {
+        let at = b + i * step;
+        *o = taps[1..].iter().fold(v[at + taps[0]], |m, &t| pick::<MAX>(m, v[at + t]));
+    }
+}
+
+/// `x` if it beats `m` (strictly, so the first of equals stays, -0 and +0 included) or is NaN.
+#[inline(always)]
+fn pick<const MAX: bool>(m: f32, x: f32) -> f32 {
+    let beats = if MAX { x > m } else { x < m };
+    if beats || x.is_nan() {
+        x
+    } else {
+        m
+    }
 }
 
 /// `f` of each output's base offset, in output order: `inner` outputs `step` apart from each

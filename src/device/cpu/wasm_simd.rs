@@ -1,5 +1,6 @@
 //! Hand-written wasm SIMD (simd128) forms of the CPU loops where LLVM's autovectoriser leaves
-//! speed behind in the npm package: softmax's exponential-and-sum and row maximum. Written with
+//! speed behind in the npm package: softmax's exponential-and-sum and row maximum, and
+//! pooling's maximum and minimum over window taps. Written with
 //! `core::arch::wasm32` so the vector code does not depend on what the vectoriser makes of a
 //! scalar loop (the degree-5 exponential written as scalar code came out 35% slower than the
 //! degree-7 one it replaced). Each function has a portable twin in `reduce.rs` that native
@@ -109,4 +110,89 @@ pub(super) fn max(xs: &[f32]) -> f32 {
         .into_iter()
         .chain(rest.iter().copied())
         .fold(f32::NEG_INFINITY, |a, x| if x > a || x.is_nan() { x } else { a })
+}
+
+/// The first outputs (a multiple of 4) of `strided::extreme_row`, four at a time, for steps 1
+/// and 2; the caller finishes the rest. With step 2 four outputs' values of a tap are the even
+/// lanes of eight adjacent floats. Each lane takes `x` where `x` beats it strictly, and is NaN
+/// if any tap is, as `strided::pick` (wasm's `f32x4.max` would make +0 the larger of -0 and +0,
+/// not the first; its pseudo-maximum keeps the first).
+pub(super) fn extreme_row<const MAX: bool>(v: &[f32], b: usize, step: usize, taps: &[usize], out: &mut [f32]) -> usize {
+    match step {
+        1 => extreme_row_step::<MAX, 1>(v, b, taps, out),
+        2 => extreme_row_step::<MAX, 2>(v, b, taps, out),
+        _ => 0,
+    }
+}
+
+fn extreme_row_step<const MAX: bool, const STEP: usize>(v: &[f32], b: usize, taps: &[usize], out: &mut [f32]) -> usize {
+    tap_groups::<STEP>(v, b, taps, out, |load| {
+        let mut m = load(taps[0]);
+        let mut nan = f32x4_ne(m, m);
+        for &t in &taps[1..] {
+            let x = load(t);
+            // pmax(m, x) is `m < x ? x : m`: x only when strictly larger, so the first of
+            // equals stays; a NaN x never wins there and is remembered instead.
+            m = if MAX { f32x4_pmax(m, x) } else { f32x4_pmin(m, x) };
+            nan = v128_or(nan, f32x4_ne(x, x));
+        }
+        // All ones is a NaN.
+        v128_or(m, nan)
+    })
+}
+
+/// The first outputs (a multiple of 4) of `strided::sum_row`, four at a time for steps 1 and
+/// 2: each tap's four values widened to f64 and added there, the sum rounded once to f32 (the
+/// same answer as the scalar loop, bit for bit).
+pub(super) fn sum_row(v: &[f32], b: usize, step: usize, taps: &[usize], out: &mut [f32]) -> usize {
+    let sum = |load: &dyn Fn(usize) -> v128| {
+        let (mut lo, mut hi) = (f64x2_splat(0.0), f64x2_splat(0.0));
+        for &t in taps {
+            let x = load(t);
+            lo = f64x2_add(lo, f64x2_promote_low_f32x4(x));
+            hi = f64x2_add(hi, f64x2_promote_low_f32x4(i32x4_shuffle::<2, 3, 0, 1>(x, x)));
+        }
+        i32x4_shuffle::<0, 1, 4, 5>(f32x4_demote_f64x2_zero(lo), f32x4_demote_f64x2_zero(hi))
+    };
+    match step {
+        1 => tap_groups::<1>(v, b, taps, out, sum),
+        2 => tap_groups::<2>(v, b, taps, out, sum),
+        _ => 0,
+    }
+}
+
+/// Runs `fold` for each group of four outputs of a tap row (`out[i]` from `b + i * STEP`)
+/// while every tap's load stays inside `v`, stores each result, and returns how many outputs
+/// were done. `fold` gets a loader of a tap's four values: with STEP 2 the even lanes of eight
+/// adjacent floats.
+#[inline(always)]
+fn tap_groups<const STEP: usize>(
+    v: &[f32],
+    b: usize,
+    taps: &[usize],
+    out: &mut [f32],
+    fold: impl Fn(&dyn Fn(usize) -> v128) -> v128,
+) -> usize {
+    let Some(&reach) = taps.iter().max() else { return 0 };
+    let mut i = 0;
+    while i + 4 <= out.len() && b + reach + STEP * i + 4 * STEP <= v.len() {
+        let at = b + STEP * i;
+        let load = |t: usize| {
+            // SAFETY: at + t + 4 * STEP <= v.len() (t is at most `reach`, checked by the loop),
+            // so both 16-byte loads lie inside `v`; wasm loads are unaligned.
+            unsafe {
+                let p = v.as_ptr().add(at + t) as *const v128;
+                if STEP == 1 {
+                    v128_load(p)
+                } else {
+                    i32x4_shuffle::<0, 2, 4, 6>(v128_load(p), v128_load(p.add(1)))
+                }
+            }
+        };
+        let r = fold(&load);
+        // SAFETY: i + 4 <= out.len(): four f32, stored unaligned.
+        unsafe { v128_store(out.as_mut_ptr().add(i) as *mut v128, r) };
+        i += 4;
+    }
+    i
 }
