@@ -1,5 +1,5 @@
 // A/B of builds of the npm package's CPU device (its kernels inside WebAssembly), in one Node
-// process, interleaved: 24 elementwise, reduction, softmax, matmul, convolution, gather, cat and cast cases on
+// process, interleaved: 25 elementwise, reduction, softmax, matmul, convolution, gather, cat and cast cases on
 // 1024x1024 f32 (one 1M NCHW), each timed 5 calls a round over 15 rounds, median printed with each build's
 // time over the first's (below 1 is faster). For build flags and kernel changes, where a
 // whole `npm run bench` is too noisy to see a 10% change.
@@ -44,6 +44,7 @@ const cases = {
   'where 1M': (wt, x, y) => x.gt(0).where(x, y),
   'argmax(1) 1M': (wt, x) => x.argmax(1),
   'cat(1) 2x[1024,1024]': (wt, x, y) => wt.cat([x, y], 1),
+  'matmul [32,288]@[288,4096]': (wt, x, y, b, c, m, x4, pos, w, a32, b32) => a32.matmul(b32),
   'conv2d [16,64,32,32] 3x3 32 out': (wt, x, y, b, c, m, x4, pos, w) => wt.nn.functional.conv2d(x4, w, null, { padding: 1 }),
 };
 const only = process.env.ONLY;
@@ -51,7 +52,8 @@ const data = libs.map(([, wt]) => {
   const x = wt.randn([1024, 1024], { seed: 1 }), y = wt.randn([1024, 1024], { seed: 2 });
   const b = wt.randn([1024], { seed: 3 }), c = wt.randn([1024, 1], { seed: 4 }), m = wt.randn([256, 256], { seed: 5 });
   const w = wt.randn([32, 64, 3, 3], { seed: 8 });
-  return [x, y, b, c, m, wt.randn([16, 64, 32, 32], { seed: 6 }), wt.rand([1024, 1024], { seed: 7 }).add(0.01), w];
+  const a32 = wt.randn([32, 288], { seed: 9 }), b32 = wt.randn([288, 4096], { seed: 10 });
+  return [x, y, b, c, m, wt.randn([16, 64, 32, 32], { seed: 6 }), wt.rand([1024, 1024], { seed: 7 }).add(0.01), w, a32, b32];
 });
 console.log(`# Node ${process.version}; ms per call, median of 15 rounds`);
 console.log('case'.padEnd(32), libs.map(([n]) => n.padStart(10)).join(''), '  time / first');

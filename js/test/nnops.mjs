@@ -121,6 +121,44 @@ export function nnOpsCases(wt, devices) {
       [x, w, y, b3].forEach((t) => t.dispose());
     });
 
+    // Convolutions whose window copy passes 1 MiB run in blocks of output rows per image on the
+    // CPU in wasm (nn/conv.rs, chunk_rows): against a direct convolution in JavaScript.
+    add(`${device}: convolutions copied in blocks of rows match a direct convolution`, async () => {
+      const conv = (xs, [n, c, hh, ww], ws, [o, cg, k], { stride, padding, dilation, groups }) => {
+        const oh = Math.floor((hh + 2 * padding - dilation * (k - 1) - 1) / stride) + 1;
+        const ow = Math.floor((ww + 2 * padding - dilation * (k - 1) - 1) / stride) + 1;
+        const out = new Float64Array(n * o * oh * ow);
+        const og = o / groups;
+        for (let b = 0; b < n; b++) for (let q = 0; q < o; q++) for (let i = 0; i < oh; i++) for (let j = 0; j < ow; j++) {
+          let acc = 0;
+          const g = Math.floor(q / og);
+          for (let ci = 0; ci < cg; ci++) for (let di = 0; di < k; di++) for (let dj = 0; dj < k; dj++) {
+            const [r, col] = [i * stride - padding + di * dilation, j * stride - padding + dj * dilation];
+            if (r < 0 || col < 0 || r >= hh || col >= ww) continue;
+            acc += xs[((b * c + g * cg + ci) * hh + r) * ww + col] * ws[((q * cg + ci) * k + di) * k + dj];
+          }
+          out[((b * o + q) * oh + i) * ow + j] = acc;
+        }
+        return [out, [n, o, oh, ow]];
+      };
+      for (const [shape, o, opts] of [
+        [[2, 32, 48, 48], 8, { stride: 1, padding: 1, dilation: 1, groups: 1 }],
+        [[2, 16, 120, 90], 6, { stride: 2, padding: 2, dilation: 2, groups: 2 }],
+      ]) {
+        const k = 3;
+        const cg = shape[1] / opts.groups;
+        const x = wt.randn(shape, { ...on, seed: 11 }), w = wt.randn([o, cg, k, k], { ...on, seed: 12 });
+        const [want, wantShape] = conv(await x.data(), shape, await w.data(), [o, cg, k], opts);
+        const y = F(wt).conv2d(x, w, null, opts);
+        assert.deepEqual(y.shape, wantShape);
+        const got = await y.data();
+        for (let i = 0; i < got.length; i++) {
+          assert.ok(Math.abs(got[i] - want[i]) <= 1e-4 * (1 + Math.abs(want[i])), `${shape} ${JSON.stringify(opts)} at ${i}: got ${got[i]}, want ${want[i]}`);
+        }
+        [x, w, y].forEach((t) => t.dispose());
+      }
+    });
+
     // The CPU's window maximum runs four outputs at a time in wasm SIMD for strides 1 and 2; the
     // scalar tail and every other stride one at a time. Both keep PyTorch's rules: NaN wins,
     // ties (-0 and +0 included) keep the first, padding never wins.
