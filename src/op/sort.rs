@@ -86,6 +86,18 @@ pub(crate) fn cuda_key(dtype: DType) -> &'static str {
 /// `MAX_KEEP`); a larger k sorts whole rows and narrows.
 pub(crate) const SELECT_MAX_KEEP: usize = 32;
 
+/// An internal error unless a selection of `keep` from rows of `k` fits the kernels (callers
+/// send larger k to the full sort).
+pub(crate) fn check_select(keep: usize, k: usize) -> crate::error::Result<()> {
+    if keep > SELECT_MAX_KEEP || keep > k {
+        return Err(crate::error::Error::invalid(
+            "topk",
+            format!("internal: select of {keep} of {k} (at most {SELECT_MAX_KEEP})"),
+        ));
+    }
+    Ok(())
+}
+
 /// How a GPU's top-k selection of `keep` from `m` rows of `k` cuts rows into chunks so that
 /// about `threads` threads run: `(nchunks, chunk)`, chunks of at least 64 positions and of
 /// 4 `keep` (so the candidates of the second pass stay few), the last one possibly shorter.

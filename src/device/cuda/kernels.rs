@@ -15,7 +15,7 @@ use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::{strided_params, InPlace, ReduceOp};
-use crate::op::sort::{select_chunks, SELECT_MAX_KEEP};
+use crate::op::sort::{check_select, select_chunks};
 use crate::op::{IndexMode, MapOp, MatOperand, MatmulArgs, MatmulProgram};
 use crate::shaders::{accumulator, params, KernelKey, WG};
 
@@ -187,12 +187,7 @@ impl CudaDevice {
         if m * keep == 0 {
             return self.alloc(0, DType::I32);
         }
-        if keep > SELECT_MAX_KEEP || keep > k {
-            return Err(Error::invalid(
-                "topk",
-                format!("internal: select of {keep} of {k} (at most {SELECT_MAX_KEEP})"),
-            ));
-        }
+        check_select(keep, k)?;
         let (nchunks, chunk) = select_chunks(m, k, keep, SELECT_THREADS);
         let key = KernelKey::Select { dtype: src.dtype() };
         let params = |mode: usize| Params::words(&[m, k, l.offset(), descending as usize, keep, nchunks, chunk, mode]);

@@ -9,7 +9,7 @@ use super::{WgpuDevice, WgpuStorage};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::op::sort::{select_chunks, SELECT_MAX_KEEP};
+use crate::op::sort::{check_select, select_chunks};
 use crate::op::MapOp;
 use crate::shaders::{KernelKey, WG};
 
@@ -72,7 +72,7 @@ impl WgpuDevice {
         Ok(out)
     }
 
-    /// The first `keep` (at most [`SELECT_MAX_KEEP`]) positions of each row of a contiguous
+    /// The first `keep` (at most `op::sort::SELECT_MAX_KEEP`) positions of each row of a contiguous
     /// [m, k] view in the stable sort's order, as i32 [m, keep] (select.wgsl). Long rows are cut
     /// into chunks so that enough threads run: each keeps its chunk's best `keep`, and a second
     /// pass picks each row's best among them.
@@ -87,12 +87,7 @@ impl WgpuDevice {
         if m * keep == 0 {
             return self.alloc(0, DType::I32);
         }
-        if keep > SELECT_MAX_KEEP || keep > k {
-            return Err(Error::invalid(
-                "topk",
-                format!("internal: select of {keep} of {k} (at most {SELECT_MAX_KEEP})"),
-            ));
-        }
+        check_select(keep, k)?;
         let threads = if self.software() { SELECT_THREADS_SOFTWARE } else { SELECT_THREADS_HARDWARE };
         let (nchunks, chunk) = select_chunks(m, k, keep, threads);
         let key = KernelKey::Select { dtype: src.dtype() };
