@@ -198,6 +198,15 @@ impl Storage {
         })
     }
 
+    /// Clamp of f32 `l` to `[lo, hi]` in one pass where the backend has it (the CPU), else None:
+    /// the caller composes maximum and minimum (GPUs run those as two scalar kernels).
+    pub(crate) fn clamp_f32(&self, l: &Layout, lo: f32, hi: f32) -> Result<Option<Storage>> {
+        match self {
+            Storage::Cpu(s) => Ok(CpuBackend.clamp_f32(s, l, lo, hi)?.map(Storage::Cpu)),
+            _ => Ok(None),
+        }
+    }
+
     /// Whether [`Storage::binary_scalar`] can run here (before converting operands for it).
     pub(crate) fn has_scalar_kernels(&self) -> bool {
         matches!(self, Storage::Wgpu(_) | Storage::Cuda(_))

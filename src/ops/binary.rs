@@ -186,11 +186,23 @@ impl Tensor {
         let mut t = self.clone();
         {
             let _paused = crate::tensor::node::pause();
-            if let Some(lo) = min {
-                t = t.maximum_scalar(lo)?;
-            }
-            if let Some(hi) = max {
-                t = t.minimum_scalar(hi)?;
+            let fused = match (min, max) {
+                (Some(lo), Some(hi)) if self.dtype() == DType::F32 => {
+                    self.storage().clamp_f32(self.layout(), lo as f32, hi as f32)?
+                }
+                _ => None,
+            };
+            if let Some(storage) = fused {
+                let device = self.device();
+                crate::device::placement::record("clamp", &[device], device);
+                t = Tensor::from_op_nondiff(storage, self.shape(), DType::F32, device, "clamp", &[self]);
+            } else {
+                if let Some(lo) = min {
+                    t = t.maximum_scalar(lo)?;
+                }
+                if let Some(hi) = max {
+                    t = t.minimum_scalar(hi)?;
+                }
             }
         }
         // PyTorch's clamp passes the gradient strictly inside (min, max): 0 at a bound (the

@@ -113,6 +113,16 @@ pub(super) fn unary(d: &CpuData, l: &Layout, op: UnaryOp) -> Result<CpuData> {
     })
 }
 
+/// `min(max(x, lo), hi)` over f32 data: clamp's two scalar ops (the maximum and minimum kernels'
+/// own rule, NaN kept) fused into one loop, or None for other dtypes. Two passes over 1M took
+/// 1.25 ms in wasm, tfjs-wasm's clip 0.9-1.0.
+pub(super) fn clamp_f32(d: &CpuData, l: &Layout, lo: f32, hi: f32) -> Option<CpuData> {
+    let CpuData::F32(v) = d else { return None };
+    const MAX: BinaryOp = BinaryOp::Maximum;
+    const MIN: BinaryOp = BinaryOp::Minimum;
+    Some(CpuData::F32(map_strided(v, l, |x| MIN.f32(MAX.f32(x, lo), hi))))
+}
+
 /// `op` over `a` and `b` broadcast to `shape`: f32 arithmetic and comparisons through loops folded per op (the
 /// hot path of every model), i32 arithmetic through one loop, the rest through `binary_typed`.
 pub(super) fn binary_data(

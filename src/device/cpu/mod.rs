@@ -227,6 +227,12 @@ impl CpuBackend {
         sort::argsort(src, l.offset(), (m, k), descending, keep)
     }
 
+    /// Clamp with both bounds in one pass (f32; `None` for other dtypes, which compose it).
+    pub(crate) fn clamp_f32(&self, src: &CpuStorage, l: &Layout, lo: f32, hi: f32) -> Result<Option<CpuStorage>> {
+        reserve(l.numel(), DType::F32)?;
+        elementwise::clamp_f32(&src.data, l, lo, hi).map(CpuStorage::new).transpose()
+    }
+
     /// Running sums of contiguous `l` viewed as `[outer, n, inner]` along `n`, or `None` for
     /// dtypes this kernel leaves to the composed scan.
     pub(crate) fn cumsum(
