@@ -116,6 +116,8 @@ def cases():
     add("adaptive_avg_pool1d", "adaptive_avg_pool1d", [inp(randn(2, 2, 10))], {"size": [4]})
     # Padding and strided slices.
     add("pad_constant", "pad", [inp(randn(2, 3, 4))], {"pads": [1, 2, 0, 1], "mode": "constant", "value": 0.5})
+    # A transposed view, every dim padded (the CPU's one-pass padding reads strided rows).
+    add("pad_constant_view", "pad", [inp(randn(2, 4, 3), v="t")], {"pads": [2, 1, 1, 3, 1, 0], "mode": "constant", "value": -1.5})
     add("pad_constant_crop", "pad", [inp(randn(3, 5))], {"pads": [-1, 2, 1, -2], "mode": "constant", "value": 0.0})
     add("pad_reflect", "pad", [inp(randn(1, 2, 4, 5))], {"pads": [2, 1, 1, 3], "mode": "reflect", "value": 0.0})
     add("pad_replicate", "pad", [inp(randn(1, 2, 3, 4))], {"pads": [2, 3, 1, 0], "mode": "replicate", "value": 0.0})

@@ -207,6 +207,15 @@ impl Storage {
         }
     }
 
+    /// Constant padding of f32 `l` (`before[d]`/`after[d]` entries of `value` around each dim) in
+    /// one pass where the backend has it (the CPU), else None: the caller pads by `cat`s.
+    pub(crate) fn pad_f32(&self, l: &Layout, before: &[usize], after: &[usize], value: f32) -> Result<Option<Storage>> {
+        match self {
+            Storage::Cpu(s) => Ok(CpuBackend.pad_f32(s, l, before, after, value)?.map(Storage::Cpu)),
+            _ => Ok(None),
+        }
+    }
+
     /// Whether [`Storage::binary_scalar`] can run here (before converting operands for it).
     pub(crate) fn has_scalar_kernels(&self) -> bool {
         matches!(self, Storage::Wgpu(_) | Storage::Cuda(_))

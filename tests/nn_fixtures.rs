@@ -16,7 +16,7 @@ use webtensor::{Device, PadMode, Tensor};
 device_tests!(every_model_op_matches_pytorch);
 
 fn every_model_op_matches_pytorch(d: Device) {
-    run_fixture_cases("nn_ops.json", 50, d, apply);
+    run_fixture_cases("nn_ops.json", 63, d, apply);
 }
 
 /// An int or a list of ints, PyTorch's "int or tuple", as a list.

@@ -4,6 +4,7 @@
 //! `index_select` (host-built index tables the size of one dim), so gradients come from those
 //! ops' rules and every device runs them with its own kernels.
 
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops::grad::unary_rule;
 use crate::shape::normalize_dim;
@@ -68,6 +69,11 @@ impl Tensor {
                 ),
             ));
         }
+        if mode == PadMode::Constant {
+            if let Some(y) = self.pad_constant_once(pads, value)? {
+                return Ok(y);
+            }
+        }
         let mut y = self.clone();
         for (i, pair) in pads.chunks(2).enumerate() {
             let d = self.rank() - 1 - i;
@@ -78,6 +84,41 @@ impl Tensor {
             };
         }
         Ok(y)
+    }
+
+    /// Constant padding (no cropping) of an f32 tensor in one pass where its device can (the
+    /// CPU), its gradient the interior of the output's; `None` elsewhere.
+    fn pad_constant_once(&self, pads: &[isize], value: f64) -> Result<Option<Tensor>> {
+        let rank = self.rank();
+        if pads.is_empty() || self.dtype() != DType::F32 || pads.iter().any(|&p| p < 0) {
+            return Ok(None);
+        }
+        let (mut before, mut after) = (vec![0usize; rank], vec![0usize; rank]);
+        for (i, pair) in pads.chunks(2).enumerate() {
+            (before[rank - 1 - i], after[rank - 1 - i]) = (pair[0] as usize, pair[1] as usize);
+        }
+        let mut shape = Vec::with_capacity(rank);
+        for d in 0..rank {
+            match self.shape()[d].checked_add(before[d]).and_then(|v| v.checked_add(after[d])) {
+                Some(v) if v <= isize::MAX as usize => shape.push(v),
+                // The cat path says what is too large.
+                _ => return Ok(None),
+            }
+        }
+        let Some(storage) = self.storage().pad_f32(self.layout(), &before, &after, value as f32)? else {
+            return Ok(None);
+        };
+        let (device, sizes) = (self.device(), self.shape().to_vec());
+        crate::device::placement::record("pad", &[device], device);
+        Ok(Some(Tensor::from_op(storage, &shape, DType::F32, device, "pad", &[self], |_| {
+            unary_rule(move |g| {
+                let mut g = g.clone();
+                for d in (0..rank).filter(|&d| before[d] + after[d] > 0) {
+                    g = g.narrow(d as isize, before[d], sizes[d])?;
+                }
+                Ok(g)
+            })
+        })))
     }
 
     /// Every `step`-th entry of `dim` in `range` (Python's `x[start:end:step]`; a view). As in
