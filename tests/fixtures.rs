@@ -387,6 +387,17 @@ fn composed_reductions_and_scans(d: Device) {
     for alpha in [1.0, 0.5] {
         let e = ints.elu(alpha).unwrap_err();
         assert!(e.to_string().contains("elu takes floating-point input"), "{e}");
+        // The gradient is alpha e^x at or below 0 (PyTorch's elu_backward from the input): still
+        // e^-20 far below, where expm1 has rounded to -1; 1 for NaN, as PyTorch gives.
+        let x =
+            Tensor::from_slice(&[-20.0f32, -1.0, 0.0, 2.0, f32::NAN], &[5], d).unwrap().requires_grad_(true).unwrap();
+        x.elu(alpha).unwrap().sum_all().unwrap().backward().unwrap();
+        let want: Vec<f32> =
+            [(-20.0f64).exp() * alpha, (-1.0f64).exp() * alpha, alpha, 1.0, 1.0].iter().map(|&v| v as f32).collect();
+        let got = f32s(&x.grad().unwrap());
+        for (g, w) in got.iter().zip(&want) {
+            assert!((g - w).abs() <= 1e-6 * w.abs(), "elu({alpha}) gradient on {d}: got {got:?}, want {want:?}");
+        }
     }
     assert_eq!(i32s(&ints.relu().unwrap()), [0, 4]);
     let b = Tensor::from_slice(&[true, false, true, true], &[4], d).unwrap();

@@ -207,7 +207,8 @@ export function nnOpsCases(wt, devices) {
                 }
                 const want = Math.fround(sum) / (k * k);
                 const g = avg[(ch * oh + i) * ow + j];
-                const ok = Number.isNaN(want) ? Number.isNaN(g) : g === want || Math.abs(g - want) <= 1e-6 * Math.abs(want);
+                const ok = Number.isNaN(want) ? Number.isNaN(g)
+                  : want === 0 ? Object.is(g, want) : g === want || Math.abs(g - want) <= 1e-6 * Math.abs(want);
                 assert.ok(ok, `avg k=${k} stride=${stride} padding=${padding} at (${ch}, ${i}, ${j}): got ${g}, want ${want}`);
               }
             }
@@ -215,6 +216,11 @@ export function nnOpsCases(wt, devices) {
           a.dispose();
         }
         x.dispose();
+        // Windows of -0 only sum to +0 (from 0, as PyTorch), four at a time and in the tail.
+        const z = wt.full([1, 1, 2, 10], -0, { device });
+        const za = F(wt).avgPool2d(z, 2);
+        assert.ok([...(await za.data())].every((v) => Object.is(v, 0)), `avg of -0 windows: ${[...(await za.data())].map((v) => (Object.is(v, -0) ? '-0' : v))}`);
+        [z, za].forEach((t) => t.dispose());
       });
     }
   }

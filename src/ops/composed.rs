@@ -48,7 +48,8 @@ impl Tensor {
         };
         let x = self.clone();
         Ok(Tensor::composite(out, "elu", &[self], |_| {
-            unary_rule(move |g| x.gt_scalar(0.0)?.where_(g, &g.mul(&x.exp()?)?.mul_scalar(alpha)?))
+            // As PyTorch's elu_backward: alpha e^x at or below 0, else 1 (NaN included).
+            unary_rule(move |g| x.le_scalar(0.0)?.where_(&g.mul(&x.exp()?)?.mul_scalar(alpha)?, g))
         }))
     }
 

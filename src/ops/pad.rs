@@ -105,6 +105,9 @@ impl Tensor {
                 _ => return Ok(None),
             }
         }
+        if shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)).is_none_or(|n| n > isize::MAX as usize) {
+            return Ok(None);
+        }
         let Some(storage) = self.storage().pad_f32(self.layout(), &before, &after, value as f32)? else {
             return Ok(None);
         };

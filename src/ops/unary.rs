@@ -177,8 +177,9 @@ fn backward(op: UnaryOp, x: &Tensor, y: &Tensor) -> BackwardFn {
                 x.lt_scalar(-3.0)?.where_(&mid.zeros_like()?, &x.le_scalar(3.0)?.where_(&mid, &mid.ones_like()?)?)?;
             g.mul(&d)
         }),
-        // PyTorch's elu_backward from the result: 1 above 0, else e^x = y + 1.
-        Elu => unary_rule(move |g| x.gt_scalar(0.0)?.where_(g, &g.mul(&y.add_scalar(1.0)?)?)),
+        // PyTorch's elu_backward from the input: e^x at or below 0 (not y + 1, which is 0 once
+        // expm1 rounds to -1 below about -17), else 1, NaN included.
+        Elu => unary_rule(move |g| x.le_scalar(0.0)?.where_(&g.mul(&x.exp()?)?, g)),
         // 1/6 strictly inside (-3, 3), 0 elsewhere.
         Hardsigmoid => unary_rule(move |g| {
             let inside = x.gt_scalar(-3.0)?.to_dtype(g.dtype())?.mul(&x.lt_scalar(3.0)?.to_dtype(g.dtype())?)?;

@@ -146,7 +146,8 @@ fn sum_row(v: &[f32], b: usize, step: usize, taps: &[usize], out: &mut [f32]) {
     let done = 0;
     for (i, o) in out.iter_mut().enumerate().skip(done) {
         let at = b + i * step;
-        *o = taps[1..].iter().fold(v[at + taps[0]] as f64, |a, &t| a + v[at + t] as f64) as f32;
+        // From +0, as the rows kernel and PyTorch sum: a window of -0 sums to +0.
+        *o = taps.iter().fold(0.0f64, |a, &t| a + v[at + t] as f64) as f32;
     }
 }
 

@@ -136,8 +136,8 @@ fn extreme_row_step<const MAX: bool, const STEP: usize>(v: &[f32], b: usize, tap
             m = if MAX { f32x4_pmax(m, x) } else { f32x4_pmin(m, x) };
             nan = v128_or(nan, f32x4_ne(x, x));
         }
-        // All ones is a NaN.
-        v128_or(m, nan)
+        // The default NaN where any tap is NaN (its payload is not kept, as on GPUs).
+        v128_bitselect(f32x4_splat(f32::NAN), m, nan)
     })
 }
 
