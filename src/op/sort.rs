@@ -100,9 +100,11 @@ pub(crate) fn check_select(keep: usize, k: usize) -> crate::error::Result<()> {
 
 /// How a GPU's top-k selection of `keep` from `m` rows of `k` cuts rows into chunks so that
 /// about `threads` threads run: `(nchunks, chunk)`, chunks of at least 64 positions and of
-/// 4 `keep` (so the candidates of the second pass stay few), the last one possibly shorter.
+/// 4 `keep`, and at most 4096 candidates a row, which one thread of the second pass reads (a
+/// single row of 1M would otherwise leave it 262,144), the last chunk possibly shorter.
 pub(crate) fn select_chunks(m: usize, k: usize, keep: usize, threads: usize) -> (usize, usize) {
-    let most = (k / (4 * keep).max(64)).max(1);
+    const MAX_CANDIDATES: usize = 4096;
+    let most = (k / (4 * keep).max(64)).min(MAX_CANDIDATES / keep.max(1)).max(1);
     let chunk = k.div_ceil(threads.div_ceil(m.max(1)).clamp(1, most)).max(1);
     (k.div_ceil(chunk), chunk)
 }
@@ -111,6 +113,25 @@ pub(crate) fn select_chunks(m: usize, k: usize, keep: usize, threads: usize) -> 
 mod tests {
     use super::*;
     use half::f16;
+
+    #[test]
+    fn select_chunks_cover_rows_and_bound_the_merge() {
+        for (m, k, keep, threads) in [
+            (1, 1 << 20, 32, 16384),
+            (1, 1 << 20, 1, 1024),
+            (1024, 1024, 8, 1024),
+            (3, 70_000, 5, 16384),
+            (5, 40, 32, 1024),
+        ] {
+            let (n, chunk) = select_chunks(m, k, keep, threads);
+            assert!(
+                n * chunk >= k && (n - 1) * chunk < k,
+                "chunks cover the row once: {m} {k} {keep} -> {n} x {chunk}"
+            );
+            assert!(n == 1 || (chunk >= 4 * keep && chunk >= 64), "chunks keep their k: {n} x {chunk}");
+            assert!(n * keep <= 4096 || n == 1, "a row's candidates stay few: {n} x {keep}");
+        }
+    }
 
     #[test]
     fn keys_order_as_pytorch_sorts() {
