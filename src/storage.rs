@@ -1,6 +1,8 @@
 //! `Storage`: a tensor's elements on one backend. One forwarding match per kernel family; the
 //! meta arm only computes how many bytes the result would take.
 
+mod one_pass;
+
 use std::sync::Arc;
 
 use crate::device::backend::Kernels;
@@ -181,39 +183,6 @@ impl Storage {
             Storage::Cuda(s) => Storage::Cuda(s.device().map(s, l, op, dst)?),
             Storage::Meta(_) => meta(l.shape(), dst)?,
         })
-    }
-
-    /// Whether [`Storage::cumsum`] has a kernel here for `dtype` (asked before making the
-    /// input contiguous for it).
-    pub(crate) fn has_cumsum(&self, dtype: DType) -> bool {
-        matches!(self, Storage::Cpu(_)) && crate::device::cpu::scan::has_cumsum(dtype)
-    }
-
-    /// Running sums of contiguous `l` viewed as `[outer, n, inner]` along `n` by a backend's
-    /// scan kernel (the CPU's, for f32 and i32), or `None` where the caller composes the scan.
-    pub(crate) fn cumsum(&self, l: &Layout, dims: (usize, usize, usize)) -> Result<Option<Storage>> {
-        Ok(match self {
-            Storage::Cpu(s) => CpuBackend.cumsum(s, l, dims)?.map(Storage::Cpu),
-            _ => None,
-        })
-    }
-
-    /// Clamp of f32 `l` to `[lo, hi]` in one pass where the backend has it (the CPU), else None:
-    /// the caller composes maximum and minimum (GPUs run those as two scalar kernels).
-    pub(crate) fn clamp_f32(&self, l: &Layout, lo: f32, hi: f32) -> Result<Option<Storage>> {
-        match self {
-            Storage::Cpu(s) => Ok(CpuBackend.clamp_f32(s, l, lo, hi)?.map(Storage::Cpu)),
-            _ => Ok(None),
-        }
-    }
-
-    /// Constant padding of f32 `l` (`before[d]`/`after[d]` entries of `value` around each dim) in
-    /// one pass where the backend has it (the CPU), else None: the caller pads by `cat`s.
-    pub(crate) fn pad_f32(&self, l: &Layout, before: &[usize], after: &[usize], value: f32) -> Result<Option<Storage>> {
-        match self {
-            Storage::Cpu(s) => Ok(CpuBackend.pad_f32(s, l, before, after, value)?.map(Storage::Cpu)),
-            _ => Ok(None),
-        }
     }
 
     /// Whether [`Storage::binary_scalar`] can run here (before converting operands for it).

@@ -86,16 +86,40 @@ pub(crate) fn cuda_key(dtype: DType) -> &'static str {
 /// `MAX_KEEP`); a larger k sorts whole rows and narrows.
 pub(crate) const SELECT_MAX_KEEP: usize = 32;
 
-/// An internal error unless a selection of `keep` from rows of `k` fits the kernels (callers
-/// send larger k to the full sort).
-pub(crate) fn check_select(keep: usize, k: usize) -> crate::error::Result<()> {
-    if keep > SELECT_MAX_KEEP || keep > k {
-        return Err(crate::error::Error::invalid(
-            "topk",
-            format!("internal: select of {keep} of {k} (at most {SELECT_MAX_KEEP})"),
-        ));
+/// One GPU top-k selection (select.wgsl, select.cu) of `keep` from each of `m` rows of `k`: how
+/// the rows are cut into chunks and each pass's params, the same for every backend.
+pub(crate) struct SelectPlan {
+    /// Chunks per row: 1 means the first pass writes the result and no merge runs.
+    pub(crate) nchunks: usize,
+    /// `[m, k, offset, descending, keep, nchunks, chunk]`, the kernels' params before the mode.
+    words: [usize; 7],
+}
+
+impl SelectPlan {
+    /// The plan for about `threads` threads, or an internal error unless `keep` fits the
+    /// kernels (callers send larger k to the full sort).
+    pub(crate) fn new(
+        (m, k): (usize, usize),
+        offset: usize,
+        descending: bool,
+        keep: usize,
+        threads: usize,
+    ) -> crate::error::Result<Self> {
+        if keep > SELECT_MAX_KEEP || keep > k {
+            return Err(crate::error::Error::invalid(
+                "topk",
+                format!("internal: select of {keep} of {k} (at most {SELECT_MAX_KEEP})"),
+            ));
+        }
+        let (nchunks, chunk) = select_chunks(m, k, keep, threads);
+        Ok(SelectPlan { nchunks, words: [m, k, offset, descending as usize, keep, nchunks, chunk] })
     }
-    Ok(())
+
+    /// The params of the first pass (chunks of the rows) or of the merge.
+    pub(crate) fn params(&self, merge: bool) -> [usize; 8] {
+        let w = self.words;
+        [w[0], w[1], w[2], w[3], w[4], w[5], w[6], merge as usize]
+    }
 }
 
 /// How a GPU's top-k selection of `keep` from `m` rows of `k` cuts rows into chunks so that

@@ -108,7 +108,7 @@ impl Tensor {
         if shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)).is_none_or(|n| n > isize::MAX as usize) {
             return Ok(None);
         }
-        let Some(storage) = self.storage().pad_f32(self.layout(), &before, &after, value as f32)? else {
+        let Some(storage) = self.storage().pad_f32(self.layout(), &before, &shape, value as f32)? else {
             return Ok(None);
         };
         let (device, sizes) = (self.device(), self.shape().to_vec());

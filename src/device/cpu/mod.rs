@@ -233,19 +233,19 @@ impl CpuBackend {
         elementwise::clamp_f32(&src.data, l, lo, hi).map(CpuStorage::new).transpose()
     }
 
-    /// Constant padding of f32 `l` in one pass (`None` for other dtypes, which compose it).
+    /// Constant padding of f32 `l` into `shape` in one pass (`None` for other dtypes, which
+    /// compose it).
     pub(crate) fn pad_f32(
         &self,
         src: &CpuStorage,
         l: &Layout,
         before: &[usize],
-        after: &[usize],
+        shape: &[usize],
         value: f32,
     ) -> Result<Option<CpuStorage>> {
         let CpuData::F32(v) = &src.data else { return Ok(None) };
-        let n: usize = l.shape().iter().zip(before.iter().zip(after)).map(|(n, (b, a))| n + b + a).product();
-        reserve(n, DType::F32)?;
-        CpuStorage::new(CpuData::F32(elementwise::pad_f32(v, l, before, after, value))).map(Some)
+        reserve(shape.iter().product(), DType::F32)?;
+        CpuStorage::new(CpuData::F32(elementwise::pad_f32(v, l, before, shape, value))).map(Some)
     }
 
     /// Running sums of contiguous `l` viewed as `[outer, n, inner]` along `n`, or `None` for

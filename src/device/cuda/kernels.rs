@@ -15,7 +15,7 @@ use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::{strided_params, InPlace, ReduceOp};
-use crate::op::sort::{check_select, select_chunks};
+use crate::op::sort::SelectPlan;
 use crate::op::{IndexMode, MapOp, MatOperand, MatmulArgs, MatmulProgram};
 use crate::shaders::{accumulator, params, KernelKey, WG};
 
@@ -187,17 +187,16 @@ impl CudaDevice {
         if m * keep == 0 {
             return self.alloc(0, DType::I32);
         }
-        check_select(keep, k)?;
-        let (nchunks, chunk) = select_chunks(m, k, keep, SELECT_THREADS);
+        let plan = SelectPlan::new((m, k), l.offset(), descending, keep, SELECT_THREADS)?;
         let key = KernelKey::Select { dtype: src.dtype() };
-        let params = |mode: usize| Params::words(&[m, k, l.offset(), descending as usize, keep, nchunks, chunk, mode]);
-        let first = self.alloc(m * nchunks * keep, DType::I32)?;
-        self.launch(key, &[src.ptr(0), src.ptr(0), first.ptr(0)], &params(0), grid(m * nchunks), BLOCK)?;
-        if nchunks == 1 {
+        let first = self.alloc(m * plan.nchunks * keep, DType::I32)?;
+        let p = Params::words(&plan.params(false));
+        self.launch(key, &[src.ptr(0), src.ptr(0), first.ptr(0)], &p, grid(m * plan.nchunks), BLOCK)?;
+        if plan.nchunks == 1 {
             return Ok(first);
         }
         let out = self.alloc(m * keep, DType::I32)?;
-        self.launch(key, &[src.ptr(0), first.ptr(0), out.ptr(0)], &params(1), grid(m), BLOCK)?;
+        self.launch(key, &[src.ptr(0), first.ptr(0), out.ptr(0)], &Params::words(&plan.params(true)), grid(m), BLOCK)?;
         Ok(out)
     }
 }

@@ -9,7 +9,7 @@ use super::{WgpuDevice, WgpuStorage};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::op::sort::{check_select, select_chunks};
+use crate::op::sort::SelectPlan;
 use crate::op::MapOp;
 use crate::shaders::{KernelKey, WG};
 
@@ -87,21 +87,18 @@ impl WgpuDevice {
         if m * keep == 0 {
             return self.alloc(0, DType::I32);
         }
-        check_select(keep, k)?;
         let threads = if self.software() { SELECT_THREADS_SOFTWARE } else { SELECT_THREADS_HARDWARE };
-        let (nchunks, chunk) = select_chunks(m, k, keep, threads);
+        let plan = SelectPlan::new((m, k), l.offset(), descending, keep, threads)?;
         let key = KernelKey::Select { dtype: src.dtype() };
-        let params =
-            |mode: usize| [m, k, l.offset(), descending as usize, keep, nchunks, chunk, mode].map(|v| v as u32);
-        let first = self.alloc(m * nchunks * keep, DType::I32)?;
+        let first = self.alloc(m * plan.nchunks * keep, DType::I32)?;
         let binds = [Bind::whole(src.buffer()), Bind::whole(src.buffer()), Bind::whole(first.buffer())];
-        self.dispatch(key, &binds, &params(0), self.groups(m * nchunks, WG)?)?;
-        if nchunks == 1 {
+        self.dispatch(key, &binds, &plan.params(false).map(u), self.groups(m * plan.nchunks, WG)?)?;
+        if plan.nchunks == 1 {
             return Ok(first);
         }
         let out = self.alloc(m * keep, DType::I32)?;
         let binds = [Bind::whole(src.buffer()), Bind::whole(first.buffer()), Bind::whole(out.buffer())];
-        self.dispatch(key, &binds, &params(1), self.groups(m, WG)?)?;
+        self.dispatch(key, &binds, &plan.params(true).map(u), self.groups(m, WG)?)?;
         Ok(out)
     }
 }
