@@ -18,7 +18,7 @@ device_tests!(
     shifts_match_pytorch,
     logical_ops_match_pytorch,
     casts_where_and_clamp_match,
-    floor_divide_large_quotients_match_cpu
+    division_ops_match_cpu_bit_for_bit
 );
 
 // (`isnan`, `isinf`, `isfinite` are checked with the casts: bool answers, bit for bit.)
@@ -338,12 +338,14 @@ fn casts_where_and_clamp_match(d: Device) {
     report(errors);
 }
 
-/// floor_divide where a driver's division some ulp off changes the answer (NVIDIA's Vulkan
-/// division gave 3e38 // 3 = 1.0000001e38, and 5.6e-32 // -2.2e-38 one less than PyTorch): the
-/// GPU kernels divide the significands exactly. 20,000 seeded pairs over exponent gaps from 10
-/// to 148 (both signs, divisors down to 2^-140, overflow to infinity) must equal the CPU's IEEE
-/// division bit for bit.
-fn floor_divide_large_quotients_match_cpu(d: Device) {
+/// floor_divide, fmod and remainder where a driver's division some ulp off changes the answer
+/// (NVIDIA's Vulkan division gave 3e38 // 3 = 1.0000001e38, and 5.6e-32 // -2.2e-38 one less
+/// than PyTorch): the GPU kernels divide the significands exactly. 20,000 seeded pairs over
+/// exponent gaps from 10 to 148 (both signs, divisors down to 2^-140, overflow to infinity) and
+/// 20,000 over gaps from 0 to 9 (the quotients models meet, where a subnormal remainder is
+/// common near the bottom of the range) must equal the CPU's IEEE division and C's exact fmod
+/// bit for bit.
+fn division_ops_match_cpu_bit_for_bit(d: Device) {
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = || {
         state ^= state << 13;
@@ -352,9 +354,9 @@ fn floor_divide_large_quotients_match_cpu(d: Device) {
         state
     };
     let (mut a, mut b) = (Vec::new(), Vec::new());
-    for i in 0..20_000 {
+    for i in 0..40_000 {
         let r = next();
-        let gap = 10 + (r % 139) as i32;
+        let gap = if i < 20_000 { 10 + (r % 139) as i32 } else { (r % 10) as i32 };
         let eb = -140 + ((r >> 8) % 150) as i32;
         let ea = (eb + gap).min(127);
         let mant = |bits: u64| 1.0 + (bits & 0x7f_ffff) as f32 / 8_388_608.0;
@@ -370,17 +372,21 @@ fn floor_divide_large_quotients_match_cpu(d: Device) {
         }
     }
     let n = a.len();
-    let run = |dev: Device| {
-        let x = Tensor::from_slice(&a, &[n], dev).unwrap();
-        let y = Tensor::from_slice(&b, &[n], dev).unwrap();
-        f32s(&x.binary(&y, BinaryOp::FloorDivide).unwrap())
-    };
-    let (got, want) = (run(d), run(Device::CPU));
-    let bad: Vec<String> = (0..n)
-        .filter(|&i| got[i].to_bits() != want[i].to_bits() && !(got[i].is_nan() && want[i].is_nan()))
-        .filter(|&i| !(d != Device::CPU && (is_subnormal(a[i]) || is_subnormal(b[i]))))
-        .take(10)
-        .map(|i| format!("{d}: floor_divide({:e}, {:e}) = {:e}, cpu gives {:e}", a[i], b[i], got[i], want[i]))
-        .collect();
+    let mut bad = vec![];
+    for op in [BinaryOp::FloorDivide, BinaryOp::Fmod, BinaryOp::Remainder] {
+        let run = |dev: Device| {
+            let x = Tensor::from_slice(&a, &[n], dev).unwrap();
+            let y = Tensor::from_slice(&b, &[n], dev).unwrap();
+            f32s(&x.binary(&y, op).unwrap())
+        };
+        let (got, want) = (run(d), run(Device::CPU));
+        bad.extend(
+            (0..n)
+                .filter(|&i| got[i].to_bits() != want[i].to_bits() && !(got[i].is_nan() && want[i].is_nan()))
+                .filter(|&i| !(d != Device::CPU && (is_subnormal(a[i]) || is_subnormal(b[i]))))
+                .take(10)
+                .map(|i| format!("{d}: {}({:e}, {:e}) = {:e}, cpu gives {:e}", op.name(), a[i], b[i], got[i], want[i])),
+        );
+    }
     report(bad);
 }

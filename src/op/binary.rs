@@ -426,33 +426,36 @@ pub(crate) const WGSL_FDIV: &str = "fn fdiv(a: f32, b: f32) -> f32 {
 /// NaN otherwise propagates, negative bases take integer exponents (odd ones keep the sign),
 /// zeros and infinities give exact zeros and infinities, and `pow(-1, +-inf) = 1`. Infinities are
 /// built at run time from bits: WGSL rejects infinite constants. Needs `is_nan`.
+///
+/// One `exp2(b * log2(|a|))` per element, the special cases laid over it by `select`, without
+/// branches: GPUs and lavapipe's SIMD lanes run every side of a branch some lane takes, and
+/// the branching form also evaluated the driver's `pow` beside the scaled `exp2` kept for
+/// subnormal bases (1M elements on Dawn/lavapipe: 6.1 -> 4.9 ms).
 pub(crate) const WGSL_POW: &str = "fn fpow(a: f32, b: f32) -> f32 {
-    if (b == 0.0 || a == 1.0) { return 1.0; }
-    if (is_nan(a) || is_nan(b)) { return a + b; }
-    if (b == 1.0) { return a; }
     let inf = bitcast<f32>(0x7f800000u | (bitcast<u32>(b) & 0u));
+    let ua = bitcast<u32>(a) & 0x7fffffffu;
     let ab = abs(a);
-    let b_inf = (bitcast<u32>(b) & 0x7fffffffu) == 0x7f800000u;
-    if (b_inf) {
-        if (ab == 1.0) { return 1.0; }
-        return select(0.0, inf, (ab > 1.0) == (b > 0.0));
-    }
     let b_int = fract(b) == 0.0;
     let b_odd = b_int && fract(b * 0.5) != 0.0;
-    let negative = (bitcast<u32>(a) & 0x80000000u) != 0u;
+    let flip = bitcast<u32>(a) >= 0x80000000u && b_odd;
     // Drivers' log2 takes a subnormal's exponent as the smallest normal one, so a subnormal base
     // is scaled into range; a driver that flushes subnormals makes it zero, and then it is one.
-    let sub = bitcast<u32>(ab) < 0x00800000u;
-    let scaled = ab * 8388608.0;
-    let a_zero = (bitcast<u32>(a) & 0x7fffffffu) == 0u || (sub && (bitcast<u32>(scaled) & 0x7fffffffu) == 0u);
-    if (a_zero || (bitcast<u32>(a) & 0x7fffffffu) == 0x7f800000u) {
-        let m = select(0.0, inf, a_zero != (b > 0.0));
-        return select(m, -m, negative && b_odd);
-    }
-    if (negative && !b_int) { return (a - a) / (a - a); }
-    // WGSL's pow is exp2(b * log2(a)).
-    let m = select(pow(ab, b), exp2(b * (log2(scaled) - 23.0)), sub);
-    return select(m, -m, negative && b_odd);
+    let sub = ua < 0x00800000u;
+    let x = select(ab, ab * 8388608.0, sub);
+    let a_zero = (bitcast<u32>(x) & 0x7fffffffu) == 0u;
+    let m = exp2(b * (log2(x) - select(0.0, 23.0, sub)));
+    var r = select(m, -m, flip);
+    // A negative finite base with a fractional exponent: NaN.
+    r = select(r, bitcast<f32>(0x7fc00000u | (bitcast<u32>(b) & 0u)), bitcast<u32>(a) > 0x80000000u && !b_int);
+    // Zero and infinite bases: an exact zero or infinity, signed by an odd exponent.
+    let z = select(0.0, inf, a_zero != (b > 0.0));
+    r = select(r, select(z, -z, flip), a_zero || ua == 0x7f800000u);
+    // Infinite exponents: 1 for |a| = 1, else 0 or infinity by which side of 1 |a| is on.
+    let b_inf = (bitcast<u32>(b) & 0x7fffffffu) == 0x7f800000u;
+    r = select(r, select(select(0.0, inf, (ab > 1.0) == (b > 0.0)), 1.0, ab == 1.0), b_inf);
+    r = select(r, a, b == 1.0);
+    r = select(r, a + b, is_nan(a) || is_nan(b));
+    return select(r, 1.0, b == 0.0 || a == 1.0);
 }
 ";
 
