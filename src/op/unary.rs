@@ -3,7 +3,9 @@
 
 use crate::dtype::DType;
 use crate::op::binary::{WGSL_FDIV, WGSL_IS_NAN};
-use crate::op::math::{exp_f32, exp_nonpositive, expm1_f32, log1p_f32, log_f32, sigmoid_f32, softplus_f32, tanh_f32};
+use crate::op::math::{
+    exp_f32, exp_nonpositive, expm1_f32, expm1_nonpositive, log1p_f32, log_f32, sigmoid_f32, softplus_f32, tanh_f32,
+};
 use crate::op::wgsl_math::*;
 
 /// A unary elementwise op.
@@ -287,10 +289,11 @@ impl UnaryOp {
             Hardswish | Hardsigmoid if x.is_nan() => x,
             Hardswish => x * (x + 3.0).clamp(0.0, 6.0) / 6.0,
             Hardsigmoid => (x + 3.0).clamp(0.0, 6.0) / 6.0,
-            // A select between both forms, which vectorises (NaN takes expm1's NaN).
+            // A select between both forms, which vectorises (NaN takes expm1's NaN; both zeros
+            // are their own ELU).
             Elu => {
-                let e = expm1_f32(x);
-                if x > 0.0 {
+                let e = expm1_nonpositive(x);
+                if x >= 0.0 {
                     x
                 } else {
                     e
