@@ -6,7 +6,7 @@
 // layout (webtensor NCHW, TF.js NHWC) on inputs of the same size; rounds alternate after a
 // warm-up, each round is 3 calls each read back, and the figure is the median round. The ratio
 // is TF.js's time over webtensor's (above 1: webtensor is faster).
-// Usage: node model-ops.mjs [--pair wasm|webgpu] [--rounds 9] [--only <case substring>]
+// Usage: node model-ops.mjs [--pair wasm|webgpu] [--rounds 9] [--only <case substring>] [--chain]
 const arg = (name, d) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : d;
@@ -80,8 +80,20 @@ const cases = {
 
 /** Every tensor a result holds (topk gives two), read back and freed. */
 const results = (r) => (Array.isArray(r) ? r : r.values ? [r.values, r.indices] : [r]);
+// --chain: 10 calls each freeing the last, one readback at the end: the kernels' time
+// without a round trip per call.
+const chain = process.argv.includes('--chain');
 const time = async (f) => {
   const t0 = performance.now();
+  if (chain) {
+    let last = [];
+    for (let i = 0; i < 10; i++) {
+      for (const t of last) t.dispose();
+      last = results(f());
+    }
+    for (const t of last) { await t.data(); t.dispose(); }
+    return (performance.now() - t0) / 10;
+  }
   for (let i = 0; i < 3; i++) {
     for (const t of results(f())) {
       await t.data();
