@@ -82,6 +82,15 @@ pub(crate) fn cuda_key(dtype: DType) -> &'static str {
     }
 }
 
+/// The `(k, j)` steps of the bitonic network that sort.wgsl and sort.cu run over rows padded to
+/// `np` (a power of two) positions, in order, after the first step `(0, 0)` that writes each
+/// row's indices: merges of size `k = 2, 4, .., np`, each in compare distances `j = k/2, .., 1`.
+pub(crate) fn bitonic_steps(np: usize) -> impl Iterator<Item = (usize, usize)> {
+    std::iter::successors(Some(2), |&k| Some(k * 2))
+        .take_while(move |&k| k <= np)
+        .flat_map(|k| std::iter::successors(Some(k / 2), |&j| (j > 1).then_some(j / 2)).map(move |j| (k, j)))
+}
+
 /// The most positions a GPU's top-k selection keeps per row (select.wgsl's and select.cu's
 /// `MAX_KEEP`); a larger k sorts whole rows and narrows.
 pub(crate) const SELECT_MAX_KEEP: usize = 32;
@@ -137,6 +146,14 @@ pub(crate) fn select_chunks(m: usize, k: usize, keep: usize, threads: usize) -> 
 mod tests {
     use super::*;
     use half::f16;
+
+    #[test]
+    fn bitonic_steps_halve_distances_within_doubling_merges() {
+        assert_eq!(bitonic_steps(1).count(), 0);
+        assert_eq!(bitonic_steps(8).collect::<Vec<_>>(), [(2, 1), (4, 2), (4, 1), (8, 4), (8, 2), (8, 1)]);
+        // log2(np) (log2(np) + 1) / 2 steps.
+        assert_eq!(bitonic_steps(1 << 10).count(), 55);
+    }
 
     #[test]
     fn select_chunks_cover_rows_and_bound_the_merge() {

@@ -312,26 +312,18 @@ fn remainder_acc(a: f32, b: f32) -> f32 {
     let m = fmod_acc(a, b);
     return select(m, m + b, !is_zero(m) && !is_nan(m) && is_negative(b) != is_negative(m));
 }
-fn mant_exp(x: f32) -> vec2<i32> {
-    // |x| = m * 2^e with m in [2^23, 2^24) (subnormals normalised), for finite nonzero x.
-    let bits = bitcast<u32>(x) & 0x7fffffffu;
-    if (bits < 0x00800000u) {
-        let shift = countLeadingZeros(bits) - 8u;
-        return vec2<i32>(i32(bits << shift), -149 - i32(shift));
-    }
-    return vec2<i32>(i32((bits & 0x7fffffu) | 0x800000u), i32(bits >> 23u) - 150);
-}
 fn div_rn(x: f32, b: f32, approx: f32, run: bool) -> f32 {
     // x / b correctly rounded, by long division of the significands: the drivers' division
     // may be a reciprocal and a product (NVIDIA's is 1 ulp off on 3e38 / 3). Zeros,
     // infinities, NaN and subnormal results keep `approx` (floor_divide's quotients are whole
-    // numbers or zero, never subnormal). Its steps are skipped unless `run`, for lanes that
-    // know the quotient already.
+    // numbers or zero, never subnormal; where a driver flushes subnormals, `x` comes out of
+    // a subtraction flushed and a subnormal `b` returned earlier, as `sig_exp` needs). Its
+    // steps are skipped unless `run`, for lanes that know the quotient already.
     let xb = bitcast<u32>(x) & 0x7fffffffu;
     let bb = bitcast<u32>(b) & 0x7fffffffu;
     if (xb == 0u || bb == 0u || xb >= 0x7f800000u || bb >= 0x7f800000u) { return approx; }
-    let fx = mant_exp(x);
-    let fb = mant_exp(b);
+    let fx = sig_exp(x);
+    let fb = sig_exp(b);
     var mx = u32(fx.x);
     let mb = u32(fb.x);
     var e = fx.y - fb.y;

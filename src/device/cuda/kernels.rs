@@ -15,7 +15,7 @@ use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::{strided_params, InPlace, ReduceOp};
-use crate::op::sort::SelectPlan;
+use crate::op::sort::{bitonic_steps, SelectPlan};
 use crate::op::{IndexMode, MapOp, MatOperand, MatmulArgs, MatmulProgram};
 use crate::shaders::{accumulator, params, KernelKey, WG};
 
@@ -351,14 +351,8 @@ impl Kernels for Arc<CudaDevice> {
             self.launch(key, &[src.ptr(0), work.ptr(0)], &p, grid(threads), BLOCK)
         };
         step(0, 0, m * np)?;
-        let mut kk = 2;
-        while kk <= np {
-            let mut j = kk / 2;
-            while j >= 1 {
-                step(kk, j, m * np / 2)?;
-                j /= 2;
-            }
-            kk *= 2;
+        for (kk, j) in bitonic_steps(np) {
+            step(kk, j, m * np / 2)?;
         }
         if np == k {
             return Ok(work);

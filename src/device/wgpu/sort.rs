@@ -9,7 +9,7 @@ use super::{WgpuDevice, WgpuStorage};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::op::sort::SelectPlan;
+use crate::op::sort::{bitonic_steps, SelectPlan};
 use crate::op::MapOp;
 use crate::shaders::{KernelKey, WG};
 
@@ -52,14 +52,8 @@ impl WgpuDevice {
             self.dispatch(key, &binds, &p, self.groups(threads, WG)?)
         };
         step(0, 0, m * np)?;
-        let mut kk = 2;
-        while kk <= np {
-            let mut j = kk / 2;
-            while j >= 1 {
-                step(kk, j, m * np / 2)?;
-                j /= 2;
-            }
-            kk *= 2;
+        for (kk, j) in bitonic_steps(np) {
+            step(kk, j, m * np / 2)?;
         }
         if np == k {
             return Ok(work);
