@@ -115,6 +115,16 @@ export function cases(wt, devices) {
         const got = await (ta ? a.t() : a).matmul(tb ? b.t() : b).data();
         close(got, ref(av, bv, m, k, n, ta, tb), 1e-4, `matmul ${m}x${k}x${n}${ta ? ' aT' : ''}${tb ? ' bT' : ''}`);
       }
+      {
+        // B a view: rows 21 apart, starting 3 in (wasm packs its full 8-column strips of a
+        // row-major B by block copies, so offsets and row strides must carry into them).
+        const [m, k, n] = [6, 40, 17];
+        const av = Float32Array.from({ length: m * k }, (_, i) => ((i * 31) % 97) / 50 - 1);
+        const wide = Float32Array.from({ length: k * (n + 4) }, (_, i) => ((i * 53) % 89) / 40 - 1);
+        const bv = Float32Array.from({ length: k * n }, (_, i) => wide[Math.floor(i / n) * (n + 4) + 3 + (i % n)]);
+        const b = wt.tensor(wide, { ...on, shape: [k, n + 4] }).narrow(1, 3, n);
+        close(await wt.tensor(av, { ...on, shape: [m, k] }).matmul(b).data(), ref(av, bv, m, k, n, false, false), 1e-4, 'matmul by a narrowed B');
+      }
       const batch = wt.randn([3, 17, 33], { ...on, seed: 1 });
       const w = wt.randn([33, 9], { ...on, seed: 2 });
       const cpu = (await batch.cpu()).matmul(await w.cpu());
