@@ -36,7 +36,7 @@ macro_rules! fold_const {
         match $op {
             $($E::$v => {
                 const $o: $E = $E::$v;
-                $body
+                $crate::device::cpu::elementwise::outlined(|| $body)
             })*
             other => {
                 #[allow(non_snake_case)]
@@ -45,6 +45,17 @@ macro_rules! fold_const {
             }
         }
     };
+}
+
+/// Runs `f` in a function of its own: each closure type is its own instance, which is never
+/// inlined. [`fold_const!`] puts each op's loop in one, so the function that dispatches on the
+/// op stays small. Inlined, the loops of 25 unary ops made one 30 KB wasm function (the binary
+/// ops' 59 KB), so many registers that V8's optimising compiler allocated them with its
+/// cheaper mid-tier allocator (`--turbo-use-mid-tier-regalloc-for-huge-functions`, on by
+/// default), spilling inside every op's loop.
+#[inline(never)]
+pub(super) fn outlined<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }
 
 /// [`fold_const!`] over the common binary arithmetic ops.
