@@ -87,13 +87,19 @@ pub(crate) enum KernelKey {
     Select {
         dtype: DType,
     },
+    /// index_select / gather (index.wgsl). `rank` is the output's rank, a constant of the
+    /// program, or 0 to read it from the parameters (CUDA, whose threads skip the unused dims
+    /// anyway).
     Index {
         dtype: DType,
         index: DType,
+        rank: u8,
     },
+    /// index_add / scatter (index_add.wgsl); `rank` as for `Index`.
     IndexAdd {
         dtype: DType,
         index: DType,
+        rank: u8,
     },
     /// The fused optimizer update (f32).
     Optim {
@@ -311,11 +317,15 @@ impl KernelKey {
                 format!("alias S = {};\nalias A = {};\n", storage_type(dtype), storage_type(accumulator(dtype)))
             }
             KernelKey::Sort { dtype } | KernelKey::Select { dtype } => crate::op::sort::wgsl_key(dtype),
-            KernelKey::Index { dtype, index } => {
-                format!("alias S = {};\nalias I = {};\n", storage_type(dtype), storage_type(index))
+            KernelKey::Index { dtype, index, rank } => {
+                format!(
+                    "alias S = {};\nalias I = {};\nconst RANK: u32 = {rank}u;\n",
+                    storage_type(dtype),
+                    storage_type(index)
+                )
             }
-            KernelKey::IndexAdd { dtype, index } => format!(
-                "alias S = {};\nalias A = {};\nalias I = {};\n",
+            KernelKey::IndexAdd { dtype, index, rank } => format!(
+                "alias S = {};\nalias A = {};\nalias I = {};\nconst RANK: u32 = {rank}u;\n",
                 storage_type(dtype),
                 storage_type(accumulator(dtype)),
                 storage_type(index)
@@ -417,9 +427,11 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
         v.push(KernelKey::Sort { dtype: src });
         v.push(KernelKey::Select { dtype: src });
         for index in [DType::I32, DType::U32] {
-            v.push(KernelKey::Index { dtype: src, index });
-            // Bool takes the assign mode only (scatter).
-            v.push(KernelKey::IndexAdd { dtype: src, index });
+            for rank in [0, 2] {
+                v.push(KernelKey::Index { dtype: src, index, rank });
+                // Bool takes the assign mode only (scatter).
+                v.push(KernelKey::IndexAdd { dtype: src, index, rank });
+            }
         }
     }
     for d in [DType::F32, DType::F16, DType::I32, DType::U32] {

@@ -448,7 +448,7 @@ impl Kernels for Arc<CudaDevice> {
         dim: usize,
         shape: &[usize],
     ) -> Result<CudaStorage> {
-        let key = KernelKey::Index { dtype: src.dtype(), index: idx.dtype() };
+        let key = KernelKey::Index { dtype: src.dtype(), index: idx.dtype(), rank: 0 };
         self.launch_indexed(key, &params::index(mode, l, li, dim, shape)?, src, idx, numel(shape))
     }
 
@@ -463,7 +463,7 @@ impl Kernels for Arc<CudaDevice> {
         shape: &[usize],
         assign: bool,
     ) -> Result<CudaStorage> {
-        let key = KernelKey::IndexAdd { dtype: src.dtype(), index: idx.dtype() };
+        let key = KernelKey::IndexAdd { dtype: src.dtype(), index: idx.dtype(), rank: 0 };
         self.launch_indexed(key, &params::index_add(mode, l, li, dim, shape, assign)?, src, idx, numel(shape))
     }
 

@@ -188,8 +188,8 @@ fn variant(key: &KernelKey) -> String {
             )
         }
         KernelKey::Sort { dtype } | KernelKey::Select { dtype } => format!("typedef {} S;\n{}", storage(dtype), crate::op::sort::cuda_key(dtype)),
-        KernelKey::Index { dtype, index } => format!("typedef {} S;\ntypedef {} I;\n", storage(dtype), storage(index)),
-        KernelKey::IndexAdd { dtype, index } => {
+        KernelKey::Index { dtype, index, .. } => format!("typedef {} S;\ntypedef {} I;\n", storage(dtype), storage(index)),
+        KernelKey::IndexAdd { dtype, index, .. } => {
             // Integers add in unsigned so that overflow wraps like the CPU's.
             let acc = if dtype.is_float() { "float" } else { "unsigned" };
             format!(

@@ -427,7 +427,7 @@ impl Kernels for Arc<WgpuDevice> {
         dim: usize,
         shape: &[usize],
     ) -> Result<WgpuStorage> {
-        let key = KernelKey::Index { dtype: src.dtype(), index: idx.dtype() };
+        let key = KernelKey::Index { dtype: src.dtype(), index: idx.dtype(), rank: shape.len() as u8 };
         self.launch_indexed(key, &params::index(mode, l, li, dim, shape)?, src, idx, numel(shape))
     }
 
@@ -442,7 +442,7 @@ impl Kernels for Arc<WgpuDevice> {
         shape: &[usize],
         assign: bool,
     ) -> Result<WgpuStorage> {
-        let key = KernelKey::IndexAdd { dtype: src.dtype(), index: idx.dtype() };
+        let key = KernelKey::IndexAdd { dtype: src.dtype(), index: idx.dtype(), rank: shape.len() as u8 };
         self.launch_indexed(key, &params::index_add(mode, l, li, dim, shape, assign)?, src, idx, numel(shape))
     }
 
