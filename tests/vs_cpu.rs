@@ -49,8 +49,13 @@ fn unary_ops_match_cpu() {
 
 #[test]
 fn binary_ops_match_cpu() {
-    // [300, 8] + [300, 1] and [1, 5] + [257, 1] coalesce to [rows, few cols]: one thread per row.
-    let shapes: [(&[usize], &[usize]); 7] = [
+    // [300, 8] + [300, 1] and [1, 5] + [257, 1] coalesce to [rows, few cols]: one thread per row
+    // (where the columns are not a multiple of 4). Where they are, a vec4 of each row per
+    // thread (binary_rows4.wgsl): a bias [64, 36] + [36], [4, 6, 32] + [6, 1] over three dims,
+    // and [17, 1] + [1, 300] with the first operand constant along the rows.
+    let shapes: [(&[usize], &[usize]); 9] = [
+        (&[64, 36], &[36]),
+        (&[4, 6, 32], &[6, 1]),
         (&[1000], &[1000]),
         (&[3, 1, 5], &[4, 1]),
         (&[17, 1], &[1, 300]),
@@ -89,6 +94,11 @@ fn binary_ops_match_cpu() {
     check("row broadcast of a transposed view and an offset vector", 2e-5, |d| {
         let a = randn(&[8, 300], 41, d).t().unwrap();
         a.binary(&randn(&[9], 42, d).narrow(0, 1, 8).unwrap(), BinaryOp::Add).unwrap()
+    });
+    check("vec4 row broadcast of offset views", 2e-5, |d| {
+        // Rows 40 apart from element 4, and a vector from element 4: both aligned to vec4s.
+        let a = randn(&[64, 40], 44, d).narrow(1, 4, 32).unwrap();
+        a.binary(&randn(&[36], 45, d).narrow(0, 4, 32).unwrap(), BinaryOp::Mul).unwrap()
     });
     check("row broadcast comparison [n, 1] == [8]", 0.0, |d| {
         let ids = Tensor::arange(0.0, 8.0, 1.0, DType::I32, d).unwrap();

@@ -41,9 +41,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         ao += i;
         bo += i;
     } else {
-        // A constant trip count lets the compiler unroll, so every parameter index is constant.
+        // A constant trip count lets the compiler unroll, so every parameter index is constant;
+        // RANK (see KernelKey::Map) folds away the dims past the rank.
         var rem = i;
-        let rank = p(1u);
+        let rank = select(p(1u), RANK, RANK != 0u);
         for (var d = 7; d >= 0; d--) {
             let du = u32(d);
             if (du < rank) {

@@ -27,10 +27,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var want = 0u;
     var inside = true;
     // A constant trip count lets the compiler unroll, so every parameter index is constant
-    // (a dynamic one costs a load per lane on the CPU adapters); with the rank a constant of
-    // the program (RANK, from the kernel key) the dims past it fold away: software adapters
-    // run both sides of a branch, so each of the 8 took its division per element (index_select
-    // of 1024 rows of 1024 on lavapipe: see the commit).
+    // (a dynamic one costs a load per lane on the CPU adapters); RANK (see KernelKey::Map)
+    // folds away the dims past the rank.
     let rank = select(p(1u), RANK, RANK != 0u);
     for (var d = 7; d >= 0; d--) {
         let du = u32(d);

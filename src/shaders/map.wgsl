@@ -33,7 +33,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     var so = p(2u);
     var dof = p(3u);
-    let rank = p(1u);
+    let rank = select(p(1u), RANK, RANK != 0u);
     let row = p(29u);
     if (row > 0u) {
         // A thread per row of the innermost dim (software adapters): the outer dims' offsets

@@ -14,13 +14,38 @@ use crate::op::{MapOp, MatmulProgram};
 /// Threads per workgroup of the 1-D kernels (WebGPU's default limit is 256).
 pub(crate) const WG: u32 = 256;
 
+/// How a strided program walks its shape, as constants of the program. On software adapters
+/// (lavapipe, SwiftShader), which run both sides of every branch and each lane's integer
+/// division in turn, a walk read from the parameters paid for all 8 dims and for udiv's exact
+/// division on every element: [1024,1024] + [1024] took 14 ms against 1.8 for a plain add.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Walk {
+    /// The dims the program walks, or 0 to read them from the parameters.
+    pub rank: u8,
+    /// Every index and dim size the program divides is below 2^24 (exact in f32).
+    pub narrow: bool,
+}
+
+impl Walk {
+    /// Read from the parameters, udiv checking its range (CUDA, whose threads skip unused dims
+    /// and branch for real).
+    pub(crate) const DYNAMIC: Walk = Walk { rank: 0, narrow: false };
+
+    /// A walk of `rank` dims (at most 8, as the parameters check) over `numel` elements.
+    pub(crate) fn of(rank: usize, numel: usize) -> Walk {
+        Walk { rank: rank.min(8) as u8, narrow: numel < 1 << 24 }
+    }
+}
+
 /// A pipeline's identity. Its `Debug` text is the pipeline label, so GPU errors name the kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum KernelKey {
+    /// Map over strided data (map.wgsl), walking its shape as `walk` says.
     Map {
         op: MapOp,
         src: DType,
         dst: DType,
+        walk: Walk,
     },
     /// `Map` over contiguous data, one vec4 per thread.
     Map4 {
@@ -28,14 +53,26 @@ pub(crate) enum KernelKey {
         src: DType,
         dst: DType,
     },
+    /// Binary op with broadcasting (binary.wgsl); `walk` as for `Map`.
     Binary {
         op: BinaryOp,
         dtype: DType,
+        walk: Walk,
     },
     /// `Binary` over contiguous same-shape operands, one vec4 per thread.
     Binary4 {
         op: BinaryOp,
         dtype: DType,
+    },
+    /// `Binary` with broadcasting, `run` vec4s of a row per thread (binary_rows4.wgsl): the
+    /// innermost dim a multiple of 4 (of 4 `run`), each operand running along it (vec4 loads)
+    /// or, where `splat` says, one value per row; see [`params::rows4`].
+    BinaryRows4 {
+        op: BinaryOp,
+        dtype: DType,
+        walk: Walk,
+        splat: [bool; 2],
+        run: u8,
     },
     /// `Binary` of a contiguous operand and a scalar held in the uniform (`x op s`).
     BinaryScalar {
@@ -47,8 +84,10 @@ pub(crate) enum KernelKey {
         op: BinaryOp,
         dtype: DType,
     },
+    /// `where` with broadcasting (where.wgsl); `walk` as for `Map`.
     Where {
         dtype: DType,
+        walk: Walk,
     },
     Fill {
         dtype: DType,
@@ -87,19 +126,17 @@ pub(crate) enum KernelKey {
     Select {
         dtype: DType,
     },
-    /// index_select / gather (index.wgsl). `rank` is the output's rank, a constant of the
-    /// program, or 0 to read it from the parameters (CUDA, whose threads skip the unused dims
-    /// anyway).
+    /// index_select / gather (index.wgsl); `walk` (over the output) as for `Map`.
     Index {
         dtype: DType,
         index: DType,
-        rank: u8,
+        walk: Walk,
     },
     /// index_add / scatter (index_add.wgsl); `rank` as for `Index`.
     IndexAdd {
         dtype: DType,
         index: DType,
-        rank: u8,
+        walk: Walk,
     },
     /// The fused optimizer update (f32).
     Optim {
@@ -214,9 +251,10 @@ impl KernelKey {
             | KernelKey::ReduceStrided { src, dst, .. } => src == DType::F16 || dst == DType::F16,
             KernelKey::Binary { dtype, .. }
             | KernelKey::Binary4 { dtype, .. }
+            | KernelKey::BinaryRows4 { dtype, .. }
             | KernelKey::BinaryScalar { dtype, .. }
             | KernelKey::BinaryScalar4 { dtype, .. }
-            | KernelKey::Where { dtype }
+            | KernelKey::Where { dtype, .. }
             | KernelKey::Fill { dtype }
             | KernelKey::Softmax { dtype, .. }
             | KernelKey::Matmul { dtype, .. }
@@ -232,6 +270,7 @@ impl KernelKey {
             KernelKey::Map4 { .. } => include_str!("map4.wgsl"),
             KernelKey::Binary { .. } => include_str!("binary.wgsl"),
             KernelKey::Binary4 { .. } => include_str!("binary4.wgsl"),
+            KernelKey::BinaryRows4 { .. } => include_str!("binary_rows4.wgsl"),
             KernelKey::BinaryScalar { .. } => include_str!("binary_scalar.wgsl"),
             KernelKey::BinaryScalar4 { .. } => include_str!("binary_scalar4.wgsl"),
             KernelKey::Where { .. } => include_str!("where.wgsl"),
@@ -256,7 +295,7 @@ impl KernelKey {
     /// The prelude lines specific to this variant.
     fn variant_prelude(&self) -> String {
         match *self {
-            KernelKey::Map { op, src, dst } | KernelKey::Map4 { op, src, dst } => {
+            KernelKey::Map { op, src, dst, .. } | KernelKey::Map4 { op, src, dst } => {
                 let (s, d) = (storage_type(src), storage_type(dst));
                 let body = match op {
                     MapOp::Unary(u) if src.is_float() => {
@@ -272,7 +311,11 @@ impl KernelKey {
                 };
                 format!("alias S = {s};\nalias D = {d};\n{helpers}fn op(x: S) -> D {{ {body} }}\n")
             }
-            KernelKey::Binary { op, dtype } | KernelKey::Binary4 { op, dtype } => binary_prelude(op, dtype),
+            KernelKey::Binary { op, dtype, .. } | KernelKey::Binary4 { op, dtype } => binary_prelude(op, dtype),
+            KernelKey::BinaryRows4 { op, dtype, splat: [sa, sb], run, .. } => format!(
+                "{}const A_SPLAT: bool = {sa};\nconst B_SPLAT: bool = {sb};\nconst RUN: u32 = {run}u;\n",
+                binary_prelude(op, dtype)
+            ),
             KernelKey::BinaryScalar { op, dtype } | KernelKey::BinaryScalar4 { op, dtype } => {
                 format!(
                     "{}fn scalar(bits: u32) -> S {{ return {}; }}\n",
@@ -280,7 +323,7 @@ impl KernelKey {
                     scalar_from_bits(dtype)
                 )
             }
-            KernelKey::Where { dtype } => format!("alias S = {};\n", storage_type(dtype)),
+            KernelKey::Where { dtype, .. } => format!("alias S = {};\n", storage_type(dtype)),
             KernelKey::Fill { dtype } => {
                 format!(
                     "alias D = {};\nfn value(bits: u32) -> D {{ return {}; }}\n",
@@ -317,15 +360,11 @@ impl KernelKey {
                 format!("alias S = {};\nalias A = {};\n", storage_type(dtype), storage_type(accumulator(dtype)))
             }
             KernelKey::Sort { dtype } | KernelKey::Select { dtype } => crate::op::sort::wgsl_key(dtype),
-            KernelKey::Index { dtype, index, rank } => {
-                format!(
-                    "alias S = {};\nalias I = {};\nconst RANK: u32 = {rank}u;\n",
-                    storage_type(dtype),
-                    storage_type(index)
-                )
+            KernelKey::Index { dtype, index, .. } => {
+                format!("alias S = {};\nalias I = {};\n", storage_type(dtype), storage_type(index))
             }
-            KernelKey::IndexAdd { dtype, index, rank } => format!(
-                "alias S = {};\nalias A = {};\nalias I = {};\nconst RANK: u32 = {rank}u;\n",
+            KernelKey::IndexAdd { dtype, index, .. } => format!(
+                "alias S = {};\nalias A = {};\nalias I = {};\n",
                 storage_type(dtype),
                 storage_type(accumulator(dtype)),
                 storage_type(index)
@@ -334,12 +373,28 @@ impl KernelKey {
         }
     }
 
+    /// How the program walks its shape, for the variants that index by one (see [`Walk`]).
+    fn walk(&self) -> Option<Walk> {
+        match *self {
+            KernelKey::Map { walk, .. }
+            | KernelKey::Binary { walk, .. }
+            | KernelKey::BinaryRows4 { walk, .. }
+            | KernelKey::Where { walk, .. }
+            | KernelKey::Index { walk, .. }
+            | KernelKey::IndexAdd { walk, .. } => Some(walk),
+            _ => None,
+        }
+    }
+
     /// The full WGSL source of this variant.
     pub(crate) fn render(&self) -> String {
         let enable = if self.needs_f16() { "enable f16;\n" } else { "" };
+        // Variants without a walk keep udiv's run-time check of the range.
+        let walk = self.walk().unwrap_or(Walk::DYNAMIC);
+        let consts = format!("const RANK: u32 = {}u;\nconst NARROW: bool = {};\n", walk.rank, walk.narrow);
         format!(
             "{enable}const WG: u32 = {WG}u;\nstruct Params {{ v: array<vec4<u32>, 16> }}\n\
-             fn p(i: u32) -> u32 {{ return P.v[i / 4u][i % 4u]; }}\n{UDIV}{}\n{}",
+             fn p(i: u32) -> u32 {{ return P.v[i / 4u][i % 4u]; }}\n{consts}{UDIV}{}\n{}",
             self.variant_prelude(),
             self.body()
         )
@@ -376,18 +431,16 @@ fn optim_prelude(kind: OptimKind) -> String {
 /// instruction on the CPU adapters (lavapipe, SwiftShader: each lane divides in turn, ~25 cycles
 /// each) and is a long sequence on GPUs; a broadcast `[n,8] + [n,1]` spent most of its 27 ms
 /// there. Below 2^24 both convert to f32 exactly and the f32 quotient (within 2.5 ulp in WGSL,
-/// so at most 3 off) is stepped to the exact one with multiplies and compares.
+/// so at most 3 off) is stepped to the exact one with multiplies and compares, as selects:
+/// software adapters run both sides of every branch, so the exact division beside it ran for
+/// every lane whenever the program had one. In a NARROW program (see [`Walk`]) it has none.
 const UDIV: &str = "fn udiv(x: u32, d: u32) -> u32 {
-    if (x >= 16777216u || d >= 16777216u) {
+    if (!NARROW && (x >= 16777216u || d >= 16777216u)) {
         return x / d;
     }
     var q = u32(f32(x) / f32(d));
     for (var s = 0; s < 3; s++) {
-        if (q * d > x) {
-            q -= 1u;
-        } else if ((q + 1u) * d <= x) {
-            q += 1u;
-        }
+        q = q - select(0u, 1u, q * d > x) + select(0u, 1u, (q + 1u) * d <= x);
     }
     return q;
 }
@@ -415,7 +468,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
     let mut v = Vec::new();
     for src in DType::ALL {
         for dst in DType::ALL {
-            v.push(KernelKey::Map { op: MapOp::Cast, src, dst });
+            v.push(KernelKey::Map { op: MapOp::Cast, src, dst, walk: Walk::DYNAMIC });
             v.push(KernelKey::Map4 { op: MapOp::Cast, src, dst });
         }
         v.push(KernelKey::Fill { dtype: src });
@@ -423,21 +476,19 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
             // u8/i8 are cast and filled; everything else computes on their i32 widening.
             continue;
         }
-        v.push(KernelKey::Where { dtype: src });
+        v.push(KernelKey::Where { dtype: src, walk: Walk::DYNAMIC });
         v.push(KernelKey::Sort { dtype: src });
         v.push(KernelKey::Select { dtype: src });
         for index in [DType::I32, DType::U32] {
-            for rank in [0, 2] {
-                v.push(KernelKey::Index { dtype: src, index, rank });
-                // Bool takes the assign mode only (scatter).
-                v.push(KernelKey::IndexAdd { dtype: src, index, rank });
-            }
+            v.push(KernelKey::Index { dtype: src, index, walk: Walk::DYNAMIC });
+            // Bool takes the assign mode only (scatter).
+            v.push(KernelKey::IndexAdd { dtype: src, index, walk: Walk::DYNAMIC });
         }
     }
     for d in [DType::F32, DType::F16, DType::I32, DType::U32] {
         for op in UnaryOp::ALL {
             if op.supports(d) {
-                v.push(KernelKey::Map { op: MapOp::Unary(op), src: d, dst: d });
+                v.push(KernelKey::Map { op: MapOp::Unary(op), src: d, dst: d, walk: Walk::DYNAMIC });
                 v.push(KernelKey::Map4 { op: MapOp::Unary(op), src: d, dst: d });
             }
         }
@@ -454,8 +505,9 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
     for d in DType::ALL.into_iter().filter(|d| !d.is_narrow()) {
         for op in BinaryOp::ALL {
             if op.compute_dtype(d) == d && !(op.int_only() && d.is_float()) {
-                v.push(KernelKey::Binary { op, dtype: d });
+                v.push(KernelKey::Binary { op, dtype: d, walk: Walk::DYNAMIC });
                 v.push(KernelKey::Binary4 { op, dtype: d });
+                v.push(KernelKey::BinaryRows4 { op, dtype: d, walk: Walk::of(2, 1000), splat: [false, true], run: 4 });
                 v.push(KernelKey::BinaryScalar { op, dtype: d });
                 v.push(KernelKey::BinaryScalar4 { op, dtype: d });
             }
@@ -481,6 +533,16 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
     for kind in [OptimKind::Sgd, OptimKind::SgdMomentum, OptimKind::Adam] {
         v.push(KernelKey::Optim { kind });
     }
+    // The rank as a constant of the program (the wgpu backend's form): one of each family.
+    let f = DType::F32;
+    v.push(KernelKey::Map { op: MapOp::Cast, src: f, dst: f, walk: Walk::of(3, 1000) });
+    v.push(KernelKey::Binary { op: BinaryOp::Add, dtype: f, walk: Walk::of(3, 1000) });
+    for splat in [[false, false], [true, false], [true, true]] {
+        v.push(KernelKey::BinaryRows4 { op: BinaryOp::Add, dtype: f, walk: Walk::of(3, 1 << 24), splat, run: 1 });
+    }
+    v.push(KernelKey::Where { dtype: f, walk: Walk::of(3, 1000) });
+    v.push(KernelKey::Index { dtype: f, index: DType::I32, walk: Walk::of(3, 1000) });
+    v.push(KernelKey::IndexAdd { dtype: f, index: DType::I32, walk: Walk::of(3, 1000) });
     crate::order::sort_by(&mut v, |a, b| format!("{a:?}").cmp(&format!("{b:?}")));
     v.dedup();
     v

@@ -60,6 +60,24 @@ pub(crate) fn rows(p: &mut [usize], min_len: usize, min_rows: usize) -> bool {
     true
 }
 
+/// The `splat` flags of binary_rows4.wgsl for [`binary`]'s params `p`, or None where it cannot
+/// run them: the innermost dim a multiple of 4, and each operand either running along it with
+/// every row at a multiple of 4 (its offset and outer strides), or constant along it.
+pub(crate) fn rows4(p: &[u32]) -> Option<[bool; 2]> {
+    let rank = p[1] as usize;
+    if rank == 0 || rank > MAX_RANK || !p[4 + rank - 1].is_multiple_of(4) {
+        return None;
+    }
+    let operand = |offset: usize, strides: usize| match p[strides + rank - 1] {
+        0 => Some(true),
+        1 if p[offset].is_multiple_of(4) && p[strides..strides + rank - 1].iter().all(|s| s.is_multiple_of(4)) => {
+            Some(false)
+        }
+        _ => None,
+    };
+    Some([operand(2, 12)?, operand(3, 20)?])
+}
+
 /// Whether a binary op's operands are contiguous with the output's shape (the fast path).
 pub(crate) fn same_shape(la: &Layout, lb: &Layout, shape: &[usize]) -> bool {
     la.is_contiguous() && lb.is_contiguous() && la.shape() == shape && lb.shape() == shape

@@ -24,8 +24,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     var rem = i;
     // A constant trip count lets the compiler unroll, so every parameter index is constant
-    // (a dynamic one costs a load per lane on the CPU adapters).
-    let rank = p(1u);
+    // (a dynamic one costs a load per lane on the CPU adapters); RANK (see KernelKey::Map)
+    // folds away the dims past the rank.
+    let rank = select(p(1u), RANK, RANK != 0u);
     for (var d = 7; d >= 0; d--) {
         let du = u32(d);
         if (du < rank) {

@@ -17,7 +17,7 @@ use crate::op::optim::OptimStep;
 use crate::op::reduce::{strided_params, InPlace, ReduceOp};
 use crate::op::sort::{bitonic_steps, SelectPlan};
 use crate::op::{IndexMode, MapOp, MatOperand, MatmulArgs, MatmulProgram};
-use crate::shaders::{accumulator, params, KernelKey, WG};
+use crate::shaders::{accumulator, params, KernelKey, Walk, WG};
 
 /// Rows this short are reduced one thread per row (reduce_small.cu).
 const SMALL_ROW: usize = 64;
@@ -45,7 +45,7 @@ impl CudaDevice {
             return Ok(());
         }
         let p = Params::words(&params::map(sl, dl)?);
-        let key = KernelKey::Map { op, src: src.dtype(), dst: dst.dtype() };
+        let key = KernelKey::Map { op, src: src.dtype(), dst: dst.dtype(), walk: Walk::DYNAMIC };
         self.launch(key, &[src.ptr(0), dst.ptr(0)], &p, grid(n), BLOCK)
     }
 
@@ -240,7 +240,13 @@ impl Kernels for Arc<CudaDevice> {
             return Ok(out);
         }
         let p = Params::words(&params::binary(op.name(), la, lb, shape)?);
-        self.launch(KernelKey::Binary { op, dtype }, &[a.ptr(0), b.ptr(0), out.ptr(0)], &p, grid(n), BLOCK)?;
+        self.launch(
+            KernelKey::Binary { op, dtype, walk: Walk::DYNAMIC },
+            &[a.ptr(0), b.ptr(0), out.ptr(0)],
+            &p,
+            grid(n),
+            BLOCK,
+        )?;
         Ok(out)
     }
 
@@ -273,7 +279,7 @@ impl Kernels for Arc<CudaDevice> {
         }
         let p = Params::words(&params::where_(lc, la, lb, shape)?);
         let ptrs = [c.ptr(0), a.ptr(0), b.ptr(0), out.ptr(0)];
-        self.launch(KernelKey::Where { dtype }, &ptrs, &p, grid(n), BLOCK)?;
+        self.launch(KernelKey::Where { dtype, walk: Walk::DYNAMIC }, &ptrs, &p, grid(n), BLOCK)?;
         Ok(out)
     }
 
@@ -448,7 +454,7 @@ impl Kernels for Arc<CudaDevice> {
         dim: usize,
         shape: &[usize],
     ) -> Result<CudaStorage> {
-        let key = KernelKey::Index { dtype: src.dtype(), index: idx.dtype(), rank: 0 };
+        let key = KernelKey::Index { dtype: src.dtype(), index: idx.dtype(), walk: Walk::DYNAMIC };
         self.launch_indexed(key, &params::index(mode, l, li, dim, shape)?, src, idx, numel(shape))
     }
 
@@ -463,7 +469,7 @@ impl Kernels for Arc<CudaDevice> {
         shape: &[usize],
         assign: bool,
     ) -> Result<CudaStorage> {
-        let key = KernelKey::IndexAdd { dtype: src.dtype(), index: idx.dtype(), rank: 0 };
+        let key = KernelKey::IndexAdd { dtype: src.dtype(), index: idx.dtype(), walk: Walk::DYNAMIC };
         self.launch_indexed(key, &params::index_add(mode, l, li, dim, shape, assign)?, src, idx, numel(shape))
     }
 

@@ -99,7 +99,10 @@ fn value_from_bits(dtype: DType) -> &'static str {
 fn body(key: &KernelKey) -> &'static str {
     match key {
         KernelKey::Map { .. } | KernelKey::Map4 { .. } => include_str!("kernels/map.cu"),
-        KernelKey::Binary { .. } | KernelKey::Binary4 { .. } => include_str!("kernels/binary.cu"),
+        // The vec4 forms are a WGSL concern; CUDA's broadcast kernel takes every layout.
+        KernelKey::Binary { .. } | KernelKey::Binary4 { .. } | KernelKey::BinaryRows4 { .. } => {
+            include_str!("kernels/binary.cu")
+        }
         KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => include_str!("kernels/binary_scalar.cu"),
         KernelKey::Where { .. } => include_str!("kernels/where.cu"),
         KernelKey::Fill { .. } => include_str!("kernels/fill.cu"),
@@ -125,7 +128,7 @@ fn body(key: &KernelKey) -> &'static str {
 fn variant(key: &KernelKey) -> String {
     let f = "__device__ __forceinline__";
     match *key {
-        KernelKey::Map { op, src, dst } | KernelKey::Map4 { op, src, dst } => {
+        KernelKey::Map { op, src, dst, .. } | KernelKey::Map4 { op, src, dst } => {
             let x = load(src, "x");
             let body = match op {
                 MapOp::Unary(u) if src.is_float() => format!("float v = {x}; return {};", store(dst, u.cuda_float())),
@@ -140,11 +143,13 @@ fn variant(key: &KernelKey) -> String {
             };
             format!("typedef {} S;\ntypedef {} D;\n{helpers}{f} D op(S x) {{ {body} }}\n", storage(src), storage(dst))
         }
-        KernelKey::Binary { op, dtype } | KernelKey::Binary4 { op, dtype } => binary_prelude(op, dtype),
+        KernelKey::Binary { op, dtype, .. } | KernelKey::Binary4 { op, dtype } | KernelKey::BinaryRows4 { op, dtype, .. } => {
+            binary_prelude(op, dtype)
+        }
         KernelKey::BinaryScalar { op, dtype } | KernelKey::BinaryScalar4 { op, dtype } => {
             format!("{}{f} S scalar(unsigned bits) {{ return {}; }}\n", binary_prelude(op, dtype), value_from_bits(dtype))
         }
-        KernelKey::Where { dtype } => format!("typedef {} S;\n", storage(dtype)),
+        KernelKey::Where { dtype, .. } => format!("typedef {} S;\n", storage(dtype)),
         KernelKey::Fill { dtype } => {
             format!("typedef {} D;\n{f} D value(unsigned bits) {{ return {}; }}\n", storage(dtype), value_from_bits(dtype))
         }
@@ -252,7 +257,12 @@ mod tests {
         assert_eq!(convert(DType::F32, DType::I32, "v"), "__float2int_rz(v)");
         assert_eq!(convert(DType::F16, DType::U32, "v"), "__float2uint_rz(v)");
         assert_eq!(store(DType::F16, "v"), "f2h((float)(v))");
-        let bool_cast = variant(&KernelKey::Map { op: MapOp::Cast, src: DType::F16, dst: DType::Bool });
+        let bool_cast = variant(&KernelKey::Map {
+            op: MapOp::Cast,
+            src: DType::F16,
+            dst: DType::Bool,
+            walk: crate::shaders::Walk::DYNAMIC,
+        });
         assert!(bool_cast.contains("(h2f(x)) != 0 ? 1u : 0u"), "{bool_cast}");
     }
 }

@@ -13,7 +13,7 @@ use crate::op::binary::BinaryOp;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::{strided_params, InPlace, ReduceOp};
 use crate::op::{IndexMode, MapOp, MatmulArgs};
-use crate::shaders::{accumulator, params, KernelKey, WG};
+use crate::shaders::{accumulator, params, KernelKey, Walk, WG};
 use crate::shape::numel;
 
 /// Rows this short are reduced one thread per row (reduce_small.wgsl).
@@ -92,7 +92,7 @@ impl WgpuDevice {
         let rows = self.software() && params::rows(&mut p, MAP_ROW_MIN_LEN, MAP_ROW_MIN_ROWS);
         let items = if rows { p[0] } else { n };
         self.dispatch(
-            KernelKey::Map { op, src: sd, dst: dd },
+            KernelKey::Map { op, src: sd, dst: dd, walk: Walk::of(p[1] as usize, n) },
             &[Bind::whole(src), Bind::whole(dst)],
             &words(&p),
             self.groups(items, WG)?,
@@ -257,13 +257,28 @@ impl Kernels for Arc<WgpuDevice> {
             return Ok(out);
         }
         let mut p = words(&params::binary(op.name(), la, lb, shape)?);
+        let whole16 = [a.buffer(), b.buffer()].iter().all(|b| b.size() % 16 == 0);
+        if let Some(splat) = params::rows4(&p).filter(|_| whole16) {
+            // Vec4 loads and a row's offsets once per four outputs. Every block the pool hands
+            // out is a multiple of 16 bytes, so a splat operand's last vec4 lies inside it.
+            // Runs of VEC4_PER_THREAD vec4s where rows divide into them, as the plain vec4
+            // kernels take (a splat operand then loads once per run).
+            let cols = p[3 + p[1] as usize] as usize;
+            let run = if cols.is_multiple_of(4 * VEC4_PER_THREAD) { VEC4_PER_THREAD } else { 1 };
+            p[0] = u(n / (4 * run));
+            let walk = Walk::of(p[1] as usize, n);
+            let key = KernelKey::BinaryRows4 { op, dtype, walk, splat, run: run as u8 };
+            let bufs = [Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())];
+            self.dispatch(key, &bufs, &p, self.groups(n / (4 * run), WG)?)?;
+            return Ok(out);
+        }
         // A rank-2 broadcast with few columns runs one thread per row (binary.wgsl's mode 2).
         let rows = p[1] == 2 && p[28] == 0 && p[5] <= ROW_COLS;
         if rows {
             p[28] = 2;
         }
         self.dispatch(
-            KernelKey::Binary { op, dtype },
+            KernelKey::Binary { op, dtype, walk: Walk::of(p[1] as usize, n) },
             &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
             &p,
             self.groups(if rows { p[4] as usize } else { n }, WG)?,
@@ -312,7 +327,7 @@ impl Kernels for Arc<WgpuDevice> {
         }
         let p = words(&params::where_(lc, la, lb, shape)?);
         self.dispatch(
-            KernelKey::Where { dtype },
+            KernelKey::Where { dtype, walk: Walk::of(p[1] as usize, n) },
             &[Bind::whole(c.buffer()), Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
             &p,
             self.groups(n, WG)?,
@@ -427,7 +442,8 @@ impl Kernels for Arc<WgpuDevice> {
         dim: usize,
         shape: &[usize],
     ) -> Result<WgpuStorage> {
-        let key = KernelKey::Index { dtype: src.dtype(), index: idx.dtype(), rank: shape.len() as u8 };
+        let key =
+            KernelKey::Index { dtype: src.dtype(), index: idx.dtype(), walk: Walk::of(shape.len(), numel(shape)) };
         self.launch_indexed(key, &params::index(mode, l, li, dim, shape)?, src, idx, numel(shape))
     }
 
@@ -442,7 +458,8 @@ impl Kernels for Arc<WgpuDevice> {
         shape: &[usize],
         assign: bool,
     ) -> Result<WgpuStorage> {
-        let key = KernelKey::IndexAdd { dtype: src.dtype(), index: idx.dtype(), rank: shape.len() as u8 };
+        let key =
+            KernelKey::IndexAdd { dtype: src.dtype(), index: idx.dtype(), walk: Walk::of(shape.len(), numel(shape)) };
         self.launch_indexed(key, &params::index_add(mode, l, li, dim, shape, assign)?, src, idx, numel(shape))
     }
 

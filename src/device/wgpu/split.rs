@@ -55,7 +55,7 @@ use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
 use crate::op::reduce::ReduceOp;
 use crate::op::MapOp;
-use crate::shaders::{accumulator, KernelKey, WG};
+use crate::shaders::{accumulator, KernelKey, Walk, WG};
 
 /// Elements of a piece are multiples of this, so every piece after the first starts 256-byte
 /// aligned for 2- and 4-byte elements.
@@ -111,7 +111,12 @@ impl WgpuDevice {
                 let mut p = [0u32; 29];
                 p[..5].copy_from_slice(&[u(len), 1, u(so), u(dof), u(len)]);
                 (p[12], p[20], p[28]) = (1, 1, 1);
-                self.dispatch(KernelKey::Map { op, src: sd, dst: dd }, &[sb, db], &p, self.groups(len, WG)?)?;
+                self.dispatch(
+                    KernelKey::Map { op, src: sd, dst: dd, walk: Walk::of(1, len) },
+                    &[sb, db],
+                    &p,
+                    self.groups(len, WG)?,
+                )?;
             }
             start += len;
         }
@@ -155,7 +160,12 @@ impl WgpuDevice {
                 let mut p = [0u32; 29];
                 p[..5].copy_from_slice(&[u(len), 1, u(ao), u(bo), u(len)]);
                 (p[12], p[20], p[28]) = (sa, sb, both as u32);
-                self.dispatch(KernelKey::Binary { op, dtype }, &[ab, bb, ob], &p, self.groups(len, WG)?)?;
+                self.dispatch(
+                    KernelKey::Binary { op, dtype, walk: Walk::of(1, len) },
+                    &[ab, bb, ob],
+                    &p,
+                    self.groups(len, WG)?,
+                )?;
             }
             start += len;
         }
