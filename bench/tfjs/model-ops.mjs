@@ -44,6 +44,9 @@ const p = tf.randomUniform([N, N], 0.5, 1.5, 'float32', 3);
 // A conv layer's activations: 8 images of 32 channels, 64x64.
 const X4 = wt.randn([8, 32, 64, 64], { seed: 4, device }), x4 = tf.randomNormal([8, 64, 64, 32], 0, 1, 'float32', 4);
 const W = wt.randn([32, 32, 3, 3], { seed: 5, device }), w = tf.randomNormal([3, 3, 32, 32], 0, 1, 'float32', 5);
+// A bias along the rows and a column (as `x - max(x, 1, keepdim)`), broadcast.
+const BIAS = wt.randn([N], { seed: 6, device }), bias = tf.randomNormal([N], 0, 1, 'float32', 6);
+const COL = wt.randn([N, 1], { seed: 7, device }), col = tf.randomNormal([N, 1], 0, 1, 'float32', 7);
 const perm = Array.from({ length: N }, (_, i) => (i * 7919) % N);
 const IDX = wt.tensor(Int32Array.from(perm), { device }), idx = tf.tensor1d(perm, 'int32');
 
@@ -74,6 +77,8 @@ const cases = {
   'clamp 1M': [() => X.clamp(-0.5, 0.5), () => tf.clipByValue(x, -0.5, 0.5)],
   'sub 1M': [() => X.sub(Y), () => tf.sub(x, y)],
   'div 1M': [() => X.div(P), () => tf.div(x, p)],
+  'add bias [1024]': [() => X.add(BIAS), () => tf.add(x, bias)],
+  'sub column [1024,1]': [() => X.sub(COL), () => tf.sub(x, col)],
   'remainder 1M': [() => X.remainder(P), () => tf.mod(x, p)],
   'pow, tensor exponent 1M': [() => P.pow(Y), () => tf.pow(p, y)],
 };
