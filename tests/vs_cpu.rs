@@ -311,6 +311,11 @@ fn movement_and_index_match_cpu() {
                 c.index_select(1, &i).unwrap().flatten().unwrap(),
                 at.gather(0, &gi0.t().unwrap().contiguous().unwrap()).unwrap().flatten().unwrap(),
                 at.gather(1, &gi0.narrow(1, 0, 30).unwrap().contiguous().unwrap()).unwrap().flatten().unwrap(),
+                // Whole rows of a multiple of 4 (index_rows4.wgsl): an embedding lookup, rows
+                // under an outer dim, and a view starting one row in.
+                a.index_select(0, &i).unwrap().flatten().unwrap(),
+                randn(&[6, 40, 8], 29, d).index_select(1, &i).unwrap().flatten().unwrap(),
+                randn(&[51, 40], 30, d).narrow(0, 1, 50).unwrap().index_select(0, &i).unwrap().flatten().unwrap(),
             ],
             0,
         )

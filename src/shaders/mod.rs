@@ -132,7 +132,13 @@ pub(crate) enum KernelKey {
         index: DType,
         walk: Walk,
     },
-    /// index_add / scatter (index_add.wgsl); `rank` as for `Index`.
+    /// index_select of whole rows, a vec4 per thread (index_rows4.wgsl; see
+    /// [`params::index_rows4`]).
+    IndexRows4 {
+        dtype: DType,
+        index: DType,
+    },
+    /// index_add / scatter (index_add.wgsl); `walk` as for `Map`.
     IndexAdd {
         dtype: DType,
         index: DType,
@@ -259,6 +265,7 @@ impl KernelKey {
             | KernelKey::Softmax { dtype, .. }
             | KernelKey::Matmul { dtype, .. }
             | KernelKey::Index { dtype, .. }
+            | KernelKey::IndexRows4 { dtype, .. }
             | KernelKey::IndexAdd { dtype, .. } => dtype == DType::F16,
             KernelKey::Optim { .. } | KernelKey::Sort { .. } | KernelKey::Select { .. } => false,
         }
@@ -287,6 +294,7 @@ impl KernelKey {
             KernelKey::Sort { .. } => include_str!("sort.wgsl"),
             KernelKey::Select { .. } => include_str!("select.wgsl"),
             KernelKey::Index { .. } => include_str!("index.wgsl"),
+            KernelKey::IndexRows4 { .. } => include_str!("index_rows4.wgsl"),
             KernelKey::IndexAdd { .. } => include_str!("index_add.wgsl"),
             KernelKey::Optim { .. } => include_str!("optim.wgsl"),
         }
@@ -360,7 +368,7 @@ impl KernelKey {
                 format!("alias S = {};\nalias A = {};\n", storage_type(dtype), storage_type(accumulator(dtype)))
             }
             KernelKey::Sort { dtype } | KernelKey::Select { dtype } => crate::op::sort::wgsl_key(dtype),
-            KernelKey::Index { dtype, index, .. } => {
+            KernelKey::Index { dtype, index, .. } | KernelKey::IndexRows4 { dtype, index } => {
                 format!("alias S = {};\nalias I = {};\n", storage_type(dtype), storage_type(index))
             }
             KernelKey::IndexAdd { dtype, index, .. } => format!(
@@ -481,6 +489,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
         v.push(KernelKey::Select { dtype: src });
         for index in [DType::I32, DType::U32] {
             v.push(KernelKey::Index { dtype: src, index, walk: Walk::DYNAMIC });
+            v.push(KernelKey::IndexRows4 { dtype: src, index });
             // Bool takes the assign mode only (scatter).
             v.push(KernelKey::IndexAdd { dtype: src, index, walk: Walk::DYNAMIC });
         }

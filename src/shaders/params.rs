@@ -131,6 +131,34 @@ pub(crate) fn index(mode: IndexMode, l: &Layout, li: &Layout, dim: usize, shape:
     ))
 }
 
+/// index_rows4.wgsl's params for `index_select` of `l` along `dim` by a contiguous index (`li`)
+/// into `shape`, or None where its rows do not fit: the dims after `dim` must be contiguous in
+/// the source and hold a multiple of 4 elements, the dims before it must collapse into one
+/// stride, and every row must start at a multiple of 4 (see the shader).
+pub(crate) fn index_rows4(l: &Layout, li: &Layout, dim: usize, shape: &[usize]) -> Option<Vec<usize>> {
+    let (src_shape, st) = (l.shape(), l.strides());
+    let cols: usize = src_shape[dim + 1..].iter().product();
+    // The dims after `dim` walk the source with unit steps in row-major order.
+    let mut want = 1;
+    for d in (dim + 1..src_shape.len()).rev() {
+        if src_shape[d] != 1 && st[d] != want {
+            return None;
+        }
+        want *= src_shape[d];
+    }
+    // The dims before `dim` as one (stride, extent): each steps over the next's whole extent.
+    let (outer_stride, _) = (0..dim).rev().try_fold((0usize, 1usize), |(stride, extent), d| match src_shape[d] {
+        1 => Some((stride, extent)),
+        size if extent == 1 => Some((st[d], size)),
+        size if st[d] == stride * extent => Some((stride, extent * size)),
+        _ => None,
+    })?;
+    let n = numel(shape);
+    let aligned = [cols, l.offset(), st[dim], outer_stride].iter().all(|v| v.is_multiple_of(4));
+    (aligned && cols > 0 && n > 0)
+        .then(|| vec![n / 4, cols / 4, shape[dim], l.offset(), st[dim], outer_stride, src_shape[dim], li.offset()])
+}
+
 /// index_add / scatter_add into a contiguous output of `shape` along `dim`: 0 numel, 1 rank,
 /// 2 src offset, 3 dim, 4..12 output shape, 12..20 src strides, 20 src size along dim, 21 mode
 /// (1 gather), 22 index offset, 23..31 src shape, 31 assign (1: the last source wins).

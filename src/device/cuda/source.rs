@@ -119,7 +119,8 @@ fn body(key: &KernelKey) -> &'static str {
         KernelKey::Matmul { program: MatmulProgram::Dot, .. } => include_str!("kernels/matmul_dot.cu"),
         KernelKey::Sort { .. } => include_str!("kernels/sort.cu"),
         KernelKey::Select { .. } => include_str!("kernels/select.cu"),
-        KernelKey::Index { .. } => include_str!("kernels/index.cu"),
+        // index_rows4's vec4 rows are a WGSL concern; CUDA's index kernel takes every layout.
+        KernelKey::Index { .. } | KernelKey::IndexRows4 { .. } => include_str!("kernels/index.cu"),
         KernelKey::IndexAdd { .. } => include_str!("kernels/index_add.cu"),
         KernelKey::Optim { .. } => include_str!("kernels/optim.cu"),
     }
@@ -193,7 +194,7 @@ fn variant(key: &KernelKey) -> String {
             )
         }
         KernelKey::Sort { dtype } | KernelKey::Select { dtype } => format!("typedef {} S;\n{}", storage(dtype), crate::op::sort::cuda_key(dtype)),
-        KernelKey::Index { dtype, index, .. } => format!("typedef {} S;\ntypedef {} I;\n", storage(dtype), storage(index)),
+        KernelKey::Index { dtype, index, .. } | KernelKey::IndexRows4 { dtype, index } => format!("typedef {} S;\ntypedef {} I;\n", storage(dtype), storage(index)),
         KernelKey::IndexAdd { dtype, index, .. } => {
             // Integers add in unsigned so that overflow wraps like the CPU's.
             let acc = if dtype.is_float() { "float" } else { "unsigned" };

@@ -99,15 +99,15 @@ impl WgpuDevice {
         )
     }
 
-    /// One thread per output element of an index-family kernel (`index`, `index_add`) over a
-    /// source and an index buffer, into a fresh output of `n` elements of the source's dtype.
+    /// An index-family kernel (`index`, `index_add`) over a source and an index buffer, into a
+    /// fresh output of `n` elements of the source's dtype, on `threads` threads.
     fn launch_indexed(
         self: &Arc<Self>,
         key: KernelKey,
         params: &[usize],
         src: &WgpuStorage,
         idx: &WgpuStorage,
-        n: usize,
+        (n, threads): (usize, usize),
     ) -> Result<WgpuStorage> {
         let out = self.alloc(n, src.dtype())?;
         if n == 0 {
@@ -115,7 +115,7 @@ impl WgpuDevice {
         }
         let p = words(params);
         let binds = [Bind::whole(src.buffer()), Bind::whole(idx.buffer()), Bind::whole(out.buffer())];
-        self.dispatch(key, &binds, &p, self.groups(n, WG)?)?;
+        self.dispatch(key, &binds, &p, self.groups(threads, WG)?)?;
         Ok(out)
     }
 }
@@ -442,9 +442,18 @@ impl Kernels for Arc<WgpuDevice> {
         dim: usize,
         shape: &[usize],
     ) -> Result<WgpuStorage> {
-        let key =
-            KernelKey::Index { dtype: src.dtype(), index: idx.dtype(), walk: Walk::of(shape.len(), numel(shape)) };
-        self.launch_indexed(key, &params::index(mode, l, li, dim, shape)?, src, idx, numel(shape))
+        let n = numel(shape);
+        if mode == IndexMode::Select {
+            // Every block the pool hands out is a multiple of 16 bytes (not so a block cut to
+            // one binding's size): checked, as the vec4 loads need.
+            let whole16 = src.buffer().size().is_multiple_of(16);
+            if let Some(p) = params::index_rows4(l, li, dim, shape).filter(|_| whole16) {
+                let key = KernelKey::IndexRows4 { dtype: src.dtype(), index: idx.dtype() };
+                return self.launch_indexed(key, &p, src, idx, (n, n / 4));
+            }
+        }
+        let key = KernelKey::Index { dtype: src.dtype(), index: idx.dtype(), walk: Walk::of(shape.len(), n) };
+        self.launch_indexed(key, &params::index(mode, l, li, dim, shape)?, src, idx, (n, n))
     }
 
     fn index_add(
@@ -460,7 +469,13 @@ impl Kernels for Arc<WgpuDevice> {
     ) -> Result<WgpuStorage> {
         let key =
             KernelKey::IndexAdd { dtype: src.dtype(), index: idx.dtype(), walk: Walk::of(shape.len(), numel(shape)) };
-        self.launch_indexed(key, &params::index_add(mode, l, li, dim, shape, assign)?, src, idx, numel(shape))
+        self.launch_indexed(
+            key,
+            &params::index_add(mode, l, li, dim, shape, assign)?,
+            src,
+            idx,
+            (numel(shape), numel(shape)),
+        )
     }
 
     fn optim(&self, step: &OptimStep, inputs: &[(&WgpuStorage, usize)], n: usize) -> Result<Vec<WgpuStorage>> {
