@@ -109,6 +109,15 @@ fn binary_ops_match_cpu() {
         let c = randn(&[40, 1], 8, d).gt_scalar(0.0).unwrap();
         c.where_(&randn(&[40, 70], 9, d), &randn(&[70], 10, d)).unwrap()
     });
+    // Rows of a multiple of 4 (where_rows4.wgsl): a [n, 1] mask over rows of 64 (runs of four
+    // vec4s) and a [n, 1] value in rows of 36 (runs of one).
+    check("where in vec4 runs", 0.0, |d| {
+        let c = randn(&[40, 1], 14, d).gt_scalar(0.0).unwrap();
+        let a = c.where_(&randn(&[40, 64], 15, d), &randn(&[64], 16, d)).unwrap();
+        let m = randn(&[40, 36], 17, d).gt_scalar(0.0).unwrap();
+        let b = m.where_(&randn(&[40, 1], 18, d), &randn(&[40, 36], 19, d)).unwrap();
+        Tensor::cat(&[a.flatten().unwrap(), b.flatten().unwrap()], 0).unwrap()
+    });
     // All three contiguous with the output's shape (the GPUs' fast path), at offsets (views
     // of a larger tensor), and a transposed operand (coalesced, not flat).
     check("where, same shapes", 0.0, |d| {

@@ -89,6 +89,14 @@ pub(crate) enum KernelKey {
         dtype: DType,
         walk: Walk,
     },
+    /// `Where` in runs of vec4s of a row (where_rows4.wgsl), as `BinaryRows4` for three
+    /// operands (cond, a, b).
+    WhereRows4 {
+        dtype: DType,
+        walk: Walk,
+        splat: [bool; 3],
+        run: u8,
+    },
     Fill {
         dtype: DType,
     },
@@ -261,6 +269,7 @@ impl KernelKey {
             | KernelKey::BinaryScalar { dtype, .. }
             | KernelKey::BinaryScalar4 { dtype, .. }
             | KernelKey::Where { dtype, .. }
+            | KernelKey::WhereRows4 { dtype, .. }
             | KernelKey::Fill { dtype }
             | KernelKey::Softmax { dtype, .. }
             | KernelKey::Matmul { dtype, .. }
@@ -281,6 +290,7 @@ impl KernelKey {
             KernelKey::BinaryScalar { .. } => include_str!("binary_scalar.wgsl"),
             KernelKey::BinaryScalar4 { .. } => include_str!("binary_scalar4.wgsl"),
             KernelKey::Where { .. } => include_str!("where.wgsl"),
+            KernelKey::WhereRows4 { .. } => include_str!("where_rows4.wgsl"),
             KernelKey::Fill { .. } => include_str!("fill.wgsl"),
             KernelKey::Reduce { .. } => include_str!("reduce.wgsl"),
             KernelKey::ReduceSmall { .. } => include_str!("reduce_small.wgsl"),
@@ -332,6 +342,11 @@ impl KernelKey {
                 )
             }
             KernelKey::Where { dtype, .. } => format!("alias S = {};\n", storage_type(dtype)),
+            KernelKey::WhereRows4 { dtype, splat: [sc, sa, sb], run, .. } => format!(
+                "alias S = {};\nconst C_SPLAT: bool = {sc};\nconst A_SPLAT: bool = {sa};\nconst B_SPLAT: bool = {sb};\n\
+                 const RUN: u32 = {run}u;\n",
+                storage_type(dtype)
+            ),
             KernelKey::Fill { dtype } => {
                 format!(
                     "alias D = {};\nfn value(bits: u32) -> D {{ return {}; }}\n",
@@ -388,6 +403,7 @@ impl KernelKey {
             | KernelKey::Binary { walk, .. }
             | KernelKey::BinaryRows4 { walk, .. }
             | KernelKey::Where { walk, .. }
+            | KernelKey::WhereRows4 { walk, .. }
             | KernelKey::Index { walk, .. }
             | KernelKey::IndexAdd { walk, .. } => Some(walk),
             _ => None,
@@ -485,6 +501,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
             continue;
         }
         v.push(KernelKey::Where { dtype: src, walk: Walk::DYNAMIC });
+        v.push(KernelKey::WhereRows4 { dtype: src, walk: Walk::of(2, 1000), splat: [true, false, true], run: 4 });
         v.push(KernelKey::Sort { dtype: src });
         v.push(KernelKey::Select { dtype: src });
         for index in [DType::I32, DType::U32] {

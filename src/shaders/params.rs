@@ -61,21 +61,35 @@ pub(crate) fn rows(p: &mut [usize], min_len: usize, min_rows: usize) -> bool {
 }
 
 /// The `splat` flags of binary_rows4.wgsl for [`binary`]'s params `p`, or None where it cannot
-/// run them: the innermost dim a multiple of 4, and each operand either running along it with
-/// every row at a multiple of 4 (its offset and outer strides), or constant along it.
+/// run them (see [`rows4_splats`]).
 pub(crate) fn rows4(p: &[u32]) -> Option<[bool; 2]> {
+    rows4_splats(p, [(2, 12), (3, 20)])
+}
+
+/// The `splat` flags of where_rows4.wgsl (cond, a, b) for [`where_`]'s params `p`, or None.
+pub(crate) fn where_rows4(p: &[u32]) -> Option<[bool; 3]> {
+    rows4_splats(p, [(2, 12), (3, 20), (36, 28)])
+}
+
+/// For params whose word 1 is the rank and 4.. the shape, and whose operands have their offset
+/// and strides at the given words: per operand, whether it is constant along the innermost dim
+/// (a splat); None unless that dim is a multiple of 4 and every operand either is constant
+/// along it or runs along it with every row at a multiple of 4 (its offset and outer strides).
+fn rows4_splats<const N: usize>(p: &[u32], operands: [(usize, usize); N]) -> Option<[bool; N]> {
     let rank = p[1] as usize;
     if rank == 0 || rank > MAX_RANK || !p[4 + rank - 1].is_multiple_of(4) {
         return None;
     }
-    let operand = |offset: usize, strides: usize| match p[strides + rank - 1] {
-        0 => Some(true),
-        1 if p[offset].is_multiple_of(4) && p[strides..strides + rank - 1].iter().all(|s| s.is_multiple_of(4)) => {
-            Some(false)
-        }
-        _ => None,
-    };
-    Some([operand(2, 12)?, operand(3, 20)?])
+    let mut splat = [false; N];
+    for (flag, (offset, strides)) in splat.iter_mut().zip(operands) {
+        let outer = &p[strides..strides + rank - 1];
+        *flag = match p[strides + rank - 1] {
+            0 => true,
+            1 if p[offset].is_multiple_of(4) && outer.iter().all(|s| s.is_multiple_of(4)) => false,
+            _ => return None,
+        };
+    }
+    Some(splat)
 }
 
 /// Whether a binary op's operands are contiguous with the output's shape (the fast path).

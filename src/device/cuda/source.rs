@@ -104,7 +104,7 @@ fn body(key: &KernelKey) -> &'static str {
             include_str!("kernels/binary.cu")
         }
         KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => include_str!("kernels/binary_scalar.cu"),
-        KernelKey::Where { .. } => include_str!("kernels/where.cu"),
+        KernelKey::Where { .. } | KernelKey::WhereRows4 { .. } => include_str!("kernels/where.cu"),
         KernelKey::Fill { .. } => include_str!("kernels/fill.cu"),
         KernelKey::Reduce { .. } => include_str!("kernels/reduce.cu"),
         KernelKey::ReduceSmall { .. } => include_str!("kernels/reduce_small.cu"),
@@ -150,7 +150,7 @@ fn variant(key: &KernelKey) -> String {
         KernelKey::BinaryScalar { op, dtype } | KernelKey::BinaryScalar4 { op, dtype } => {
             format!("{}{f} S scalar(unsigned bits) {{ return {}; }}\n", binary_prelude(op, dtype), value_from_bits(dtype))
         }
-        KernelKey::Where { dtype, .. } => format!("typedef {} S;\n", storage(dtype)),
+        KernelKey::Where { dtype, .. } | KernelKey::WhereRows4 { dtype, .. } => format!("typedef {} S;\n", storage(dtype)),
         KernelKey::Fill { dtype } => {
             format!("typedef {} D;\n{f} D value(unsigned bits) {{ return {}; }}\n", storage(dtype), value_from_bits(dtype))
         }

@@ -40,6 +40,18 @@ const ROW_CHUNKS: usize = 128;
 /// 1M elements 0.99x TF.js on Dawn/lavapipe, four made it 1.40x.
 const VEC4_PER_THREAD: usize = 4;
 
+/// The vec4s a thread of binary_rows4 / where_rows4 takes for params `p` (word 1 the rank, 4..
+/// the shape): runs of VEC4_PER_THREAD, as the plain vec4 kernels take (an operand constant
+/// along the row then loads once per run), where the rows divide into them.
+fn rows4_run(p: &[u32]) -> usize {
+    let cols = p[3 + p[1] as usize] as usize;
+    if cols.is_multiple_of(4 * VEC4_PER_THREAD) {
+        VEC4_PER_THREAD
+    } else {
+        1
+    }
+}
+
 pub(super) fn u(x: usize) -> u32 {
     // Buffer limits (< 4 GiB per binding) keep every element index and count within u32.
     x as u32
@@ -261,10 +273,7 @@ impl Kernels for Arc<WgpuDevice> {
         if let Some(splat) = params::rows4(&p).filter(|_| whole16) {
             // Vec4 loads and a row's offsets once per four outputs. Every block the pool hands
             // out is a multiple of 16 bytes, so a splat operand's last vec4 lies inside it.
-            // Runs of VEC4_PER_THREAD vec4s where rows divide into them, as the plain vec4
-            // kernels take (a splat operand then loads once per run).
-            let cols = p[3 + p[1] as usize] as usize;
-            let run = if cols.is_multiple_of(4 * VEC4_PER_THREAD) { VEC4_PER_THREAD } else { 1 };
+            let run = rows4_run(&p);
             p[0] = u(n / (4 * run));
             let walk = Walk::of(p[1] as usize, n);
             let key = KernelKey::BinaryRows4 { op, dtype, walk, splat, run: run as u8 };
@@ -325,13 +334,21 @@ impl Kernels for Arc<WgpuDevice> {
         if n == 0 {
             return Ok(out);
         }
-        let p = words(&params::where_(lc, la, lb, shape)?);
-        self.dispatch(
-            KernelKey::Where { dtype, walk: Walk::of(p[1] as usize, n) },
-            &[Bind::whole(c.buffer()), Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
-            &p,
-            self.groups(n, WG)?,
-        )?;
+        let mut p = words(&params::where_(lc, la, lb, shape)?);
+        let bufs =
+            [Bind::whole(c.buffer()), Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())];
+        let walk = Walk::of(p[1] as usize, n);
+        // Vec4 runs wherever the rows allow, same-shape operands too (one row: where.wgsl's
+        // own fast path loads one element at a time).
+        let whole16 = [c.buffer(), a.buffer(), b.buffer()].iter().all(|b| b.size() % 16 == 0);
+        if let Some(splat) = params::where_rows4(&p).filter(|_| whole16) {
+            let run = rows4_run(&p);
+            p[0] = u(n / (4 * run));
+            let key = KernelKey::WhereRows4 { dtype, walk, splat, run: run as u8 };
+            self.dispatch(key, &bufs, &p, self.groups(n / (4 * run), WG)?)?;
+            return Ok(out);
+        }
+        self.dispatch(KernelKey::Where { dtype, walk }, &bufs, &p, self.groups(n, WG)?)?;
         Ok(out)
     }
 
