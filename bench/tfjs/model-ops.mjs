@@ -47,6 +47,7 @@ const W = wt.randn([32, 32, 3, 3], { seed: 5, device }), w = tf.randomNormal([3,
 // A bias along the rows and a column (as `x - max(x, 1, keepdim)`), broadcast.
 const BIAS = wt.randn([N], { seed: 6, device }), bias = tf.randomNormal([N], 0, 1, 'float32', 6);
 const COL = wt.randn([N, 1], { seed: 7, device }), col = tf.randomNormal([N, 1], 0, 1, 'float32', 7);
+const MASK = COL.gt(0), mask = tf.greater(col, 0);
 const perm = Array.from({ length: N }, (_, i) => (i * 7919) % N);
 const IDX = wt.tensor(Int32Array.from(perm), { device }), idx = tf.tensor1d(perm, 'int32');
 
@@ -65,6 +66,7 @@ const cases = {
   'mean(0)': [() => X.mean(0), () => tf.mean(x, 0)],
   'min(0)': [() => X.amin(0), () => tf.min(x, 0)],
   'argmax(0)': [() => X.argmax(0), () => tf.argMax(x, 0)],
+  'argmax(-1)': [() => X.argmax(-1), () => tf.argMax(x, -1)],
   'prod(1)': [() => P.prod(1), () => tf.prod(p, 1)],
   'exp 1M': [() => X.exp(), () => tf.exp(x)],
   'sigmoid 1M': [() => X.sigmoid(), () => tf.sigmoid(x)],
@@ -79,6 +81,7 @@ const cases = {
   'div 1M': [() => X.div(P), () => tf.div(x, p)],
   'add bias [1024]': [() => X.add(BIAS), () => tf.add(x, bias)],
   'sub column [1024,1]': [() => X.sub(COL), () => tf.sub(x, col)],
+  'where by a [1024,1] mask': [() => MASK.where(X, Y), () => tf.where(mask, x, y)],
   'remainder 1M': [() => X.remainder(P), () => tf.mod(x, p)],
   'pow, tensor exponent 1M': [() => P.pow(Y), () => tf.pow(p, y)],
 };
