@@ -2,6 +2,8 @@
 //! broadcasting, each common op folded into its own loop (`fold_const!`) so LLVM vectorises it;
 //! the rest share one loop per element width.
 
+use std::mem::MaybeUninit;
+
 use half::f16;
 
 use super::broadcast::{self, zip_broadcast, ALL_PATTERNS, ONE_LOOP};
@@ -140,26 +142,40 @@ pub(super) fn clamp_f32(d: &CpuData, l: &Layout, lo: f32, hi: f32) -> Option<Cpu
 /// wasm, tfjs-wasm's pad 0.9-1.1).
 pub(super) fn pad_f32(v: &[f32], l: &Layout, before: &[usize], out_shape: &[usize], value: f32) -> Vec<f32> {
     let shape = l.shape();
-    let mut out = vec![value; out_shape.iter().product()];
-    let Some(last) = shape.len().checked_sub(1) else { return out };
-    if l.numel() == 0 {
-        return out;
-    }
+    let n: usize = out_shape.iter().product();
+    let Some(last) = shape.len().checked_sub(1).filter(|_| l.numel() > 0) else {
+        return vec![value; n];
+    };
     let os = Layout::contiguous(out_shape).strides().to_vec();
     let start: usize = before.iter().zip(&os).map(|(b, s)| b * s).sum();
     let (inner, step) = (shape[last], l.strides()[last]);
     let src = StridedOffsets::new(&shape[..last], &l.strides()[..last], l.offset());
     let dst = StridedOffsets::new(&shape[..last], &os[..last], start);
+    // The input's rows land in the output in increasing order: each output element is written
+    // once, the gap before a row with `value` and then the row (filling the whole output first
+    // wrote the interior twice: 0.20 ms over 1M in wasm against tfjs-wasm's 0.16).
+    let mut out = super::alloc::with_capacity(n);
+    let spare = &mut out.spare_capacity_mut()[..n];
+    let mut pos = 0;
     for (xo, oo) in src.zip(dst) {
-        let row = &mut out[oo..oo + inner];
+        spare[pos..oo].fill(MaybeUninit::new(value));
+        let row = &mut spare[oo..oo + inner];
         if step == 1 {
-            row.copy_from_slice(&v[xo..xo + inner]);
+            for (o, &x) in row.iter_mut().zip(&v[xo..xo + inner]) {
+                o.write(x);
+            }
         } else {
             for (j, o) in row.iter_mut().enumerate() {
-                *o = v[xo + j * step];
+                o.write(v[xo + j * step]);
             }
         }
+        pos = oo + inner;
     }
+    spare[pos..].fill(MaybeUninit::new(value));
+    // SAFETY: the loop wrote every element of 0..n once: the rows' destinations increase and
+    // do not overlap (distinct output coordinates), each gap up to a row and the tail after the
+    // last one were filled.
+    unsafe { out.set_len(n) };
     out
 }
 
