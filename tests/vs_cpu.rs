@@ -100,6 +100,23 @@ fn binary_ops_match_cpu() {
         let a = randn(&[64, 40], 44, d).narrow(1, 4, 32).unwrap();
         a.binary(&randn(&[36], 45, d).narrow(0, 4, 32).unwrap(), BinaryOp::Mul).unwrap()
     });
+    // clamp in one pass (clamp4.wgsl: contiguous, vec4-aligned f32) with NaNs in the data (log
+    // of negatives), bounds crossed (every element becomes the upper one), an aligned view
+    // and an unaligned one (composed from maximum and minimum instead).
+    // (The log's values may differ by an ulp between devices: the tolerance is for those.)
+    check("clamp", 1e-6, |d| {
+        let x = randn(&[4, 250], 50, d).mul_scalar(3.0).unwrap();
+        let nan = x.log().unwrap();
+        let flat = x.flatten().unwrap();
+        let parts = [
+            x.clamp(Some(-1.0), Some(2.0)).unwrap(),
+            nan.clamp(Some(0.5), Some(1.0)).unwrap(),
+            x.clamp(Some(2.0), Some(-1.0)).unwrap(),
+            flat.narrow(0, 4, 996).unwrap().clamp(Some(-0.5), Some(0.5)).unwrap(),
+            flat.narrow(0, 1, 996).unwrap().clamp(Some(-0.5), Some(0.5)).unwrap(),
+        ];
+        Tensor::cat(&parts.iter().map(|t| t.flatten().unwrap()).collect::<Vec<_>>(), 0).unwrap()
+    });
     check("row broadcast comparison [n, 1] == [8]", 0.0, |d| {
         let ids = Tensor::arange(0.0, 8.0, 1.0, DType::I32, d).unwrap();
         let am = randn(&[1000, 8], 43, d).argmin(Some(1), false).unwrap().unsqueeze(1).unwrap();

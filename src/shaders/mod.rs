@@ -97,6 +97,9 @@ pub(crate) enum KernelKey {
         splat: [bool; 3],
         run: u8,
     },
+    /// clamp of contiguous, vec4-aligned f32 in one pass (clamp4.wgsl), where composing it
+    /// takes a maximum and a minimum kernel.
+    Clamp4,
     Fill {
         dtype: DType,
     },
@@ -276,7 +279,7 @@ impl KernelKey {
             | KernelKey::Index { dtype, .. }
             | KernelKey::IndexRows4 { dtype, .. }
             | KernelKey::IndexAdd { dtype, .. } => dtype == DType::F16,
-            KernelKey::Optim { .. } | KernelKey::Sort { .. } | KernelKey::Select { .. } => false,
+            KernelKey::Optim { .. } | KernelKey::Sort { .. } | KernelKey::Select { .. } | KernelKey::Clamp4 => false,
         }
     }
 
@@ -292,6 +295,7 @@ impl KernelKey {
             KernelKey::Where { .. } => include_str!("where.wgsl"),
             KernelKey::WhereRows4 { .. } => include_str!("where_rows4.wgsl"),
             KernelKey::Fill { .. } => include_str!("fill.wgsl"),
+            KernelKey::Clamp4 => include_str!("clamp4.wgsl"),
             KernelKey::Reduce { .. } => include_str!("reduce.wgsl"),
             KernelKey::ReduceSmall { .. } => include_str!("reduce_small.wgsl"),
             KernelKey::ReduceStrided { .. } => include_str!("reduce_strided.wgsl"),
@@ -347,6 +351,13 @@ impl KernelKey {
                  const RUN: u32 = {run}u;\n",
                 storage_type(dtype)
             ),
+            KernelKey::Clamp4 => {
+                let (mx, mn) = (BinaryOp::Maximum.wgsl(DType::F32), BinaryOp::Minimum.wgsl(DType::F32));
+                format!(
+                    "{}fn mx(a: f32, b: f32) -> f32 {{ return {mx}; }}\nfn mn(a: f32, b: f32) -> f32 {{ return {mn}; }}\n",
+                    BinaryOp::Maximum.wgsl_helpers(DType::F32)
+                )
+            }
             KernelKey::Fill { dtype } => {
                 format!(
                     "alias D = {};\nfn value(bits: u32) -> D {{ return {}; }}\n",
@@ -559,6 +570,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
     for kind in [OptimKind::Sgd, OptimKind::SgdMomentum, OptimKind::Adam] {
         v.push(KernelKey::Optim { kind });
     }
+    v.push(KernelKey::Clamp4);
     // The rank as a constant of the program (the wgpu backend's form): one of each family.
     let f = DType::F32;
     v.push(KernelKey::Map { op: MapOp::Cast, src: f, dst: f, walk: Walk::of(3, 1000) });

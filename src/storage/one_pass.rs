@@ -23,11 +23,14 @@ impl Storage {
         })
     }
 
-    /// Clamp of f32 `l` to `[lo, hi]` in one pass where the backend has it (the CPU), else None:
-    /// the caller composes maximum and minimum (GPUs run those as two scalar kernels).
+    /// Clamp of f32 `l` to `[lo, hi]` in one pass where the backend has it (the CPU; wgpu for
+    /// contiguous, vec4-aligned data), else None: the caller composes maximum and minimum (CUDA
+    /// runs those as two scalar kernels).
     pub(crate) fn clamp_f32(&self, l: &Layout, lo: f32, hi: f32) -> Result<Option<Storage>> {
         match self {
             Storage::Cpu(s) => Ok(CpuBackend.clamp_f32(s, l, lo, hi)?.map(Storage::Cpu)),
+            Storage::Wgpu(s) => Ok(s.device().clamp_f32(s, l, lo, hi)?.map(Storage::Wgpu)),
+            #[allow(unreachable_patterns)]
             _ => Ok(None),
         }
     }

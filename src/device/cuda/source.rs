@@ -106,6 +106,9 @@ fn body(key: &KernelKey) -> &'static str {
         KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => include_str!("kernels/binary_scalar.cu"),
         KernelKey::Where { .. } | KernelKey::WhereRows4 { .. } => include_str!("kernels/where.cu"),
         KernelKey::Fill { .. } => include_str!("kernels/fill.cu"),
+        // WGSL only: CUDA composes clamp from its scalar kernels. Rendered as minimum's scalar
+        // kernel, so every variant still renders.
+        KernelKey::Clamp4 => include_str!("kernels/binary_scalar.cu"),
         KernelKey::Reduce { .. } => include_str!("kernels/reduce.cu"),
         KernelKey::ReduceSmall { .. } => include_str!("kernels/reduce_small.cu"),
         KernelKey::ReduceStrided { .. } => include_str!("kernels/reduce_strided.cu"),
@@ -151,6 +154,7 @@ fn variant(key: &KernelKey) -> String {
             format!("{}{f} S scalar(unsigned bits) {{ return {}; }}\n", binary_prelude(op, dtype), value_from_bits(dtype))
         }
         KernelKey::Where { dtype, .. } | KernelKey::WhereRows4 { dtype, .. } => format!("typedef {} S;\n", storage(dtype)),
+        KernelKey::Clamp4 => variant(&KernelKey::BinaryScalar { op: crate::op::binary::BinaryOp::Minimum, dtype: DType::F32 }),
         KernelKey::Fill { dtype } => {
             format!("typedef {} D;\n{f} D value(unsigned bits) {{ return {}; }}\n", storage(dtype), value_from_bits(dtype))
         }

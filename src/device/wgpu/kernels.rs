@@ -40,6 +40,33 @@ const ROW_CHUNKS: usize = 128;
 /// 1M elements 0.99x TF.js on Dawn/lavapipe, four made it 1.40x.
 const VEC4_PER_THREAD: usize = 4;
 
+impl WgpuDevice {
+    /// f32 `l` over `src` clamped to `[lo, hi]` by one kernel (clamp4.wgsl), or None where it
+    /// does not apply (strided, unaligned or split across bindings): the caller then composes
+    /// a maximum and a minimum, two passes over the data where TF.js's clip makes one.
+    pub(crate) fn clamp_f32(
+        self: &Arc<Self>,
+        src: &WgpuStorage,
+        l: &Layout,
+        lo: f32,
+        hi: f32,
+    ) -> Result<Option<WgpuStorage>> {
+        let n = l.numel();
+        let fits = src.dtype() == DType::F32 && l.is_contiguous() && n > 0 && aligned4(&[n, l.offset()]);
+        if !fits || self.too_big(n, 4) || self.exceeds(&[src.buffer()]) {
+            return Ok(None);
+        }
+        let out = self.alloc(n, DType::F32)?;
+        if self.exceeds(&[out.buffer()]) {
+            return Ok(None);
+        }
+        let p = [u(n / 4), u(l.offset() / 4), lo.to_bits(), hi.to_bits()];
+        let bufs = [Bind::whole(src.buffer()), Bind::whole(out.buffer())];
+        self.dispatch(KernelKey::Clamp4, &bufs, &p, self.vec4_groups(n)?)?;
+        Ok(Some(out))
+    }
+}
+
 /// The vec4s a thread of binary_rows4 / where_rows4 takes for params `p` (word 1 the rank, 4..
 /// the shape): runs of VEC4_PER_THREAD, as the plain vec4 kernels take (an operand constant
 /// along the row then loads once per run), where the rows divide into them.
