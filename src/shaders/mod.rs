@@ -11,6 +11,14 @@ use crate::op::reduce::ReduceOp;
 use crate::op::unary::UnaryOp;
 use crate::op::{MapOp, MatmulProgram};
 
+/// The kernel file `src/shaders/$name.wgsl` as the build script strips it (comments and
+/// indentation out: see build.rs).
+macro_rules! wgsl {
+    ($name:literal) => {
+        include_str!(concat!(env!("OUT_DIR"), "/", $name, ".wgsl"))
+    };
+}
+
 /// Threads per workgroup of the 1-D kernels (WebGPU's default limit is 256).
 pub(crate) const WG: u32 = 256;
 
@@ -285,32 +293,32 @@ impl KernelKey {
 
     fn body(&self) -> &'static str {
         match self {
-            KernelKey::Map { .. } => include_str!("map.wgsl"),
-            KernelKey::Map4 { .. } => include_str!("map4.wgsl"),
-            KernelKey::Binary { .. } => include_str!("binary.wgsl"),
-            KernelKey::Binary4 { .. } => include_str!("binary4.wgsl"),
-            KernelKey::BinaryRows4 { .. } => include_str!("binary_rows4.wgsl"),
-            KernelKey::BinaryScalar { .. } => include_str!("binary_scalar.wgsl"),
-            KernelKey::BinaryScalar4 { .. } => include_str!("binary_scalar4.wgsl"),
-            KernelKey::Where { .. } => include_str!("where.wgsl"),
-            KernelKey::WhereRows4 { .. } => include_str!("where_rows4.wgsl"),
-            KernelKey::Fill { .. } => include_str!("fill.wgsl"),
-            KernelKey::Clamp4 => include_str!("clamp4.wgsl"),
-            KernelKey::Reduce { .. } => include_str!("reduce.wgsl"),
-            KernelKey::ReduceSmall { .. } => include_str!("reduce_small.wgsl"),
-            KernelKey::ReduceStrided { .. } => include_str!("reduce_strided.wgsl"),
-            KernelKey::Softmax { .. } => include_str!("softmax.wgsl"),
-            KernelKey::Matmul { program: MatmulProgram::Tiled, .. } => include_str!("matmul.wgsl"),
-            KernelKey::Matmul { program: MatmulProgram::Blocked, .. } => include_str!("matmul_blocked.wgsl"),
-            KernelKey::Matmul { program: MatmulProgram::Blocked4, .. } => include_str!("matmul_blocked4.wgsl"),
-            KernelKey::Matmul { program: MatmulProgram::Naive, .. } => include_str!("matmul_naive.wgsl"),
-            KernelKey::Matmul { program: MatmulProgram::Dot, .. } => include_str!("matmul_dot.wgsl"),
-            KernelKey::Sort { .. } => include_str!("sort.wgsl"),
-            KernelKey::Select { .. } => include_str!("select.wgsl"),
-            KernelKey::Index { .. } => include_str!("index.wgsl"),
-            KernelKey::IndexRows4 { .. } => include_str!("index_rows4.wgsl"),
-            KernelKey::IndexAdd { .. } => include_str!("index_add.wgsl"),
-            KernelKey::Optim { .. } => include_str!("optim.wgsl"),
+            KernelKey::Map { .. } => wgsl!("map"),
+            KernelKey::Map4 { .. } => wgsl!("map4"),
+            KernelKey::Binary { .. } => wgsl!("binary"),
+            KernelKey::Binary4 { .. } => wgsl!("binary4"),
+            KernelKey::BinaryRows4 { .. } => wgsl!("binary_rows4"),
+            KernelKey::BinaryScalar { .. } => wgsl!("binary_scalar"),
+            KernelKey::BinaryScalar4 { .. } => wgsl!("binary_scalar4"),
+            KernelKey::Where { .. } => wgsl!("where"),
+            KernelKey::WhereRows4 { .. } => wgsl!("where_rows4"),
+            KernelKey::Fill { .. } => wgsl!("fill"),
+            KernelKey::Clamp4 => wgsl!("clamp4"),
+            KernelKey::Reduce { .. } => wgsl!("reduce"),
+            KernelKey::ReduceSmall { .. } => wgsl!("reduce_small"),
+            KernelKey::ReduceStrided { .. } => wgsl!("reduce_strided"),
+            KernelKey::Softmax { .. } => wgsl!("softmax"),
+            KernelKey::Matmul { program: MatmulProgram::Tiled, .. } => wgsl!("matmul"),
+            KernelKey::Matmul { program: MatmulProgram::Blocked, .. } => wgsl!("matmul_blocked"),
+            KernelKey::Matmul { program: MatmulProgram::Blocked4, .. } => wgsl!("matmul_blocked4"),
+            KernelKey::Matmul { program: MatmulProgram::Naive, .. } => wgsl!("matmul_naive"),
+            KernelKey::Matmul { program: MatmulProgram::Dot, .. } => wgsl!("matmul_dot"),
+            KernelKey::Sort { .. } => wgsl!("sort"),
+            KernelKey::Select { .. } => wgsl!("select"),
+            KernelKey::Index { .. } => wgsl!("index"),
+            KernelKey::IndexRows4 { .. } => wgsl!("index_rows4"),
+            KernelKey::IndexAdd { .. } => wgsl!("index_add"),
+            KernelKey::Optim { .. } => wgsl!("optim"),
         }
     }
 
