@@ -48,6 +48,19 @@ export function cases(wt, devices) {
       close(await x.abs().sqrt().data(), [1, 0, Math.SQRT2, Math.sqrt(3), 2, Math.sqrt(5)]);
       close(await x.exp().log().data(), [-1, 0, 2, 3, -4, 5], 1e-5);
       close(await x.sigmoid().data(), [-1, 0, 2, 3, -4, 5].map((v) => 1 / (1 + Math.exp(-v))));
+      {
+        // Dense from -100 to 100 (the CPU in wasm runs four lanes at a time, its tail one by
+        // one): within 4e-6 relative (the CPU's is within 4 ulp; a GPU's exponential loses
+        // digits far out: lavapipe's sigmoid(-76.8) is 2.0e-6 off); results below the normal
+        // range may be 0 (or a subnormal near the answer).
+        const xs = Float32Array.from({ length: 1001 }, (_, i) => (i - 500) / 5);
+        const got = await wt.tensor(xs, on).sigmoid().data();
+        xs.forEach((v, i) => {
+          const want = 1 / (1 + Math.exp(-v));
+          const tiny = want < 1.2e-38 && (got[i] === 0 || Math.abs(got[i] - want) <= 1e-40);
+          if (!(Math.abs(got[i] - want) <= 4e-6 * want || tiny)) throw new Error(`sigmoid(${v}) = ${got[i]}, want ${want}`);
+        });
+      }
       close(await x.tanh().data(), [-1, 0, 2, 3, -4, 5].map(Math.tanh));
       close(await x.add(wt.tensor([10, 20, 30], on)).data(), [9, 20, 32, 13, 16, 35]);
       close(await x.mul(wt.tensor([[2], [3]], on)).data(), [-2, 0, 4, 9, -12, 15]);

@@ -116,6 +116,14 @@ pub(super) fn unary(d: &CpuData, l: &Layout, op: UnaryOp) -> Result<CpuData> {
         return unary(&copy(d, l), &Layout::contiguous(l.shape()), op);
     }
     let r = l.offset()..l.offset() + l.numel();
+    #[cfg(target_arch = "wasm32")]
+    if let (CpuData::F32(v), UnaryOp::Sigmoid) = (d, op) {
+        let v = &v[r];
+        // SAFETY: sigmoid_block writes every element of each chunk (as long as its input).
+        return Ok(CpuData::F32(unsafe {
+            par::fill(v.len(), 1, |start, out| super::wasm_simd::sigmoid_block(&v[start..], out))
+        }));
+    }
     Ok(match d {
         CpuData::F32(v) => CpuData::F32(fold_unary!(op, O => par::map(&v[r.clone()], |x| O.f32(x)))),
         CpuData::F16(v) => CpuData::F16(par::map(&v[r], |x| f16::from_f32(op.f32(x.to_f32())))),

@@ -196,3 +196,27 @@ fn tap_groups<const STEP: usize>(
     }
     i
 }
+
+/// Sigmoid of each of `xs` into `out` (as long): [`crate::op::math::sigmoid_f32`] four lanes
+/// at a time, with `-|x|` as one `or` of the sign bit and the side chosen by the sign bit
+/// itself (V8 rebuilt `abs`'s mask and reloaded a zero vector for `x >= 0` every iteration).
+pub(super) fn sigmoid_block(xs: &[f32], out: &mut [MaybeUninit<f32>]) {
+    let c = ExpConsts::new();
+    let one = std::hint::black_box(f32x4_splat(1.0));
+    let sign = std::hint::black_box(u32x4_splat(0x8000_0000));
+    let (mut xc, mut oc) = (xs.chunks_exact(4), out.chunks_exact_mut(4));
+    for (x4, o4) in (&mut xc).zip(&mut oc) {
+        // SAFETY: `x4` and `o4` hold 4 f32 each (one v128, loaded and stored unaligned).
+        unsafe {
+            let x = v128_load(x4.as_ptr() as *const v128);
+            let z = c.exp4(v128_or(x, sign));
+            let r = f32x4_div(one, f32x4_add(one, z));
+            // Lanes with the sign bit set (x < 0, and -0) take z r.
+            let neg = i32x4_shr(x, 31);
+            v128_store(o4.as_mut_ptr() as *mut v128, v128_bitselect(f32x4_mul(z, r), r, neg));
+        }
+    }
+    for (o, &x) in oc.into_remainder().iter_mut().zip(xc.remainder()) {
+        o.write(crate::op::math::sigmoid_f32(x));
+    }
+}
