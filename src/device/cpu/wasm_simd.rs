@@ -1,10 +1,10 @@
 //! Hand-written wasm SIMD (simd128) forms of the CPU loops where LLVM's autovectoriser leaves
-//! speed behind in the npm package: softmax's exponential-and-sum and row maximum, and
-//! pooling's maximum and minimum over window taps. Written with
+//! speed behind in the npm package: softmax's exponential-and-sum and row maximum, pooling's
+//! maximum and minimum over window taps, and sigmoid. Written with
 //! `core::arch::wasm32` so the vector code does not depend on what the vectoriser makes of a
 //! scalar loop (the degree-5 exponential written as scalar code came out 35% slower than the
-//! degree-7 one it replaced). Each function has a portable twin in `reduce.rs` that native
-//! builds use and the tests compare against.
+//! degree-7 one it replaced). Each function has a portable twin (in `reduce.rs`, `strided.rs`,
+//! and `op::math::sigmoid_f32`) that native builds use and the tests compare against.
 
 use core::arch::wasm32::*;
 use std::mem::MaybeUninit;
