@@ -415,6 +415,20 @@ impl KernelKey {
         }
     }
 
+    /// Whether only the wgpu backend launches this variant (vec4 programs whose parameters no
+    /// CUDA kernel reads: CUDA's kernels take every layout, and it composes clamp); the CUDA
+    /// backend neither renders nor compiles these.
+    #[cfg_attr(not(all(feature = "cuda", not(target_arch = "wasm32"))), allow(dead_code))]
+    pub(crate) fn wgsl_only(&self) -> bool {
+        matches!(
+            self,
+            KernelKey::BinaryRows4 { .. }
+                | KernelKey::WhereRows4 { .. }
+                | KernelKey::IndexRows4 { .. }
+                | KernelKey::Clamp4
+        )
+    }
+
     /// How the program walks its shape, for the variants that index by one (see [`Walk`]).
     fn walk(&self) -> Option<Walk> {
         match *self {

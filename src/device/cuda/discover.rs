@@ -150,7 +150,7 @@ pub(crate) fn compile_check(arch: &str) -> Result<usize, String> {
     if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
         return Err("NVRTC (libnvrtc.so) was not found on the library path".into());
     }
-    let keys = crate::shaders::all_variants();
+    let keys: Vec<_> = crate::shaders::all_variants().into_iter().filter(|k| !k.wgsl_only()).collect();
     // NVRTC is thread-safe; compiling on every core keeps the check quick.
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
     let chunk = keys.len().div_ceil(workers).max(1);

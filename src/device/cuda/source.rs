@@ -96,19 +96,22 @@ fn value_from_bits(dtype: DType) -> &'static str {
     }
 }
 
+/// The body of the variants only wgpu launches ([`KernelKey::wgsl_only`]): should one ever reach
+/// NVRTC, it fails there by name instead of compiling some other kernel.
+const WGSL_ONLY: &str = "#error a WGSL-only kernel variant reached the CUDA backend\n";
+
 fn body(key: &KernelKey) -> &'static str {
     match key {
         KernelKey::Map { .. } | KernelKey::Map4 { .. } => include_str!("kernels/map.cu"),
         // The vec4 forms are a WGSL concern; CUDA's broadcast kernel takes every layout.
-        KernelKey::Binary { .. } | KernelKey::Binary4 { .. } | KernelKey::BinaryRows4 { .. } => {
-            include_str!("kernels/binary.cu")
-        }
+        KernelKey::Binary { .. } | KernelKey::Binary4 { .. } => include_str!("kernels/binary.cu"),
+        KernelKey::BinaryRows4 { .. }
+        | KernelKey::WhereRows4 { .. }
+        | KernelKey::IndexRows4 { .. }
+        | KernelKey::Clamp4 => WGSL_ONLY,
         KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => include_str!("kernels/binary_scalar.cu"),
-        KernelKey::Where { .. } | KernelKey::WhereRows4 { .. } => include_str!("kernels/where.cu"),
+        KernelKey::Where { .. } => include_str!("kernels/where.cu"),
         KernelKey::Fill { .. } => include_str!("kernels/fill.cu"),
-        // WGSL only: CUDA composes clamp from its scalar kernels. Rendered as minimum's scalar
-        // kernel, so every variant still renders.
-        KernelKey::Clamp4 => include_str!("kernels/binary_scalar.cu"),
         KernelKey::Reduce { .. } => include_str!("kernels/reduce.cu"),
         KernelKey::ReduceSmall { .. } => include_str!("kernels/reduce_small.cu"),
         KernelKey::ReduceStrided { .. } => include_str!("kernels/reduce_strided.cu"),
@@ -122,8 +125,7 @@ fn body(key: &KernelKey) -> &'static str {
         KernelKey::Matmul { program: MatmulProgram::Dot, .. } => include_str!("kernels/matmul_dot.cu"),
         KernelKey::Sort { .. } => include_str!("kernels/sort.cu"),
         KernelKey::Select { .. } => include_str!("kernels/select.cu"),
-        // index_rows4's vec4 rows are a WGSL concern; CUDA's index kernel takes every layout.
-        KernelKey::Index { .. } | KernelKey::IndexRows4 { .. } => include_str!("kernels/index.cu"),
+        KernelKey::Index { .. } => include_str!("kernels/index.cu"),
         KernelKey::IndexAdd { .. } => include_str!("kernels/index_add.cu"),
         KernelKey::Optim { .. } => include_str!("kernels/optim.cu"),
     }
@@ -147,14 +149,14 @@ fn variant(key: &KernelKey) -> String {
             };
             format!("typedef {} S;\ntypedef {} D;\n{helpers}{f} D op(S x) {{ {body} }}\n", storage(src), storage(dst))
         }
-        KernelKey::Binary { op, dtype, .. } | KernelKey::Binary4 { op, dtype } | KernelKey::BinaryRows4 { op, dtype, .. } => {
-            binary_prelude(op, dtype)
+        KernelKey::Binary { op, dtype, .. } | KernelKey::Binary4 { op, dtype } => binary_prelude(op, dtype),
+        KernelKey::BinaryRows4 { .. } | KernelKey::WhereRows4 { .. } | KernelKey::IndexRows4 { .. } | KernelKey::Clamp4 => {
+            String::new()
         }
         KernelKey::BinaryScalar { op, dtype } | KernelKey::BinaryScalar4 { op, dtype } => {
             format!("{}{f} S scalar(unsigned bits) {{ return {}; }}\n", binary_prelude(op, dtype), value_from_bits(dtype))
         }
-        KernelKey::Where { dtype, .. } | KernelKey::WhereRows4 { dtype, .. } => format!("typedef {} S;\n", storage(dtype)),
-        KernelKey::Clamp4 => variant(&KernelKey::BinaryScalar { op: crate::op::binary::BinaryOp::Minimum, dtype: DType::F32 }),
+        KernelKey::Where { dtype, .. } => format!("typedef {} S;\n", storage(dtype)),
         KernelKey::Fill { dtype } => {
             format!("typedef {} D;\n{f} D value(unsigned bits) {{ return {}; }}\n", storage(dtype), value_from_bits(dtype))
         }
@@ -198,7 +200,7 @@ fn variant(key: &KernelKey) -> String {
             )
         }
         KernelKey::Sort { dtype } | KernelKey::Select { dtype } => format!("typedef {} S;\n{}", storage(dtype), crate::op::sort::cuda_key(dtype)),
-        KernelKey::Index { dtype, index, .. } | KernelKey::IndexRows4 { dtype, index } => format!("typedef {} S;\ntypedef {} I;\n", storage(dtype), storage(index)),
+        KernelKey::Index { dtype, index, .. } => format!("typedef {} S;\ntypedef {} I;\n", storage(dtype), storage(index)),
         KernelKey::IndexAdd { dtype, index, .. } => {
             // Integers add in unsigned so that overflow wraps like the CPU's.
             let acc = if dtype.is_float() { "float" } else { "unsigned" };
@@ -244,7 +246,7 @@ mod tests {
 
     #[test]
     fn every_variant_renders_one_entry_point() {
-        for key in crate::shaders::all_variants() {
+        for key in crate::shaders::all_variants().into_iter().filter(|k| !k.wgsl_only()) {
             let src = render(&key);
             assert_eq!(src.matches("extern \"C\" __global__ void k(").count(), 1, "{key:?}");
             // Every type the body uses is defined by the variant's prelude.

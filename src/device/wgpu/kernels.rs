@@ -67,6 +67,13 @@ impl WgpuDevice {
     }
 }
 
+/// Whether every one of `bufs` holds whole vec4s, as a vec4 program binding it needs (an
+/// operand read one value per row loads the vec4 around it). Every block the pool hands out is
+/// a multiple of 16 bytes, but not one cut to a binding's size.
+fn whole_vec4s(bufs: &[&WgpuStorage]) -> bool {
+    bufs.iter().all(|s| s.buffer().size().is_multiple_of(16))
+}
+
 /// The vec4s a thread of binary_rows4 / where_rows4 takes for params `p` (word 1 the rank, 4..
 /// the shape): runs of VEC4_PER_THREAD, as the plain vec4 kernels take (an operand constant
 /// along the row then loads once per run), where the rows divide into them.
@@ -296,10 +303,8 @@ impl Kernels for Arc<WgpuDevice> {
             return Ok(out);
         }
         let mut p = words(&params::binary(op.name(), la, lb, shape)?);
-        let whole16 = [a.buffer(), b.buffer()].iter().all(|b| b.size() % 16 == 0);
-        if let Some(splat) = params::rows4(&p).filter(|_| whole16) {
-            // Vec4 loads and a row's offsets once per four outputs. Every block the pool hands
-            // out is a multiple of 16 bytes, so a splat operand's last vec4 lies inside it.
+        if let Some(splat) = params::rows4(&p).filter(|_| whole_vec4s(&[a, b])) {
+            // Vec4 loads and a row's offsets once per four outputs.
             let run = rows4_run(&p);
             p[0] = u(n / (4 * run));
             let walk = Walk::of(p[1] as usize, n);
@@ -367,8 +372,7 @@ impl Kernels for Arc<WgpuDevice> {
         let walk = Walk::of(p[1] as usize, n);
         // Vec4 runs wherever the rows allow, same-shape operands too (one row: where.wgsl's
         // own fast path loads one element at a time).
-        let whole16 = [c.buffer(), a.buffer(), b.buffer()].iter().all(|b| b.size() % 16 == 0);
-        if let Some(splat) = params::where_rows4(&p).filter(|_| whole16) {
+        if let Some(splat) = params::where_rows4(&p).filter(|_| whole_vec4s(&[c, a, b])) {
             let run = rows4_run(&p);
             p[0] = u(n / (4 * run));
             let key = KernelKey::WhereRows4 { dtype, walk, splat, run: run as u8 };
@@ -488,10 +492,7 @@ impl Kernels for Arc<WgpuDevice> {
     ) -> Result<WgpuStorage> {
         let n = numel(shape);
         if mode == IndexMode::Select {
-            // Every block the pool hands out is a multiple of 16 bytes (not so a block cut to
-            // one binding's size): checked, as the vec4 loads need.
-            let whole16 = src.buffer().size().is_multiple_of(16);
-            if let Some(p) = params::index_rows4(l, li, dim, shape).filter(|_| whole16) {
+            if let Some(p) = params::index_rows4(l, li, dim, shape).filter(|_| whole_vec4s(&[src])) {
                 let key = KernelKey::IndexRows4 { dtype: src.dtype(), index: idx.dtype() };
                 return self.launch_indexed(key, &p, src, idx, (n, n / 4));
             }
