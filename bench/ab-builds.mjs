@@ -1,5 +1,5 @@
 // A/B of builds of the npm package's CPU device (its kernels inside WebAssembly), in one Node
-// process, interleaved: 27 elementwise, reduction, softmax, matmul, convolution, gather, cat and cast cases on
+// process, interleaved: 28 elementwise, reduction, softmax, matmul, convolution, gather, cat and cast cases on
 // 1024x1024 f32 (one 1M NCHW), each timed 5 calls a round over 15 rounds, median printed with each build's
 // time over the first's (below 1 is faster). For build flags and kernel changes, where a
 // whole `npm run bench` is too noisy to see a 10% change.
@@ -31,6 +31,7 @@ const cases = {
   'elu 1M': (wt, x) => x.elu(),
   'add 1M': (wt, x, y) => x.add(y),
   'mul scalar 1M': (wt, x) => x.mul(0.5),
+  'pow, tensor exponent 1M': (wt, x, y, b, c, m, x4, pos) => pos.pow(x),
   'clamp 1M': (wt, x) => x.clamp(-0.5, 0.5),
   'add bias [1024,1024]+[1024]': (wt, x, y, b) => x.add(b),
   'add col [1024,1024]+[1024,1]': (wt, x, y, b, c) => x.add(c),
