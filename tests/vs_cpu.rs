@@ -347,6 +347,30 @@ fn movement_and_index_match_cpu() {
         )
         .unwrap()
     });
+    // Constant padding in one pass (pad.wgsl): a transposed view, an offset 3-d view padded in
+    // every dim, the last dim only, and a 4-d image batch (a convolution's input); then at
+    // least 1024 rows, which software adapters pad a thread per row: whole rows of padding
+    // from the outer dims and a transposed source.
+    check("constant pad", 0.0, |d| {
+        use webtensor::PadMode;
+        let a = randn(&[37, 300], 31, d).t().unwrap();
+        let b = randn(&[4, 9, 33], 32, d).narrow(1, 2, 6).unwrap();
+        let img = randn(&[2, 3, 17, 19], 33, d);
+        let tall = randn(&[3, 400, 6], 34, d);
+        let wide = randn(&[6, 1030], 35, d).t().unwrap();
+        Tensor::cat(
+            &[
+                a.pad(&[1, 2, 3, 0], PadMode::Constant, 0.5).unwrap().flatten().unwrap(),
+                b.pad(&[2, 1, 0, 3, 1, 1], PadMode::Constant, -2.0).unwrap().flatten().unwrap(),
+                b.pad(&[0, 5], PadMode::Constant, 0.0).unwrap().flatten().unwrap(),
+                img.pad(&[1, 1, 1, 1], PadMode::Constant, 0.0).unwrap().flatten().unwrap(),
+                tall.pad(&[1, 2, 0, 0, 1, 1], PadMode::Constant, 3.0).unwrap().flatten().unwrap(),
+                wide.pad(&[2, 1, 1, 0], PadMode::Constant, -1.0).unwrap().flatten().unwrap(),
+            ],
+            0,
+        )
+        .unwrap()
+    });
     check("casts", 0.0, |d| {
         let x = randn(&[999], 27, d).mul_scalar(1000.0).unwrap();
         let parts: Vec<Tensor> = [DType::I32, DType::U32, DType::Bool]

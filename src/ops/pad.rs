@@ -87,7 +87,7 @@ impl Tensor {
     }
 
     /// Constant padding (no cropping) of an f32 tensor in one pass where its device can (the
-    /// CPU), its gradient the interior of the output's; `None` elsewhere.
+    /// CPU, wgpu), its gradient the interior of the output's; `None` elsewhere.
     fn pad_constant_once(&self, pads: &[isize], value: f64) -> Result<Option<Tensor>> {
         let rank = self.rank();
         if pads.is_empty() || self.dtype() != DType::F32 || pads.iter().any(|&p| p < 0) {

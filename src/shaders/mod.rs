@@ -108,6 +108,10 @@ pub(crate) enum KernelKey {
     /// clamp of contiguous, vec4-aligned f32 in one pass (clamp4.wgsl), where composing it
     /// takes a maximum and a minimum kernel.
     Clamp4,
+    /// Constant padding of f32 in one pass (pad.wgsl); `walk` (over the output) as for `Map`.
+    Pad {
+        walk: Walk,
+    },
     Fill {
         dtype: DType,
     },
@@ -287,7 +291,11 @@ impl KernelKey {
             | KernelKey::Index { dtype, .. }
             | KernelKey::IndexRows4 { dtype, .. }
             | KernelKey::IndexAdd { dtype, .. } => dtype == DType::F16,
-            KernelKey::Optim { .. } | KernelKey::Sort { .. } | KernelKey::Select { .. } | KernelKey::Clamp4 => false,
+            KernelKey::Optim { .. }
+            | KernelKey::Sort { .. }
+            | KernelKey::Select { .. }
+            | KernelKey::Clamp4
+            | KernelKey::Pad { .. } => false,
         }
     }
 
@@ -304,6 +312,7 @@ impl KernelKey {
             KernelKey::WhereRows4 { .. } => wgsl!("where_rows4"),
             KernelKey::Fill { .. } => wgsl!("fill"),
             KernelKey::Clamp4 => wgsl!("clamp4"),
+            KernelKey::Pad { .. } => wgsl!("pad"),
             KernelKey::Reduce { .. } => wgsl!("reduce"),
             KernelKey::ReduceSmall { .. } => wgsl!("reduce_small"),
             KernelKey::ReduceStrided { .. } => wgsl!("reduce_strided"),
@@ -366,6 +375,7 @@ impl KernelKey {
                     BinaryOp::Maximum.wgsl_helpers(DType::F32)
                 )
             }
+            KernelKey::Pad { .. } => String::new(),
             KernelKey::Fill { dtype } => {
                 format!(
                     "alias D = {};\nfn value(bits: u32) -> D {{ return {}; }}\n",
@@ -426,6 +436,7 @@ impl KernelKey {
                 | KernelKey::WhereRows4 { .. }
                 | KernelKey::IndexRows4 { .. }
                 | KernelKey::Clamp4
+                | KernelKey::Pad { .. }
         )
     }
 
@@ -438,7 +449,8 @@ impl KernelKey {
             | KernelKey::Where { walk, .. }
             | KernelKey::WhereRows4 { walk, .. }
             | KernelKey::Index { walk, .. }
-            | KernelKey::IndexAdd { walk, .. } => Some(walk),
+            | KernelKey::IndexAdd { walk, .. }
+            | KernelKey::Pad { walk } => Some(walk),
             _ => None,
         }
     }
@@ -593,6 +605,8 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
         v.push(KernelKey::Optim { kind });
     }
     v.push(KernelKey::Clamp4);
+    v.push(KernelKey::Pad { walk: Walk::DYNAMIC });
+    v.push(KernelKey::Pad { walk: Walk::of(2, 1000) });
     // The rank as a constant of the program (the wgpu backend's form): one of each family.
     let f = DType::F32;
     v.push(KernelKey::Map { op: MapOp::Cast, src: f, dst: f, walk: Walk::of(3, 1000) });

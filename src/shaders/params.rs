@@ -145,6 +145,17 @@ pub(crate) fn index(mode: IndexMode, l: &Layout, li: &Layout, dim: usize, shape:
     ))
 }
 
+/// pad.wgsl's params for `l` padded into `shape` with `before[d]` entries ahead of it in each
+/// dim (the value's bits, word 3, are the caller's; word 36, the row length, 0: a thread per
+/// element).
+pub(crate) fn pad(l: &Layout, before: &[usize], shape: &[usize]) -> Result<Vec<usize>> {
+    check_rank("pad", shape.len())?;
+    Ok(words(
+        37,
+        &[(0, &[numel(shape), shape.len(), l.offset()]), (4, shape), (12, l.strides()), (20, before), (28, l.shape())],
+    ))
+}
+
 /// index_rows4.wgsl's params for `index_select` of `l` along `dim` by a contiguous index (`li`)
 /// into `shape`, or None where its rows do not fit: the dims after `dim` must be contiguous in
 /// the source and hold a multiple of 4 elements, the dims before it must collapse into one

@@ -36,11 +36,13 @@ impl Storage {
     }
 
     /// Constant padding of f32 `l` into `shape` (`before[d]` entries of `value` ahead of it in
-    /// each dim) in one pass where the backend has it (the CPU), else None: the caller pads by
-    /// `cat`s.
+    /// each dim) in one pass where the backend has it (the CPU; wgpu within one binding), else
+    /// None: the caller pads by `cat`s (CUDA).
     pub(crate) fn pad_f32(&self, l: &Layout, before: &[usize], shape: &[usize], value: f32) -> Result<Option<Storage>> {
         match self {
             Storage::Cpu(s) => Ok(CpuBackend.pad_f32(s, l, before, shape, value)?.map(Storage::Cpu)),
+            Storage::Wgpu(s) => Ok(s.device().pad_f32(s, l, before, shape, value)?.map(Storage::Wgpu)),
+            #[allow(unreachable_patterns)]
             _ => Ok(None),
         }
     }

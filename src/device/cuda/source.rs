@@ -108,7 +108,8 @@ fn body(key: &KernelKey) -> &'static str {
         KernelKey::BinaryRows4 { .. }
         | KernelKey::WhereRows4 { .. }
         | KernelKey::IndexRows4 { .. }
-        | KernelKey::Clamp4 => WGSL_ONLY,
+        | KernelKey::Clamp4
+        | KernelKey::Pad { .. } => WGSL_ONLY,
         KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => include_str!("kernels/binary_scalar.cu"),
         KernelKey::Where { .. } => include_str!("kernels/where.cu"),
         KernelKey::Fill { .. } => include_str!("kernels/fill.cu"),
@@ -150,9 +151,11 @@ fn variant(key: &KernelKey) -> String {
             format!("typedef {} S;\ntypedef {} D;\n{helpers}{f} D op(S x) {{ {body} }}\n", storage(src), storage(dst))
         }
         KernelKey::Binary { op, dtype, .. } | KernelKey::Binary4 { op, dtype } => binary_prelude(op, dtype),
-        KernelKey::BinaryRows4 { .. } | KernelKey::WhereRows4 { .. } | KernelKey::IndexRows4 { .. } | KernelKey::Clamp4 => {
-            String::new()
-        }
+        KernelKey::BinaryRows4 { .. }
+        | KernelKey::WhereRows4 { .. }
+        | KernelKey::IndexRows4 { .. }
+        | KernelKey::Clamp4
+        | KernelKey::Pad { .. } => String::new(),
         KernelKey::BinaryScalar { op, dtype } | KernelKey::BinaryScalar4 { op, dtype } => {
             format!("{}{f} S scalar(unsigned bits) {{ return {}; }}\n", binary_prelude(op, dtype), value_from_bits(dtype))
         }

@@ -1,0 +1,73 @@
+// Constant padding of f32 in one pass: each output element is the source element it covers or
+// `value` (PyTorch's `F.pad`, mode "constant", no cropping), where composing it by `cat` wrote
+// the data once per padded dim.
+// Params: 0 numel of the output (rows in row mode), 1 rank, 2 src offset, 3 value's bits,
+// 4..12 output shape, 12..20 src strides, 20..28 pad before each dim, 28..36 src shape,
+// 36 row length (row mode: a thread per row of the innermost dim, for software adapters, which
+// pay per invocation for the index arithmetic; 0 otherwise).
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+@group(0) @binding(2) var<uniform> P: Params;
+
+// The source offset of output index `i` over the first `dims` dims (before the base offset),
+// and whether every coordinate falls inside the source. As map.wgsl's walk: a constant trip
+// count so every parameter index is constant; `&` rather than `&&`, which would branch.
+fn walk(i: u32, dims: u32) -> vec2<u32> {
+    var rem = i;
+    var so = 0u;
+    var inside = true;
+    for (var d = 7; d >= 0; d--) {
+        let du = u32(d);
+        if (du < dims) {
+            let size = p(4u + du);
+            let q = udiv(rem, size);
+            // The source coordinate; below the pad it wraps past any dim size.
+            let k = rem - q * size - p(20u + du);
+            rem = q;
+            inside = inside & (k < p(28u + du));
+            so += k * p(12u + du);
+        }
+    }
+    return vec2<u32>(so, select(0u, 1u, inside));
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * WG;
+    if (i >= p(0u)) {
+        return;
+    }
+    let rank = select(p(1u), RANK, RANK != 0u);
+    let value = bitcast<f32>(p(3u));
+    let row = p(36u);
+    if (row > 0u) {
+        // The outer dims once, then the row as three runs: pad, source, pad (all pad where
+        // an outer coordinate falls outside the source).
+        let w = walk(i, rank - 1u);
+        let inside = w.y == 1u;
+        let last = rank - 1u;
+        let before = p(20u + last);
+        let len = p(28u + last);
+        let ss = p(12u + last);
+        let so = p(2u) + w.x;
+        let base = i * row;
+        let lo = select(row, before, inside);
+        let hi = select(row, before + len, inside);
+        for (var j = 0u; j < lo; j++) {
+            dst[base + j] = value;
+        }
+        for (var j = lo; j < hi; j++) {
+            dst[base + j] = src[so + (j - before) * ss];
+        }
+        for (var j = hi; j < row; j++) {
+            dst[base + j] = value;
+        }
+        return;
+    }
+    let w = walk(i, rank);
+    var v = value;
+    if (w.y == 1u) {
+        v = src[p(2u) + w.x];
+    }
+    dst[i] = v;
+}
