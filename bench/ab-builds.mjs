@@ -1,5 +1,5 @@
 // A/B of builds of the npm package's CPU device (its kernels inside WebAssembly), in one Node
-// process, interleaved: 28 elementwise, reduction, softmax, matmul, convolution, gather, cat and cast cases on
+// process, interleaved: 29 elementwise, reduction, softmax, matmul, convolution, gather, cat and cast cases on
 // 1024x1024 f32 (one 1M NCHW), each timed 5 calls a round over 15 rounds, median printed with each build's
 // time over the first's (below 1 is faster). For build flags and kernel changes, where a
 // whole `npm run bench` is too noisy to see a 10% change.
@@ -39,6 +39,7 @@ const cases = {
   'sum(0) 1M': (wt, x) => x.sum(0),
   'sum(0,2,3) [16,64,32,32] (BatchNorm)': (wt, x, y, b, c, m, x4) => x4.sum([0, 2, 3]),
   'max(1) 1M': (wt, x) => x.amax(1),
+  'prod(1) 1M': (wt, x) => x.prod(1),
   'softmax 1M': (wt, x) => x.softmax(-1),
   'logsoftmax 1M': (wt, x) => x.logSoftmax(-1),
   'matmul 256': (wt, x, y, b, c, m) => m.matmul(m),

@@ -40,12 +40,33 @@ fn sum_f64<T: Scalar>(xs: &[T]) -> f64 {
     lanes.iter().sum::<f64>() + rest
 }
 
+/// Product of `xs` in f64 over eight lanes (one running product was a chain of dependent
+/// multiplies: prod(1) over 1024x1024 in wasm at tfjs-wasm's time). Where that comes out
+/// infinite, zero or NaN, one lane may have overflowed where another underflowed: then the
+/// product is taken again in order, as it was before.
+fn prod_f64<T: Scalar>(xs: &[T]) -> f64 {
+    let mut lanes = [1.0f64; 8];
+    let chunks = xs.chunks_exact(8);
+    let rest: f64 = chunks.remainder().iter().fold(1.0, |acc, x| acc * x.to_f32() as f64);
+    for c in chunks {
+        for (acc, x) in lanes.iter_mut().zip(c) {
+            *acc *= x.to_f32() as f64;
+        }
+    }
+    let p = lanes.iter().product::<f64>() * rest;
+    if p.is_finite() && p != 0.0 {
+        p
+    } else {
+        xs.iter().fold(1.0f64, |acc, x| acc * x.to_f32() as f64)
+    }
+}
+
 /// Reduces `xs`, the part of a row that starts at index `start`.
 fn part<T: Scalar>(op: ReduceOp, xs: &[T], start: usize) -> Part<T> {
     match op {
         ReduceOp::Sum if T::FLOAT => Part::Float(sum_f64(xs)),
         ReduceOp::Sum => Part::Int(xs.iter().fold(0i64, |acc, x| acc.wrapping_add(x.to_i64()))),
-        ReduceOp::Prod if T::FLOAT => Part::Float(xs.iter().fold(1.0f64, |acc, x| acc * x.to_f32() as f64)),
+        ReduceOp::Prod if T::FLOAT => Part::Float(prod_f64(xs)),
         ReduceOp::Prod => Part::Int(xs.iter().fold(1i64, |acc, x| acc.wrapping_mul(x.to_i64()))),
         ReduceOp::Max => Part::Best(extreme(xs, |c, a| c > a), start),
         ReduceOp::Min => Part::Best(extreme(xs, |c, a| c < a), start),
@@ -337,17 +358,40 @@ mod tests {
         // Fixed blocks combined in order, whatever the thread count.
         let blocks: f64 = v.chunks(BLOCK).map(sum_f64).fold(0.0, |a, b| a + b);
         assert_eq!(f32s(rows(ReduceOp::Sum, &v, 1, n)), vec![blocks as f32]);
-        // The first half's product underflows and the second's overflows: split in two that is
-        // 0 * inf = NaN; one pass stays at 0 once it underflows.
+        // The first half's product underflows f64 and the second's overflows it: split in two
+        // that would be 0 * inf = NaN. Spread over the eight lanes neither does, and the row's
+        // product comes out as the true one, 1 (to f32 1e-30's rounding; one pass in order
+        // stayed at 0 once it underflowed).
         let mut p = vec![1.0f32; 1 << 18];
         p[..11].fill(1e-30);
         p[(1 << 17)..(1 << 17) + 11].fill(1e30);
-        assert_eq!(f32s(rows(ReduceOp::Prod, &p, 1, 1 << 18)), vec![0.0]);
+        let got = f32s(rows(ReduceOp::Prod, &p, 1, 1 << 18))[0];
+        assert!((got - 1.0).abs() < 1e-5, "{got}");
         v[800_000] = f32::NAN;
         assert!(matches!(rows(ReduceOp::ArgMax, &v, 1, n), CpuData::I32(i) if i == vec![800_000]));
         let ints: Vec<i32> = (0..n as i32).collect();
         let want = (0..n as i64).sum::<i64>() as i32;
         assert!(matches!(rows(ReduceOp::Sum, &ints, 1, n), CpuData::I32(s) if s == vec![want]));
+    }
+
+    #[test]
+    fn float_products_in_lanes_match_one_pass() {
+        // Rows of lengths around the 8 lanes, values either side of 1: the lanes' product
+        // rounds to the in-order one's f32; one lane overflowing and another underflowing
+        // (inf * 0 = NaN) falls back to the in-order product.
+        for k in [1usize, 7, 8, 9, 1000, 1027] {
+            let v: Vec<f32> = (0..3 * k).map(|i| 0.5 + ((i * 7919) % 1000) as f32 / 666.0).collect();
+            let want: Vec<f32> = v.chunks(k).map(|r| r.iter().fold(1.0f64, |a, &x| a * x as f64) as f32).collect();
+            assert_eq!(f32s(rows(ReduceOp::Prod, &v, 3, k)), want, "rows of {k}");
+        }
+        let mut v = vec![1.0f32; 128];
+        for i in 0..16 {
+            v[i * 8] = 1e38; // lane 0 overflows f64 (1e608)
+            v[i * 8 + 1] = 1e-38; // lane 1 underflows
+        }
+        let want = v.iter().fold(1.0f64, |a, &x| a * x as f64) as f32;
+        let got = f32s(rows(ReduceOp::Prod, &v, 1, 128))[0];
+        assert!(got.is_finite() && got.to_bits() == want.to_bits(), "{got} vs {want}");
     }
 
     #[test]
