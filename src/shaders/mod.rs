@@ -3,12 +3,14 @@
 //! every family body is valid WGSL once a prelude is in front of it.
 
 pub(crate) mod params;
+mod variants;
+
+pub(crate) use variants::all_variants;
 
 use crate::dtype::DType;
 use crate::op::binary::{BinaryOp, WGSL_IS_NAN};
 use crate::op::optim::OptimKind;
 use crate::op::reduce::ReduceOp;
-use crate::op::unary::UnaryOp;
 use crate::op::{MapOp, MatmulProgram};
 
 /// The kernel file `src/shaders/$name.wgsl` as the build script strips it (comments and
@@ -531,93 +533,3 @@ const REDUCE_FOLD: &str =
     }
 }
 ";
-
-/// Every variant the backends can ask for, for validation without a GPU.
-pub(crate) fn all_variants() -> Vec<KernelKey> {
-    let mut v = Vec::new();
-    for src in DType::ALL {
-        for dst in DType::ALL {
-            v.push(KernelKey::Map { op: MapOp::Cast, src, dst, walk: Walk::DYNAMIC });
-            v.push(KernelKey::Map4 { op: MapOp::Cast, src, dst });
-        }
-        v.push(KernelKey::Fill { dtype: src });
-        if src.is_narrow() {
-            // u8/i8 are cast and filled; everything else computes on their i32 widening.
-            continue;
-        }
-        v.push(KernelKey::Where { dtype: src, walk: Walk::DYNAMIC });
-        v.push(KernelKey::WhereRows4 { dtype: src, walk: Walk::of(2, 1000), splat: [true, false, true], run: 4 });
-        v.push(KernelKey::Sort { dtype: src });
-        v.push(KernelKey::Select { dtype: src });
-        for index in [DType::I32, DType::U32] {
-            v.push(KernelKey::Index { dtype: src, index, walk: Walk::DYNAMIC });
-            v.push(KernelKey::IndexRows4 { dtype: src, index });
-            // Bool takes the assign mode only (scatter).
-            v.push(KernelKey::IndexAdd { dtype: src, index, walk: Walk::DYNAMIC });
-        }
-    }
-    for d in [DType::F32, DType::F16, DType::I32, DType::U32] {
-        for op in UnaryOp::ALL {
-            if op.supports(d) {
-                v.push(KernelKey::Map { op: MapOp::Unary(op), src: d, dst: d, walk: Walk::DYNAMIC });
-                v.push(KernelKey::Map4 { op: MapOp::Unary(op), src: d, dst: d });
-            }
-        }
-        for program in [
-            MatmulProgram::Tiled,
-            MatmulProgram::Blocked,
-            MatmulProgram::Blocked4,
-            MatmulProgram::Naive,
-            MatmulProgram::Dot,
-        ] {
-            v.push(KernelKey::Matmul { dtype: d, program });
-        }
-    }
-    for d in DType::ALL.into_iter().filter(|d| !d.is_narrow()) {
-        for op in BinaryOp::ALL {
-            if op.compute_dtype(d) == d && !(op.int_only() && d.is_float()) {
-                v.push(KernelKey::Binary { op, dtype: d, walk: Walk::DYNAMIC });
-                v.push(KernelKey::Binary4 { op, dtype: d });
-                v.push(KernelKey::BinaryRows4 { op, dtype: d, walk: Walk::of(2, 1000), splat: [false, true], run: 4 });
-                v.push(KernelKey::BinaryScalar { op, dtype: d });
-                v.push(KernelKey::BinaryScalar4 { op, dtype: d });
-            }
-        }
-        for op in ReduceOp::ALL {
-            if op.input_dtype(d) == d {
-                let out = op.output_dtype(d);
-                v.push(KernelKey::Reduce { op, src: d, dst: out });
-                v.push(KernelKey::ReduceSmall { op, src: d, dst: out });
-                v.push(KernelKey::ReduceStrided { op, src: d, dst: out });
-                if !op.is_arg() {
-                    v.push(KernelKey::Reduce { op, src: d, dst: accumulator(d) });
-                    v.push(KernelKey::Reduce { op, src: accumulator(d), dst: out });
-                }
-            }
-        }
-    }
-    for dtype in [DType::F32, DType::F16] {
-        for log in [false, true] {
-            v.push(KernelKey::Softmax { log, dtype });
-        }
-    }
-    for kind in [OptimKind::Sgd, OptimKind::SgdMomentum, OptimKind::Adam] {
-        v.push(KernelKey::Optim { kind });
-    }
-    v.push(KernelKey::Clamp4);
-    v.push(KernelKey::Pad { walk: Walk::DYNAMIC });
-    v.push(KernelKey::Pad { walk: Walk::of(2, 1000) });
-    // The rank as a constant of the program (the wgpu backend's form): one of each family.
-    let f = DType::F32;
-    v.push(KernelKey::Map { op: MapOp::Cast, src: f, dst: f, walk: Walk::of(3, 1000) });
-    v.push(KernelKey::Binary { op: BinaryOp::Add, dtype: f, walk: Walk::of(3, 1000) });
-    for splat in [[false, false], [true, false], [true, true]] {
-        v.push(KernelKey::BinaryRows4 { op: BinaryOp::Add, dtype: f, walk: Walk::of(3, 1 << 24), splat, run: 1 });
-    }
-    v.push(KernelKey::Where { dtype: f, walk: Walk::of(3, 1000) });
-    v.push(KernelKey::Index { dtype: f, index: DType::I32, walk: Walk::of(3, 1000) });
-    v.push(KernelKey::IndexAdd { dtype: f, index: DType::I32, walk: Walk::of(3, 1000) });
-    crate::order::sort_by(&mut v, |a, b| format!("{a:?}").cmp(&format!("{b:?}")));
-    v.dedup();
-    v
-}
