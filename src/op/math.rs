@@ -229,9 +229,9 @@ pub(crate) fn softplus_f32(x: f32) -> f32 {
 }
 
 /// `a^b` in f32 as C's `powf` (and PyTorch) defines it, without libm's per-element call (50 ns
-/// an element in wasm, 0.26x tfjs-wasm): `e^(b ln|a|)` evaluated in f64, whose ~1e-14 relative
-/// error is far below the f32 result's half ulp, so the result is libm's to within 1 ulp (the
-/// f64 to f32 rounding), subnormal and overflowing results included. The IEEE special cases are
+/// an element in wasm, 0.26x tfjs-wasm): `e^(b ln|a|)` evaluated in f64, whose relative error
+/// (under 6e-9, see [`pow_core`]) is a fifth of the f32 result's half ulp or less, so the
+/// result is libm's to within 1 ulp, subnormal and overflowing results included. The IEEE special cases are
 /// selected afterwards, so a loop over it stays branch-free: `b = 0` or `a = 1` give 1 (even
 /// with NaN), other NaNs NaN; zero and infinite bases give 0 or inf by the sign of `b`, negated
 /// for a negative base and an odd integer `b`; a negative finite base with a non-integer `b`
@@ -280,10 +280,11 @@ pub(crate) fn pow_f32(a: f32, b: f32) -> f32 {
 /// `e^(b ln x)` in f64 for a positive finite f32 `x` (any result for other `x`; [`pow_f32`]
 /// selects past it), rounded to f32 once: `ln x = e ln2 + 2 atanh(s)` with `s = (m - 1) / (m +
 /// 1)`, |s| <= 0.172 for m in [sqrt(1/2), sqrt(2)), by its odd series to s^11; then `e^y = 2^k
-/// e^r` with |r| <= ln2/2 by Taylor's series to r^8. The truncations are 5e-11 of `ln`'s
-/// fractional part and 2e-10 of `e^r`: with |y| <= 110 the result's relative error stays under
-/// 6e-9, a tenth of the f32 result's half ulp, so rounding it gives libm's within 1 ulp. (The
-/// series to s^13 and r^11 took 19% longer in wasm.)
+/// e^r` with |r| <= ln2/2 by Taylor's series to r^8. The truncations are 5.1e-11 of `ln` (at
+/// its worst, m near sqrt(2) where |ln| >= 0.35) and 2.7e-10 of `e^r`: with |y| <= 110 the
+/// result's relative error stays under 6e-9, a fifth to a tenth of the f32 result's half ulp,
+/// so rounding it gives libm's within 1 ulp. (The series to s^13 and r^11 took 19% longer in
+/// wasm.)
 ///
 /// Every step has a wasm SIMD form, so the loop around it runs 4 lanes as f32x4 and two f64x2
 /// halves: `e` and `m` come from the f32's bits as i32 (`f64x2.convert_low_i32x4_s` and
@@ -555,7 +556,8 @@ mod tests {
             a *= 2.0;
         }
         assert!(worst <= 1, "pow: worst error {worst} ulp");
-        // Bases near 1 under large exponents, where ln's error is multiplied most, and random
+        // Bases near sqrt(2) and sqrt(1/2) (the series' worst case) under exponents of 200-300,
+        // where that error is multiplied most, bases near 1 under large exponents, and random
         // pairs over the range whose powers are finite normal floats.
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut next = || {
@@ -564,11 +566,15 @@ mod tests {
             seed ^= seed << 17;
             (seed >> 40) as f32 / (1u64 << 24) as f32
         };
-        for i in 0..200_000 {
-            let (a, b) = if i % 2 == 0 {
-                (0.9 + 0.2 * next(), 600.0 * next() - 300.0)
-            } else {
-                (1e-30 + 1e3 * next(), 40.0 * next() - 20.0)
+        for i in 0..300_000 {
+            let (a, b) = match i % 3 {
+                0 => {
+                    let a = if next() < 0.5 { std::f32::consts::SQRT_2 } else { std::f32::consts::FRAC_1_SQRT_2 };
+                    let b = 200.0 + 100.0 * next();
+                    (a * (1.0 + 1e-3 * (next() - 0.5)), if next() < 0.5 { b } else { -b })
+                }
+                1 => (0.9 + 0.2 * next(), 600.0 * next() - 300.0),
+                _ => (1e-30 + 1e3 * next(), 40.0 * next() - 20.0),
             };
             let want = (a as f64).powf(b as f64) as f32;
             if want.is_normal() {

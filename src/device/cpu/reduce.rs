@@ -41,9 +41,11 @@ fn sum_f64<T: Scalar>(xs: &[T]) -> f64 {
 }
 
 /// Product of `xs` in f64 over eight lanes (one running product was a chain of dependent
-/// multiplies: prod(1) over 1024x1024 in wasm at tfjs-wasm's time). Where that comes out
-/// infinite, zero or NaN, one lane may have overflowed where another underflowed: then the
-/// product is taken again in order, as it was before.
+/// multiplies: prod(1) over 1024x1024 in wasm at tfjs-wasm's time). Unless every lane and
+/// every step combining them stays a normal float, one lane may have overflowed, underflowed
+/// or lost bits as a subnormal where the in-order product would not (and a row holding a 0,
+/// an infinity or a NaN ends there too): then the product is taken again in order, as it was
+/// before.
 fn prod_f64<T: Scalar>(xs: &[T]) -> f64 {
     let mut lanes = [1.0f64; 8];
     let chunks = xs.chunks_exact(8);
@@ -53,12 +55,11 @@ fn prod_f64<T: Scalar>(xs: &[T]) -> f64 {
             *acc *= x.to_f32() as f64;
         }
     }
-    let p = lanes.iter().product::<f64>() * rest;
-    if p.is_finite() && p != 0.0 {
-        p
-    } else {
-        xs.iter().fold(1.0f64, |acc, x| acc * x.to_f32() as f64)
-    }
+    let combined = lanes.iter().chain([&rest]).try_fold(1.0f64, |p, &l| {
+        let q = p * l;
+        (l.is_normal() && q.is_normal()).then_some(q)
+    });
+    combined.unwrap_or_else(|| xs.iter().fold(1.0f64, |acc, x| acc * x.to_f32() as f64))
 }
 
 /// Reduces `xs`, the part of a row that starts at index `start`.
@@ -376,11 +377,12 @@ mod tests {
 
     #[test]
     fn float_products_in_lanes_match_one_pass() {
-        // Rows of lengths around the 8 lanes, values either side of 1: the lanes' product
-        // rounds to the in-order one's f32; one lane overflowing and another underflowing
-        // (inf * 0 = NaN) falls back to the in-order product.
+        // Rows of lengths around the 8 lanes, values either side of 1 whose long rows' products
+        // stay finite in f32: the lanes' product rounds to the in-order one's; one lane
+        // overflowing and another underflowing (inf * 0 = NaN) falls back to the in-order
+        // product, and so does a lane that went subnormal while another made up the magnitude.
         for k in [1usize, 7, 8, 9, 1000, 1027] {
-            let v: Vec<f32> = (0..3 * k).map(|i| 0.5 + ((i * 7919) % 1000) as f32 / 666.0).collect();
+            let v: Vec<f32> = (0..3 * k).map(|i| 0.95 + ((i * 7919) % 1000) as f32 / 10_000.0).collect();
             let want: Vec<f32> = v.chunks(k).map(|r| r.iter().fold(1.0f64, |a, &x| a * x as f64) as f32).collect();
             assert_eq!(f32s(rows(ReduceOp::Prod, &v, 3, k)), want, "rows of {k}");
         }
@@ -392,6 +394,10 @@ mod tests {
         let want = v.iter().fold(1.0f64, |a, &x| a * x as f64) as f32;
         let got = f32s(rows(ReduceOp::Prod, &v, 1, 128))[0];
         assert!(got.is_finite() && got.to_bits() == want.to_bits(), "{got} vs {want}");
+        let mut v: Vec<f32> = [1e-38f32, 1e38, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0].repeat(8);
+        v.extend([1e-15f32, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]);
+        let want = v.iter().fold(1.0f64, |a, &x| a * x as f64) as f32;
+        assert_eq!(f32s(rows(ReduceOp::Prod, &v, 1, 72)), vec![want], "a subnormal lane");
     }
 
     #[test]
