@@ -119,6 +119,16 @@ impl BinaryOp {
         matches!(self, BitwiseAnd | BitwiseOr | BitwiseXor | BitwiseLeftShift | BitwiseRightShift)
     }
 
+    /// Whether the op's WGSL loops per element over `dtype` (the exact float `remainder`, `fmod`
+    /// and `floor_divide`: long division of the significands). The vec4 kernels then loop over
+    /// their four lanes (`op4`, shaders/mod.rs): SwiftShader's shader compiler (Chromium's
+    /// software WebGPU) crashed the GPU process, losing every device, creating their pipelines
+    /// with four inlined copies of the loop inside the kernel's own.
+    pub(crate) fn wgsl_loops(self, dtype: DType) -> bool {
+        use BinaryOp::*;
+        dtype.is_float() && matches!(self, Remainder | Fmod | FloorDivide)
+    }
+
     /// Whether the result is bool.
     pub(crate) fn is_comparison(self) -> bool {
         use BinaryOp::*;

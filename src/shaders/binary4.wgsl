@@ -16,6 +16,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     for (var i = gid.x + gid.y * nwg.x * WG; i < n; i += stride) {
         let x = a[oa + i];
         let y = b[ob + i];
-        out[i] = vec4<D>(op(x.x, y.x), op(x.y, y.y), op(x.z, y.z), op(x.w, y.w));
+        out[i] = op4(x, y);
     }
 }

@@ -58,6 +58,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     for (var k = 0u; k < RUN; k++) {
         let x = select(load_a(ao + 4u * k), xs, A_SPLAT);
         let y = select(load_b(bo + 4u * k), ys, B_SPLAT);
-        out[i * RUN + k] = vec4<D>(op(x.x, y.x), op(x.y, y.y), op(x.z, y.z), op(x.w, y.w));
+        out[i * RUN + k] = op4(x, y);
     }
 }

@@ -13,6 +13,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let s = scalar(p(2u));
     for (var i = gid.x + gid.y * nwg.x * WG; i < n; i += stride) {
         let x = a[oa + i];
-        out[i] = vec4<D>(op(x.x, s), op(x.y, s), op(x.z, s), op(x.w, s));
+        out[i] = op4(x, vec4<S>(s));
     }
 }

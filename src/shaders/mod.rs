@@ -235,7 +235,18 @@ fn binary_prelude(op: BinaryOp, dtype: DType) -> String {
         (false, false) => (s, format!("let a = a0; let b = b0; return {};", op.wgsl(dtype))),
     };
     let helpers = op.wgsl_helpers(dtype);
-    format!("alias S = {s};\nalias D = {d};\n{helpers}fn op(a0: S, b0: S) -> D {{ {body} }}\n")
+    // `op4`, the vec4 kernels' four lanes: `op` written out four times, or for an op that loops
+    // per element a loop over the lanes (SwiftShader's shader compiler crashed the GPU process,
+    // losing every device, on four inlined copies of fmod's loop inside the kernel's own).
+    let op4 = if op.wgsl_loops(dtype) {
+        "var r: vec4<D>; var xs = x; var ys = y; for (var c = 0u; c < 4u; c++) { r = vec4<D>(r.yzw, op(xs.x, ys.x)); xs = xs.yzwx; ys = ys.yzwx; } return r;"
+    } else {
+        "return vec4<D>(op(x.x, y.x), op(x.y, y.y), op(x.z, y.z), op(x.w, y.w));"
+    };
+    format!(
+        "alias S = {s};\nalias D = {d};\n{helpers}fn op(a0: S, b0: S) -> D {{ {body} }}\n\
+         fn op4(x: vec4<S>, y: vec4<S>) -> vec4<D> {{ {op4} }}\n"
+    )
 }
 
 /// The WGSL expression turning a uniform word `bits` into a value of `dtype`'s storage type, as
