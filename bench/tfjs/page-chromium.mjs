@@ -6,7 +6,7 @@ import { withPage } from '../../js/test/chromium.mjs';
 
 const [page, q] = process.argv.slice(2);
 if (!page) {
-  console.error('usage: node page-chromium.mjs <ops.html|train.html> [query]');
+  console.error('usage: node page-chromium.mjs <ops.html|train.html|model-ops.html> [query]');
   process.exit(2);
 }
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -15,6 +15,7 @@ const result = await withPage(root, `/bench/tfjs/${page}${q ? `?${q}` : ''}`, as
   return p.evaluate(() => window.__result);
 });
 if (result.error) {
+  if (result.text) console.log(result.text);
   console.error(result.error);
   process.exit(1);
 }
