@@ -51,11 +51,13 @@ fn unary_ops_match_cpu() {
 fn binary_ops_match_cpu() {
     // [300, 8] + [300, 1] and [1, 5] + [257, 1] coalesce to [rows, few cols]: one thread per row
     // (where the columns are not a multiple of 4). Where they are, a vec4 of each row per
-    // thread (binary_rows4.wgsl): a bias [64, 36] + [36], [4, 6, 32] + [6, 1] over three dims,
-    // and [17, 1] + [1, 300] with the first operand constant along the rows.
-    let shapes: [(&[usize], &[usize]); 9] = [
+    // thread (binary_rows4.wgsl): a bias [64, 36] + [36], [4, 6, 32] + [6, 1] over three dims
+    // (runs of 8 vec4s), [5, 48] + [48] (runs of 4) and [17, 1] + [1, 300] with the first
+    // operand constant along the rows.
+    let shapes: [(&[usize], &[usize]); 10] = [
         (&[64, 36], &[36]),
         (&[4, 6, 32], &[6, 1]),
+        (&[5, 48], &[48]),
         (&[1000], &[1000]),
         (&[3, 1, 5], &[4, 1]),
         (&[17, 1], &[1, 300]),
@@ -126,7 +128,7 @@ fn binary_ops_match_cpu() {
         let c = randn(&[40, 1], 8, d).gt_scalar(0.0).unwrap();
         c.where_(&randn(&[40, 70], 9, d), &randn(&[70], 10, d)).unwrap()
     });
-    // Rows of a multiple of 4 (where_rows4.wgsl): a [n, 1] mask over rows of 64 (runs of four
+    // Rows of a multiple of 4 (where_rows4.wgsl): a [n, 1] mask over rows of 64 (runs of eight
     // vec4s) and a [n, 1] value in rows of 36 (runs of one).
     check("where in vec4 runs", 0.0, |d| {
         let c = randn(&[40, 1], 14, d).gt_scalar(0.0).unwrap();

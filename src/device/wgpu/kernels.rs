@@ -111,11 +111,17 @@ fn whole_vec4s(bufs: &[&WgpuStorage]) -> bool {
 }
 
 /// The vec4s a thread of binary_rows4 / where_rows4 takes for params `p` (word 1 the rank, 4..
-/// the shape): runs of VEC4_PER_THREAD, as the plain vec4 kernels take (an operand constant
-/// along the row then loads once per run), where the rows divide into them.
+/// the shape): runs of 8 where the rows divide into them, else of VEC4_PER_THREAD (an operand
+/// constant along the row loads once per run). Chromium's SwiftShader pays more per
+/// invocation than lavapipe: ten chained [1024,1024] + [1024] took 17.5 ms there with runs of
+/// 4 (TF.js 7.7), 11.6 with 8 and 8.7 with 16, and + [1024,1] 22.4, 9.2 and 7.8; on lavapipe
+/// (Node, Dawn) runs of 8 took the bias add from 2.4-2.7 to 2.7-3.3 ms and the column from
+/// 1.8-2.1 to 1.5 (TF.js about 4 for both), runs of 16 to 4.1-5.7 and 3.7-4.7.
 fn rows4_run(p: &[u32]) -> usize {
     let cols = p[3 + p[1] as usize] as usize;
-    if cols.is_multiple_of(4 * VEC4_PER_THREAD) {
+    if cols.is_multiple_of(32) {
+        8
+    } else if cols.is_multiple_of(4 * VEC4_PER_THREAD) {
         VEC4_PER_THREAD
     } else {
         1
