@@ -20,8 +20,8 @@ use crate::shape::numel;
 const SMALL_ROW: usize = 64;
 /// A strided map runs a thread per row on software adapters when rows are at least this long and
 /// this many (enough rows to keep every core's lanes busy).
-const MAP_ROW_MIN_LEN: usize = 4;
-const MAP_ROW_MIN_ROWS: usize = 1024;
+pub(super) const MAP_ROW_MIN_LEN: usize = 4;
+pub(super) const MAP_ROW_MIN_ROWS: usize = 1024;
 /// Elements one reduction workgroup folds per pass.
 pub(super) const REDUCE_CHUNK: usize = 4096;
 /// Broadcasts whose coalesced output is [rows, cols] with at most this many columns run one
@@ -39,69 +39,6 @@ const ROW_CHUNKS: usize = 128;
 /// invocation (index math, bounds check, a lane of gathers): one vec4 per thread made `add` over
 /// 1M elements 0.99x TF.js on Dawn/lavapipe, four made it 1.40x.
 const VEC4_PER_THREAD: usize = 4;
-
-impl WgpuDevice {
-    /// f32 `l` over `src` clamped to `[lo, hi]` by one kernel (clamp4.wgsl), or None where it
-    /// does not apply (strided, unaligned or split across bindings): the caller then composes
-    /// a maximum and a minimum, two passes over the data where TF.js's clip makes one.
-    pub(crate) fn clamp_f32(
-        self: &Arc<Self>,
-        src: &WgpuStorage,
-        l: &Layout,
-        lo: f32,
-        hi: f32,
-    ) -> Result<Option<WgpuStorage>> {
-        let n = l.numel();
-        let fits = src.dtype() == DType::F32 && l.is_contiguous() && n > 0 && aligned4(&[n, l.offset()]);
-        if !fits || self.too_big(n, 4) || self.exceeds(&[src.buffer()]) {
-            return Ok(None);
-        }
-        let out = self.alloc(n, DType::F32)?;
-        if self.exceeds(&[out.buffer()]) {
-            return Ok(None);
-        }
-        let p = [u(n / 4), u(l.offset() / 4), lo.to_bits(), hi.to_bits()];
-        let bufs = [Bind::whole(src.buffer()), Bind::whole(out.buffer())];
-        self.dispatch(KernelKey::Clamp4, &bufs, &p, self.vec4_groups(n)?)?;
-        Ok(Some(out))
-    }
-
-    /// f32 `l` over `src` padded with `value` into `shape` (`before[d]` entries of it ahead in
-    /// each dim) by one kernel (pad.wgsl), or None where the data spans more than one binding:
-    /// the caller then pads by `cat`s, which write the data once per padded dim.
-    pub(crate) fn pad_f32(
-        self: &Arc<Self>,
-        src: &WgpuStorage,
-        l: &Layout,
-        before: &[usize],
-        shape: &[usize],
-        value: f32,
-    ) -> Result<Option<WgpuStorage>> {
-        let n = numel(shape);
-        let small = n > 0 && shape.len() <= params::MAX_RANK;
-        if src.dtype() != DType::F32 || !small || self.too_big(n, 4) || self.exceeds(&[src.buffer()]) {
-            return Ok(None);
-        }
-        let mut p = words(&params::pad(l, before, shape)?);
-        p[3] = value.to_bits();
-        // A thread per row where a strided map would take one (software adapters): padding
-        // [1024, 1024] by 1 in both dims took 24.5 ms a thread per element, 2.2 a thread per
-        // row, 8.1 by the cats this replaces (chained, Node, Dawn on lavapipe).
-        let cols = shape[shape.len() - 1];
-        let rows = n / cols;
-        if self.software() && shape.len() > 1 && cols >= MAP_ROW_MIN_LEN && rows >= MAP_ROW_MIN_ROWS {
-            (p[0], p[36]) = (u(rows), u(cols));
-        }
-        let out = self.alloc(n, DType::F32)?;
-        if self.exceeds(&[out.buffer()]) {
-            return Ok(None);
-        }
-        let bufs = [Bind::whole(src.buffer()), Bind::whole(out.buffer())];
-        let groups = self.groups(p[0] as usize, WG)?;
-        self.dispatch(KernelKey::Pad { walk: Walk::of(shape.len(), n) }, &bufs, &p, groups)?;
-        Ok(Some(out))
-    }
-}
 
 /// Whether every one of `bufs` holds whole vec4s, as a vec4 program binding it needs (an
 /// operand read one value per row loads the vec4 around it). Every block the pool hands out is
@@ -134,12 +71,12 @@ pub(super) fn u(x: usize) -> u32 {
 }
 
 /// Whether every count/offset is a multiple of 4, so the vec4 kernels apply.
-fn aligned4(vals: &[usize]) -> bool {
+pub(super) fn aligned4(vals: &[usize]) -> bool {
     vals.iter().all(|v| v % 4 == 0)
 }
 
 /// Parameter words (see `shaders::params`) as the u32s a uniform holds.
-fn words(w: &[usize]) -> Vec<u32> {
+pub(super) fn words(w: &[usize]) -> Vec<u32> {
     w.iter().map(|&x| u(x)).collect()
 }
 
@@ -210,7 +147,7 @@ impl WgpuDevice {
 
 impl WgpuDevice {
     /// The grid of a vec4 elementwise kernel over `n` elements (`VEC4_PER_THREAD` per thread).
-    fn vec4_groups(&self, n: usize) -> Result<(u32, u32, u32)> {
+    pub(super) fn vec4_groups(&self, n: usize) -> Result<(u32, u32, u32)> {
         self.groups((n / 4).div_ceil(VEC4_PER_THREAD), WG)
     }
 

@@ -8,6 +8,7 @@ mod fallback;
 mod hold;
 mod kernels;
 mod matmul;
+mod one_pass;
 mod pinned;
 mod pool;
 mod readback;
