@@ -48,15 +48,31 @@ pub(crate) fn map(sl: &Layout, dl: &Layout) -> Result<Vec<usize>> {
 /// row count), when the rows are at least `min_len` long and at least `min_rows` many: each
 /// thread then works out its offsets once per row instead of once per element.
 pub(crate) fn rows(p: &mut [usize], min_len: usize, min_rows: usize) -> bool {
+    if p[28] == 1 {
+        return false;
+    }
+    split_rows(p, 29, min_len, min_rows)
+}
+
+/// [`pad`]'s params switched to one thread per row of the innermost dim (36: its length; 0: the
+/// row count), as [`rows`] switches map's.
+pub(crate) fn pad_rows(p: &mut [usize], min_len: usize, min_rows: usize) -> bool {
+    split_rows(p, 36, min_len, min_rows)
+}
+
+/// For params whose word 0 is the element count, 1 the rank and 4.. the shape: where the
+/// innermost rows are at least `min_len` long and at least `min_rows` many, word 0 becomes the
+/// row count and word `len_at` the row length.
+fn split_rows(p: &mut [usize], len_at: usize, min_len: usize, min_rows: usize) -> bool {
     let (n, rank) = (p[0], p[1]);
-    if p[28] == 1 || rank < 2 {
+    if rank < 2 {
         return false;
     }
     let len = p[4 + rank - 1];
     if len < min_len || n / len < min_rows {
         return false;
     }
-    (p[0], p[29]) = (n / len, len);
+    (p[0], p[len_at]) = (n / len, len);
     true
 }
 

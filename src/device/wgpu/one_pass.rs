@@ -54,16 +54,15 @@ impl WgpuDevice {
         if src.dtype() != DType::F32 || !small || self.too_big(n, 4) || self.exceeds(&[src.buffer()]) {
             return Ok(None);
         }
-        let mut p = words(&params::pad(l, before, shape)?);
-        p[3] = value.to_bits();
+        let mut p = params::pad(l, before, shape)?;
         // A thread per row where a strided map would take one (software adapters): padding
         // [1024, 1024] by 1 in both dims took 24.5 ms a thread per element, 2.2 a thread per
         // row, 8.1 by the cats this replaces (chained, Node, Dawn on lavapipe).
-        let cols = shape[shape.len() - 1];
-        let rows = n / cols;
-        if self.software() && shape.len() > 1 && cols >= MAP_ROW_MIN_LEN && rows >= MAP_ROW_MIN_ROWS {
-            (p[0], p[36]) = (u(rows), u(cols));
+        if self.software() {
+            params::pad_rows(&mut p, MAP_ROW_MIN_LEN, MAP_ROW_MIN_ROWS);
         }
+        let mut p = words(&p);
+        p[3] = value.to_bits();
         let out = self.alloc(n, DType::F32)?;
         if self.exceeds(&[out.buffer()]) {
             return Ok(None);
