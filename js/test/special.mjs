@@ -80,7 +80,54 @@ export function specialCases(wt, devices) {
     list.push({ name: `${device}: special values: unary and binary ops give PyTorch's answers`, fn: () => opsCase(wt, device) });
     list.push({ name: `${device}: special values: casts, where and clamp follow PyTorch and the README`, fn: () => castCase(wt, device) });
   }
+  if (devices.includes('cpu')) list.push({ name: 'cpu: pow is within 1 ulp of the correctly rounded power', fn: () => powCase(wt) });
   return list;
+}
+
+/**
+ * The CPU's `pow` (in the npm package: its wasm SIMD kernel four lanes at a time, the rest one
+ * by one through the portable form) against JS's f64 `Math.pow` rounded to f32: within 1 ulp
+ * over random bits, ordinary ranges and bases near 1 under large exponents; a single exponent
+ * (`x.pow(0.75)`) the same as a tensor of it; and the lanes bit for bit the same as the one-by-one
+ * form (3-element tensors have no full lane group).
+ */
+async function powCase(wt) {
+  const n = 40_000;
+  const a = new Float32Array(n);
+  const b = new Float32Array(n);
+  const bits = new Uint32Array(a.buffer);
+  let seed = 12345;
+  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  for (let i = 0; i < n; i++) {
+    if (i % 3 === 0) { bits[i] = Math.floor(rnd() * 0x7f800000); b[i] = (rnd() - 0.5) * 8; }
+    else if (i % 3 === 1) { a[i] = rnd() * 100; b[i] = (rnd() - 0.5) * 40; }
+    else { a[i] = 0.9 + 0.2 * rnd(); b[i] = (rnd() - 0.5) * 1200; }
+  }
+  const run = async (x, y) => {
+    const [tx, ty] = [wt.tensor(x), typeof y === 'number' ? y : wt.tensor(y)];
+    const out = await tx.pow(ty).data();
+    tx.dispose();
+    if (typeof y !== 'number') ty.dispose();
+    return out;
+  };
+  const errors = [];
+  const ulps = (g, w) => Math.abs(new Int32Array(Float32Array.of(g).buffer)[0] - new Int32Array(Float32Array.of(w).buffer)[0]);
+  const within1 = (got, x, y) => got.forEach((g, i) => {
+    const want = Math.fround(Math.pow(x[i], typeof y === 'number' ? y : y[i]));
+    const ok = !Number.isFinite(want) || want === 0 || Math.abs(want) < MIN_NORMAL ? Object.is(g, want) || Math.abs(g - want) <= 1e-45 : ulps(g, want) <= 1;
+    if (!ok && errors.length < 10) errors.push(`cpu: pow(${x[i]}, ${typeof y === 'number' ? y : y[i]}) = ${g}, want ${want}`);
+  });
+  const got = await run(a, b);
+  within1(got, a, b);
+  const scalar = await run(a, 0.75);
+  within1(scalar, a, 0.75);
+  const asTensor = await run(a, new Float32Array(n).fill(0.75));
+  if (scalar.some((v, i) => !Object.is(v, asTensor[i]))) errors.push('cpu: x.pow(0.75) differs from x.pow(a tensor of 0.75)');
+  for (let s = 0; s < 3000; s += 3) {
+    const one = await run(a.subarray(s, s + 3), b.subarray(s, s + 3));
+    one.forEach((v, j) => { if (!Object.is(v, got[s + j])) errors.push(`cpu: pow(${a[s + j]}, ${b[s + j]}) is ${got[s + j]} in lanes, ${v} one by one`); });
+  }
+  report(errors);
 }
 
 /** The JS method of a fixture's (PyTorch's) op name: `floor_divide` is `floorDivide`. */

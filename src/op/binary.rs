@@ -2,7 +2,7 @@
 //! expressions.
 
 use crate::dtype::DType;
-use crate::op::math::pow_f32;
+use crate::op::pow::pow_f32;
 
 /// A binary elementwise op.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

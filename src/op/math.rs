@@ -228,109 +228,6 @@ pub(crate) fn softplus_f32(x: f32) -> f32 {
     }
 }
 
-/// `a^b` in f32 as C's `powf` (and PyTorch) defines it, without libm's per-element call (50 ns
-/// an element in wasm, 0.26x tfjs-wasm): `e^(b ln|a|)` evaluated in f64, whose relative error
-/// (under 6e-9, see [`pow_core`]) is a fifth of the f32 result's half ulp or less, so the
-/// result is libm's to within 1 ulp, subnormal and overflowing results included. The IEEE special cases are
-/// selected afterwards, so a loop over it stays branch-free: `b = 0` or `a = 1` give 1 (even
-/// with NaN), other NaNs NaN; zero and infinite bases give 0 or inf by the sign of `b`, negated
-/// for a negative base and an odd integer `b`; a negative finite base with a non-integer `b`
-/// NaN; infinite `b` 1 for |a| = 1, else 0 or inf as |a| and `b` sit either side of 1 and 0.
-#[inline(always)]
-pub(crate) fn pow_f32(a: f32, b: f32) -> f32 {
-    let ab = a.abs();
-    let mag = pow_core(ab, b);
-    let b_inf = b.is_infinite();
-    let b_int = b.trunc() == b && !b_inf;
-    let b_odd = b_int && (b * 0.5).trunc() != b * 0.5;
-    let negative = a.is_sign_negative();
-    let edge = ab == 0.0 || ab == f32::INFINITY;
-    // 0 and inf as bases: which of 0 and inf is their power.
-    let mag = if edge {
-        if (ab == 0.0) == (b > 0.0) {
-            0.0
-        } else {
-            f32::INFINITY
-        }
-    } else {
-        mag
-    };
-    let signed = if negative && b_odd { -mag } else { mag };
-    let r = if negative && !b_int && !edge && !b_inf { f32::NAN } else { signed };
-    let r = if b_inf {
-        if ab == 1.0 {
-            1.0
-        } else if (ab > 1.0) == (b > 0.0) {
-            f32::INFINITY
-        } else {
-            0.0
-        }
-    } else {
-        r
-    };
-    #[allow(clippy::eq_op)]
-    let r = if a != a || b != b { a + b } else { r };
-    if b == 0.0 || a == 1.0 {
-        1.0
-    } else {
-        r
-    }
-}
-
-/// `e^(b ln x)` in f64 for a positive finite f32 `x` (any result for other `x`; [`pow_f32`]
-/// selects past it), rounded to f32 once: `ln x = e ln2 + 2 atanh(s)` with `s = (m - 1) / (m +
-/// 1)`, |s| <= 0.172 for m in [sqrt(1/2), sqrt(2)), by its odd series to s^11; then `e^y = 2^k
-/// e^r` with |r| <= ln2/2 by Taylor's series to r^8. The truncations are 5.1e-11 of `ln` (at
-/// its worst, m near sqrt(2) where |ln| >= 0.35) and 2.7e-10 of `e^r`: with |y| <= 110 the
-/// result's relative error stays under 6e-9, a fifth to a tenth of the f32 result's half ulp,
-/// so rounding it gives libm's within 1 ulp. (The series to s^13 and r^11 took 19% longer in
-/// wasm.)
-///
-/// Every step has a wasm SIMD form, so the loop around it runs 4 lanes as f32x4 and two f64x2
-/// halves: `e` and `m` come from the f32's bits as i32 (`f64x2.convert_low_i32x4_s` and
-/// `promote`), and `k` rides in the low bits of `y log2(e) + 1.5 2^52`, shifted into 2^k's
-/// exponent with i64x2 integer ops. The f64 bit-casts and `k as i64` this replaced have no
-/// SIMD form, and LLVM split the loop into scalar conversions (pow over 1M: 14.7 ms against
-/// tfjs-wasm's 12.4).
-#[inline(always)]
-fn pow_core(x: f32, b: f32) -> f32 {
-    const LN2: f64 = std::f64::consts::LN_2;
-    // 1.5 * 2^52: adding it to |v| < 2^51 leaves round(v) in the low mantissa bits.
-    const ROUND52: f64 = 6_755_399_441_055_744.0;
-    // A subnormal x is scaled by 2^24 (exact) so its bits hold a normal significand.
-    let sub = x < f32::MIN_POSITIVE;
-    let xs = if sub { x * 16_777_216.0 } else { x };
-    let bits = xs.to_bits() as i32;
-    let e = (bits >> 23) - if sub { 127 + 24 } else { 127 };
-    let m = f32::from_bits(((bits & 0x007f_ffff) | 0x3f80_0000) as u32) as f64;
-    let big = m > std::f64::consts::SQRT_2;
-    let (m, e) = if big { (m * 0.5, e + 1) } else { (m, e) };
-    let s = (m - 1.0) / (m + 1.0);
-    let z = s * s;
-    let series = 1.0 + z * (1.0 / 3.0 + z * (1.0 / 5.0 + z * (1.0 / 7.0 + z * (1.0 / 9.0 + z * (1.0 / 11.0)))));
-    let ln = e as f64 * LN2 + 2.0 * s * series;
-    // Past these e^y is 0 or inf in f32; the clamp keeps 2^k a normal f64 (NaN flows through).
-    let y = (b as f64 * ln).clamp(-110.0, 90.0);
-    let t = y * std::f64::consts::LOG2_E + ROUND52;
-    let k = t - ROUND52;
-    let r = y - k * LN2;
-    // Horner's rule written out (a loop over the coefficients keeps the caller's loop from
-    // vectorising).
-    let p = 1.0 / 40_320.0 * r + 1.0 / 5_040.0;
-    let p = p * r + 1.0 / 720.0;
-    let p = p * r + 1.0 / 120.0;
-    let p = p * r + 1.0 / 24.0;
-    let p = p * r + 1.0 / 6.0;
-    let p = p * r + 0.5;
-    let p = p * r + 1.0;
-    let p = p * r + 1.0;
-    // t's bits are ROUND52's plus k (two's complement in the low bits): minus those, plus the
-    // bias, shifted into the exponent field, is 2^k.
-    let kb = t.to_bits().wrapping_sub(ROUND52.to_bits()).wrapping_add(1023);
-    let scale = f64::from_bits(kb << 52);
-    (p * scale) as f32
-}
-
 /// [`exp_nonpositive`]'s constants, shared with its wasm SIMD form (`device/cpu/wasm_simd.rs`).
 pub(crate) mod exp_nonpositive_consts {
     /// 1.5 * 2^23 + 127: adding it rounds x*log2(e) to an integer n whose low bits then hold
@@ -352,9 +249,7 @@ pub(crate) mod exp_nonpositive_consts {
 
 #[cfg(test)]
 mod tests {
-    use super::{
-        exp_f32, exp_nonpositive, expm1_f32, expm1_nonpositive, log1p_f32, log_f32, pow_f32, sigmoid_f32, tanh_f32,
-    };
+    use super::{exp_f32, exp_nonpositive, expm1_f32, expm1_nonpositive, log1p_f32, log_f32, sigmoid_f32, tanh_f32};
 
     fn ulps(a: f32, b: f32) -> u32 {
         (a.to_bits() as i32).abs_diff(b.to_bits() as i32)
@@ -531,67 +426,5 @@ mod tests {
         assert_eq!(sigmoid_f32(f32::NEG_INFINITY), 0.0);
         assert_eq!(sigmoid_f32(-100.0), 0.0);
         assert!(sigmoid_f32(f32::NAN).is_nan());
-    }
-
-    #[test]
-    fn pow_matches_libm() {
-        // Bases over every binade (subnormal to huge, both signs), exponents from small
-        // fractions to large integers: within 1 ulp of f64's powf rounded, libm's specials.
-        let mut worst = 0;
-        let mut a = f32::from_bits(1);
-        while a.is_finite() {
-            for b in [0.5f32, -0.5, 1.0, -1.0, 2.0, 3.0, -3.0, 0.3, 1.7, -2.5, 7.0, 12.25, -20.0, 1e-3, 100.0] {
-                for a in [a, a * 1.37, -a] {
-                    let want = (a as f64).powf(b as f64) as f32;
-                    let got = pow_f32(a, b);
-                    if want.is_nan() {
-                        assert!(got.is_nan(), "pow({a}, {b}) = {got}, want NaN");
-                    } else if want.is_infinite() || want == 0.0 {
-                        assert_eq!(got, want, "pow({a}, {b})");
-                    } else {
-                        worst = worst.max(ulps(got, want));
-                    }
-                }
-            }
-            a *= 2.0;
-        }
-        assert!(worst <= 1, "pow: worst error {worst} ulp");
-        // Bases near sqrt(2) and sqrt(1/2) (the series' worst case) under exponents of 200-300,
-        // where that error is multiplied most, bases near 1 under large exponents, and random
-        // pairs over the range whose powers are finite normal floats.
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 40) as f32 / (1u64 << 24) as f32
-        };
-        for i in 0..300_000 {
-            let (a, b) = match i % 3 {
-                0 => {
-                    let a = if next() < 0.5 { std::f32::consts::SQRT_2 } else { std::f32::consts::FRAC_1_SQRT_2 };
-                    let b = 200.0 + 100.0 * next();
-                    (a * (1.0 + 1e-3 * (next() - 0.5)), if next() < 0.5 { b } else { -b })
-                }
-                1 => (0.9 + 0.2 * next(), 600.0 * next() - 300.0),
-                _ => (1e-30 + 1e3 * next(), 40.0 * next() - 20.0),
-            };
-            let want = (a as f64).powf(b as f64) as f32;
-            if want.is_normal() {
-                let e = ulps(pow_f32(a, b), want);
-                assert!(e <= 1, "pow({a}, {b}) = {}, want {want}: {e} ulp", pow_f32(a, b));
-            }
-        }
-        let (inf, nan) = (f32::INFINITY, f32::NAN);
-        let specials = [0.0f32, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0, inf, -inf, nan];
-        for &a in &specials {
-            for &b in &specials {
-                let (got, want) = (pow_f32(a, b), a.powf(b));
-                assert!(
-                    got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
-                    "pow({a}, {b}): {got} vs {want}"
-                );
-            }
-        }
     }
 }

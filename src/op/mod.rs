@@ -6,6 +6,7 @@
 pub mod binary;
 pub(crate) mod math;
 pub mod optim;
+pub(crate) mod pow;
 pub mod reduce;
 pub(crate) mod sort;
 pub mod unary;

@@ -197,6 +197,12 @@ pub(super) fn binary_data(
     lb: &Layout,
     shape: &[usize],
 ) -> Result<CpuData> {
+    #[cfg(target_arch = "wasm32")]
+    if let (BinaryOp::Pow, CpuData::F32(x), CpuData::F32(y)) = (op, a, b) {
+        if let Some(out) = pow_f32_wasm(x, la, y, lb, shape) {
+            return Ok(CpuData::F32(out));
+        }
+    }
     Ok(match (a, b) {
         (CpuData::F32(x), CpuData::F32(y)) if !op.is_comparison() => CpuData::F32(
             fold_op!(op, O => zip_broadcast::<ALL_PATTERNS, _, _>(x, la, y, lb, shape, |p, q| O.f32(p, q))),
@@ -212,6 +218,33 @@ pub(super) fn binary_data(
         }, [Gt, Lt, Ge, Le, Eq, Ne])),
         _ => binary_typed(op, a, la, b, lb, shape)?,
     })
+}
+
+/// f32 `pow` through its wasm SIMD kernel (`wasm_pow`) where the bases are a contiguous
+/// tensor of the output's shape and the exponents another or a single value (`x ** 0.75`);
+/// None otherwise, for the broadcasting loops.
+#[cfg(target_arch = "wasm32")]
+fn pow_f32_wasm(x: &[f32], la: &Layout, y: &[f32], lb: &Layout, shape: &[usize]) -> Option<Vec<f32>> {
+    use super::wasm_pow::{pow_block, Exponent};
+    if !(la.is_contiguous() && la.shape() == shape) {
+        return None;
+    }
+    let n = la.numel();
+    let x = &x[la.offset()..la.offset() + n];
+    let y = if lb.numel() == 1 {
+        Exponent::All(y[lb.offset()])
+    } else if lb.is_contiguous() && lb.shape() == shape {
+        Exponent::Each(&y[lb.offset()..lb.offset() + n])
+    } else {
+        return None;
+    };
+    let at = |start: usize| match y {
+        Exponent::Each(v) => Exponent::Each(&v[start..]),
+        all => all,
+    };
+    // SAFETY: pow_block writes every element of each chunk (`x` and `y` from `start` are at
+    // least as long).
+    Some(unsafe { par::fill(n, 1, |start, out| pow_block(&x[start..], at(start), out)) })
 }
 
 /// The binary ops beyond the f32/i32 arithmetic fast paths, matched on the operands' storage so

@@ -40,6 +40,8 @@ compile_error!("the wasm32 build needs wasm SIMD: build with -C target-feature=+
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm_gemm;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod wasm_pow;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm_simd;
 
 use gemm::{naive_matmul, sgemm_batched};
