@@ -19,9 +19,12 @@ if [ -x node_modules/.bin/wasm-opt ]; then
   # loops (`elementwise::outlined`): binaryen inlines any function with one caller, which put
   # every op's loop back into one huge function that V8 compiles with its cheaper register
   # allocator (add over 1M: 0.63 -> 0.47 ms, relu 0.72 -> 0.41). --strip-debug then drops the
-  # names, as wasm-bindgen does by default.
+  # names, as wasm-bindgen does by default. -O2, not -O3: V8 12+ (Chrome, Node 22+) compiles
+  # wasm in the order it arrives, and -O3's reordering made the CPU kernels 3-16% slower there
+  # (tanh 0.84x, sum over rows 0.91x, row broadcasts 0.93x, log 0.95x the time at -O2 in two
+  # runs of bench/ab-builds.mjs in Node 24; Node 20 the same within its noise), for 62 bytes.
   wasm-bindgen --keep-debug --target web --out-dir pkg --out-name webtensor "$wasm"
-  node_modules/.bin/wasm-opt --no-inline='*outlined*' -O3 --strip-debug --enable-bulk-memory \
+  node_modules/.bin/wasm-opt --no-inline='*outlined*' -O2 --strip-debug --enable-bulk-memory \
     --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-simd \
     pkg/webtensor_bg.wasm -o pkg/webtensor_bg.wasm
 else
