@@ -80,8 +80,37 @@ export function specialCases(wt, devices) {
     list.push({ name: `${device}: special values: unary and binary ops give PyTorch's answers`, fn: () => opsCase(wt, device) });
     list.push({ name: `${device}: special values: casts, where and clamp follow PyTorch and the README`, fn: () => castCase(wt, device) });
   }
-  if (devices.includes('cpu')) list.push({ name: 'cpu: pow is within 1 ulp of the correctly rounded power', fn: () => powCase(wt) });
+  if (devices.includes('cpu')) {
+    list.push({ name: 'cpu: pow is within 1 ulp of the correctly rounded power', fn: () => powCase(wt) });
+    list.push({ name: 'cpu: unary ops give the same bits four lanes at a time as one by one', fn: () => lanesCase(wt) });
+  }
   return list;
+}
+
+/**
+ * The npm package's CPU runs exp, tanh, sigmoid, SiLU, GELU and ELU four lanes at a time in
+ * hand-written wasm SIMD and a tensor's last 1-3 elements one by one through the portable
+ * formula: the two must agree bit for bit (a 3-element tensor takes the one-by-one path), over
+ * a dense range, both forms' switch points and special values.
+ */
+async function lanesCase(wt) {
+  const xs = [];
+  for (let i = -1200; i <= 1200; i++) xs.push(i / 10, i / 1000 + 0.0004);
+  xs.push(0, -0, Infinity, -Infinity, NaN, 1e-40, -1e-40, 0.625, -0.625, 0.5, -0.5, 0.7071, 3.4e38, -3.4e38, -17.33, -87.5, 88.7, -103.9);
+  while (xs.length % 3) xs.push(1);
+  const x = Float32Array.from(xs);
+  const errors = [];
+  for (const op of ['exp', 'tanh', 'sigmoid', 'silu', 'gelu', 'elu']) {
+    const f = (t) => (op === 'silu' || op === 'gelu' ? wt.nn.functional[op](t) : t[op]());
+    const lanes = await f(wt.tensor(x)).data();
+    for (let s = 0; s < x.length; s += 3) {
+      const one = await f(wt.tensor(x.subarray(s, s + 3))).data();
+      one.forEach((v, j) => {
+        if (!Object.is(v, lanes[s + j]) && errors.length < 20) errors.push(`cpu: ${op}(${x[s + j]}) is ${lanes[s + j]} in lanes, ${v} one by one`);
+      });
+    }
+  }
+  report(errors);
 }
 
 /**

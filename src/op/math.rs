@@ -6,7 +6,7 @@
 
 /// 1.5 * 2^23: adding it to a float of magnitude below 2^22 rounds it to an integer held in the
 /// low mantissa bits (round to nearest even), with no float-to-int conversion.
-const ROUND: f32 = 12_582_912.0;
+pub(crate) const ROUND: f32 = 12_582_912.0;
 
 /// `e^x` in f32, within 2 ulp of `f32::exp` over the whole range: 0 below about -103.97, +inf
 /// above about 88.72, NaN for NaN. Cephes' `expf`: `x = n ln2 + r` with |r| <= ln2/2, a degree-7

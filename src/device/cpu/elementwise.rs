@@ -117,12 +117,10 @@ pub(super) fn unary(d: &CpuData, l: &Layout, op: UnaryOp) -> Result<CpuData> {
     }
     let r = l.offset()..l.offset() + l.numel();
     #[cfg(target_arch = "wasm32")]
-    if let (CpuData::F32(v), UnaryOp::Sigmoid) = (d, op) {
+    if let (CpuData::F32(v), Some(block)) = (d, wasm_unary_block(op)) {
         let v = &v[r];
-        // SAFETY: sigmoid_block writes every element of each chunk (as long as its input).
-        return Ok(CpuData::F32(unsafe {
-            par::fill(v.len(), 1, |start, out| super::wasm_simd::sigmoid_block(&v[start..], out))
-        }));
+        // SAFETY: the blocks write every element of each chunk (as long as their input).
+        return Ok(CpuData::F32(unsafe { par::fill(v.len(), 1, |start, out| block(&v[start..], out)) }));
     }
     Ok(match d {
         CpuData::F32(v) => CpuData::F32(fold_unary!(op, O => par::map(&v[r.clone()], |x| O.f32(x)))),
@@ -131,6 +129,26 @@ pub(super) fn unary(d: &CpuData, l: &Layout, op: UnaryOp) -> Result<CpuData> {
         CpuData::U32(v) => CpuData::U32(par::map(&v[r], |x| op.u32(x))),
         CpuData::Bool(v) => CpuData::Bool(v[r].to_vec()),
         CpuData::U8(_) | CpuData::I8(_) => return Err(narrow_reached()),
+    })
+}
+
+/// A unary f32 kernel over a chunk: the input from the chunk's start, the chunk to write.
+#[cfg(target_arch = "wasm32")]
+type UnaryBlock = fn(&[f32], &mut [MaybeUninit<f32>]);
+
+/// The wasm SIMD kernel of a unary f32 op, where one is written by hand (`wasm_simd`,
+/// `wasm_unary`: the exponential-based ops, whose autovectorised loops V8 12+ runs slowly).
+#[cfg(target_arch = "wasm32")]
+fn wasm_unary_block(op: UnaryOp) -> Option<UnaryBlock> {
+    use super::{wasm_simd, wasm_unary};
+    Some(match op {
+        UnaryOp::Sigmoid => wasm_simd::sigmoid_block,
+        UnaryOp::Exp => wasm_unary::exp_block,
+        UnaryOp::Tanh => wasm_unary::tanh_block,
+        UnaryOp::Silu => wasm_unary::silu_block,
+        UnaryOp::Gelu => wasm_unary::gelu_block,
+        UnaryOp::Elu => wasm_unary::elu_block,
+        _ => return None,
     })
 }
 

@@ -43,6 +43,8 @@ mod wasm_gemm;
 mod wasm_pow;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm_simd;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod wasm_unary;
 
 use gemm::{naive_matmul, sgemm_batched};
 pub(crate) use scalar::Scalar;
