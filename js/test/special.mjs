@@ -88,7 +88,7 @@ export function specialCases(wt, devices) {
 }
 
 /**
- * The npm package's CPU runs exp, tanh, sigmoid, SiLU, GELU and ELU four lanes at a time in
+ * The npm package's CPU runs exp, log, tanh, sigmoid, SiLU, GELU and ELU four lanes at a time in
  * hand-written wasm SIMD and a tensor's last 1-3 elements one by one through the portable
  * formula: the two must agree bit for bit (a 3-element tensor takes the one-by-one path), over
  * a dense range, both forms' switch points and special values.
@@ -100,7 +100,7 @@ async function lanesCase(wt) {
   while (xs.length % 3) xs.push(1);
   const x = Float32Array.from(xs);
   const errors = [];
-  for (const op of ['exp', 'tanh', 'sigmoid', 'silu', 'gelu', 'elu']) {
+  for (const op of ['exp', 'log', 'tanh', 'sigmoid', 'silu', 'gelu', 'elu']) {
     const f = (t) => (op === 'silu' || op === 'gelu' ? wt.nn.functional[op](t) : t[op]());
     const lanes = await f(wt.tensor(x)).data();
     for (let s = 0; s < x.length; s += 3) {

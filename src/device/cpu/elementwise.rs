@@ -144,6 +144,7 @@ fn wasm_unary_block(op: UnaryOp) -> Option<UnaryBlock> {
     Some(match op {
         UnaryOp::Sigmoid => wasm_simd::sigmoid_block,
         UnaryOp::Exp => wasm_unary::exp_block,
+        UnaryOp::Log => wasm_unary::log_block,
         UnaryOp::Tanh => wasm_unary::tanh_block,
         UnaryOp::Silu => wasm_unary::silu_block,
         UnaryOp::Gelu => wasm_unary::gelu_block,

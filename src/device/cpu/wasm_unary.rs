@@ -1,5 +1,5 @@
 //! Unary f32 kernels in wasm SIMD whose autovectorised forms V8 12+ (Chrome, Node 22+) runs
-//! slowly: exp, tanh, SiLU, GELU and ELU, each [`crate::op::math`]'s (or `op::unary`'s) scalar
+//! slowly: exp, log, tanh, SiLU, GELU and ELU, each [`crate::op::math`]'s (or `op::unary`'s) scalar
 //! formula on four lanes, operation for operation (the JS suite checks lanes against the
 //! one-by-one form bit for bit). LLVM's wasm backend puts every vector constant where it is
 //! used, as a `v128.const` inside the loop; V8 up to 11 hoisted those out of loops, V8 12+
@@ -11,7 +11,7 @@ use core::arch::wasm32::*;
 use std::hint::black_box;
 use std::mem::MaybeUninit;
 
-use crate::op::math::{exp_f32, exp_nonpositive_consts as k, expm1_nonpositive, tanh_f32};
+use crate::op::math::{exp_f32, exp_nonpositive_consts as k, expm1_nonpositive, log_f32, tanh_f32};
 use crate::op::unary::erf;
 
 /// `f4` over `xs` four lanes at a time into `out` (as long), `f1` over the rest.
@@ -134,6 +134,55 @@ pub(super) fn tanh_block(xs: &[f32], out: &mut [MaybeUninit<f32>]) {
         v128_bitselect(big, small, f32x4_ge(z, edge))
     };
     map4(xs, out, tanh4, tanh_f32);
+}
+
+/// `ln x` of each of `xs` into `out` (as long): [`log_f32`] (Cephes' `logf`), its selects for
+/// 0, +inf and negative inputs included.
+pub(super) fn log_block(xs: &[f32], out: &mut [MaybeUninit<f32>]) {
+    let (min_normal, two23, sqrt_half) =
+        (splat(f32::MIN_POSITIVE), splat(8_388_608.0), splat(std::f32::consts::FRAC_1_SQRT_2));
+    let (exp_bits, bias, bias_sub) =
+        (black_box(u32x4_splat(0xff)), black_box(i32x4_splat(126)), black_box(i32x4_splat(126 + 23)));
+    let (keep, half_bits) = (black_box(u32x4_splat(0x807f_ffff)), black_box(u32x4_splat(0x3f00_0000)));
+    let c = [
+        7.037_683_6e-2,
+        1.151_461e-1,
+        1.167_699_9e-1,
+        1.242_014_1e-1,
+        1.424_932_3e-1,
+        1.666_805_8e-1,
+        2.000_071_4e-1,
+        2.499_999_4e-1,
+        3.333_333e-1,
+    ]
+    .map(splat);
+    let (ln2_lo, ln2_hi, half, one) = (splat(2.121_944_4e-4), splat(0.693_359_4), splat(0.5), splat(1.0));
+    let (zero, inf, neg_inf, nan) = (splat(0.0), splat(f32::INFINITY), splat(f32::NEG_INFINITY), splat(f32::NAN));
+    let log4 = |x: v128| {
+        let sub = f32x4_lt(x, min_normal);
+        let xs = v128_bitselect(f32x4_mul(x, two23), x, sub);
+        let e = i32x4_sub(v128_and(u32x4_shr(xs, 23), exp_bits), v128_bitselect(bias_sub, bias, sub));
+        let m = v128_or(v128_and(xs, keep), half_bits);
+        let low = f32x4_lt(m, sqrt_half);
+        // `low` is -1 where set: adding it subtracts 1.
+        let e = f32x4_convert_i32x4(i32x4_add(e, low));
+        let m = f32x4_sub(v128_bitselect(f32x4_add(m, m), m, low), one);
+        let z = f32x4_mul(m, m);
+        let p = f32x4_sub(f32x4_mul(c[0], m), c[1]);
+        let p = f32x4_add(f32x4_mul(p, m), c[2]);
+        let p = f32x4_sub(f32x4_mul(p, m), c[3]);
+        let p = f32x4_add(f32x4_mul(p, m), c[4]);
+        let p = f32x4_sub(f32x4_mul(p, m), c[5]);
+        let p = f32x4_add(f32x4_mul(p, m), c[6]);
+        let p = f32x4_sub(f32x4_mul(p, m), c[7]);
+        let p = f32x4_add(f32x4_mul(p, m), c[8]);
+        let y = f32x4_sub(f32x4_sub(f32x4_mul(f32x4_mul(m, z), p), f32x4_mul(ln2_lo, e)), f32x4_mul(half, z));
+        let r = f32x4_add(f32x4_add(m, y), f32x4_mul(ln2_hi, e));
+        let r = v128_bitselect(r, nan, f32x4_gt(x, zero));
+        let r = v128_bitselect(x, r, f32x4_eq(x, inf));
+        v128_bitselect(neg_inf, r, f32x4_eq(x, zero))
+    };
+    map4(xs, out, log4, log_f32);
 }
 
 /// SiLU of each of `xs` into `out` (as long): `x / (1 + e^-x)` with [`exp_f32`].
