@@ -23,7 +23,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         let du = u32(d);
         if (du < rank) {
             let size = p(4u + du);
-            let q = udiv(rem, size);
+            // Dim 0 is last: what is left of the index is its coordinate (see udiv).
+            let q = select(udiv(rem, size), 0u, du == 0u);
             var c = rem - q * size;
             rem = q;
             if (du == p(3u)) {

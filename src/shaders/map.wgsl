@@ -16,7 +16,8 @@ fn offsets(i: u32, dims: u32) -> vec2<u32> {
         let du = u32(d);
         if (du < dims) {
             let size = p(4u + du);
-            let q = udiv(rem, size);
+            // Dim 0 is last: what is left of the index is its coordinate (see udiv).
+            let q = select(udiv(rem, size), 0u, du == 0u);
             let c = rem - q * size;
             rem = q;
             o += c * vec2<u32>(p(12u + du), p(20u + du));

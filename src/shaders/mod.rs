@@ -506,9 +506,6 @@ fn optim_prelude(kind: OptimKind) -> String {
     src + &format!("fn store(i: u32, w: f32, a: f32, b: f32) {{{writes} }}\n")
 }
 
-/// How a reduction absorbs value `v` at index `j`: the first value starts the accumulator; a
-/// selecting reduction (max, min, arg*) keeps the better value and its index; sum and prod
-/// combine. Shared by reduce.wgsl and reduce_small.wgsl.
 /// `x / d` for the strided kernels' index arithmetic. Integer division has no vector
 /// instruction on the CPU adapters (lavapipe, SwiftShader: each lane divides in turn, ~25 cycles
 /// each) and is a long sequence on GPUs; a broadcast `[n,8] + [n,1]` spent most of its 27 ms
@@ -516,6 +513,9 @@ fn optim_prelude(kind: OptimKind) -> String {
 /// so at most 3 off) is stepped to the exact one with multiplies and compares, as selects:
 /// software adapters run both sides of every branch, so the exact division beside it ran for
 /// every lane whenever the program had one. In a NARROW program (see [`Walk`]) it has none.
+/// The kernels' walks over a shape skip it for dim 0, the last they peel: every index is below
+/// the element count, so what is left is dim 0's coordinate (unrolled with RANK, the select
+/// folds away; [1024,1024] + [1024] on SwiftShader: see the commit).
 const UDIV: &str = "fn udiv(x: u32, d: u32) -> u32 {
     if (!NARROW && (x >= 16777216u || d >= 16777216u)) {
         return x / d;
@@ -528,6 +528,9 @@ const UDIV: &str = "fn udiv(x: u32, d: u32) -> u32 {
 }
 ";
 
+/// How a reduction absorbs value `v` at index `j`: the first value starts the accumulator; a
+/// selecting reduction (max, min, arg*) keeps the better value and its index; sum and prod
+/// combine. Shared by reduce.wgsl and reduce_small.wgsl.
 const REDUCE_FOLD: &str =
     "fn fold(acc: ptr<function, A>, idx: ptr<function, u32>, has: ptr<function, bool>, v: A, j: u32) {
     if (!*has) {

@@ -20,7 +20,8 @@ fn walk(i: u32, dims: u32) -> vec2<u32> {
         let du = u32(d);
         if (du < dims) {
             let size = p(4u + du);
-            let q = udiv(rem, size);
+            // Dim 0 is last: what is left of the index is its coordinate (see udiv).
+            let q = select(udiv(rem, size), 0u, du == 0u);
             // The source coordinate; below the pad it wraps past any dim size.
             let k = rem - q * size - p(20u + du);
             rem = q;

@@ -47,7 +47,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         let du = u32(d);
         if (du < inner) {
             let size = p(4u + du);
-            let q = udiv(rem, size);
+            // Dim 0 is last: what is left of the index is its coordinate (see udiv).
+            let q = select(udiv(rem, size), 0u, du == 0u);
             let k = rem - q * size;
             rem = q;
             co += k * p(12u + du);
