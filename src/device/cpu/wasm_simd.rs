@@ -43,7 +43,7 @@ pub(super) fn exp_sum_block(xs: &[f32], out: &mut [MaybeUninit<f32>], max: f32) 
 /// wasm backend rematerialises every `v128.const` inside the loop and V8 builds each of them
 /// anew per iteration (a scalar move, a move to the vector unit and a shuffle: about as many
 /// instructions as the arithmetic); opaque values are loaded once and stay in registers.
-struct ExpConsts {
+pub(super) struct ExpConsts {
     log2e: v128,
     biased_round: v128,
     minus_ln2_hi: v128,
@@ -53,7 +53,8 @@ struct ExpConsts {
 }
 
 impl ExpConsts {
-    fn new() -> Self {
+    /// The constants, made opaque.
+    pub(super) fn new() -> Self {
         let v = |x: f32| std::hint::black_box(f32x4_splat(x));
         ExpConsts {
             log2e: v(k::LOG2E),
@@ -67,7 +68,7 @@ impl ExpConsts {
 
     /// [`exp_nonpositive`] on four lanes, operation for operation.
     #[inline(always)]
-    fn exp4(&self, x: v128) -> v128 {
+    pub(super) fn exp4(&self, x: v128) -> v128 {
         let biased = f32x4_add(f32x4_mul(x, self.log2e), self.biased_round);
         let s = i32x4_shl(biased, 23);
         let n = f32x4_sub(biased, self.biased_round);

@@ -232,22 +232,8 @@ pub(super) fn gelu_block(xs: &[f32], out: &mut [MaybeUninit<f32>]) {
         splat(0.284_496_74),
         splat(0.254_829_6),
     ];
-    let (log2e, biased_round) = (splat(k::LOG2E), splat(k::BIASED_ROUND));
-    let (ln2_hi, ln2_lo, normal_from) = (splat(k::MINUS_LN2_HI), splat(k::MINUS_LN2_LO), splat(k::NORMAL_FROM));
-    let ec = [k::C1, k::C2, k::C3, k::C4, k::C5].map(splat);
-    // `exp_nonpositive`, operation for operation (wasm_simd's `ExpConsts::exp4`).
-    let exp_np = |x: v128| {
-        let biased = f32x4_add(f32x4_mul(x, log2e), biased_round);
-        let s = i32x4_shl(biased, 23);
-        let n = f32x4_sub(biased, biased_round);
-        let r = f32x4_add(f32x4_mul(n, ln2_lo), f32x4_add(f32x4_mul(n, ln2_hi), x));
-        let p = f32x4_add(f32x4_mul(ec[4], r), ec[3]);
-        let p = f32x4_add(f32x4_mul(p, r), ec[2]);
-        let p = f32x4_add(f32x4_mul(p, r), ec[1]);
-        let p = f32x4_add(f32x4_mul(p, r), ec[0]);
-        let e = f32x4_add(f32x4_mul(f32x4_mul(r, s), p), s);
-        v128_andnot(e, f32x4_lt(x, normal_from))
-    };
+    // `exp_nonpositive`, as softmax runs it.
+    let en = super::wasm_simd::ExpConsts::new();
     let erf4 = |x: v128| {
         let z = f32x4_mul(x, x);
         let [d, c1, c2, c3, c4, c5] = small_c;
@@ -264,7 +250,7 @@ pub(super) fn gelu_block(xs: &[f32], out: &mut [MaybeUninit<f32>]) {
         let q = f32x4_add(f32x4_mul(q, t), big_c[3]);
         let q = f32x4_sub(f32x4_mul(q, t), big_c[4]);
         let q = f32x4_add(f32x4_mul(q, t), big_c[5]);
-        let big = f32x4_sub(one, f32x4_mul(f32x4_mul(q, t), exp_np(f32x4_neg(z))));
+        let big = f32x4_sub(one, f32x4_mul(f32x4_mul(q, t), en.exp4(f32x4_neg(z))));
         v128_bitselect(small, copysign(big, x, sign), f32x4_lt(ax, half))
     };
     let gelu4 = |x: v128| f32x4_mul(f32x4_mul(half, x), f32x4_add(one, erf4(f32x4_mul(x, rsqrt2))));
