@@ -1,8 +1,8 @@
 //! `pow` over f32 in wasm SIMD: [`crate::op::pow::pow_f32`] on four lanes, operation for
 //! operation (the JS suite checks the two agree bit for bit), its f64 core as two f64x2 halves
-//! with the tables read by lane. LLVM's autovectorised form of the portable code made the same
-//! arithmetic, but it cannot vectorise the table reads, and spelling the lanes out keeps the
-//! shipped kernel independent of what the vectoriser decides.
+//! with the tables read by lane. The table reads are gathers, which wasm SIMD has no instruction
+//! for: spelled out, each lane's log2 row is one 16-byte load, and the shipped kernel does not
+//! depend on what the vectoriser makes of the portable loop.
 
 use core::arch::wasm32::*;
 use std::mem::MaybeUninit;
