@@ -8,6 +8,49 @@
 /// low mantissa bits (round to nearest even), with no float-to-int conversion.
 pub(crate) const ROUND: f32 = 12_582_912.0;
 
+// The formulas' constants are named here once: the wasm SIMD forms of these functions
+// (`device/cpu/wasm_unary.rs`) read the same ones. Polynomials are Horner's rule over the
+// coefficients in order, each added with its sign (`p r - c` and `p r + (-c)` are the same
+// IEEE operation).
+
+/// [`exp_f32`]'s range: past these e^x is 0 or +inf in f32 whatever the polynomial says.
+pub(crate) const EXP_MIN: f32 = -104.0;
+/// See [`EXP_MIN`].
+pub(crate) const EXP_MAX: f32 = 89.0;
+/// ln 2 split so n * LN2_HI is exact for |n| <= 2^9 (Cephes' reduction).
+pub(crate) const LN2_HI: f32 = 0.693_359_4;
+/// See [`LN2_HI`].
+pub(crate) const LN2_LO: f32 = -2.121_944_4e-4;
+/// Cephes' `expf`: `e^r = 1 + r + r^2 (1/2 + r p(r))`, `p` of these coefficients.
+pub(crate) const EXP_POLY: [f32; 5] = [1.987_569_1e-4, 1.398_199_9e-3, 8.333_452e-3, 4.166_579_6e-2, 1.666_666_5e-1];
+/// Cephes' `tanhf` below [`TANH_SMALL`]: `x + x s p(s)` with `s = x^2`.
+pub(crate) const TANH_POLY: [f32; 5] = [-5.704_988_7e-3, 2.063_909e-2, -5.373_971_6e-2, 1.333_144_2e-1, -3.333_328e-1];
+/// Where [`tanh_f32`] switches from its polynomial to its exponential form.
+pub(crate) const TANH_SMALL: f32 = 0.625;
+/// Cephes' `logf`: the polynomial in `m - 1`.
+pub(crate) const LOG_POLY: [f32; 9] = [
+    7.037_683_6e-2,
+    -1.151_461e-1,
+    1.167_699_9e-1,
+    -1.242_014_1e-1,
+    1.424_932_3e-1,
+    -1.666_805_8e-1,
+    2.000_071_4e-1,
+    -2.499_999_4e-1,
+    3.333_333e-1,
+];
+/// [`expm1_nonpositive`]'s input floor: below it f32's e^x - 1 rounds to -1.
+pub(crate) const EXPM1_NP_CUTOFF: f32 = -17.328_68;
+/// [`expm1_nonpositive`]'s `e^r - 1 = r + r^2 (c2 + c3 r + ... + c6 r^4)`, highest first
+/// (XNNPACK's `rr2_p6` minimax coefficients).
+pub(crate) const EXPM1_NP_POLY: [f32; 5] = [
+    f32::from_bits(0x3ab5_b99c),
+    f32::from_bits(0x3c09_13c7),
+    f32::from_bits(0x3d2a_ab8b),
+    f32::from_bits(0x3e2a_aa58),
+    f32::from_bits(0x3eff_ffff),
+];
+
 /// `e^x` in f32, within 2 ulp of `f32::exp` over the whole range: 0 below about -103.97, +inf
 /// above about 88.72, NaN for NaN. Cephes' `expf`: `x = n ln2 + r` with |r| <= ln2/2, a degree-7
 /// polynomial for `e^r`, and `2^n` from the exponent bits in two halves so results that are
@@ -16,15 +59,9 @@ pub(crate) const ROUND: f32 = 12_582_912.0;
 pub(crate) fn exp_f32(x: f32) -> f32 {
     // Past these e^x is 0 or +inf in f32 whatever the polynomial says; clamping keeps n small.
     // `clamp` keeps NaN, which then flows through the arithmetic.
-    let (t, r) = split_ln2(x.clamp(-104.0, 89.0));
-    let p = ((((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r
-        + 1.666_666_5e-1)
-        * r
-        + 0.5)
-        * r
-        * r)
-        + r
-        + 1.0;
+    let (t, r) = split_ln2(x.clamp(EXP_MIN, EXP_MAX));
+    let [c0, c1, c2, c3, c4] = EXP_POLY;
+    let p = ((((((c0 * r + c1) * r + c2) * r + c3) * r + c4) * r + 0.5) * r * r) + r + 1.0;
     // n (in [-150, 129]) sits in t's low mantissa bits, offset by ROUND's own.
     let ni = (t.to_bits() as i32).wrapping_sub(ROUND.to_bits() as i32);
     let n1 = ni >> 1;
@@ -39,9 +76,6 @@ pub(crate) fn exp_f32(x: f32) -> f32 {
 #[inline(always)]
 fn split_ln2(x: f32) -> (f32, f32) {
     const LOG2E: f32 = std::f32::consts::LOG2_E;
-    // ln 2 split so n * LN2_HI is exact for |n| <= 2^9.
-    const LN2_HI: f32 = 0.693_359_4;
-    const LN2_LO: f32 = -2.121_944_4e-4;
     let t = x * LOG2E + ROUND;
     let n = t - ROUND;
     (t, x - n * LN2_HI - n * LN2_LO)
@@ -56,12 +90,11 @@ pub(crate) fn tanh_f32(x: f32) -> f32 {
     let z = x.abs();
     let big = (1.0 - 2.0 / (exp_f32(2.0 * z) + 1.0)).copysign(x);
     let s = x * x;
-    let small =
-        ((((-5.704_988_7e-3 * s + 2.063_909e-2) * s - 5.373_971_6e-2) * s + 1.333_144_2e-1) * s - 3.333_328e-1) * s * x
-            + x;
+    let [c0, c1, c2, c3, c4] = TANH_POLY;
+    let small = ((((c0 * s + c1) * s + c2) * s + c3) * s + c4) * s * x + x;
     // x + x*(...) gives +0 for -0; tanh is odd, so x's sign is the answer's.
     let small = small.copysign(x);
-    if z >= 0.625 {
+    if z >= TANH_SMALL {
         big
     } else {
         small
@@ -100,20 +133,15 @@ pub(crate) fn exp_nonpositive(x: f32) -> f32 {
 #[inline(always)]
 pub(crate) fn expm1_nonpositive(x: f32) -> f32 {
     use exp_nonpositive_consts::*;
-    const CUTOFF: f32 = -17.328_68;
-    let z = if x < CUTOFF { CUTOFF } else { x };
+    let z = if x < EXPM1_NP_CUTOFF { EXPM1_NP_CUTOFF } else { x };
     let biased = z * LOG2E + BIASED_ROUND;
     let s = f32::from_bits(biased.to_bits() << 23);
     let n = biased - BIASED_ROUND;
     let r = n * MINUS_LN2_LO + (n * MINUS_LN2_HI + z);
-    // e^r - 1 = r + r^2 (c2 + c3 r + ... + c6 r^4), the linear term exact (XNNPACK's `rr2_p6`
-    // minimax coefficients): exp_nonpositive's polynomial, whose r term is 1 - 3e-7, would
-    // make that the relative error near 0.
-    let p = ((((f32::from_bits(0x3ab5_b99c) * r + f32::from_bits(0x3c09_13c7)) * r + f32::from_bits(0x3d2a_ab8b)) * r
-        + f32::from_bits(0x3e2a_aa58))
-        * r
-        + f32::from_bits(0x3eff_ffff))
-        * r;
+    // e^r - 1 = r + r^2 (c2 + c3 r + ... + c6 r^4), the linear term exact: exp_nonpositive's
+    // polynomial, whose r term is 1 - 3e-7, would make that the relative error near 0.
+    let [c6, c5, c4, c3, c2] = EXPM1_NP_POLY;
+    let p = ((((c6 * r + c5) * r + c4) * r + c3) * r + c2) * r;
     let rs = r * s;
     (p * rs + rs) + (s - 1.0)
 }
@@ -138,16 +166,17 @@ pub(crate) fn log_f32(x: f32) -> f32 {
     let z = m * m;
     // Horner's rule written out: a loop over the coefficients, unless unrolled, would keep the
     // loop around the caller's elements from vectorising.
-    let p = 7.037_683_6e-2 * m - 1.151_461e-1;
-    let p = p * m + 1.167_699_9e-1;
-    let p = p * m - 1.242_014_1e-1;
-    let p = p * m + 1.424_932_3e-1;
-    let p = p * m - 1.666_805_8e-1;
-    let p = p * m + 2.000_071_4e-1;
-    let p = p * m - 2.499_999_4e-1;
-    let p = p * m + 3.333_333e-1;
-    let y = m * z * p - 2.121_944_4e-4 * e - 0.5 * z;
-    let r = m + y + 0.693_359_4 * e;
+    let c = LOG_POLY;
+    let p = c[0] * m + c[1];
+    let p = p * m + c[2];
+    let p = p * m + c[3];
+    let p = p * m + c[4];
+    let p = p * m + c[5];
+    let p = p * m + c[6];
+    let p = p * m + c[7];
+    let p = p * m + c[8];
+    let y = m * z * p + LN2_LO * e - 0.5 * z;
+    let r = m + y + LN2_HI * e;
     if x == 0.0 {
         f32::NEG_INFINITY
     } else if x == f32::INFINITY {
@@ -248,10 +277,11 @@ pub(crate) mod exp_nonpositive_consts {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::{exp_f32, exp_nonpositive, expm1_f32, expm1_nonpositive, log1p_f32, log_f32, sigmoid_f32, tanh_f32};
 
-    fn ulps(a: f32, b: f32) -> u32 {
+    /// How many f32 steps apart `a` and `b` are.
+    pub(crate) fn ulps(a: f32, b: f32) -> u32 {
         (a.to_bits() as i32).abs_diff(b.to_bits() as i32)
     }
 

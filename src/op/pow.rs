@@ -188,9 +188,16 @@ pub(crate) fn pow_core(x: f32, b: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::pow_f32;
+    use crate::op::math::tests::ulps;
 
-    fn ulps(a: f32, b: f32) -> u32 {
-        (a.to_bits() as i32).abs_diff(b.to_bits() as i32)
+    /// A xorshift64 stream from `seed` (nonzero).
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
     }
 
     #[test]
@@ -219,13 +226,8 @@ mod tests {
         // Bases near sqrt(2) and sqrt(1/2) (the series' worst case) under exponents of 200-300,
         // where that error is multiplied most, bases near 1 under large exponents, and random
         // pairs over the range whose powers are finite normal floats.
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 40) as f32 / (1u64 << 24) as f32
-        };
+        let mut bits = xorshift(0x2545_f491_4f6c_dd1d);
+        let mut next = || (bits() >> 40) as f32 / (1u64 << 24) as f32;
         for i in 0..300_000 {
             let (a, b) = match i % 3 {
                 0 => {
@@ -254,19 +256,14 @@ mod tests {
             }
         }
     }
+
     #[test]
     fn pow_is_within_one_ulp_where_the_table_is_hardest() {
         // Bases from each of log2's 16 subintervals (k = 0, where log2 is smallest beside its
         // error) under exponents that put |b log2 a| near 127, where that error is multiplied
         // most; then powers whose 2^(n/32) wraps the exponent field (negative n) and results at
         // the subnormal boundary.
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let mut worst = 0;
         for i in 0..16u32 {
             for _ in 0..20_000 {

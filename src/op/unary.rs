@@ -479,6 +479,19 @@ pub(crate) const CUDA_ERF: &str = "__device__ float erf_approx(float x) {
 }
 ";
 
+/// [`erf`]'s Taylor series in `z = x^2` after its first terms: `1 + z (c5 + z (c4 + ... + z (c1
+/// + z / ERF_SERIES_DIVISOR)))`, coefficients with their signs (shared with the wasm SIMD form,
+/// `device/cpu/wasm_unary.rs`, as are the constants below).
+pub(crate) const ERF_SERIES: [f32; 5] = [-(1.0 / 1320.0), 1.0 / 216.0, -(1.0 / 42.0), 0.1, -(1.0 / 3.0)];
+/// See [`ERF_SERIES`].
+pub(crate) const ERF_SERIES_DIVISOR: f32 = 9360.0;
+/// Below this |x| [`erf`] takes its series, above Abramowitz & Stegun's form.
+pub(crate) const ERF_SMALL: f32 = 0.5;
+/// Abramowitz & Stegun 7.1.26's `p`: `t = 1 / (1 + p |x|)`.
+pub(crate) const ERF_T: f32 = 0.3275911;
+/// Abramowitz & Stegun 7.1.26's `a5 .. a1`, highest first.
+pub(crate) const ERF_AS: [f32; 5] = [1.061_405_4, -1.453_152_1, 1.421_413_8, -0.284_496_74, 0.254_829_6];
+
 /// erf: for |x| < 0.5 its Taylor series to x^13 (relative error under 2e-7, so tiny inputs keep
 /// their value: erf(1e-6) = 1.128e-6), beyond by Abramowitz & Stegun 7.1.26 (absolute error
 /// under 1.5e-7). The same formula runs on every backend, so every device computes erf and GELU
@@ -488,14 +501,13 @@ pub(crate) const CUDA_ERF: &str = "__device__ float erf_approx(float x) {
 #[inline(always)]
 pub(crate) fn erf(x: f32) -> f32 {
     let z = x * x;
-    let p = (((((z / 9360.0 - 1.0 / 1320.0) * z + 1.0 / 216.0) * z - 1.0 / 42.0) * z + 0.1) * z - 1.0 / 3.0) * z + 1.0;
+    let [c1, c2, c3, c4, c5] = ERF_SERIES;
+    let p = (((((z / ERF_SERIES_DIVISOR + c1) * z + c2) * z + c3) * z + c4) * z + c5) * z + 1.0;
     let small = std::f32::consts::FRAC_2_SQRT_PI * x * p;
-    let t = 1.0 / (1.0 + 0.3275911 * x.abs());
-    let big = 1.0
-        - (((((1.061_405_4 * t - 1.453_152_1) * t) + 1.421_413_8) * t - 0.284_496_74) * t + 0.254_829_6)
-            * t
-            * exp_nonpositive(-z);
-    if x.abs() < 0.5 {
+    let t = 1.0 / (1.0 + ERF_T * x.abs());
+    let [a5, a4, a3, a2, a1] = ERF_AS;
+    let big = 1.0 - (((((a5 * t + a4) * t) + a3) * t + a2) * t + a1) * t * exp_nonpositive(-z);
+    if x.abs() < ERF_SMALL {
         small
     } else {
         big.copysign(x)

@@ -11,8 +11,11 @@ use core::arch::wasm32::*;
 use std::hint::black_box;
 use std::mem::MaybeUninit;
 
-use crate::op::math::{exp_f32, exp_nonpositive_consts as k, expm1_nonpositive, log_f32, tanh_f32};
-use crate::op::unary::erf;
+use crate::op::math::{
+    exp_f32, exp_nonpositive_consts as k, expm1_nonpositive, log_f32, tanh_f32, EXPM1_NP_CUTOFF, EXPM1_NP_POLY,
+    EXP_MAX, EXP_MIN, EXP_POLY, LN2_HI, LN2_LO, LOG_POLY, ROUND, TANH_POLY, TANH_SMALL,
+};
+use crate::op::unary::{erf, ERF_AS, ERF_SERIES, ERF_SERIES_DIVISOR, ERF_SMALL, ERF_T};
 
 /// `f4` over `xs` four lanes at a time into `out` (as long), `f1` over the rest.
 #[inline(always)]
@@ -41,6 +44,12 @@ fn copysign(v: v128, x: v128, sign: v128) -> v128 {
     v128_bitselect(x, v, sign)
 }
 
+/// Horner's rule on lanes, `((c[0] x + c[1]) x + c[2]) ...`, as the scalar formulas write it out.
+#[inline(always)]
+fn horner<const N: usize>(x: v128, c: &[v128; N]) -> v128 {
+    c[1..].iter().fold(c[0], |p, &ci| f32x4_add(f32x4_mul(p, x), ci))
+}
+
 /// [`exp_f32`]'s constants and its formula on four lanes.
 struct Exp {
     lo: v128,
@@ -59,22 +68,16 @@ struct Exp {
 impl Exp {
     fn new() -> Self {
         Exp {
-            lo: splat(-104.0),
-            hi: splat(89.0),
+            lo: splat(EXP_MIN),
+            hi: splat(EXP_MAX),
             log2e: splat(std::f32::consts::LOG2_E),
-            round: splat(crate::op::math::ROUND),
-            ln2_hi: splat(0.693_359_4),
-            ln2_lo: splat(-2.121_944_4e-4),
-            c: [
-                splat(1.987_569_1e-4),
-                splat(1.398_199_9e-3),
-                splat(8.333_452e-3),
-                splat(4.166_579_6e-2),
-                splat(1.666_666_5e-1),
-            ],
+            round: splat(ROUND),
+            ln2_hi: splat(LN2_HI),
+            ln2_lo: splat(LN2_LO),
+            c: EXP_POLY.map(splat),
             half: splat(0.5),
             one: splat(1.0),
-            round_bits: black_box(u32x4_splat(crate::op::math::ROUND.to_bits())),
+            round_bits: black_box(u32x4_splat(ROUND.to_bits())),
             bias: black_box(i32x4_splat(127)),
         }
     }
@@ -86,12 +89,7 @@ impl Exp {
         let t = f32x4_add(f32x4_mul(x, self.log2e), self.round);
         let n = f32x4_sub(t, self.round);
         let r = f32x4_sub(f32x4_sub(x, f32x4_mul(n, self.ln2_hi)), f32x4_mul(n, self.ln2_lo));
-        let [c0, c1, c2, c3, c4] = self.c;
-        let p = f32x4_add(f32x4_mul(c0, r), c1);
-        let p = f32x4_add(f32x4_mul(p, r), c2);
-        let p = f32x4_add(f32x4_mul(p, r), c3);
-        let p = f32x4_add(f32x4_mul(p, r), c4);
-        let p = f32x4_add(f32x4_mul(p, r), self.half);
+        let p = f32x4_add(f32x4_mul(horner(r, &self.c), r), self.half);
         let p = f32x4_add(f32x4_add(f32x4_mul(f32x4_mul(p, r), r), r), self.one);
         let ni = i32x4_sub(t, self.round_bits);
         let n1 = i32x4_shr(ni, 1);
@@ -112,23 +110,14 @@ pub(super) fn exp_block(xs: &[f32], out: &mut [MaybeUninit<f32>]) {
 pub(super) fn tanh_block(xs: &[f32], out: &mut [MaybeUninit<f32>]) {
     let e = Exp::new();
     let (abs, sign) = (black_box(u32x4_splat(0x7fff_ffff)), black_box(u32x4_splat(0x8000_0000)));
-    let (two, one, edge) = (splat(2.0), splat(1.0), splat(0.625));
-    let c = [
-        splat(-5.704_988_7e-3),
-        splat(2.063_909e-2),
-        splat(5.373_971_6e-2),
-        splat(1.333_144_2e-1),
-        splat(3.333_328e-1),
-    ];
+    let (two, one, edge) = (splat(2.0), splat(1.0), splat(TANH_SMALL));
+    let c = TANH_POLY.map(splat);
     let tanh4 = |x: v128| {
         let z = v128_and(x, abs);
         let big = f32x4_sub(one, f32x4_div(two, f32x4_add(e.exp4(f32x4_mul(two, z)), one)));
         let big = copysign(big, x, sign);
         let s = f32x4_mul(x, x);
-        let p = f32x4_add(f32x4_mul(c[0], s), c[1]);
-        let p = f32x4_sub(f32x4_mul(p, s), c[2]);
-        let p = f32x4_add(f32x4_mul(p, s), c[3]);
-        let p = f32x4_sub(f32x4_mul(p, s), c[4]);
+        let p = horner(s, &c);
         let small = f32x4_add(f32x4_mul(f32x4_mul(p, s), x), x);
         let small = copysign(small, x, sign);
         v128_bitselect(big, small, f32x4_ge(z, edge))
@@ -144,19 +133,8 @@ pub(super) fn log_block(xs: &[f32], out: &mut [MaybeUninit<f32>]) {
     let (exp_bits, bias, bias_sub) =
         (black_box(u32x4_splat(0xff)), black_box(i32x4_splat(126)), black_box(i32x4_splat(126 + 23)));
     let (keep, half_bits) = (black_box(u32x4_splat(0x807f_ffff)), black_box(u32x4_splat(0x3f00_0000)));
-    let c = [
-        7.037_683_6e-2,
-        1.151_461e-1,
-        1.167_699_9e-1,
-        1.242_014_1e-1,
-        1.424_932_3e-1,
-        1.666_805_8e-1,
-        2.000_071_4e-1,
-        2.499_999_4e-1,
-        3.333_333e-1,
-    ]
-    .map(splat);
-    let (ln2_lo, ln2_hi, half, one) = (splat(2.121_944_4e-4), splat(0.693_359_4), splat(0.5), splat(1.0));
+    let c = LOG_POLY.map(splat);
+    let (ln2_lo, ln2_hi, half, one) = (splat(LN2_LO), splat(LN2_HI), splat(0.5), splat(1.0));
     let (zero, inf, neg_inf, nan) = (splat(0.0), splat(f32::INFINITY), splat(f32::NEG_INFINITY), splat(f32::NAN));
     let log4 = |x: v128| {
         let sub = f32x4_lt(x, min_normal);
@@ -168,15 +146,8 @@ pub(super) fn log_block(xs: &[f32], out: &mut [MaybeUninit<f32>]) {
         let e = f32x4_convert_i32x4(i32x4_add(e, low));
         let m = f32x4_sub(v128_bitselect(f32x4_add(m, m), m, low), one);
         let z = f32x4_mul(m, m);
-        let p = f32x4_sub(f32x4_mul(c[0], m), c[1]);
-        let p = f32x4_add(f32x4_mul(p, m), c[2]);
-        let p = f32x4_sub(f32x4_mul(p, m), c[3]);
-        let p = f32x4_add(f32x4_mul(p, m), c[4]);
-        let p = f32x4_sub(f32x4_mul(p, m), c[5]);
-        let p = f32x4_add(f32x4_mul(p, m), c[6]);
-        let p = f32x4_sub(f32x4_mul(p, m), c[7]);
-        let p = f32x4_add(f32x4_mul(p, m), c[8]);
-        let y = f32x4_sub(f32x4_sub(f32x4_mul(f32x4_mul(m, z), p), f32x4_mul(ln2_lo, e)), f32x4_mul(half, z));
+        let p = horner(m, &c);
+        let y = f32x4_sub(f32x4_add(f32x4_mul(f32x4_mul(m, z), p), f32x4_mul(ln2_lo, e)), f32x4_mul(half, z));
         let r = f32x4_add(f32x4_add(m, y), f32x4_mul(ln2_hi, e));
         let r = v128_bitselect(r, nan, f32x4_gt(x, zero));
         let r = v128_bitselect(x, r, f32x4_eq(x, inf));
@@ -195,9 +166,9 @@ pub(super) fn silu_block(xs: &[f32], out: &mut [MaybeUninit<f32>]) {
 /// ELU (alpha 1) of each of `xs` into `out` (as long): `x` for `x >= 0`, else
 /// [`expm1_nonpositive`].
 pub(super) fn elu_block(xs: &[f32], out: &mut [MaybeUninit<f32>]) {
-    let (cutoff, log2e, biased_round) = (splat(-17.328_68), splat(k::LOG2E), splat(k::BIASED_ROUND));
+    let (cutoff, log2e, biased_round) = (splat(EXPM1_NP_CUTOFF), splat(k::LOG2E), splat(k::BIASED_ROUND));
     let (lo, hi, one, zero) = (splat(k::MINUS_LN2_LO), splat(k::MINUS_LN2_HI), splat(1.0), splat(0.0));
-    let c = [0x3ab5_b99c, 0x3c09_13c7, 0x3d2a_ab8b, 0x3e2a_aa58, 0x3eff_ffff].map(|b| splat(f32::from_bits(b)));
+    let c = EXPM1_NP_POLY.map(splat);
     let elu4 = |x: v128| {
         // `if x < CUTOFF { CUTOFF } else { x }` is pmax(x, CUTOFF), NaN kept.
         let z = f32x4_pmax(x, cutoff);
@@ -205,10 +176,7 @@ pub(super) fn elu_block(xs: &[f32], out: &mut [MaybeUninit<f32>]) {
         let s = i32x4_shl(biased, 23);
         let n = f32x4_sub(biased, biased_round);
         let r = f32x4_add(f32x4_mul(n, lo), f32x4_add(f32x4_mul(n, hi), z));
-        let p = f32x4_add(f32x4_mul(c[0], r), c[1]);
-        let p = f32x4_add(f32x4_mul(p, r), c[2]);
-        let p = f32x4_add(f32x4_mul(p, r), c[3]);
-        let p = f32x4_mul(f32x4_add(f32x4_mul(p, r), c[4]), r);
+        let p = f32x4_mul(horner(r, &c), r);
         let rs = f32x4_mul(r, s);
         let e = f32x4_add(f32x4_add(f32x4_mul(p, rs), rs), f32x4_sub(s, one));
         v128_bitselect(x, e, f32x4_ge(x, zero))
@@ -222,36 +190,20 @@ pub(super) fn gelu_block(xs: &[f32], out: &mut [MaybeUninit<f32>]) {
     let (abs, sign) = (black_box(u32x4_splat(0x7fff_ffff)), black_box(u32x4_splat(0x8000_0000)));
     let (half, one, rsqrt2, two_rsqrt_pi) =
         (splat(0.5), splat(1.0), splat(std::f32::consts::FRAC_1_SQRT_2), splat(std::f32::consts::FRAC_2_SQRT_PI));
-    let small_c =
-        [splat(9360.0), splat(1.0 / 1320.0), splat(1.0 / 216.0), splat(1.0 / 42.0), splat(0.1), splat(1.0 / 3.0)];
-    let big_c = [
-        splat(0.3275911),
-        splat(1.061_405_4),
-        splat(1.453_152_1),
-        splat(1.421_413_8),
-        splat(0.284_496_74),
-        splat(0.254_829_6),
-    ];
+    let (series, divisor, small_edge) = (ERF_SERIES.map(splat), splat(ERF_SERIES_DIVISOR), splat(ERF_SMALL));
+    let (t_scale, a) = (splat(ERF_T), ERF_AS.map(splat));
     // `exp_nonpositive`, as softmax runs it.
     let en = super::wasm_simd::ExpConsts::new();
     let erf4 = |x: v128| {
         let z = f32x4_mul(x, x);
-        let [d, c1, c2, c3, c4, c5] = small_c;
-        let p = f32x4_sub(f32x4_div(z, d), c1);
-        let p = f32x4_add(f32x4_mul(p, z), c2);
-        let p = f32x4_sub(f32x4_mul(p, z), c3);
-        let p = f32x4_add(f32x4_mul(p, z), c4);
-        let p = f32x4_sub(f32x4_mul(p, z), c5);
-        let p = f32x4_add(f32x4_mul(p, z), one);
+        // ((z / d + c1) z + c2) ... as horner from z / d.
+        let p = series.iter().fold(f32x4_div(z, divisor), |p, &c| f32x4_mul(f32x4_add(p, c), z));
+        let p = f32x4_add(p, one);
         let small = f32x4_mul(f32x4_mul(two_rsqrt_pi, x), p);
         let ax = v128_and(x, abs);
-        let t = f32x4_div(one, f32x4_add(one, f32x4_mul(big_c[0], ax)));
-        let q = f32x4_sub(f32x4_mul(big_c[1], t), big_c[2]);
-        let q = f32x4_add(f32x4_mul(q, t), big_c[3]);
-        let q = f32x4_sub(f32x4_mul(q, t), big_c[4]);
-        let q = f32x4_add(f32x4_mul(q, t), big_c[5]);
-        let big = f32x4_sub(one, f32x4_mul(f32x4_mul(q, t), en.exp4(f32x4_neg(z))));
-        v128_bitselect(small, copysign(big, x, sign), f32x4_lt(ax, half))
+        let t = f32x4_div(one, f32x4_add(one, f32x4_mul(t_scale, ax)));
+        let big = f32x4_sub(one, f32x4_mul(f32x4_mul(horner(t, &a), t), en.exp4(f32x4_neg(z))));
+        v128_bitselect(small, copysign(big, x, sign), f32x4_lt(ax, small_edge))
     };
     let gelu4 = |x: v128| f32x4_mul(f32x4_mul(half, x), f32x4_add(one, erf4(f32x4_mul(x, rsqrt2))));
     map4(xs, out, gelu4, |x| 0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2)));
