@@ -1,5 +1,5 @@
 // A/B of builds of the npm package on WebGPU in Node (Dawn, on lavapipe here), in one process,
-// interleaved: broadcasts, the generic strided path and a transposing copy, each ten chained
+// interleaved: broadcasts, the generic strided path, a transposing copy and the division ops, each ten chained
 // calls and one readback, 12 rounds, median printed with the first build's time over each
 // other's (above 1, that build is faster). For shader and launch changes, where a whole
 // `npm run bench` is too noisy to see a 20% change.
@@ -30,13 +30,16 @@ const cases = {
   'generic [1000,999]+[1000,1]': (t) => t.g.add(t.gc),
   'transpose [1000,999]': (t) => t.g.t().contiguous(),
   'where [1000,999] by [1000,1]': (t) => t.gm.where(t.g, t.gc),
+  'remainder [1024,1024]': (t) => t.x.remainder(t.y),
+  'fmod [1024,1024]': (t) => t.x.fmod(t.y),
+  'floor_divide [1024,1024]': (t) => t.x.floorDivide(t.y),
 };
 const inputs = libs.map(([, wt]) => {
   const on = (seed) => ({ device: 'webgpu:0', seed });
   return {
     x: wt.randn([1024, 1024], on(1)), b: wt.randn([1024], on(2)), c: wt.randn([1024, 1], on(3)),
     g: wt.randn([1000, 999], on(4)), gb: wt.randn([999], on(5)), gc: wt.randn([1000, 1], on(6)),
-    gm: wt.randn([1000, 1], on(7)).gt(0),
+    gm: wt.randn([1000, 1], on(7)).gt(0), y: wt.randn([1024, 1024], on(8)),
   };
 });
 console.log(`# ${process.version}, ms per 10 chained calls and a readback, median of 12 rounds`);

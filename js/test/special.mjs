@@ -79,12 +79,52 @@ export function specialCases(wt, devices) {
   for (const device of devices) {
     list.push({ name: `${device}: special values: unary and binary ops give PyTorch's answers`, fn: () => opsCase(wt, device) });
     list.push({ name: `${device}: special values: casts, where and clamp follow PyTorch and the README`, fn: () => castCase(wt, device) });
+    if (device !== 'cpu') list.push({ name: `${device}: remainder, fmod and floor_divide give the cpu's bits for close operands, subnormal answers and huge divisors`, fn: () => closeDivisionCase(wt, device) });
   }
   if (devices.includes('cpu')) {
     list.push({ name: 'cpu: pow is within 1 ulp of the correctly rounded power', fn: () => powCase(wt) });
     list.push({ name: 'cpu: unary ops give the same bits four lanes at a time as one by one', fn: () => lanesCase(wt) });
   }
   return list;
+}
+
+/**
+ * Division ops on operands within a factor of 2^8 of each other (the GPUs' fast path), where
+ * `remainder` is subnormal (drivers that flush subnormals, SwiftShader and NVIDIA's Vulkan, gave
+ * the divisor or zero), quotients below 1 (NVIDIA's Vulkan gave floor_divide -0 for +0) and
+ * divisors above 2^126 (a division by a reciprocal flushed to zero there): the GPU's answer
+ * must be the cpu's, bit for bit. All operands are normal, so no flushing excuses a difference.
+ */
+async function closeDivisionCase(wt, device) {
+  const a = [1.3566255e-38, -1.7125158e-37, 1.0724351e-37, 5.611697e-32, 3.3905407e-12, 1.5344898, -2.5766933e-8, 3e38, 3e38, -3e38, 2.5e38];
+  const b = [-1.6383343e-38, 1.8127513e-37, -1.1015253e-37, -2.1566662e-38, -2.0811841e-38, 1.9091923, -2.6096227e-8, 3e38, 1e38, 1.7e38, -9e37];
+  // Pairs a little apart (|a| below |b| by up to 1/16, or above by up to 16 times), each
+  // sign, half of them just above the smallest normal, the rest spread up to 2^122.
+  let state = 0x2545f491;
+  const next = () => { state ^= state << 13; state ^= state >>> 17; state ^= state << 5; return state >>> 0; };
+  for (let i = 0; i < 2000; i++) {
+    const r = next();
+    const e = -125 + (r % 8) + (i < 1000 ? 0 : (r >>> 8) % 240);
+    const mb = 1 + (next() % 8388608) / 8388608;
+    const ma = mb * (i % 2 ? 1 - (next() % 4096) / 65536 : 1 + (next() % 65536) / 4096);
+    a.push(Math.fround(ma * 2 ** e) * (r & 1 ? -1 : 1));
+    b.push(Math.fround(mb * 2 ** e) * (r & 2 ? -1 : 1));
+  }
+  const [fa, fb] = [Float32Array.from(a), Float32Array.from(b)];
+  const errors = [];
+  for (const op of ['remainder', 'fmod', 'floorDivide']) {
+    const [got, want] = await Promise.all([device, 'cpu'].map(async (dev) => {
+      const [x, y] = [wt.tensor(fa, { device: dev }), wt.tensor(fb, { device: dev })];
+      const z = x[op](y);
+      const out = await z.data();
+      [x, y, z].forEach((t) => t.dispose());
+      return out;
+    }));
+    got.forEach((g, i) => {
+      if (!Object.is(g, want[i])) errors.push(`${device}: ${op}(${fa[i]}, ${fb[i]}) = ${g}, the cpu gives ${want[i]}`);
+    });
+  }
+  report(errors);
 }
 
 /**

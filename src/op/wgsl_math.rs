@@ -258,16 +258,25 @@ fn atanh_acc(x: f32) -> f32 {
 pub(crate) const WGSL_FMOD: &str = "fn is_negative(x: f32) -> bool { return bitcast<u32>(x) >= 0x80000000u; }
 fn pow2(e: i32) -> f32 { return bitcast<f32>(u32(e + 127) << 23u); }
 fn sig_exp(x: f32) -> vec2<i32> {
-    // |x| = m 2^e with m in [2^23, 2^24), for finite nonzero x; a subnormal is scaled by 2^24
-    // first (exact where subnormals exist; where a driver flushes them they never get here).
+    // |x| = m 2^e with m in [2^23, 2^24), for finite nonzero x. A subnormal is `bits` 2^-149
+    // and its bits converted to a float (exact below 2^24) give its significand and leading
+    // bit; float arithmetic on the subnormal itself is flushed to zero by some drivers
+    // (NVIDIA's Vulkan, SwiftShader). countLeadingZeros instead made fmod 1.5x slower on
+    // lavapipe, which has no vector instruction for it.
     let bits = bitcast<u32>(x) & 0x7fffffffu;
     let sub = bits < 0x00800000u;
-    let y = bitcast<u32>(select(abs(x), abs(x) * 16777216.0, sub));
-    return vec2<i32>(i32((y & 0x7fffffu) | 0x800000u), i32(y >> 23u) - select(150, 174, sub));
+    let y = select(bits, bitcast<u32>(f32(i32(bits))), sub);
+    return vec2<i32>(i32((y & 0x7fffffu) | 0x800000u), i32(y >> 23u) - select(150, 299, sub));
 }
-fn fmod_acc(a: f32, b: f32) -> f32 { return fmod_q(a, b).x; }
-fn fmod_q(a: f32, b: f32) -> vec2<f32> {
-    // (fmod(a, b), |trunc(a / b)| where the fast path below gave it, else -1).
+fn fmod_acc(a: f32, b: f32) -> f32 { return fmod_q(a, b, false).x; }
+fn remainder_acc(a: f32, b: f32) -> f32 { return fmod_q(a, b, true).x; }
+fn fmod_q(a: f32, b: f32, rem: bool) -> vec2<f32> {
+    // (fmod(a, b), |trunc(a / b)| where the fast path below gave it, else -1); with `rem`,
+    // PyTorch's remainder: fmod + b where fmod is nonzero and its sign (a's) differs from b's.
+    // |b| - |fmod| is exact (both are multiples of b's last bit), so it is worked out here in
+    // the exact domain rather than as a float sum: a subnormal fmod is flushed to zero as an
+    // operand on drivers without subnormals (NVIDIA's Vulkan), and fmod + b came out as b.
+    let flip = rem && (bitcast<u32>(a) ^ bitcast<u32>(b)) >= 0x80000000u;
     let ua = bitcast<u32>(a) & 0x7fffffffu;
     let ub = bitcast<u32>(b) & 0x7fffffffu;
     let x = bitcast<f32>(ua);
@@ -280,9 +289,11 @@ fn fmod_q(a: f32, b: f32) -> vec2<f32> {
     // |b|, exact either way; every value stays a normal float.
     let fast = ua >= ub && ub >= 0x0c800000u && ua < 0x7f800000u && (ua >> 23u) - (ub >> 23u) <= 8u;
     let bh = bitcast<f32>(ub & 0xfffffe00u);
-    let q = trunc(x / d * 1.00000095);
+    // fdiv: NVIDIA divides by a reciprocal, which flushes to zero for |b| > 2^126.
+    let q = trunc(fdiv(x, d) * 1.00000095);
     let r0 = (x - q * bh) - q * (d - bh);
-    let rf = select(r0, r0 + d, r0 < 0.0);
+    var rf = select(r0, r0 + d, r0 < 0.0);
+    rf = select(rf, d - rf, flip && rf != 0.0);
     // Otherwise long division of the significands as integers, one bit of the exponent gap a
     // step (at most 276), and the bits of the result put together by hand.
     let fa = sig_exp(a);
@@ -295,6 +306,7 @@ fn fmod_q(a: f32, b: f32) -> vec2<f32> {
         r = r << 1u;
         r = select(r, r - m, r >= m);
     }
+    r = select(r, m - r, flip && r != 0u);
     // |fmod| = r 2^eb exactly (r < 2^24, eb >= -172): scaled in two exact steps; a subnormal
     // result is put together from the bits, exact where a driver flushes subnormal arithmetic.
     let eb = fb.y;
@@ -303,21 +315,26 @@ fn fmod_q(a: f32, b: f32) -> vec2<f32> {
     let tiny = select(r << u32(eb + 149), r >> u32(-149 - eb), eb < -149);
     var out = select(v, bitcast<f32>(tiny), (bitcast<u32>(v) & 0x7fffffffu) < 0x00800000u);
     out = select(out, rf, fast);
-    out = bitcast<f32>(bitcast<u32>(out) | (bitcast<u32>(a) & 0x80000000u));
-    out = select(out, a, ua < ub);
+    out = bitcast<f32>(bitcast<u32>(out) | (bitcast<u32>(select(a, b, flip && !is_zero(out))) & 0x80000000u));
+    // |a| < |b|: fmod is a itself and remainder a + b, a rounded float sum, but where that
+    // difference is subnormal (then exact) it is put together from the significands, for
+    // drivers that flush subnormal results: |b| - |a| in units of a's last bit.
+    let k = fb.y - fa.y;
+    let diff = (u32(fb.x) << u32(clamp(k, 0, 7))) - u32(fa.x);
+    let sh = fa.y + 149;
+    let dbits = select(diff << u32(sh), diff >> u32(-sh), sh < 0);
+    let tiny_sum = k >= 0 && k <= 7 && select(diff < (0x800000u >> u32(min(sh, 24))), dbits < 0x800000u, sh < 0);
+    let sum = select(a + b, bitcast<f32>(dbits | (bitcast<u32>(b) & 0x80000000u)), tiny_sum);
+    out = select(out, select(a, sum, flip && !is_zero(a)), ua < ub);
     out = select(out, nan_like(a), is_nan(a) || is_nan(b) || ua == 0x7f800000u || flushed_zero(b));
     return vec2<f32>(out, select(-1.0, select(q, q - 1.0, r0 < 0.0), fast));
-}
-fn remainder_acc(a: f32, b: f32) -> f32 {
-    let m = fmod_acc(a, b);
-    return select(m, m + b, !is_zero(m) && !is_nan(m) && is_negative(b) != is_negative(m));
 }
 fn div_rn(x: f32, b: f32, approx: f32, run: bool) -> f32 {
     // x / b correctly rounded, by long division of the significands: the drivers' division
     // may be a reciprocal and a product (NVIDIA's is 1 ulp off on 3e38 / 3). Zeros,
     // infinities, NaN and subnormal results keep `approx` (floor_divide's quotients are whole
     // numbers or zero, never subnormal; where a driver flushes subnormals, `x` comes out of
-    // a subtraction flushed and a subnormal `b` returned earlier, as `sig_exp` needs). Its
+    // a subtraction flushed and a subnormal `b` returned earlier). Its
     // steps are skipped unless `run`, for lanes that know the quotient already.
     let xb = bitcast<u32>(x) & 0x7fffffffu;
     let bb = bitcast<u32>(b) & 0x7fffffffu;
@@ -362,7 +379,7 @@ fn floordiv_acc(a: f32, b: f32) -> f32 {
         p = ldexp(a, 64);
         q = ldexp(b, 64);
     }
-    let fm = fmod_q(p, q);
+    let fm = fmod_q(p, q, false);
     let m = fm.x;
     // PyTorch's quotient is IEEE's correctly rounded one. The rounding below would absorb a
     // driver's division some ulp off only while the quotient is small, so the significands
@@ -372,7 +389,9 @@ fn floordiv_acc(a: f32, b: f32) -> f32 {
     let fast = fm.y >= 0.0;
     var div = select(div_rn(x, q, fdiv(x, q), !fast), select(fm.y, -fm.y, is_negative(a) != is_negative(b)), fast);
     if (!is_zero(m) && is_negative(b) != is_negative(m)) { div = div - 1.0; }
-    if (is_zero(div)) { return select(0.0, -0.0, is_negative(a) != is_negative(b)); }
+    // The zero's sign from bits: without SignedZeroInfNanPreserve a Vulkan driver may treat
+    // 0.0 and -0.0 as one constant (NVIDIA's gave -0 for 1.5 // 1.9).
+    if (is_zero(div)) { return bitcast<f32>((bitcast<u32>(a) ^ bitcast<u32>(b)) & 0x80000000u); }
     var f = floor(div);
     if (div - f > 0.5) { f = f + 1.0; }
     return f;
