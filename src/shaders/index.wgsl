@@ -15,25 +15,24 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var rem = i;
     var off = p(2u);
     var ok = true;
-    // A constant trip count lets the compiler unroll, so every parameter index is constant
-    // (a dynamic one costs a load per lane on the CPU adapters); RANK (see KernelKey::Map)
-    // folds away the dims past the rank.
+    // The walk (see KernelKey::Map's RANK): from the innermost dim out, the dims past the rank
+    // never visited; a constant rank lets the compiler unroll it, so every parameter index is
+    // constant (a dynamic one costs a load per lane on the CPU adapters).
+    // Dim 0 stays in the loop, its division selected away.
     let rank = select(p(1u), RANK, RANK != 0u);
-    for (var d = 7; d >= 0; d--) {
+    for (var d = i32(rank) - 1; d >= 0; d--) {
         let du = u32(d);
-        if (du < rank) {
-            let size = p(4u + du);
-            // Dim 0 is last: what is left of the index is its coordinate (see udiv).
-            let q = select(udiv(rem, size), 0u, du == 0u);
-            var c = rem - q * size;
-            rem = q;
-            if (du == p(3u)) {
-                let id = i32(idx[p(22u) + select(c, i, p(21u) == 1u)]);
-                ok = ok && id >= 0 && u32(id) < p(20u);
-                c = select(0u, u32(id), ok);
-            }
-            off += c * p(12u + du);
+        let size = p(4u + du);
+        // Dim 0 is last: what is left of the index is its coordinate (see udiv).
+        let q = select(udiv(rem, size), 0u, du == 0u);
+        var c = rem - q * size;
+        rem = q;
+        if (du == p(3u)) {
+            let id = i32(idx[p(22u) + select(c, i, p(21u) == 1u)]);
+            ok = ok && id >= 0 && u32(id) < p(20u);
+            c = select(0u, u32(id), ok);
         }
+        off += c * p(12u + du);
     }
     dst[i] = select(S(0), src[off], ok);
 }

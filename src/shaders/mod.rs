@@ -473,10 +473,10 @@ impl KernelKey {
         let enable = if self.needs_f16() { "enable f16;\n" } else { "" };
         // Variants without a walk keep udiv's run-time check of the range.
         let walk = self.walk().unwrap_or(Walk::DYNAMIC);
-        let consts = format!("const RANK: u32 = {}u;\nconst NARROW: bool = {};\n", walk.rank, walk.narrow);
+        let consts = format!("const RANK: u32 = {}u;\n{}", walk.rank, udiv_source(walk.narrow));
         format!(
             "{enable}const WG: u32 = {WG}u;\nstruct Params {{ v: array<vec4<u32>, 16> }}\n\
-             fn p(i: u32) -> u32 {{ return P.v[i / 4u][i % 4u]; }}\n{consts}{UDIV}{}\n{}",
+             fn p(i: u32) -> u32 {{ return P.v[i / 4u][i % 4u]; }}\n{consts}{}\n{}",
             self.variant_prelude(),
             self.body()
         )
@@ -512,21 +512,15 @@ fn optim_prelude(kind: OptimKind) -> String {
 /// there. Below 2^24 both convert to f32 exactly and the f32 quotient (within 2.5 ulp in WGSL,
 /// so at most 3 off) is stepped to the exact one with multiplies and compares, as selects:
 /// software adapters run both sides of every branch, so the exact division beside it ran for
-/// every lane whenever the program had one. In a NARROW program (see [`Walk`]) it has none.
-/// The kernels' walks over a shape skip it for dim 0, the last they peel: every index is below
-/// the element count, so what is left is dim 0's coordinate (unrolled with RANK, the select
-/// folds away; [1024,1024] + [1024] on SwiftShader: see the commit).
-const UDIV: &str = "fn udiv(x: u32, d: u32) -> u32 {
-    if (!NARROW && (x >= 16777216u || d >= 16777216u)) {
-        return x / d;
-    }
-    var q = u32(f32(x) / f32(d));
-    for (var s = 0; s < 3; s++) {
-        q = q - select(0u, 1u, q * d > x) + select(0u, 1u, (q + 1u) * d <= x);
-    }
-    return q;
+/// every lane whenever the program had one. A `narrow` program (see [`Walk`]) has none.
+/// The three steps are written out: SwiftShader runs a WGSL loop as written, with a mask
+/// check per pass, where LLVM (lavapipe) unrolls it. The kernels' walks peel dim 0 without
+/// it: every index is below the element count, so what is left is dim 0's coordinate.
+fn udiv_source(narrow: bool) -> String {
+    let exact = if narrow { "" } else { "    if (x >= 16777216u || d >= 16777216u) {\n        return x / d;\n    }\n" };
+    let step = "    q = q - select(0u, 1u, q * d > x) + select(0u, 1u, (q + 1u) * d <= x);\n";
+    format!("fn udiv(x: u32, d: u32) -> u32 {{\n{exact}    var q = u32(f32(x) / f32(d));\n{step}{step}{step}    return q;\n}}\n")
 }
-";
 
 /// How a reduction absorbs value `v` at index `j`: the first value starts the accumulator; a
 /// selecting reduction (max, min, arg*) keeps the better value and its index; sum and prod

@@ -10,24 +10,27 @@
 @group(0) @binding(2) var<uniform> P: Params;
 
 // The source offset of output index `i` over the first `dims` dims (before the base offset),
-// and whether every coordinate falls inside the source. As map.wgsl's walk: a constant trip
-// count so every parameter index is constant; `&` rather than `&&`, which would branch.
+// and whether every coordinate falls inside the source. As map.wgsl's walk (dims from the
+// innermost out, dim 0 peeled); `&` rather than `&&`, which would branch.
 fn walk(i: u32, dims: u32) -> vec2<u32> {
     var rem = i;
     var so = 0u;
     var inside = true;
-    for (var d = 7; d >= 0; d--) {
+    for (var d = i32(dims) - 1; d >= 1; d--) {
         let du = u32(d);
-        if (du < dims) {
-            let size = p(4u + du);
-            // Dim 0 is last: what is left of the index is its coordinate (see udiv).
-            let q = select(udiv(rem, size), 0u, du == 0u);
-            // The source coordinate; below the pad it wraps past any dim size.
-            let k = rem - q * size - p(20u + du);
-            rem = q;
-            inside = inside & (k < p(28u + du));
-            so += k * p(12u + du);
-        }
+        let size = p(4u + du);
+        let q = udiv(rem, size);
+        // The source coordinate; below the pad it wraps past any dim size.
+        let k = rem - q * size - p(20u + du);
+        rem = q;
+        inside = inside & (k < p(28u + du));
+        so += k * p(12u + du);
+    }
+    // Dim 0 is last: what is left of the index is its coordinate (see udiv).
+    if (dims > 0u) {
+        let k = rem - p(20u);
+        inside = inside & (k < p(28u));
+        so += k * p(12u);
     }
     return vec2<u32>(so, select(0u, 1u, inside));
 }

@@ -23,22 +23,25 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     var rem = i;
-    // A constant trip count lets the compiler unroll, so every parameter index is constant
-    // (a dynamic one costs a load per lane on the CPU adapters); RANK (see KernelKey::Map)
-    // folds away the dims past the rank.
+    // The walk (see KernelKey::Map's RANK): from the innermost dim out, the dims past the rank
+    // never visited; a constant rank lets the compiler unroll it, so every parameter index is
+    // constant (a dynamic one costs a load per lane on the CPU adapters).
     let rank = select(p(1u), RANK, RANK != 0u);
-    for (var d = 7; d >= 0; d--) {
+    for (var d = i32(rank) - 1; d >= 1; d--) {
         let du = u32(d);
-        if (du < rank) {
-            let size = p(4u + du);
-            // Dim 0 is last: what is left of the index is its coordinate (see udiv).
-            let q = select(udiv(rem, size), 0u, du == 0u);
-            let c = rem - q * size;
-            rem = q;
-            co += c * p(12u + du);
-            ao += c * p(20u + du);
-            bo += c * p(28u + du);
-        }
+        let size = p(4u + du);
+        let q = udiv(rem, size);
+        let c = rem - q * size;
+        rem = q;
+        co += c * p(12u + du);
+        ao += c * p(20u + du);
+        bo += c * p(28u + du);
+    }
+    // Dim 0 is last: what is left of the index is its coordinate (see udiv).
+    if (rank > 0u) {
+        co += rem * p(12u);
+        ao += rem * p(20u);
+        bo += rem * p(28u);
     }
     out[i] = select(b[bo], a[ao], cond[co] != 0u);
 }

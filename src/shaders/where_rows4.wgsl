@@ -43,18 +43,21 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var co = p(2u) + select(c, 0u, C_SPLAT);
     var ao = p(3u) + select(c, 0u, A_SPLAT);
     var bo = p(36u) + select(c, 0u, B_SPLAT);
-    for (var d = 6; d >= 0; d--) {
+    for (var d = i32(inner) - 1; d >= 1; d--) {
         let du = u32(d);
-        if (du < inner) {
-            let size = p(4u + du);
-            // Dim 0 is last: what is left of the index is its coordinate (see udiv).
-            let q = select(udiv(rem, size), 0u, du == 0u);
-            let k = rem - q * size;
-            rem = q;
-            co += k * p(12u + du);
-            ao += k * p(20u + du);
-            bo += k * p(28u + du);
-        }
+        let size = p(4u + du);
+        let q = udiv(rem, size);
+        let k = rem - q * size;
+        rem = q;
+        co += k * p(12u + du);
+        ao += k * p(20u + du);
+        bo += k * p(28u + du);
+    }
+    // Dim 0 is last: what is left of the index is its coordinate (see udiv).
+    if (inner > 0u) {
+        co += rem * p(12u);
+        ao += rem * p(20u);
+        bo += rem * p(28u);
     }
     let cs = load_c(co);
     let xs = load_a(ao);
