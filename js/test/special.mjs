@@ -128,7 +128,7 @@ async function closeDivisionCase(wt, device) {
 }
 
 /**
- * The npm package's CPU runs exp, log, tanh, sigmoid, SiLU, GELU and ELU four lanes at a time in
+ * The npm package's CPU runs exp, log, tanh, sigmoid, SiLU, GELU, ELU and clamp four lanes at a time in
  * hand-written wasm SIMD and a tensor's last 1-3 elements one by one through the portable
  * formula: the two must agree bit for bit (a 3-element tensor takes the one-by-one path), over
  * a dense range, both forms' switch points and special values.
@@ -140,8 +140,11 @@ async function lanesCase(wt) {
   while (xs.length % 3) xs.push(1);
   const x = Float32Array.from(xs);
   const errors = [];
-  for (const op of ['exp', 'log', 'tanh', 'sigmoid', 'silu', 'gelu', 'elu']) {
-    const f = (t) => (op === 'silu' || op === 'gelu' ? wt.nn.functional[op](t) : t[op]());
+  const ops = Object.fromEntries(['exp', 'log', 'tanh', 'sigmoid', 'elu'].map((op) => [op, (t) => t[op]()]));
+  for (const op of ['silu', 'gelu']) ops[op] = (t) => wt.nn.functional[op](t);
+  // clamp's lanes take the second of two equal zeros, as the scalar maximum and minimum do.
+  for (const [lo, hi] of [[-0.5, 0.5], [0, 6], [-0, 1], [-1, -0]]) ops[`clamp[${lo},${hi}]`] = (t) => t.clamp(lo, hi);
+  for (const [op, f] of Object.entries(ops)) {
     const lanes = await f(wt.tensor(x)).data();
     for (let s = 0; s < x.length; s += 3) {
       const one = await f(wt.tensor(x.subarray(s, s + 3))).data();

@@ -158,6 +158,14 @@ fn wasm_unary_block(op: UnaryOp) -> Option<UnaryBlock> {
 /// 1.25 ms in wasm, tfjs-wasm's clip 0.9-1.0.
 pub(super) fn clamp_f32(d: &CpuData, l: &Layout, lo: f32, hi: f32) -> Option<CpuData> {
     let CpuData::F32(v) = d else { return None };
+    #[cfg(target_arch = "wasm32")]
+    if l.is_contiguous() && !lo.is_nan() && !hi.is_nan() {
+        let v = &v[l.offset()..l.offset() + l.numel()];
+        // SAFETY: clamp_block writes every element of each chunk (as long as its input).
+        let out =
+            unsafe { par::fill(v.len(), 1, |start, out| super::wasm_unary::clamp_block(&v[start..], out, lo, hi)) };
+        return Some(CpuData::F32(out));
+    }
     const MAX: BinaryOp = BinaryOp::Maximum;
     const MIN: BinaryOp = BinaryOp::Minimum;
     Some(CpuData::F32(map_strided(v, l, |x| MIN.f32(MAX.f32(x, lo), hi))))
