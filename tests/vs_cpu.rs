@@ -569,3 +569,21 @@ fn software_and_gpu_kernel_shapes_match_cpu() {
     }
     webtensor::__set_software_kernels(g, None).unwrap();
 }
+
+/// clamp's one-pass kernel takes the CPU's rule bit for bit: the second of two equal zeros
+/// (`x > lo ? x : lo`, then `y < hi ? y : hi`), NaN data giving NaN, and NaN bounds (the
+/// composed path) making every element NaN.
+#[test]
+fn clamp_keeps_the_cpus_zeros_and_nans() {
+    let Some(g) = gpu() else { return };
+    let data = [-0.0f32, 0.0, -1.0, 1.0, f32::NAN, 3.0, -0.0, 0.0, 7.0, -7.0, 0.5, -0.5];
+    let bounds = [(0.0, 6.0), (-0.0, 1.0), (-1.0, -0.0), (2.0, -1.0), (f64::NAN, 1.0), (0.0, f64::NAN)];
+    for (lo, hi) in bounds {
+        let run = |d| f32s(&Tensor::from_slice(&data, &[data.len()], d).unwrap().clamp(Some(lo), Some(hi)).unwrap());
+        let (want, got) = (run(Device::CPU), run(g));
+        for ((w, v), x) in want.iter().zip(&got).zip(&data) {
+            let same = if w.is_nan() { v.is_nan() } else { w.to_bits() == v.to_bits() };
+            assert!(same, "clamp({x}, {lo}, {hi}) on {g}: {v:?}, the cpu gives {w:?}");
+        }
+    }
+}

@@ -1,6 +1,9 @@
-// clamp of contiguous f32 to [lo, hi] in one pass: the maximum and minimum kernels' rules
-// composed (`mn(mx(x, lo), hi)`: NaN in, or as a bound, gives NaN, as the two passes it
-// replaces did), each thread taking VEC4_PER_THREAD vec4s a grid apart (see kernels.rs).
+// clamp of contiguous f32 to [lo, hi] in one pass, each thread taking VEC4_PER_THREAD vec4s a
+// grid apart (see kernels.rs): the CPU's rule (`x > lo ? x : lo`, then `y < hi ? y : hi`, the
+// second of two equal zeros taken), a NaN x giving NaN, as vector selects; the bounds are never
+// NaN (the caller composes maximum and minimum then). The maximum and minimum kernels' own
+// rules, composed here before, cost fourteen operations a component on SwiftShader: clamp over
+// 1M took 4.8 ms there against `abs`'s 3.5.
 // Params: 0 vec4 count, 1 offset (in vec4s), 2 lo's bits, 3 hi's bits.
 @group(0) @binding(0) var<storage, read> a: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read_write> out: array<vec4<f32>>;
@@ -11,10 +14,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let stride = nwg.x * nwg.y * WG;
     let n = p(0u);
     let oa = p(1u);
-    let lo = bitcast<f32>(p(2u));
-    let hi = bitcast<f32>(p(3u));
+    let lo = vec4<f32>(bitcast<f32>(p(2u)));
+    let hi = vec4<f32>(bitcast<f32>(p(3u)));
     for (var i = gid.x + gid.y * nwg.x * WG; i < n; i += stride) {
         let x = a[oa + i];
-        out[i] = vec4<f32>(mn(mx(x.x, lo), hi), mn(mx(x.y, lo), hi), mn(mx(x.z, lo), hi), mn(mx(x.w, lo), hi));
+        let y = select(lo, x, x > lo);
+        let z = select(hi, y, y < hi);
+        // NaN from the bits (compilers may assume floats are never NaN); x + lo keeps its payload.
+        out[i] = select(z, x + lo, (bitcast<vec4<u32>>(x) & vec4<u32>(0x7fffffffu)) > vec4<u32>(0x7f800000u));
     }
 }

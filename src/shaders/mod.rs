@@ -381,14 +381,7 @@ impl KernelKey {
                  const RUN: u32 = {run}u;\n",
                 storage_type(dtype)
             ),
-            KernelKey::Clamp4 => {
-                let (mx, mn) = (BinaryOp::Maximum.wgsl(DType::F32), BinaryOp::Minimum.wgsl(DType::F32));
-                format!(
-                    "{}fn mx(a: f32, b: f32) -> f32 {{ return {mx}; }}\nfn mn(a: f32, b: f32) -> f32 {{ return {mn}; }}\n",
-                    BinaryOp::Maximum.wgsl_helpers(DType::F32)
-                )
-            }
-            KernelKey::Pad { .. } => String::new(),
+            KernelKey::Clamp4 | KernelKey::Pad { .. } => String::new(),
             KernelKey::Fill { dtype } => {
                 format!(
                     "alias D = {};\nfn value(bits: u32) -> D {{ return {}; }}\n",

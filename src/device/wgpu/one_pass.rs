@@ -24,7 +24,13 @@ impl WgpuDevice {
         hi: f32,
     ) -> Result<Option<WgpuStorage>> {
         let n = l.numel();
-        let fits = src.dtype() == DType::F32 && l.is_contiguous() && n > 0 && aligned4(&[n, l.offset()]);
+        // NaN bounds (every output NaN) take the composed path; clamp4.wgsl assumes numbers.
+        let fits = src.dtype() == DType::F32
+            && l.is_contiguous()
+            && n > 0
+            && aligned4(&[n, l.offset()])
+            && !lo.is_nan()
+            && !hi.is_nan();
         if !fits || self.too_big(n, 4) || self.exceeds(&[src.buffer()]) {
             return Ok(None);
         }
