@@ -1,9 +1,12 @@
 // clamp of contiguous f32 to [lo, hi] in one pass, each thread taking VEC4_PER_THREAD vec4s a
-// grid apart (see kernels.rs): the CPU's rule (`x > lo ? x : lo`, then `y < hi ? y : hi`, the
-// second of two equal zeros taken), a NaN x giving NaN, as vector selects; the bounds are never
-// NaN (the caller composes maximum and minimum then). The maximum and minimum kernels' own
-// rules, composed here before, cost fourteen operations a component on SwiftShader: clamp over
-// 1M took 4.8 ms there against `abs`'s 3.5.
+// grid apart (see kernels.rs): the CPU's rule (`x > lo ? x : lo`, then `y < hi ? y : hi`), a NaN
+// x giving NaN, as vector selects; the bounds are never NaN (the caller composes maximum and
+// minimum then). Of two equal zeros the CPU takes the second; here the driver may give either
+// (Vulkan without SignedZeroInfNanPreserve lets a compiler make the select a max: NVIDIA's
+// clamped +0 to [-0, 1] as +0, and IEEE's maxNum leaves it open too; comparing the floats'
+// order as integers would pin it, at 35% more time on SwiftShader). The maximum and minimum
+// kernels' own rules, composed here before, cost fourteen operations a component on
+// SwiftShader: clamp over 1M took 4.8 ms there against `abs`'s 3.5.
 // Params: 0 vec4 count, 1 offset (in vec4s), 2 lo's bits, 3 hi's bits.
 @group(0) @binding(0) var<storage, read> a: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read_write> out: array<vec4<f32>>;
