@@ -103,12 +103,20 @@ fn log_pos(x: f32) -> f32 {
     return (log1p_small(m - 1.0) - fe * 2.12194440e-4) + fe * 0.693359375;
 }
 fn log1p_acc(x: f32) -> f32 {
-    if (x > -0.29289323 && x < 0.41421357) { return log1p_small(x); }
-    if (x == -1.0) { return -inf_like(x); }
-    if (x < -1.0) { return nan_like(x); }
-    if (bitcast<u32>(x) == 0x7f800000u) { return x; }
+    // Near 0 the series of x itself; else log_pos(1 + x) with the rounding of 1 + x corrected.
+    // One series for both, its argument selected: software adapters run every branch, and two
+    // copies made softplus on SwiftShader 0.88x TF.js's.
+    let small = x > -0.29289323 && x < 0.41421357;
     let u = 1.0 + x;
-    return log_pos(u) + (x - (u - 1.0)) / u;
+    let b = bitcast<u32>(u);
+    let m0 = bitcast<f32>((b & 0x007fffffu) | 0x3f800000u);
+    let up = m0 > 1.4142135;
+    let fe = f32(i32(b >> 23u) - select(127, 126, up));
+    let p = log1p_small(select(select(m0, m0 * 0.5, up) - 1.0, x, small));
+    var r = select((p - fe * 2.12194440e-4) + fe * 0.693359375 + (x - (u - 1.0)) / u, p, small);
+    r = select(r, -inf_like(x), x == -1.0);
+    r = select(r, nan_like(x), x < -1.0);
+    return select(r, x, bitcast<u32>(x) == 0x7f800000u);
 }
 ";
 
