@@ -33,6 +33,7 @@ const cases = {
   'remainder [1024,1024]': (t) => t.x.remainder(t.y),
   'fmod [1024,1024]': (t) => t.x.fmod(t.y),
   'floor_divide [1024,1024]': (t) => t.x.floorDivide(t.y),
+  'acos [1024,1024]': (t) => t.u.acos(),
 };
 const inputs = libs.map(([, wt]) => {
   const on = (seed) => ({ device: 'webgpu:0', seed });
@@ -40,6 +41,7 @@ const inputs = libs.map(([, wt]) => {
     x: wt.randn([1024, 1024], on(1)), b: wt.randn([1024], on(2)), c: wt.randn([1024, 1], on(3)),
     g: wt.randn([1000, 999], on(4)), gb: wt.randn([999], on(5)), gc: wt.randn([1000, 1], on(6)),
     gm: wt.randn([1000, 1], on(7)).gt(0), y: wt.randn([1024, 1024], on(8)),
+    u: wt.rand([1024, 1024], on(9)).mul(2).sub(1),
   };
 });
 console.log(`# ${process.version}, ms per 10 chained calls and a readback, median of 12 rounds`);

@@ -217,10 +217,14 @@ fn asin_acc(x: f32) -> f32 {
     return select(r, -r, bitcast<u32>(x) >= 0x80000000u);
 }
 fn acos_acc(x: f32) -> f32 {
-    if (abs(x) > 1.0) { return nan_like(x); }
-    if (x < -0.5) { return 3.14159265358979 - 2.0 * asin_core(sqrt(0.5 * (1.0 + x))); }
-    if (x > 0.5) { return 2.0 * asin_core(sqrt(0.5 * (1.0 - x))); }
-    return 1.5707963267948966 - asin_acc(x);
+    // pi - 2 asin(sqrt((1 + x) / 2)) below -0.5, 2 asin(sqrt((1 - x) / 2)) above 0.5, else
+    // pi/2 - asin(x): one asin_core on the argument selected (software adapters run every
+    // branch, and the three returns each had their own).
+    let a = abs(x);
+    let c = asin_core(select(a, sqrt(0.5 * (1.0 - a)), a > 0.5));
+    var r = select(1.5707963267948966 - select(c, -c, bitcast<u32>(x) >= 0x80000000u), 2.0 * c, x > 0.5);
+    r = select(r, 3.14159265358979 - 2.0 * c, x < -0.5);
+    return select(r, nan_like(x), a > 1.0);
 }
 ";
 
