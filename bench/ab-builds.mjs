@@ -1,5 +1,5 @@
 // A/B of builds of the npm package's CPU device (its kernels inside WebAssembly), in one Node
-// process, interleaved: 30 elementwise, reduction, softmax, matmul, convolution, gather, cat and cast cases on
+// process, interleaved: 32 elementwise, reduction, softmax, matmul, convolution, pooling, gather, cat and cast cases on
 // 1024x1024 f32 (one 1M NCHW), each timed 5 calls a round over 15 rounds, median printed with each build's
 // time over the first's (below 1 is faster). For build flags and kernel changes, where a
 // whole `npm run bench` is too noisy to see a 10% change.
@@ -51,6 +51,8 @@ const cases = {
   'pad 1 each side [1024,1024]': (wt, x) => wt.nn.functional.pad(x, [1, 1, 1, 1]),
   'matmul [32,288]@[288,4096]': (wt, x, y, b, c, m, x4, pos, w, a32, b32) => a32.matmul(b32),
   'conv2d [16,64,32,32] 3x3 32 out': (wt, x, y, b, c, m, x4, pos, w) => wt.nn.functional.conv2d(x4, w, null, { padding: 1 }),
+  'max_pool2d 2x2 [16,64,32,32]': (wt, x, y, b, c, m, x4) => wt.nn.functional.maxPool2d(x4, 2),
+  'avg_pool2d 2x2 [16,64,32,32]': (wt, x, y, b, c, m, x4) => wt.nn.functional.avgPool2d(x4, 2),
 };
 const only = process.env.ONLY;
 const data = libs.map(([, wt]) => {

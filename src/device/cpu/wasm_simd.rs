@@ -127,6 +127,8 @@ pub(super) fn extreme_row<const MAX: bool>(v: &[f32], b: usize, step: usize, tap
 }
 
 fn extreme_row_step<const MAX: bool, const STEP: usize>(v: &[f32], b: usize, taps: &[usize], out: &mut [f32]) -> usize {
+    // Made once, opaque: V8 12+ rebuilds a `v128.const` inside a loop every iteration.
+    let default_nan = std::hint::black_box(f32x4_splat(f32::NAN));
     tap_groups::<STEP>(v, b, taps, out, |load| {
         let mut m = load(taps[0]);
         let mut nan = f32x4_ne(m, m);
@@ -138,7 +140,7 @@ fn extreme_row_step<const MAX: bool, const STEP: usize>(v: &[f32], b: usize, tap
             nan = v128_or(nan, f32x4_ne(x, x));
         }
         // The default NaN where any tap is NaN (its payload is not kept, as on GPUs).
-        v128_bitselect(f32x4_splat(f32::NAN), m, nan)
+        v128_bitselect(default_nan, m, nan)
     })
 }
 
