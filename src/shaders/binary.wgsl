@@ -41,24 +41,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         ao += i;
         bo += i;
     } else {
-        // The walk (see KernelKey::Map's RANK): from the innermost dim out, the dims past the
-        // rank never visited; a constant rank lets the compiler unroll it.
-        var rem = i;
-        let rank = select(p(1u), RANK, RANK != 0u);
-        for (var d = i32(rank) - 1; d >= 1; d--) {
-            let du = u32(d);
-            let size = p(4u + du);
-            let q = udiv(rem, size);
-            let c = rem - q * size;
-            rem = q;
-            ao += c * p(12u + du);
-            bo += c * p(20u + du);
-        }
-        // Dim 0 is last: what is left of the index is its coordinate (see udiv).
-        if (rank > 0u) {
-            ao += rem * p(12u);
-            bo += rem * p(20u);
-        }
+        // The prelude's walk over the rank (see KernelKey::Map's RANK).
+        let o = walk(i, select(p(1u), RANK, RANK != 0u), vec3<u32>(12u, 20u, 20u));
+        ao += o.x;
+        bo += o.y;
     }
     out[i] = op(a[ao], b[bo]);
 }

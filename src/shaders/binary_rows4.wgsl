@@ -37,24 +37,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     // Each thread takes RUN adjacent vec4s of one row (RUN divides the row's vec4s).
     let inner = RANK - 1u;
     let runs = p(4u + inner) / (4u * RUN);
-    var rem = udiv(i, runs);
+    let rem = udiv(i, runs);
     let c = (i - rem * runs) * RUN * 4u;
     var ao = p(2u) + select(c, 0u, A_SPLAT);
     var bo = p(3u) + select(c, 0u, B_SPLAT);
-    for (var d = i32(inner) - 1; d >= 1; d--) {
-        let du = u32(d);
-        let size = p(4u + du);
-        let q = udiv(rem, size);
-        let k = rem - q * size;
-        rem = q;
-        ao += k * p(12u + du);
-        bo += k * p(20u + du);
-    }
-    // Dim 0 is last: what is left of the index is its coordinate (see udiv).
-    if (inner > 0u) {
-        ao += rem * p(12u);
-        bo += rem * p(20u);
-    }
+    // The row's offsets over the outer dims (the prelude's walk).
+    let o = walk(rem, inner, vec3<u32>(12u, 20u, 20u));
+    ao += o.x;
+    bo += o.y;
     // A splat operand's value is loaded once for the run.
     let xs = load_a(ao);
     let ys = load_b(bo);

@@ -6,29 +6,6 @@
 @group(0) @binding(1) var<storage, read_write> dst: array<D>;
 @group(0) @binding(2) var<uniform> P: Params;
 
-// The source and destination offsets (before the base offsets) of index `i` over the first
-// `dims` dims, from the innermost out, dim 0 peeled (no division). A constant `dims` lets the
-// compiler unroll it, so every parameter index is constant (a dynamic one costs a load per
-// lane on the CPU adapters); no dim past `dims` is visited: SwiftShader runs a loop as
-// written, and 8 passes, each branching on the rank, made its broadcasts 1.6x a plain add.
-fn offsets(i: u32, dims: u32) -> vec2<u32> {
-    var rem = i;
-    var o = vec2<u32>(0u, 0u);
-    for (var d = i32(dims) - 1; d >= 1; d--) {
-        let du = u32(d);
-        let size = p(4u + du);
-        let q = udiv(rem, size);
-        let c = rem - q * size;
-        rem = q;
-        o += c * vec2<u32>(p(12u + du), p(20u + du));
-    }
-    // Dim 0 is last: what is left of the index is its coordinate (see udiv).
-    if (dims > 0u) {
-        o += rem * vec2<u32>(p(12u), p(20u));
-    }
-    return o;
-}
-
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = gid.x + gid.y * nwg.x * WG;
@@ -42,7 +19,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (row > 0u) {
         // A thread per row of the innermost dim (software adapters): the outer dims' offsets
         // once, then the row walked by its strides. p(0) counts rows.
-        let o = offsets(i, rank - 1u);
+        let o = walk(i, rank - 1u, vec3<u32>(12u, 20u, 20u));
         so += o.x;
         dof += o.y;
         let ss = p(12u + rank - 1u);
@@ -56,7 +33,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         so += i;
         dof += i;
     } else {
-        let o = offsets(i, rank);
+        let o = walk(i, rank, vec3<u32>(12u, 20u, 20u));
         so += o.x;
         dof += o.y;
     }

@@ -466,7 +466,7 @@ impl KernelKey {
         let enable = if self.needs_f16() { "enable f16;\n" } else { "" };
         // Variants without a walk keep udiv's run-time check of the range.
         let walk = self.walk().unwrap_or(Walk::DYNAMIC);
-        let consts = format!("const RANK: u32 = {}u;\n{}", walk.rank, udiv_source(walk.narrow));
+        let consts = format!("const RANK: u32 = {}u;\n{}{WALK}", walk.rank, udiv_source(walk.narrow));
         format!(
             "{enable}const WG: u32 = {WG}u;\nstruct Params {{ v: array<vec4<u32>, 16> }}\n\
              fn p(i: u32) -> u32 {{ return P.v[i / 4u][i % 4u]; }}\n{consts}{}\n{}",
@@ -514,6 +514,32 @@ fn udiv_source(narrow: bool) -> String {
     let step = "    q = q - select(0u, 1u, q * d > x) + select(0u, 1u, (q + 1u) * d <= x);\n";
     format!("fn udiv(x: u32, d: u32) -> u32 {{\n{exact}    var q = u32(f32(x) / f32(d));\n{step}{step}{step}    return q;\n}}\n")
 }
+
+/// The strided kernels' walk (map, binary, where and their rows4 forms; pad and the index
+/// kernels walk with their own per-dim steps): the offsets, before the base offsets, of index
+/// `i` over the first `dims` dims for up to three operands whose strides start at parameter
+/// words `s.x`, `s.y`, `s.z` (the shape at word 4). From the innermost dim out, dim 0 peeled: every
+/// index is below the element count, so what is left is its coordinate. No dim past `dims` is
+/// visited: SwiftShader runs a loop as written, and 8 passes each branching on the rank made
+/// its broadcasts 1.6x a plain add. With `dims` and `s` constant (RANK, see [`Walk`]) LLVM
+/// unrolls it and every parameter index is constant (a dynamic one costs a load per lane on
+/// the CPU adapters); an unused third offset folds away.
+const WALK: &str = "fn walk(i: u32, dims: u32, s: vec3<u32>) -> vec3<u32> {
+    var rem = i;
+    var o = vec3<u32>(0u);
+    for (var d = i32(dims) - 1; d >= 1; d--) {
+        let du = u32(d);
+        let size = p(4u + du);
+        let q = udiv(rem, size);
+        o += (rem - q * size) * vec3<u32>(p(s.x + du), p(s.y + du), p(s.z + du));
+        rem = q;
+    }
+    if (dims > 0u) {
+        o += rem * vec3<u32>(p(s.x), p(s.y), p(s.z));
+    }
+    return o;
+}
+";
 
 /// How a reduction absorbs value `v` at index `j`: the first value starts the accumulator; a
 /// selecting reduction (max, min, arg*) keeps the better value and its index; sum and prod

@@ -10,9 +10,9 @@
 @group(0) @binding(2) var<uniform> P: Params;
 
 // The source offset of output index `i` over the first `dims` dims (before the base offset),
-// and whether every coordinate falls inside the source. As map.wgsl's walk (dims from the
+// and whether every coordinate falls inside the source. As the prelude's walk (dims from the
 // innermost out, dim 0 peeled); `&` rather than `&&`, which would branch.
-fn walk(i: u32, dims: u32) -> vec2<u32> {
+fn pad_walk(i: u32, dims: u32) -> vec2<u32> {
     var rem = i;
     var so = 0u;
     var inside = true;
@@ -47,7 +47,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (row > 0u) {
         // The outer dims once, then the row as three runs: pad, source, pad (all pad where
         // an outer coordinate falls outside the source).
-        let w = walk(i, rank - 1u);
+        let w = pad_walk(i, rank - 1u);
         let inside = w.y == 1u;
         let last = rank - 1u;
         let before = p(20u + last);
@@ -68,7 +68,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
         return;
     }
-    let w = walk(i, rank);
+    let w = pad_walk(i, rank);
     var v = value;
     if (w.y == 1u) {
         v = src[p(2u) + w.x];

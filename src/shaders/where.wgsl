@@ -22,26 +22,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         out[i] = select(b[bo + i], a[ao + i], cond[co + i] != 0u);
         return;
     }
-    var rem = i;
-    // The walk (see KernelKey::Map's RANK): from the innermost dim out, the dims past the rank
-    // never visited; a constant rank lets the compiler unroll it, so every parameter index is
-    // constant (a dynamic one costs a load per lane on the CPU adapters).
-    let rank = select(p(1u), RANK, RANK != 0u);
-    for (var d = i32(rank) - 1; d >= 1; d--) {
-        let du = u32(d);
-        let size = p(4u + du);
-        let q = udiv(rem, size);
-        let c = rem - q * size;
-        rem = q;
-        co += c * p(12u + du);
-        ao += c * p(20u + du);
-        bo += c * p(28u + du);
-    }
-    // Dim 0 is last: what is left of the index is its coordinate (see udiv).
-    if (rank > 0u) {
-        co += rem * p(12u);
-        ao += rem * p(20u);
-        bo += rem * p(28u);
-    }
+    // The prelude's walk over the rank (see KernelKey::Map's RANK).
+    let o = walk(i, select(p(1u), RANK, RANK != 0u), vec3<u32>(12u, 20u, 28u));
+    co += o.x;
+    ao += o.y;
+    bo += o.z;
     out[i] = select(b[bo], a[ao], cond[co] != 0u);
 }

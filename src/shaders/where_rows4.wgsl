@@ -38,27 +38,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let inner = RANK - 1u;
     let runs = p(4u + inner) / (4u * RUN);
-    var rem = udiv(i, runs);
+    let rem = udiv(i, runs);
     let c = (i - rem * runs) * RUN * 4u;
     var co = p(2u) + select(c, 0u, C_SPLAT);
     var ao = p(3u) + select(c, 0u, A_SPLAT);
     var bo = p(36u) + select(c, 0u, B_SPLAT);
-    for (var d = i32(inner) - 1; d >= 1; d--) {
-        let du = u32(d);
-        let size = p(4u + du);
-        let q = udiv(rem, size);
-        let k = rem - q * size;
-        rem = q;
-        co += k * p(12u + du);
-        ao += k * p(20u + du);
-        bo += k * p(28u + du);
-    }
-    // Dim 0 is last: what is left of the index is its coordinate (see udiv).
-    if (inner > 0u) {
-        co += rem * p(12u);
-        ao += rem * p(20u);
-        bo += rem * p(28u);
-    }
+    // The row's offsets over the outer dims (the prelude's walk).
+    let o = walk(rem, inner, vec3<u32>(12u, 20u, 28u));
+    co += o.x;
+    ao += o.y;
+    bo += o.z;
     let cs = load_c(co);
     let xs = load_a(ao);
     let ys = load_b(bo);
