@@ -205,6 +205,29 @@ fn reduction_cases() {
             .unwrap()
     });
     check("sum of a large flat tensor", 1e-4, |d| randn(&[1 << 20], 13, d).sum_all().unwrap());
+    // Rows of whole vec4s (software adapters' first pass four at a time, reduce_sum4.wgsl): from
+    // an aligned offset and an unaligned one (the per-element pass), many rows and one, and
+    // NaN and infinities carried through.
+    check("sums of rows of whole vec4s", 1e-4, |d| {
+        let x = randn(&[8, 4100], 15, d);
+        let flat = x.flatten().unwrap();
+        let rows = |off: usize| flat.narrow(0, off, 8 * 4096).unwrap().reshape(&[8, 4096]).unwrap();
+        let special = Tensor::from_slice(&[f32::NAN, 1.0, 2.0, 3.0], &[4], d).unwrap();
+        let inf = Tensor::from_slice(&[f32::INFINITY, 1.0, -1.0, 3.0], &[4], d).unwrap();
+        let long = |t: &Tensor| Tensor::cat(&[x.flatten().unwrap(), t.clone()], 0).unwrap().sum_all().unwrap();
+        Tensor::cat(
+            &[
+                rows(4).sum(&[1], false).unwrap(),
+                rows(1).sum(&[1], false).unwrap(),
+                x.sum(&[1], false).unwrap(),
+                x.narrow(1, 4, 4096).unwrap().contiguous().unwrap().sum_all().unwrap().reshape(&[1]).unwrap(),
+                long(&special).reshape(&[1]).unwrap(),
+                long(&inf).reshape(&[1]).unwrap(),
+            ],
+            0,
+        )
+        .unwrap()
+    });
     check("int sum", 0.0, |d| {
         randn(&[100_000], 14, d).mul_scalar(10.0).unwrap().to_dtype(DType::I32).unwrap().sum_all().unwrap()
     });

@@ -110,6 +110,9 @@ pub(crate) enum KernelKey {
     /// clamp of contiguous, vec4-aligned f32 in one pass (clamp4.wgsl), where composing it
     /// takes a maximum and a minimum kernel.
     Clamp4,
+    /// Partial sums of contiguous f32 rows whose length and offset are whole vec4s
+    /// (reduce_sum4.wgsl): the first pass of a software adapter's serial sum.
+    ReduceSum4,
     /// Constant padding of f32 in one pass (pad.wgsl); `walk` (over the output) as for `Map`.
     Pad {
         walk: Walk,
@@ -308,6 +311,7 @@ impl KernelKey {
             | KernelKey::Sort { .. }
             | KernelKey::Select { .. }
             | KernelKey::Clamp4
+            | KernelKey::ReduceSum4
             | KernelKey::Pad { .. } => false,
         }
     }
@@ -325,6 +329,7 @@ impl KernelKey {
             KernelKey::WhereRows4 { .. } => wgsl!("where_rows4"),
             KernelKey::Fill { .. } => wgsl!("fill"),
             KernelKey::Clamp4 => wgsl!("clamp4"),
+            KernelKey::ReduceSum4 => wgsl!("reduce_sum4"),
             KernelKey::Pad { .. } => wgsl!("pad"),
             KernelKey::Reduce { .. } => wgsl!("reduce"),
             KernelKey::ReduceSmall { .. } => wgsl!("reduce_small"),
@@ -381,7 +386,7 @@ impl KernelKey {
                  const RUN: u32 = {run}u;\n",
                 storage_type(dtype)
             ),
-            KernelKey::Clamp4 | KernelKey::Pad { .. } => String::new(),
+            KernelKey::Clamp4 | KernelKey::ReduceSum4 | KernelKey::Pad { .. } => String::new(),
             KernelKey::Fill { dtype } => {
                 format!(
                     "alias D = {};\nfn value(bits: u32) -> D {{ return {}; }}\n",
@@ -442,6 +447,7 @@ impl KernelKey {
                 | KernelKey::WhereRows4 { .. }
                 | KernelKey::IndexRows4 { .. }
                 | KernelKey::Clamp4
+                | KernelKey::ReduceSum4
                 | KernelKey::Pad { .. }
         )
     }

@@ -82,6 +82,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
         v.push(KernelKey::Optim { kind });
     }
     v.push(KernelKey::Clamp4);
+    v.push(KernelKey::ReduceSum4);
     v.push(KernelKey::Pad { walk: Walk::DYNAMIC });
     v.push(KernelKey::Pad { walk: Walk::of(2, 1000) });
     // The rank as a constant of the program (the wgpu backend's form): one of each family.

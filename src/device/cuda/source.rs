@@ -109,6 +109,7 @@ fn body(key: &KernelKey) -> &'static str {
         | KernelKey::WhereRows4 { .. }
         | KernelKey::IndexRows4 { .. }
         | KernelKey::Clamp4
+        | KernelKey::ReduceSum4
         | KernelKey::Pad { .. } => WGSL_ONLY,
         KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => include_str!("kernels/binary_scalar.cu"),
         KernelKey::Where { .. } => include_str!("kernels/where.cu"),
@@ -155,6 +156,7 @@ fn variant(key: &KernelKey) -> String {
         | KernelKey::WhereRows4 { .. }
         | KernelKey::IndexRows4 { .. }
         | KernelKey::Clamp4
+        | KernelKey::ReduceSum4
         | KernelKey::Pad { .. } => String::new(),
         KernelKey::BinaryScalar { op, dtype } | KernelKey::BinaryScalar4 { op, dtype } => {
             format!("{}{f} S scalar(unsigned bits) {{ return {}; }}\n", binary_prelude(op, dtype), value_from_bits(dtype))

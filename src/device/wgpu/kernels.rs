@@ -203,6 +203,22 @@ impl WgpuDevice {
         out: WgpuStorage,
     ) -> Result<WgpuStorage> {
         let out_dtype = op.output_dtype(src.dtype());
+        // An f32 sum of rows of whole vec4s: its first pass four elements a step.
+        let src_buf = temp.as_ref().map_or(src.buffer(), |t| t.buffer()).clone();
+        if op == ReduceOp::Sum
+            && sd == DType::F32
+            && k >= 256
+            && aligned4(&[k, off])
+            && src_buf.size().is_multiple_of(16)
+        {
+            let nchunks = (k / 4 / 64).min(SERIAL_THREADS.div_ceil(m)).max(2);
+            let partial = self.alloc(m * nchunks, DType::F32)?;
+            let p = [u(m), u(k / 4), u(off / 4), u(nchunks)];
+            let bufs = [Bind::whole(&src_buf), Bind::whole(partial.buffer())];
+            self.dispatch(KernelKey::ReduceSum4, &bufs, &p, self.groups(m * nchunks, WG)?)?;
+            temp = Some(partial);
+            (k, off) = (nchunks, 0);
+        }
         loop {
             // Enough threads to fill the adapter's lanes and cores, each folding >= 64 elements.
             let nchunks = if op.is_arg() { 1 } else { (k / 64).min(SERIAL_THREADS.div_ceil(m)).max(1) };
