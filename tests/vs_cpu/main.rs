@@ -1,0 +1,44 @@
+//! Every op on the GPU under test against the CPU reference backend, on random inputs with sizes
+//! that are not multiples of the workgroup (256) or matmul tile (64), plus size-0 and size-1 dims.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod elementwise;
+mod matmul;
+mod movement;
+mod reductions;
+
+use common::*;
+use webtensor::{Device, Tensor};
+
+/// Runs `f` on the CPU and on the GPU over the same seeded inputs and compares.
+pub(crate) fn check(what: &str, tol: f32, f: impl Fn(Device) -> Tensor) {
+    let Some(g) = gpu() else { return };
+    let want = f(Device::CPU);
+    let got = f(g);
+    assert_eq!(got.device(), g, "{what}: result left the device");
+    assert_eq!(got.shape(), want.shape(), "{what}: shape");
+    assert_eq!(got.dtype(), want.dtype(), "{what}: dtype");
+    assert_close(&f32s(&got), &f32s(&want), tol, what);
+}
+
+pub(crate) fn randn(shape: &[usize], seed: u64, d: Device) -> Tensor {
+    Tensor::randn(shape, Some(seed), d).unwrap()
+}
+
+/// The kernels the wgpu backend shapes by adapter (software: matmul tiles from registers,
+/// softmax and reductions a thread per row or chunk; GPU: workgroup memory and trees), both
+/// shapes on this adapter, then back to its own choice. One test owns the switch so the shape
+/// under test is the one set.
+#[test]
+fn software_and_gpu_kernel_shapes_match_cpu() {
+    let Some(g) = gpu() else { return };
+    for software in [true, false] {
+        webtensor::__set_software_kernels(g, Some(software)).unwrap();
+        let label = if software { "software shapes" } else { "GPU shapes" };
+        matmul::tiled_matmul_cases(label);
+        reductions::softmax_cases();
+        reductions::reduction_cases();
+    }
+    webtensor::__set_software_kernels(g, None).unwrap();
+}

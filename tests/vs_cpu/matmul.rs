@@ -1,0 +1,135 @@
+//! Matmul on the GPU against the CPU: every program by shape (the tiled cases also run under
+//! both kernel shapes, see main.rs).
+
+use super::{check, randn};
+use webtensor::{DType, Tensor};
+
+#[test]
+fn matmul_matches_cpu() {
+    tiled_matmul_cases("this adapter's shape");
+    let cases: [(&[usize], &[usize]); 9] = [
+        (&[1, 1], &[1, 1]),
+        (&[17, 33], &[33, 65]),
+        (&[130, 70], &[70, 257]),
+        (&[64, 64], &[64, 64]),
+        (&[3, 20, 30], &[30, 10]),
+        (&[2, 1, 9, 8], &[3, 8, 5]),
+        (&[5], &[5, 7]),
+        (&[200], &[200]),
+        (&[0, 4], &[4, 3]),
+    ];
+    for (sa, sb) in cases {
+        check(&format!("matmul {sa:?} @ {sb:?}"), 1e-4, |d| randn(sa, 17, d).matmul(&randn(sb, 18, d)).unwrap());
+    }
+    check("matmul of transposed operands", 1e-4, |d| {
+        let a = randn(&[70, 130], 19, d);
+        let b = randn(&[90, 70], 20, d);
+        a.t().unwrap().matmul(&b.t().unwrap()).unwrap()
+    });
+    // Few outputs over a long inner dimension: one workgroup per output (MatmulProgram::Dot).
+    check("dot program: [8, 100000]^T @ [100000, 3]", 1e-4, |d| {
+        let x = randn(&[100_000, 8], 28, d);
+        let y = randn(&[100_000, 3], 29, d);
+        x.t().unwrap().matmul(&y).unwrap()
+    });
+    check("dot program, batched, offset operands: [4, 2, 1500] @ [4, 1500, 3]", 1e-4, |d| {
+        let a = randn(&[4, 3, 1500], 33, d).narrow(1, 1, 2).unwrap();
+        a.matmul(&randn(&[4, 1500, 3], 34, d)).unwrap()
+    });
+    // A short inner dimension or a thin output: one thread per output (MatmulProgram::Naive).
+    check("naive program: [1000, 3] (offset view) @ [3, 8]^T-style", 1e-4, |d| {
+        let p = randn(&[1001, 3], 35, d).narrow(0, 1, 1000).unwrap();
+        p.matmul(&randn(&[8, 3], 36, d).t().unwrap()).unwrap()
+    });
+    check("naive program: matrix-vector [300, 500] @ [500]", 1e-4, |d| {
+        randn(&[300, 500], 37, d).matmul(&randn(&[500], 38, d)).unwrap()
+    });
+    check("naive program, one thread per output (n > 32): [2, 40, 20] @ [20, 50]", 1e-4, |d| {
+        randn(&[2, 40, 20], 44, d).matmul(&randn(&[20, 50], 45, d)).unwrap()
+    });
+    check("naive program on integers: [50, 7] @ [7, 9]", 0.0, |d| {
+        let a = randn(&[50, 7], 39, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap();
+        a.matmul(&randn(&[7, 9], 40, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap()).unwrap()
+    });
+    // Few output tiles, more outputs than Dot takes, and a long inner dimension: split-K.
+    // Sums of 9001 products of magnitude ~95: f32 rounding differs by order more than 1e-4.
+    check("split-K with a remainder slice: [40, 9001] @ [9001, 70]", 1e-3, |d| {
+        randn(&[40, 9001], 30, d).matmul(&randn(&[9001, 70], 31, d)).unwrap()
+    });
+    if crate::common::has_f16(webtensor::Device::webgpu(0)) {
+        // Partials of 16 * 16 * 1024 = 262144 overflow f16; the f32 accumulation gives 0.
+        check("f16 with a long inner dimension accumulates in f32", 1e-3, |d| {
+            let a: Vec<f32> = (0..8192).map(|i| if i < 4096 { 16.0 } else { -16.0 }).collect();
+            let a = Tensor::from_vec(a, &[1, 8192], d).unwrap().to_dtype(DType::F16).unwrap();
+            a.matmul(&Tensor::full(&[8192, 1], 16.0, DType::F16, d).unwrap()).unwrap()
+        });
+    }
+    check("split-K on integers", 0.0, |d| {
+        let a = randn(&[30, 5000], 32, d).mul_scalar(3.0).unwrap().to_dtype(DType::I32).unwrap();
+        a.matmul(&a.t().unwrap()).unwrap()
+    });
+    check("dot program on integers", 0.0, |d| {
+        let a = randn(&[3, 5000], 32, d).mul_scalar(3.0).unwrap().to_dtype(DType::I32).unwrap();
+        a.matmul(&a.t().unwrap()).unwrap()
+    });
+    check("matmul with k = 0", 0.0, |d| randn(&[3, 0], 21, d).matmul(&randn(&[0, 4], 22, d)).unwrap());
+}
+
+/// The tiled matmul cases (past the naive and dot programs' shapes).
+pub(crate) fn tiled_matmul_cases(label: &str) {
+    for (sa, sb) in [(&[130, 70][..], &[70, 257][..]), (&[3, 20, 40], &[40, 70]), (&[64, 64], &[64, 64])] {
+        check(&format!("tiled ({label}) {sa:?} @ {sb:?}"), 1e-4, |d| {
+            randn(sa, 46, d).matmul(&randn(sb, 47, d)).unwrap()
+        });
+    }
+    check(&format!("tiled ({label}) of transposed, offset operands"), 1e-4, |d| {
+        let a = randn(&[71, 130], 48, d).narrow(0, 1, 70).unwrap();
+        a.t().unwrap().matmul(&randn(&[90, 70], 49, d).t().unwrap()).unwrap()
+    });
+    check(&format!("tiled ({label}) on integers"), 0.0, |d| {
+        let a = randn(&[65, 40], 50, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap();
+        a.matmul(&randn(&[40, 129], 51, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap()).unwrap()
+    });
+    // B's rows in whole vec4s (n a multiple of 4, aligned offsets): software adapters take the
+    // vec4 program. Edges in m and n, an odd k, a broadcast batch, a transposed A, an offset
+    // view and integers.
+    for (sa, sb) in [
+        (&[300, 68][..], &[68, 260][..]),
+        (&[130, 37], &[37, 132]),
+        (&[3, 20, 40], &[40, 72]),
+        (&[2, 9, 36], &[2, 36, 8]),
+    ] {
+        check(&format!("tiled ({label}) in vec4s {sa:?} @ {sb:?}"), 1e-4, |d| {
+            randn(sa, 52, d).matmul(&randn(sb, 53, d)).unwrap()
+        });
+    }
+    // Short products, whose workgroups keep fewer rows of blocks and take more columns: every
+    // count of row blocks (1, 2, 4, 8 and 16) of both software programs, edges past a
+    // workgroup's columns, and a broadcast A as a convolution's weight.
+    for (sa, sb) in [
+        (&[7, 36][..], &[36, 2052][..]),
+        (&[20, 36], &[36, 1030]),
+        (&[40, 36], &[36, 520]),
+        (&[120, 48], &[48, 260]),
+        (&[6, 40], &[40, 1030]),
+        (&[12, 50], &[50, 517]),
+        (&[30, 40], &[40, 258]),
+        (&[60, 40], &[40, 130]),
+        (&[1, 32, 45], &[3, 1, 45, 300]),
+    ] {
+        check(&format!("tiled ({label}), short {sa:?} @ {sb:?}"), 1e-4, |d| {
+            randn(sa, 60, d).matmul(&randn(sb, 61, d)).unwrap()
+        });
+    }
+    check(&format!("tiled ({label}) in vec4s, transposed A"), 1e-4, |d| {
+        randn(&[68, 130], 58, d).t().unwrap().matmul(&randn(&[68, 132], 59, d)).unwrap()
+    });
+    check(&format!("tiled ({label}) in vec4s, offset view"), 1e-4, |d| {
+        let a = randn(&[131, 68], 54, d).narrow(0, 1, 130).unwrap();
+        a.matmul(&randn(&[69, 132], 55, d).narrow(0, 1, 68).unwrap()).unwrap()
+    });
+    check(&format!("tiled ({label}) in vec4s on integers"), 0.0, |d| {
+        let a = randn(&[65, 40], 56, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap();
+        a.matmul(&randn(&[40, 132], 57, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap()).unwrap()
+    });
+}
