@@ -106,7 +106,7 @@ mod tests {
 
     #[test]
     fn programs_follow_the_shape() {
-        // The k-means step's two products, and the shapes tests/vs_cpu.rs uses per program.
+        // The k-means step's two products, and the shapes tests/vs_cpu/matmul.rs uses per program.
         assert_eq!(args(1, 8, 153_600, 3).program(), MatmulProgram::Dot);
         assert_eq!(args(1, 153_600, 3, 8).program(), MatmulProgram::Naive);
         assert_eq!(args(4, 2, 1500, 3).program(), MatmulProgram::Dot);
