@@ -87,20 +87,28 @@ pub(crate) const WGSL_TANH: &str = "fn tanh_acc(x: f32) -> f32 {
 /// log1p and an accurate log, built on Cephes' logf polynomial for log(1 + t) on
 /// [sqrt(1/2) - 1, sqrt(2) - 1] (about 1 ulp): drivers' `log` is only held to 2^-21 absolute near
 /// 1 (WGSL's bound), which is no relative accuracy at all for log(1 + 1e-6). `log_pos` takes a
-/// positive normal finite x apart on its bits (x = m 2^e, m in [sqrt(1/2), sqrt(2))).
+/// positive normal finite x apart on its bits (`log_split`: x = m 2^e, m in [sqrt(1/2),
+/// sqrt(2))) and puts the series and e log 2 together (`log_join`).
 /// `log1p_acc` corrects the rounding of 1 + x to first order. Needs WGSL_SPECIAL.
 pub(crate) const WGSL_LOG1P: &str = "fn log1p_small(t: f32) -> f32 {
     let z = t * t;
     let p = ((((((((7.0376836292e-2 * t - 1.1514610310e-1) * t + 1.1676998740e-1) * t - 1.2420140846e-1) * t + 1.4249322787e-1) * t - 1.6668057665e-1) * t + 2.0000714765e-1) * t - 2.4999993993e-1) * t + 3.3333331174e-1) * t * z;
     return t + (p - 0.5 * z);
 }
-fn log_pos(x: f32) -> f32 {
+fn log_split(x: f32) -> vec2<f32> {
+    // (m - 1, e) for x = m 2^e, m in [sqrt(1/2), sqrt(2)), from the bits.
     let b = bitcast<u32>(x);
-    var e = i32(b >> 23u) - 127;
-    var m = bitcast<f32>((b & 0x007fffffu) | 0x3f800000u);
-    if (m > 1.4142135) { m = m * 0.5; e = e + 1; }
-    let fe = f32(e);
-    return (log1p_small(m - 1.0) - fe * 2.12194440e-4) + fe * 0.693359375;
+    let m = bitcast<f32>((b & 0x007fffffu) | 0x3f800000u);
+    let up = m > 1.4142135;
+    return vec2<f32>(select(m, m * 0.5, up) - 1.0, f32(i32(b >> 23u) - select(127, 126, up)));
+}
+fn log_join(p: f32, e: f32) -> f32 {
+    // log1p_small(m - 1) + e log 2, log 2 in two parts.
+    return (p - e * 2.12194440e-4) + e * 0.693359375;
+}
+fn log_pos(x: f32) -> f32 {
+    let s = log_split(x);
+    return log_join(log1p_small(s.x), s.y);
 }
 fn log1p_acc(x: f32) -> f32 {
     // Near 0 the series of x itself; else log_pos(1 + x) with the rounding of 1 + x corrected.
@@ -108,12 +116,9 @@ fn log1p_acc(x: f32) -> f32 {
     // copies made softplus on SwiftShader 0.88x TF.js's.
     let small = x > -0.29289323 && x < 0.41421357;
     let u = 1.0 + x;
-    let b = bitcast<u32>(u);
-    let m0 = bitcast<f32>((b & 0x007fffffu) | 0x3f800000u);
-    let up = m0 > 1.4142135;
-    let fe = f32(i32(b >> 23u) - select(127, 126, up));
-    let p = log1p_small(select(select(m0, m0 * 0.5, up) - 1.0, x, small));
-    var r = select((p - fe * 2.12194440e-4) + fe * 0.693359375 + (x - (u - 1.0)) / u, p, small);
+    let s = log_split(u);
+    let p = log1p_small(select(s.x, x, small));
+    var r = select(log_join(p, s.y) + (x - (u - 1.0)) / u, p, small);
     r = select(r, -inf_like(x), x == -1.0);
     r = select(r, nan_like(x), x < -1.0);
     return select(r, x, bitcast<u32>(x) == 0x7f800000u);
@@ -280,6 +285,10 @@ fn sig_exp(x: f32) -> vec2<i32> {
     let y = select(bits, bitcast<u32>(f32(i32(bits))), sub);
     return vec2<i32>(i32((y & 0x7fffffu) | 0x800000u), i32(y >> 23u) - select(150, 299, sub));
 }
+fn subnormal_bits(r: u32, e: i32) -> u32 {
+    // The bits of r 2^e where that is below the smallest normal (subnormals are bits 2^-149).
+    return select(r << u32(e + 149), r >> u32(-149 - e), e < -149);
+}
 fn fmod_acc(a: f32, b: f32) -> f32 { return fmod_q(a, b, false).x; }
 fn remainder_acc(a: f32, b: f32) -> f32 { return fmod_q(a, b, true).x; }
 fn fmod_q(a: f32, b: f32, rem: bool) -> vec2<f32> {
@@ -324,7 +333,7 @@ fn fmod_q(a: f32, b: f32, rem: bool) -> vec2<f32> {
     let eb = fb.y;
     let e1 = max(eb, -100);
     let v = f32(r) * pow2(e1) * pow2(eb - e1);
-    let tiny = select(r << u32(eb + 149), r >> u32(-149 - eb), eb < -149);
+    let tiny = subnormal_bits(r, eb);
     var out = select(v, bitcast<f32>(tiny), (bitcast<u32>(v) & 0x7fffffffu) < 0x00800000u);
     out = select(out, rf, fast);
     out = bitcast<f32>(bitcast<u32>(out) | (bitcast<u32>(select(a, b, flip && !is_zero(out))) & 0x80000000u));
@@ -334,7 +343,7 @@ fn fmod_q(a: f32, b: f32, rem: bool) -> vec2<f32> {
     let k = fb.y - fa.y;
     let diff = (u32(fb.x) << u32(clamp(k, 0, 7))) - u32(fa.x);
     let sh = fa.y + 149;
-    let dbits = select(diff << u32(sh), diff >> u32(-sh), sh < 0);
+    let dbits = subnormal_bits(diff, fa.y);
     let tiny_sum = k >= 0 && k <= 7 && select(diff < (0x800000u >> u32(min(sh, 24))), dbits < 0x800000u, sh < 0);
     let sum = select(a + b, bitcast<f32>(dbits | (bitcast<u32>(b) & 0x80000000u)), tiny_sum);
     out = select(out, select(a, sum, flip && !is_zero(a)), ua < ub);

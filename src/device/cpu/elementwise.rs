@@ -118,9 +118,8 @@ pub(super) fn unary(d: &CpuData, l: &Layout, op: UnaryOp) -> Result<CpuData> {
     let r = l.offset()..l.offset() + l.numel();
     #[cfg(target_arch = "wasm32")]
     if let (CpuData::F32(v), Some(block)) = (d, wasm_unary_block(op)) {
-        let v = &v[r];
         // SAFETY: the blocks write every element of each chunk (as long as their input).
-        return Ok(CpuData::F32(unsafe { par::fill(v.len(), 1, |start, out| block(&v[start..], out)) }));
+        return Ok(CpuData::F32(unsafe { by_blocks(&v[r], block) }));
     }
     Ok(match d {
         CpuData::F32(v) => CpuData::F32(fold_unary!(op, O => par::map(&v[r.clone()], |x| O.f32(x)))),
@@ -130,6 +129,17 @@ pub(super) fn unary(d: &CpuData, l: &Layout, op: UnaryOp) -> Result<CpuData> {
         CpuData::Bool(v) => CpuData::Bool(v[r].to_vec()),
         CpuData::U8(_) | CpuData::I8(_) => return Err(narrow_reached()),
     })
+}
+
+/// `block` over consecutive chunks of `v` across the pool: each call gets the input from its
+/// chunk's start and the chunk of the output to write.
+///
+/// # Safety
+/// `block` must initialise every element of the chunk it is given.
+#[cfg(target_arch = "wasm32")]
+unsafe fn by_blocks(v: &[f32], block: impl Fn(&[f32], &mut [MaybeUninit<f32>]) + Sync) -> Vec<f32> {
+    // SAFETY: passed on to the caller.
+    unsafe { par::fill(v.len(), 1, |start, out| block(&v[start..], out)) }
 }
 
 /// A unary f32 kernel over a chunk: the input from the chunk's start, the chunk to write.
@@ -161,10 +171,9 @@ pub(super) fn clamp_f32(d: &CpuData, l: &Layout, lo: f32, hi: f32) -> Option<Cpu
     #[cfg(target_arch = "wasm32")]
     if l.is_contiguous() && !lo.is_nan() && !hi.is_nan() {
         let v = &v[l.offset()..l.offset() + l.numel()];
+        let clamp = |x: &[f32], out: &mut [MaybeUninit<f32>]| super::wasm_unary::clamp_block(x, out, lo, hi);
         // SAFETY: clamp_block writes every element of each chunk (as long as its input).
-        let out =
-            unsafe { par::fill(v.len(), 1, |start, out| super::wasm_unary::clamp_block(&v[start..], out, lo, hi)) };
-        return Some(CpuData::F32(out));
+        return Some(CpuData::F32(unsafe { by_blocks(v, clamp) }));
     }
     const MAX: BinaryOp = BinaryOp::Maximum;
     const MIN: BinaryOp = BinaryOp::Minimum;
