@@ -1,5 +1,5 @@
 // A/B of builds of the npm package's CPU device (its kernels inside WebAssembly), in one Node
-// process, interleaved: 32 elementwise, reduction, softmax, matmul, convolution, pooling, gather, cat and cast cases on
+// process, interleaved: 34 elementwise, reduction, softmax, matmul, convolution, pooling, gather, cat and cast cases on
 // 1024x1024 f32 (one 1M NCHW), each timed 5 calls a round over 15 rounds, median printed with each build's
 // time over the first's (below 1 is faster). For build flags and kernel changes, where a
 // whole `npm run bench` is too noisy to see a 10% change.
@@ -31,12 +31,14 @@ const cases = {
   'elu 1M': (wt, x) => x.elu(),
   'add 1M': (wt, x, y) => x.add(y),
   'mul scalar 1M': (wt, x) => x.mul(0.5),
+  'div scalar 1M': (wt, x) => x.div(4),
   'pow, tensor exponent 1M': (wt, x, y, b, c, m, x4, pos) => pos.pow(x),
   'clamp 1M': (wt, x) => x.clamp(-0.5, 0.5),
   'add bias [1024,1024]+[1024]': (wt, x, y, b) => x.add(b),
   'add col [1024,1024]+[1024,1]': (wt, x, y, b, c) => x.add(c),
   'sum(1) 1M': (wt, x) => x.sum(1),
   'sum(0) 1M': (wt, x) => x.sum(0),
+  'mean(1) 1M': (wt, x) => x.mean(1),
   'sum(0,2,3) [16,64,32,32] (BatchNorm)': (wt, x, y, b, c, m, x4) => x4.sum([0, 2, 3]),
   'max(1) 1M': (wt, x) => x.amax(1),
   'prod(1) 1M': (wt, x) => x.prod(1),

@@ -327,8 +327,13 @@ fn avg_pool(op: &'static str, dims: usize, input: &Tensor, kernel: &[usize], o: 
     let out = {
         let _paused = crate::tensor::node::pause();
         let n = x.shape()[0] as isize;
-        let sums = windows(&padded(&x, &h, &w, 0.0)?, 1, &h, &w).sum(&[3, 4], false)?;
-        div.apply(&sums.reshape(&[n, c as isize, h.out as isize, w.out as isize])?)?
+        let win = windows(&padded(&x, &h, &w, 0.0)?, 1, &h, &w);
+        let shape = [n, c as isize, h.out as isize, w.out as isize];
+        match &div {
+            // Summed and divided in one kernel where the backend has it (the CPU).
+            Divisor::One(d) => win.sum_div(Some(&[3, 4]), false, *d)?.reshape(&shape)?,
+            Divisor::Each(_) => div.apply(&win.sum(&[3, 4], false)?.reshape(&shape)?)?,
+        }
     };
     let shape = x.shape().to_vec();
     let y = Tensor::composite(out, op, &[&x], |_| {

@@ -4,6 +4,16 @@
 use crate::dtype::DType;
 use crate::op::pow::pow_f32;
 
+/// `1 / v` when `v`, taken as f32, is a power of two whose reciprocal is a normal f32, else
+/// None. Then `x * (1 / v)` is `x / v` bit for bit (both round the same real quotient once),
+/// and a product costs a fraction of a division (wasm's `f32x4.div`, a GPU's division
+/// sequence): scalar division, means and average pooling divide by counts such as 4 or 1024.
+pub(crate) fn exact_reciprocal(v: f64) -> Option<f64> {
+    let s = v as f32;
+    let r = 1.0 / s;
+    (s.is_normal() && s.to_bits() & 0x007f_ffff == 0 && r.is_normal()).then_some(r as f64)
+}
+
 /// A binary elementwise op.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BinaryOp {

@@ -139,7 +139,13 @@ impl Tensor {
             // The scalar rides in the kernel's parameters where the backend can: no 0-d tensor,
             // no fill, no broadcast walk.
             let a = self.to_dtype(compute)?;
-            if let Some(storage) = a.storage().binary_scalar(op, a.layout(), other, compute) {
+            // Dividing by a power of two runs the product by its reciprocal: the same bits,
+            // a cheaper kernel (`exact_reciprocal`).
+            let (kernel_op, value) = match (op, compute, crate::op::binary::exact_reciprocal(other)) {
+                (BinaryOp::Div, DType::F32, Some(r)) => (BinaryOp::Mul, r),
+                _ => (op, other),
+            };
+            if let Some(storage) = a.storage().binary_scalar(kernel_op, a.layout(), value, compute) {
                 let (device, shape, out) = (a.device(), a.shape().to_vec(), op.out_dtype(compute));
                 crate::device::placement::record(op.name(), &[device], device);
                 if op.is_comparison() || op.int_only() {
@@ -149,6 +155,16 @@ impl Tensor {
                     scalar_backward(op, &a, other, y)
                 }));
             }
+        }
+        if let (BinaryOp::Div, DType::F32, Some(r)) = (op, dtype, crate::op::binary::exact_reciprocal(other)) {
+            // The product by the exact reciprocal here too (the CPU's `f32x4.div` in wasm
+            // costs several products), recorded as the division it is.
+            let t = {
+                let _paused = crate::tensor::node::pause();
+                self.binary(&Tensor::full_on(&[], r, dtype, self.device())?, BinaryOp::Mul)?
+            };
+            let a = self.clone();
+            return Ok(Tensor::composite(t, op.name(), &[self], move |y| scalar_backward(op, &a, other, y)));
         }
         let s = Tensor::full_on(&[], other, dtype, self.device())?;
         self.binary(&s, op)

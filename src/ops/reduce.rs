@@ -13,9 +13,26 @@ use crate::tensor::Tensor;
 impl Tensor {
     /// Runs a reduction kernel over `dims` (all dims when `None`).
     pub fn reduce(&self, op: ReduceOp, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
-        let name = op.name();
+        self.reduce_impl(op, dims, keepdim, None)
+    }
+
+    /// The sum over `dims` divided by `divisor` (a mean; average pooling's windows): one kernel
+    /// on backends that have it (`Storage::sum_div_f32`, f32), else the sum divided by a scalar
+    /// op. Either way the result is the sum rounded to the dtype, then divided.
+    pub(crate) fn sum_div(&self, dims: Option<&[isize]>, keepdim: bool, divisor: f64) -> Result<Tensor> {
+        self.reduce_impl(ReduceOp::Sum, dims, keepdim, Some(divisor))
+    }
+
+    fn reduce_impl(
+        &self,
+        op: ReduceOp,
+        given: Option<&[isize]>,
+        keepdim: bool,
+        divisor: Option<f64>,
+    ) -> Result<Tensor> {
+        let name = if divisor.is_some() { "mean" } else { op.name() };
         let rank = self.rank();
-        let dims = match dims {
+        let dims = match given {
             Some(d) => normalize_dims(name, d, rank)?,
             None => (0..rank).collect(),
         };
@@ -37,8 +54,27 @@ impl Tensor {
         // `Storage::reduce` gathers it for the GPU kernels.
         let x = x.permute(&perm)?;
         let out_dtype = op.output_dtype(x.dtype());
-        crate::device::placement::record(name, &[self.device()], self.device());
-        let storage = x.storage().reduce(op, x.layout(), m, k, x.dtype(), out_dtype).map_err(|e| e.in_op(name))?;
+        let record = || crate::device::placement::record(name, &[self.device()], self.device());
+        let storage = match divisor {
+            None => {
+                record();
+                x.storage().reduce(op, x.layout(), m, k, x.dtype(), out_dtype)
+            }
+            Some(d) => {
+                let one_pass = match out_dtype {
+                    DType::F32 => x.storage().sum_div_f32(x.layout(), m, k, d as f32),
+                    _ => Ok(None),
+                };
+                match one_pass.map_err(|e| e.in_op(name))? {
+                    Some(s) => {
+                        record();
+                        Ok(s)
+                    }
+                    None => return self.reduce_impl(op, given, keepdim, None)?.div_scalar(d),
+                }
+            }
+        }
+        .map_err(|e| e.in_op(name))?;
         let shape: Vec<usize> = if keepdim {
             (0..rank).map(|d| if dims.contains(&d) { 1 } else { self.shape()[d] }).collect()
         } else {
@@ -51,7 +87,7 @@ impl Tensor {
         let block: Vec<isize> = kept.iter().map(|&d| self.shape()[d] as isize).chain(dims.iter().map(|_| 1)).collect();
         let reduced: Vec<isize> = (kept.len()..rank).map(|d| d as isize).collect();
         Ok(Tensor::from_op(storage, &shape, out_dtype, self.device(), name, &[&x], |y| {
-            backward(op, &x, y, block, reduced)
+            backward(op, &x, y, block, reduced, divisor)
         }))
     }
 
@@ -123,12 +159,12 @@ impl Tensor {
     pub fn mean(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
         let x = self.float_input()?;
         let n = reduced_count(self, Some(dims))?;
-        x.sum(dims, keepdim)?.div_scalar(n as f64)
+        x.sum_div(Some(dims), keepdim, n as f64)
     }
     /// Mean of every element.
     pub fn mean_all(&self) -> Result<Tensor> {
         let x = self.float_input()?;
-        x.sum_all()?.div_scalar(self.numel() as f64)
+        x.sum_div(None, false, self.numel() as f64)
     }
 
     /// Variance over `dims` with `correction` (1 = unbiased, PyTorch's default), two-pass for
@@ -154,7 +190,7 @@ impl Tensor {
         let n = reduced_count(self, dims)?;
         let all: Vec<isize> = (0..self.rank() as isize).collect();
         let dims = dims.unwrap_or(&all);
-        let mean = x.sum(dims, true)?.div_scalar(n as f64)?;
+        let mean = x.sum_div(Some(dims), true, n as f64)?;
         let sq = x.sub(&mean)?.square()?.sum(dims, keepdim)?;
         // Like PyTorch: the divisor is max(0, n - correction), so too few elements give inf or
         // nan rather than an error (or a negative variance).
@@ -205,14 +241,25 @@ fn reduced_count(t: &Tensor, dims: Option<&[isize]>) -> Result<usize> {
 }
 
 /// The backward rule of reduction `op` from `x` ([kept.., reduced..], a view) to `y`:
-/// `block` is the output's shape with the reduced dims kept as 1, `reduced` the trailing dims.
-fn backward(op: ReduceOp, x: &Tensor, y: &Tensor, block: Vec<isize>, reduced: Vec<isize>) -> BackwardFn {
+/// `block` is the output's shape with the reduced dims kept as 1, `reduced` the trailing dims;
+/// a sum with a `divisor` (a mean) divides the gradient before spreading it.
+fn backward(
+    op: ReduceOp,
+    x: &Tensor,
+    y: &Tensor,
+    block: Vec<isize>,
+    reduced: Vec<isize>,
+    divisor: Option<f64>,
+) -> BackwardFn {
     let (x, y) = (x.clone(), y.clone());
     let full: Vec<isize> = x.shape().iter().map(|&s| s as isize).collect();
     let full2 = full.clone();
     let spread = move |t: &Tensor| t.reshape(&block)?.expand(&full);
     match op {
-        ReduceOp::Sum => unary_rule(move |g| spread(g)),
+        ReduceOp::Sum => unary_rule(move |g| match divisor {
+            Some(d) => spread(&g.div_scalar(d)?),
+            None => spread(g),
+        }),
         // The product of the others: y / x where x != 0; where x == 0, the product of the
         // nonzero others if that is the only zero in the block, else 0 (as PyTorch's
         // prod_backward does).

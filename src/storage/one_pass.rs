@@ -1,5 +1,6 @@
 //! Ops that some backends run in one pass where the others compose them from other kernels:
-//! each returns `None` where the caller should compose (the CPU's scan, clamp and padding).
+//! each returns `None` where the caller should compose (the CPU's scan, clamp, padding and
+//! divided sums).
 
 use super::Storage;
 use crate::device::cpu::CpuBackend;
@@ -45,5 +46,15 @@ impl Storage {
             #[allow(unreachable_patterns)]
             _ => Ok(None),
         }
+    }
+
+    /// The f32 sums of each row of the `[m, k]` view `l` divided by `d` (means, average
+    /// pooling) in one kernel where the backend has it (the CPU), else None: the caller divides
+    /// the sum by a scalar op.
+    pub(crate) fn sum_div_f32(&self, l: &Layout, m: usize, k: usize, d: f32) -> Result<Option<Storage>> {
+        Ok(match self {
+            Storage::Cpu(s) => CpuBackend.sum_div_f32(s, l, m, k, d)?.map(Storage::Cpu),
+            _ => None,
+        })
     }
 }

@@ -240,3 +240,45 @@ fn clamp_keeps_the_cpus_zeros_and_nans() {
         }
     }
 }
+
+/// Division by a scalar power of two runs as the product by its reciprocal: on every device it
+/// must be the true quotient, bit for bit, through subnormal results, infinities, NaN and
+/// signed zeros (a GPU may flush a subnormal input or result to zero). On the CPU also the
+/// divisors that keep the division: a reciprocal that is not a normal f32 (2^127), no power of
+/// two (3, 0). `mean` and average pooling divide by counts this way; their values are checked
+/// against PyTorch in the fixtures.
+#[test]
+fn division_by_a_power_of_two_is_the_quotient_bit_for_bit() {
+    let mut xs: Vec<f32> = (0..1000).map(|i| ((i as f32) * 0.731).sin() * 10f32.powi(i % 30 - 15)).collect();
+    xs.extend([
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::MIN_POSITIVE,
+        f32::MIN_POSITIVE * 3.0,
+        1e-45,
+        f32::MAX,
+        -f32::MAX,
+        3.0e38,
+        1.5,
+    ]);
+    for d in devices() {
+        let x = Tensor::from_slice(&xs, &[xs.len()], d).unwrap();
+        let divisors: &[f64] = match d {
+            Device::CPU => &[2.0, 4.0, 0.5, 1024.0, -8.0, 2f64.powi(-126), 2f64.powi(126), 2f64.powi(127), 3.0, 0.0],
+            _ => &[2.0, 4.0, 0.5, 1024.0, -8.0, 2f64.powi(-126), 2f64.powi(126)],
+        };
+        let subnormal = |v: f32| v != 0.0 && v.abs() < f32::MIN_POSITIVE;
+        for &s in divisors {
+            let got = f32s(&x.div_scalar(s).unwrap());
+            for (&a, &g) in xs.iter().zip(&got) {
+                let want = a / s as f32;
+                let flushed = d != Device::CPU && (subnormal(a) || subnormal(want)) && g == 0.0;
+                let same = g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()) || flushed;
+                assert!(same, "{a:e} / {s:e} on {d}: got {g:e}, want {want:e}");
+            }
+        }
+    }
+}

@@ -252,6 +252,51 @@ impl CpuBackend {
         CpuStorage::new(CpuData::F32(elementwise::pad_f32(v, l, before, shape, value))).map(Some)
     }
 
+    /// [`Kernels::reduce`]'s values before they become storage.
+    fn reduce_data(&self, op: ReduceOp, src: &CpuStorage, l: &Layout, m: usize, k: usize) -> Result<CpuData> {
+        let dtype = src.data.dtype();
+        // A strided view ([kept.., reduced..] as `Tensor::reduce` permutes it), or short rows,
+        // are reduced in place where strided.rs knows the pattern; otherwise a view is gathered
+        // into rows first.
+        if let CpuData::F32(v) = &src.data {
+            if let Some(out) = strided::reduce_f32(op, v, l, m) {
+                return Ok(out);
+            }
+        }
+        let gathered;
+        let (data, start) = if l.is_contiguous() {
+            (&src.data, l.offset())
+        } else {
+            reserve(l.numel(), dtype)?;
+            gathered = copy(&src.data, l);
+            (&gathered, 0)
+        };
+        Ok(with_type!(dtype, T => reduce::rows(op, &T::slice(data)[start..start + m * k], m, k)))
+    }
+
+    /// The f32 sums of each row of the `[m, k]` view `l` divided by `d` (a mean, average
+    /// pooling's windows) in one kernel: the sums as [`Kernels::reduce`] makes them, divided in
+    /// place right after (by the product with `1 / d` where that is exact), instead
+    /// of a division op with an output of its own. `None` for other dtypes, which compose it.
+    pub(crate) fn sum_div_f32(
+        &self,
+        src: &CpuStorage,
+        l: &Layout,
+        m: usize,
+        k: usize,
+        d: f32,
+    ) -> Result<Option<CpuStorage>> {
+        if src.data.dtype() != DType::F32 {
+            return Ok(None);
+        }
+        let CpuData::F32(mut v) = self.reduce_data(ReduceOp::Sum, src, l, m, k)? else { return Ok(None) };
+        match crate::op::binary::exact_reciprocal(d as f64) {
+            Some(r) => v.iter_mut().for_each(|x| *x *= r as f32),
+            None => v.iter_mut().for_each(|x| *x /= d),
+        }
+        CpuStorage::new(CpuData::F32(v)).map(Some)
+    }
+
     /// Running sums of contiguous `l` viewed as `[outer, n, inner]` along `n`, or `None` for
     /// dtypes this kernel leaves to the composed scan.
     pub(crate) fn cumsum(
@@ -330,25 +375,7 @@ impl Kernels for CpuBackend {
     }
 
     fn reduce(&self, op: ReduceOp, src: &CpuStorage, l: &Layout, m: usize, k: usize) -> Result<CpuStorage> {
-        let dtype = src.data.dtype();
-        // A strided view ([kept.., reduced..] as `Tensor::reduce` permutes it), or short rows,
-        // are reduced in place where strided.rs knows the pattern; otherwise a view is gathered
-        // into rows first.
-        if let CpuData::F32(v) = &src.data {
-            if let Some(out) = strided::reduce_f32(op, v, l, m) {
-                return CpuStorage::new(out);
-            }
-        }
-        let gathered;
-        let (data, start) = if l.is_contiguous() {
-            (&src.data, l.offset())
-        } else {
-            reserve(l.numel(), dtype)?;
-            gathered = copy(&src.data, l);
-            (&gathered, 0)
-        };
-        let out = with_type!(dtype, T => reduce::rows(op, &T::slice(data)[start..start + m * k], m, k));
-        CpuStorage::new(out)
+        CpuStorage::new(self.reduce_data(op, src, l, m, k)?)
     }
 
     fn softmax(&self, src: &CpuStorage, l: &Layout, m: usize, k: usize, log: bool) -> Result<CpuStorage> {

@@ -158,19 +158,9 @@ fn extreme_row<const MAX: bool>(v: &[f32], b: usize, step: usize, taps: &[usize]
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     let done = 0;
     for (i, o) in out.iter_mut().enumerate().skip(done) {
-        let at = b + i * step;
-        *o = taps[1..].iter().fold(v[at + taps[0]], |m, &t| pick::<MAX>(m, v[at + t]));
-    }
-}
-
-/// `x` if it beats `m` (strictly, so the first of equals stays, -0 and +0 included) or is NaN.
-#[inline(always)]
-fn pick<const MAX: bool>(m: f32, x: f32) -> f32 {
-    let beats = if MAX { x > m } else { x < m };
-    if beats || x.is_nan() {
-        x
-    } else {
-        m
+        // Integer keys, not an f32 compare that V8 makes a branch: `amax(1)` over rows of 4
+        // took 3.4 ms per 1M elements in wasm as a float fold.
+        *o = best::<MAX>(v, b + i * step, taps).0;
     }
 }
 
