@@ -34,6 +34,8 @@ const cases = {
   'fmod [1024,1024]': (t) => t.x.fmod(t.y),
   'floor_divide [1024,1024]': (t) => t.x.floorDivide(t.y),
   'acos [1024,1024]': (t) => t.u.acos(),
+  'leaky_relu [1024,1024]': (t) => t.x.leakyRelu(0.1),
+  'div by 4 [1024,1024]': (t) => t.x.div(4),
 };
 const inputs = libs.map(([, wt]) => {
   const on = (seed) => ({ device: 'webgpu:0', seed });

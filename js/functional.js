@@ -148,6 +148,11 @@ export function leakyRelu(input, negativeSlope = 0.01) {
   rawOf('leakyRelu', 'input', input);
   return input.leakyRelu(negativeSlope);
 }
+/** `x` where positive, `weight * x` elsewhere, one slope or one per channel (PyTorch's `F.prelu`). */
+export function prelu(input, weight) {
+  rawOf('prelu', 'input', input);
+  return input.prelu(weight);
+}
 /** `x` where positive, `alpha * (e^x - 1)` elsewhere (PyTorch's `F.elu`; default 1). */
 export function elu(input, alpha = 1) {
   rawOf('elu', 'input', input);

@@ -208,6 +208,8 @@ export declare class Tensor<D extends DType = DType> {
   softplusWith(beta: number, threshold: number): Tensor<Floating<D>>;
   /** `x` where positive, `negativeSlope * x` elsewhere (default 0.01). */
   leakyRelu(negativeSlope?: number): Tensor<Floating<D>>;
+  /** `x` where positive, `weight * x` elsewhere; `weight` has 1 element or one per channel (dim 1). */
+  prelu(weight: Tensor): Tensor<Floating<D>>;
   /** `x` where positive, `alpha * (e^x - 1)` elsewhere (default 1). */
   elu(alpha?: number): Tensor<Floating<D>>;
   /** `this + weight * (end - this)`, broadcast over all three (PyTorch's `lerp`). */

@@ -7,6 +7,7 @@ import * as check from './check.js';
 import * as F from './functional.js';
 import { eps, momentum, ownRaws, paddingIndex, probability, takeBatchNorm } from './nnargs.js';
 import { core } from './internal.js';
+import { full } from './create.js';
 import { Module } from './module.js';
 import { rawOf, Tensor } from './tensor.js';
 
@@ -243,6 +244,20 @@ export const SiLU = activation('SiLU', 'silu');
 export const Tanh = activation('Tanh', 'tanh');
 /** Logistic sigmoid as a module. */
 export const Sigmoid = activation('Sigmoid', 'sigmoid');
+
+/** `x` where positive, `weight * x` elsewhere, with `numParameters` learned slopes (1, or one per channel of dim 1) starting at `init`: PyTorch's `nn.PReLU` (defaults 1 and 0.25). */
+export class PReLU extends Module {
+  constructor(numParameters = 1, opts) {
+    super();
+    const fn = 'PReLU';
+    const o = check.options(fn, opts, ['init', 'device']);
+    this.numParameters = check.integer(fn, 'numParameters', numParameters, 1, 2 ** 31 - 1);
+    const init = o.init === undefined ? 0.25 : check.number(fn, 'init', o.init);
+    this.registerParameter('weight', full([this.numParameters], init, { device: check.optDevice(fn, o.device) }));
+  }
+  forward(x) { return F.prelu(x, this.getParameter('weight')); }
+  extraRepr() { return `numParameters=${this.numParameters}`; }
+}
 
 const lossModule = (name, f, keys) => ({
   [name]: class extends Module {

@@ -146,6 +146,12 @@ export declare class GELU extends Module { forward(x: Tensor): Tensor }
 export declare class SiLU extends Module { forward(x: Tensor): Tensor }
 export declare class Tanh extends Module { forward(x: Tensor): Tensor }
 export declare class Sigmoid extends Module { forward(x: Tensor): Tensor }
+/** `x` where positive, `weight * x` elsewhere, with `numParameters` learned slopes (1, or one per channel), each starting at `init` (PyTorch's `nn.PReLU`; defaults 1 and 0.25). */
+export declare class PReLU extends Module {
+  constructor(numParameters?: number, opts?: { init?: number; device?: DeviceLike });
+  readonly numParameters: number;
+  forward(x: Tensor): Tensor;
+}
 
 /** One size for every spatial dim, or one per dim (PyTorch's "int or tuple"). */
 export type Size = number | readonly number[];
@@ -228,6 +234,7 @@ export declare namespace functional {
   function hardsigmoid(input: Tensor): Tensor;
   function softplus(input: Tensor, options?: SoftplusOptions): Tensor;
   function leakyRelu(input: Tensor, negativeSlope?: number): Tensor;
+  function prelu(input: Tensor, weight: Tensor): Tensor;
   function elu(input: Tensor, alpha?: number): Tensor;
   function softmax(input: Tensor, dim?: number): Tensor;
   function logSoftmax(input: Tensor, dim?: number): Tensor;

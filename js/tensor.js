@@ -156,6 +156,8 @@ export class Tensor {
   leakyRelu(negativeSlope = 0.01) {
     return new Tensor(this.#live('leakyRelu').leakyRelu(check.number('leakyRelu', 'negativeSlope', negativeSlope)));
   }
+  /** `x` where positive, `weight * x` elsewhere: `weight` has one slope, or one per channel (dim 1), as PyTorch's `prelu`. */
+  prelu(weight) { return new Tensor(this.#live('prelu').prelu(rawOf('prelu', 'weight', weight))); }
   /** `x` where positive, `alpha * (e^x - 1)` elsewhere (default 1, as PyTorch). */
   elu(alpha = 1) { return new Tensor(this.#live('elu').elu(check.number('elu', 'alpha', alpha))); }
   /** `this + weight * (end - this)`; `weight` a number or a tensor, broadcast with both. */

@@ -67,6 +67,7 @@ OPS = {
     }[a["fn"]](x[0], a["s"]),
     "where": lambda x, a: torch.where(x[0] > 0, x[1], x[2]),
     "leaky_relu": lambda x, a: torch.nn.functional.leaky_relu(x[0], a["slope"]),
+    "prelu": lambda x, a: torch.nn.functional.prelu(x[0], x[1]),
     "elu": lambda x, a: torch.nn.functional.elu(x[0], a["alpha"]),
     "softplus_with": lambda x, a: torch.nn.functional.softplus(x[0], a["beta"], a["threshold"]),
     "lerp": lambda x, a: torch.lerp(x[0], x[1], x[2]),
@@ -285,6 +286,11 @@ def cases():
     # leaky_relu's two forms: a maximum for slopes in [0, 1], a where beyond.
     add("leaky_relu_slope_0", "leaky_relu", [inp(extra(3, 5))], slope=0.0)
     add("leaky_relu_steep", "leaky_relu", [inp(extra(3, 5))], slope=1.5)
+    # prelu: a slope per channel of NCHW (the weight's gradient summed over N, H, W), one shared
+    # slope, and a 1-D input (one channel).
+    add("prelu_channels", "prelu", [inp(extra(2, 3, 4, 5)), inp(torch.tensor([0.25, -0.5, 1.5]))])
+    add("prelu_shared", "prelu", [inp(extra(3, 4)), inp(torch.tensor([0.1]))])
+    add("prelu_rank1", "prelu", [inp(extra(7)), inp(torch.tensor([0.3]))])
     return c
 
 

@@ -45,6 +45,12 @@ BINARY = {
     "floor_divide": torch.floor_divide,
 }
 FMOD_LIKE = {"remainder": torch.remainder, "fmod": torch.fmod}
+
+
+def prelu_pairs(a, b):
+    """PyTorch's prelu per element (its weight is per channel, so each pair is one channel):
+    F.prelu of each `a` value with each `b` as a one-element weight, which the pairs enumerate."""
+    return torch.stack([F.prelu(x.reshape(1), y.reshape(1)) for x, y in zip(a, b)]).reshape(-1)
 INT_BINARY = ["add", "sub", "mul", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge"]
 # Integer-only ops; shifts take the shift counts of SHIFTS.
 BITWISE = {
@@ -110,6 +116,7 @@ def main():
             # quotient overflows (fmod(3e38, 0.5)); C's fmod, which webtensor computes, is exact:
             # its answer is PyTorch's in float64, where the quotient fits, rounded to f32.
             **{name: bits(f(a.double(), b.double()).float()) for name, f in FMOD_LIKE.items()},
+            "prelu": bits(prelu_pairs(a, b)),
         },
         "int_pairs": [bits(ia), bits(ib)],
         "int_binary": {

@@ -37,6 +37,7 @@ fn apply(op: &str, a: &Value, x: &[Tensor]) -> webtensor::Result<Tensor> {
         }
         "where" => x[0].gt_scalar(0.0)?.where_(&x[1], &x[2])?,
         "leaky_relu" => x[0].leaky_relu(a["slope"].as_f64().expect("slope"))?,
+        "prelu" => x[0].prelu(&x[1])?,
         "elu" => x[0].elu(a["alpha"].as_f64().expect("alpha"))?,
         "softplus_with" => {
             x[0].softplus_with(a["beta"].as_f64().expect("beta"), a["threshold"].as_f64().expect("threshold"))?

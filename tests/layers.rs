@@ -12,7 +12,7 @@ use serde_json::Value;
 use std::sync::Arc;
 use webtensor::nn::{
     self, BatchNorm1d, BatchNormOptions, ClassLossOptions, Dropout, Embedding, EmbeddingOptions, LayerNorm, Linear,
-    LinearOptions, Module, ModuleCore, NormOptions,
+    LinearOptions, Module, ModuleCore, NormOptions, PReLU,
 };
 use webtensor::optim::{Adam, AdamOptions, Optimizer};
 use webtensor::{BackwardOptions, DType, Device, Tensor};
@@ -21,7 +21,8 @@ device_tests!(
     layers_match_pytorch,
     batch_norm_running_statistics_match_pytorch,
     token_model_training_matches_pytorch,
-    dropout_semantics
+    dropout_semantics,
+    prelu_module_learns_a_slope_per_channel
 );
 
 fn layers_match_pytorch(d: Device) {
@@ -190,6 +191,38 @@ fn dropout_semantics(d: Device) {
     assert!(Dropout::new(1.5, None).err().map(|e| e.to_string()).unwrap_or_default().contains("[0, 1]"));
     let e = nn::dropout(&Tensor::ones(&[2], DType::I32, d).unwrap(), 0.5, true, None).unwrap_err().to_string();
     assert!(e.contains("floating-point"), "{e}");
+}
+
+/// `nn::PReLU` (its values and gradients are the `prelu` op's, held to PyTorch by the grad
+/// fixtures): PyTorch's parameter name, shape and initial slope, a slope per channel of dim 1,
+/// the weight's gradient summed per channel, and the shapes it refuses.
+fn prelu_module_learns_a_slope_per_channel(d: Device) {
+    let m = PReLU::new(2, 0.25, Some(d)).unwrap();
+    let names: Vec<String> = m.named_parameters().into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["weight"]);
+    assert_eq!(f32s(&m.weight().tensor()), [0.25, 0.25]);
+    // [N=2, C=2, 3]: channel 0 of each sample is [-4, 2, -1], channel 1 is [1, -2, 0].
+    let x = Tensor::from_slice(&[-4.0f32, 2.0, -1.0, 1.0, -2.0, 0.0, -4.0, 2.0, -1.0, 1.0, -2.0, 0.0], &[2, 2, 3], d)
+        .unwrap()
+        .requires_grad_(true)
+        .unwrap();
+    let y = m.forward(&x).unwrap();
+    assert_eq!(f32s(&y), [-1.0, 2.0, -0.25, 1.0, -0.5, 0.0, -1.0, 2.0, -0.25, 1.0, -0.5, 0.0], "on {d}");
+    y.sum_all().unwrap().backward().unwrap();
+    // d/dw: the sum of x where x <= 0, per channel: 2 * (-4 - 1) and 2 * (-2 + 0).
+    assert_eq!(f32s(&m.weight().tensor().grad().expect("weight grad")), [-10.0, -4.0], "on {d}");
+    assert_eq!(f32s(&x.grad().unwrap()), [0.25, 1.0, 0.25, 1.0, 0.25, 0.25, 0.25, 1.0, 0.25, 1.0, 0.25, 0.25]);
+    let e = m.forward(&Tensor::zeros(&[2, 3, 4], DType::F32, d).unwrap()).unwrap_err().to_string();
+    assert!(e.contains("2 elements") && e.contains("3 channel"), "{e}");
+    let e = x.prelu(&Tensor::zeros(&[2, 1], DType::F32, d).unwrap()).unwrap_err().to_string();
+    assert!(e.contains("1-D"), "{e}");
+    let ints = Tensor::zeros(&[2, 2], DType::I32, d).unwrap();
+    assert!(ints.prelu(&m.weight().tensor()).is_err(), "integers are refused, as in PyTorch");
+    // One slope shared by every channel, and a 1-D input (one channel).
+    let one = PReLU::new(1, 0.5, Some(d)).unwrap();
+    assert_eq!(f32s(&one.forward(&x.detach()).unwrap())[..3], [-2.0, 2.0, -0.5]);
+    let v = Tensor::from_slice(&[-2.0f32, 3.0], &[2], d).unwrap();
+    assert_eq!(f32s(&one.forward(&v).unwrap()), [-1.0, 3.0]);
 }
 
 #[test]

@@ -16,6 +16,7 @@ function apply(wt, op, a, x) {
     case 'scalar': return x[0][a.fn](a.s);
     case 'where': return x[0].gt(0).where(x[1], x[2]);
     case 'leaky_relu': return x[0].leakyRelu(a.slope);
+    case 'prelu': return x[0].prelu(x[1]);
     case 'elu': return x[0].elu(a.alpha);
     case 'softplus_with': return x[0].softplus({ beta: a.beta, threshold: a.threshold });
     case 'lerp': return x[0].lerp(x[1], x[2]);

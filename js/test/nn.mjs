@@ -237,6 +237,23 @@ export function nnCases(wt, devices) {
       model.dispose();
     });
 
+    add(`${device}: nn: PReLU learns a slope per channel (PyTorch's names, shapes and rules)`, async () => {
+      const nn = wt.nn;
+      const m = new nn.PReLU(2, { device });
+      assert.deepEqual(Object.keys(m.stateDict()), ['weight']);
+      assert.deepEqual([...await m.getParameter('weight').data()], [0.25, 0.25]);
+      const x = wt.tensor([-4, 2, -1, 1, -2, 0, -4, 2, -1, 1, -2, 0], { shape: [2, 2, 3], device, requiresGrad: true });
+      const y = m.forward(x);
+      assert.deepEqual([...await y.data()], [-1, 2, -0.25, 1, -0.5, 0, -1, 2, -0.25, 1, -0.5, 0]);
+      y.sum().backward();
+      assert.deepEqual([...await m.getParameter('weight').grad.data()], [-10, -4], 'the weight gradient sums x <= 0 per channel');
+      assert.throws(() => m.forward(wt.zeros([2, 3, 4], { device })), /2 elements.*3 channel/);
+      assert.throws(() => nn.functional.prelu(x, wt.zeros([2, 1], { device })), /1-D/);
+      assert.throws(() => new nn.PReLU(0), RangeError);
+      assert.deepEqual([...await nn.functional.prelu(wt.tensor([-2, 3], { device }), wt.tensor([0.5], { device })).data()], [-1, 3]);
+      [m, x, y].forEach((t) => t.dispose());
+    });
+
     if (device !== 'cpu') add(`${device}: nn: model.to moves parameters, gradients and buffers; optimizers follow PyTorch's rules`, () => moveCase(wt, device));
   }
   add('nn: modules: registration, stateDict, loadStateDict, errors', () => moduleCase(wt));

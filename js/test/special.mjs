@@ -218,13 +218,15 @@ async function opsCase(wt, device) {
   }
   const [a, b] = fixtures.pairs.map(f32);
   const [ta, tb] = [wt.tensor(a, { device }), wt.tensor(b, { device })];
+  // prelu's weight is per channel (dim 1): the pairs as one sample of 169 channels.
+  const binary = (op, p, q) => (op === 'prelu' ? p.reshape([1, -1]).prelu(q).reshape([-1]) : p[camel(op)](q));
   for (const [op, want] of Object.entries(fixtures.binary)) {
-    const y = ta[camel(op)](tb);
+    const y = binary(op, ta, tb);
     if (y.dtype === 'bool') {
       await checkExact(device, op, (i) => `${a[i]}, ${b[i]}`, y, want, errors);
     } else {
       y.dispose();
-      await checkFloats(wt, device, op, [a, b], f32(want), ([p, q]) => p[camel(op)](q), errors);
+      await checkFloats(wt, device, op, [a, b], f32(want), ([p, q]) => binary(op, p, q), errors);
     }
   }
   // The same pairs padded to a multiple of 4 run the GPU's vec4 kernels (169 alone take the
@@ -237,7 +239,7 @@ async function opsCase(wt, device) {
   };
   for (const [op, want] of Object.entries(fixtures.binary)) {
     if (['eq', 'ne', 'lt', 'le', 'gt', 'ge'].includes(op)) continue;
-    await checkFloats(wt, device, op, [pad4(a), pad4(b)], pad4(f32(want)), ([p, q]) => p[camel(op)](q), errors);
+    await checkFloats(wt, device, op, [pad4(a), pad4(b)], pad4(f32(want)), ([p, q]) => binary(op, p, q), errors);
   }
   const steps = Float32Array.from({ length: 256 }, (_, i) => (i - 128) * 0.37);
   for (const op of ['remainder', 'fmod', 'floorDivide', 'pow', 'sub', 'div']) {

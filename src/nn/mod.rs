@@ -55,7 +55,7 @@ mod safetensors_json;
 mod sequential;
 mod window;
 
-pub use activation::{ReLU, SiLU, Sigmoid, Tanh, GELU};
+pub use activation::{PReLU, ReLU, SiLU, Sigmoid, Tanh, GELU};
 pub use attention::{scaled_dot_product_attention, AttentionOptions};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use batch_norm::{batch_norm_forward, check_rank, RANKS_1D, RANKS_2D};

@@ -62,11 +62,14 @@ pub enum BinaryOp {
     /// `a >> b`, arithmetic for i32 (integers; shifts outside [0, 32) shift by 31 for i32,
     /// give 0 for u32, as PyTorch)
     BitwiseRightShift,
+    /// `a` where `a > 0`, else `a * b`: PyTorch's `prelu` with `b` the weight, and
+    /// `leaky_relu` with `b` the slope, in one pass (NaN stays NaN, -0 gives `-0 * b`)
+    Prelu,
 }
 
 impl BinaryOp {
     /// Every binary op.
-    pub const ALL: [BinaryOp; 22] = {
+    pub const ALL: [BinaryOp; 23] = {
         use BinaryOp::*;
         [
             Add,
@@ -91,6 +94,7 @@ impl BinaryOp {
             BitwiseXor,
             BitwiseLeftShift,
             BitwiseRightShift,
+            Prelu,
         ]
     };
 
@@ -120,6 +124,7 @@ impl BinaryOp {
             BitwiseXor => "bitwise_xor",
             BitwiseLeftShift => "bitwise_left_shift",
             BitwiseRightShift => "bitwise_right_shift",
+            Prelu => "prelu",
         }
     }
 
@@ -152,7 +157,7 @@ impl BinaryOp {
             (Div | Pow | Atan2, d) if !d.is_float() => DType::F32,
             (
                 Add | Sub | Mul | Maximum | Minimum | Remainder | Fmod | FloorDivide | BitwiseLeftShift
-                | BitwiseRightShift,
+                | BitwiseRightShift | Prelu,
                 DType::Bool,
             ) => DType::I32,
             (_, d) => d,
@@ -209,6 +214,14 @@ impl BinaryOp {
                 }
             }
             FloorDivide => floor_divide_f32(a, b),
+            // A select, which vectorises (NaN fails `a > 0` and stays NaN through the product).
+            Prelu => {
+                if a > 0.0 {
+                    a
+                } else {
+                    a * b
+                }
+            }
             _ => self.compare(a, b) as u8 as f32,
         }
     }
@@ -251,6 +264,8 @@ impl BinaryOp {
             BitwiseRightShift if (0..32).contains(&b) => a >> b,
             BitwiseRightShift => a >> 31,
             // Div, Pow and Atan2 never reach integers (compute_dtype promotes them).
+            Prelu if a > 0 => a,
+            Prelu => a.wrapping_mul(b),
             _ => self.compare(a, b) as i32,
         }
     }
@@ -275,6 +290,8 @@ impl BinaryOp {
             BitwiseLeftShift => 0,
             BitwiseRightShift if b < 32 => a >> b,
             BitwiseRightShift => 0,
+            Prelu if a > 0 => a,
+            Prelu => 0,
             _ => self.compare(a, b) as u32,
         }
     }
@@ -339,6 +356,10 @@ impl BinaryOp {
             BitwiseRightShift if signed => "select(a >> 31u, a >> u32(b & 31), b >= 0 && b < 32)",
             BitwiseLeftShift => "select(0u, a << (b & 31u), b < 32u)",
             BitwiseRightShift => "select(0u, a >> (b & 31u), b < 32u)",
+            // The sign on the bits: a compiler that flushes subnormals (SwiftShader) would
+            // take a positive subnormal for 0 in a float comparison.
+            Prelu if float => "select(a * b, a, bitcast<i32>(a) > 0)",
+            Prelu => "select(a * b, a, a > 0)",
         }
     }
 
@@ -410,6 +431,8 @@ impl BinaryOp {
             Pow => "powf(a, b)",
             Maximum => "(a > b ? a : b)",
             Minimum => "(a < b ? a : b)",
+            Prelu if float => "(__float_as_int(a) > 0 ? a : a * b)",
+            Prelu => "(a > 0 ? a : (C)((unsigned)a * (unsigned)b))",
             Eq => "a == b",
             Ne => "a != b",
             Lt => "a < b",

@@ -323,6 +323,14 @@ fn backward(op: BinaryOp, a: &Tensor, b: &Tensor, y: &Tensor) -> BackwardFn {
                 sum_to(&g.mul(&q)?.neg()?, &sb)
             },
         ),
+        // PyTorch's prelu rules: g where a > 0, else g b; the weight's share a g where a <= 0.
+        Prelu => {
+            let (a2, b2) = (a.clone(), b.clone());
+            binary_rule(
+                move |g| sum_to(&a2.gt_scalar(0.0)?.where_(g, &g.mul(&b2)?)?, &sa),
+                move |g| sum_to(&a.gt_scalar(0.0)?.where_(&g.zeros_like()?, &g.mul(&a)?)?, &sb),
+            )
+        }
         // Piecewise constant: zero almost everywhere, as floor's.
         FloorDivide => binary_rule(move |g| sum_to(&g.zeros_like()?, &sa), move |g| sum_to(&g.zeros_like()?, &sb)),
         Eq | Ne | Lt | Le | Gt | Ge | BitwiseAnd | BitwiseOr | BitwiseXor | BitwiseLeftShift | BitwiseRightShift => {

@@ -1,35 +1,65 @@
 //! Elementwise ops with parameters, composed from the kernels (`where`, the arithmetic and unary
-//! kernels) with the graph paused, and given PyTorch's own backward rule as one node:
-//! `leaky_relu`, `elu`, `softplus` with any beta and threshold, and `lerp`. (Differentiating
-//! through the composition would be wrong where an unselected `where` branch overflows: the zero
-//! gradient times inf is NaN.)
+//! kernels) with the graph paused, and given PyTorch's own backward rule as one node: `elu`,
+//! `softplus` with any beta and threshold, and `lerp` (differentiating through the composition
+//! would be wrong where an unselected `where` branch overflows: the zero gradient times inf is
+//! NaN); and `leaky_relu` and `prelu`, one pass of the `BinaryOp::Prelu` kernel.
 
 use crate::error::{Error, Result};
+use crate::op::binary::BinaryOp;
 use crate::op::unary::UnaryOp;
 use crate::ops::grad::{sum_to, unary_rule};
 use crate::tensor::Tensor;
 
 impl Tensor {
     /// `x` where positive, `negative_slope * x` elsewhere (PyTorch's `leaky_relu`; its default
-    /// slope is 0.01).
+    /// slope is 0.01): one pass of the [`BinaryOp::Prelu`] kernel with the slope as its scalar.
     pub fn leaky_relu(&self, negative_slope: f64) -> Result<Tensor> {
         // PyTorch refuses integers too: a slope would silently round to 0 or 1.
         self.floats_only("leaky_relu")?;
         let out = {
             let _g = crate::tensor::node::pause();
-            let scaled = self.mul_scalar(negative_slope)?;
-            if (0.0..=1.0).contains(&negative_slope) {
-                // With a slope in [0, 1], x > 0 exactly where x >= slope x: the maximum is two
-                // kernels, not a comparison, a product and a where (NaN stays, -0 gives -0).
-                self.maximum(&scaled)?
-            } else {
-                self.gt_scalar(0.0)?.where_(self, &scaled)?
-            }
+            self.binary_scalar(negative_slope, BinaryOp::Prelu)?
         };
         let x = self.clone();
         Ok(Tensor::composite(out, "leaky_relu", &[self], |_| {
             unary_rule(move |g| x.gt_scalar(0.0)?.where_(g, &g.mul_scalar(negative_slope)?))
         }))
+    }
+
+    /// `x` where positive, `weight * x` elsewhere, with one weight for every channel (dim 1) or
+    /// one for all (PyTorch's `prelu`): `weight` has 1 element or `x.shape()[1]` (inputs of
+    /// rank below 2 have one channel). Gradients reach both, the weight's summed per channel.
+    pub fn prelu(&self, weight: &Tensor) -> Result<Tensor> {
+        let op = "prelu";
+        self.floats_only(op)?;
+        weight.floats_only(op)?;
+        if weight.rank() > 1 {
+            return Err(Error::invalid(
+                op,
+                format!("the weight must be a scalar or 1-D (one value per channel), got shape {:?}", weight.shape()),
+            ));
+        }
+        let channels = if self.rank() >= 2 { self.shape()[1] } else { 1 };
+        let w = match weight.numel() {
+            1 => weight.reshape(&[])?,
+            n if n == channels => {
+                // [C] -> [C, 1, ..] against dims 1.. of the input.
+                let mut shape = vec![1isize; self.rank() - 1];
+                shape[0] = n as isize;
+                weight.reshape(&shape)?
+            }
+            n => {
+                return Err(Error::invalid(
+                    op,
+                    format!(
+                        "the weight has {n} elements and the input {channels} channel(s) (dim 1 of shape {:?}); \
+                         give 1 or {channels}",
+                        self.shape()
+                    ),
+                ))
+            }
+        };
+        self.binary(&w, BinaryOp::Prelu)
     }
 
     /// `x` where positive, `alpha * (e^x - 1)` elsewhere (PyTorch's `elu`; its default alpha is

@@ -62,6 +62,11 @@ impl RawTensor {
         wrap(self.t.leaky_relu(slope))
     }
 
+    /// `x` where positive, `weight * x` elsewhere: one weight for all, or one per channel (dim 1).
+    pub fn prelu(&self, weight: &RawTensor) -> R {
+        wrap(self.t.prelu(&weight.t))
+    }
+
     /// `x` where positive, `alpha * (e^x - 1)` elsewhere.
     pub fn elu(&self, alpha: f64) -> R {
         wrap(self.t.elu(alpha))

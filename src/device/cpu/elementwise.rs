@@ -63,7 +63,7 @@ pub(super) fn outlined<R>(f: impl FnOnce() -> R) -> R {
 /// [`fold_const!`] over the common binary arithmetic ops.
 macro_rules! fold_op {
     ($op:expr, $o:ident => $body:expr) => {
-        fold_const!(BinaryOp, $op, $o => $body, [Add, Sub, Mul, Div, Maximum, Minimum, Pow])
+        fold_const!(BinaryOp, $op, $o => $body, [Add, Sub, Mul, Div, Maximum, Minimum, Pow, Prelu])
     };
 }
 
