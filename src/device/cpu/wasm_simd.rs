@@ -116,7 +116,7 @@ pub(super) fn max(xs: &[f32]) -> f32 {
 /// The first outputs (a multiple of 4) of `strided::extreme_row`, four at a time, for steps 1
 /// and 2; the caller finishes the rest. With step 2 four outputs' values of a tap are the even
 /// lanes of eight adjacent floats. Each lane takes `x` where `x` beats it strictly, and is NaN
-/// if any tap is, as `strided::pick` (wasm's `f32x4.max` would make +0 the larger of -0 and +0,
+/// if any tap is, as `strided::best` (wasm's `f32x4.max` would make +0 the larger of -0 and +0,
 /// not the first; its pseudo-maximum keeps the first).
 pub(super) fn extreme_row<const MAX: bool>(v: &[f32], b: usize, step: usize, taps: &[usize], out: &mut [f32]) -> usize {
     match step {
@@ -129,11 +129,10 @@ pub(super) fn extreme_row<const MAX: bool>(v: &[f32], b: usize, step: usize, tap
 fn extreme_row_step<const MAX: bool, const STEP: usize>(v: &[f32], b: usize, taps: &[usize], out: &mut [f32]) -> usize {
     // Made once, opaque: V8 12+ rebuilds a `v128.const` inside a loop every iteration.
     let default_nan = std::hint::black_box(f32x4_splat(f32::NAN));
-    tap_groups::<STEP>(v, b, taps, out, |load| {
-        let mut m = load(taps[0]);
+    let fold = |xs: &mut dyn Iterator<Item = v128>| {
+        let mut m = xs.next().unwrap_or(default_nan);
         let mut nan = f32x4_ne(m, m);
-        for &t in &taps[1..] {
-            let x = load(t);
+        for x in xs {
             // pmax(m, x) is `m < x ? x : m`: x only when strictly larger, so the first of
             // equals stays; a NaN x never wins there and is remembered instead.
             m = if MAX { f32x4_pmax(m, x) } else { f32x4_pmin(m, x) };
@@ -141,25 +140,71 @@ fn extreme_row_step<const MAX: bool, const STEP: usize>(v: &[f32], b: usize, tap
         }
         // The default NaN where any tap is NaN (its payload is not kept, as on GPUs).
         v128_bitselect(default_nan, m, nan)
-    })
+    };
+    if let Some(done) = window_2x2::<STEP>(v, b, taps, out, |x| fold(&mut x.into_iter())) {
+        return done;
+    }
+    tap_groups::<STEP>(v, b, taps, out, |load| fold(&mut taps.iter().map(|&t| load(t))))
+}
+
+/// 2x2 windows at stride 2 (taps `[t, t + 1, u, u + 1]`, the pooling CNNs use most), four
+/// outputs at a time: two loads of a window row hold both of its taps (the even and the odd
+/// lanes), half the loads of the tap loop and none of its bookkeeping. `fold` gets the four
+/// taps' vectors in tap order. None for other windows.
+#[inline(never)]
+fn window_2x2<const STEP: usize>(
+    v: &[f32],
+    b: usize,
+    taps: &[usize],
+    out: &mut [f32],
+    fold: impl Fn([v128; 4]) -> v128,
+) -> Option<usize> {
+    let &[t, t1, u, u1] = taps else { return None };
+    if STEP != 2 || t1 != t + 1 || u1 != u + 1 {
+        return None;
+    }
+    let reach = t.max(u);
+    let mut i = 0;
+    while i + 4 <= out.len() && b + reach + 2 * i + 8 <= v.len() {
+        let at = b + 2 * i;
+        // SAFETY: at + max(t, u) + 8 <= v.len() (the loop's condition): the two 16-byte loads
+        // from each row start lie inside `v`; wasm loads are unaligned.
+        let r = |o: usize| unsafe {
+            let p = v.as_ptr().add(at + o) as *const v128;
+            (v128_load(p), v128_load(p.add(1)))
+        };
+        let ((r0, r1), (r2, r3)) = (r(t), r(u));
+        let x = [
+            i32x4_shuffle::<0, 2, 4, 6>(r0, r1),
+            i32x4_shuffle::<1, 3, 5, 7>(r0, r1),
+            i32x4_shuffle::<0, 2, 4, 6>(r2, r3),
+            i32x4_shuffle::<1, 3, 5, 7>(r2, r3),
+        ];
+        // SAFETY: i + 4 <= out.len(): four f32, stored unaligned.
+        unsafe { v128_store(out.as_mut_ptr().add(i) as *mut v128, fold(x)) };
+        i += 4;
+    }
+    Some(i)
 }
 
 /// The first outputs (a multiple of 4) of `strided::sum_row`, four at a time for steps 1 and
 /// 2: each tap's four values widened to f64 and added there, the sum rounded once to f32 (the
 /// same answer as the scalar loop, bit for bit).
 pub(super) fn sum_row(v: &[f32], b: usize, step: usize, taps: &[usize], out: &mut [f32]) -> usize {
-    let sum = |load: &dyn Fn(usize) -> v128| {
+    let sum = |xs: &mut dyn Iterator<Item = v128>| {
         let (mut lo, mut hi) = (f64x2_splat(0.0), f64x2_splat(0.0));
-        for &t in taps {
-            let x = load(t);
+        for x in xs {
             lo = f64x2_add(lo, f64x2_promote_low_f32x4(x));
             hi = f64x2_add(hi, f64x2_promote_low_f32x4(i32x4_shuffle::<2, 3, 0, 1>(x, x)));
         }
         i32x4_shuffle::<0, 1, 4, 5>(f32x4_demote_f64x2_zero(lo), f32x4_demote_f64x2_zero(hi))
     };
     match step {
-        1 => tap_groups::<1>(v, b, taps, out, sum),
-        2 => tap_groups::<2>(v, b, taps, out, sum),
+        1 => tap_groups::<1>(v, b, taps, out, |load| sum(&mut taps.iter().map(|&t| load(t)))),
+        2 => match window_2x2::<2>(v, b, taps, out, |x| sum(&mut x.into_iter())) {
+            Some(done) => done,
+            None => tap_groups::<2>(v, b, taps, out, |load| sum(&mut taps.iter().map(|&t| load(t)))),
+        },
         _ => 0,
     }
 }
