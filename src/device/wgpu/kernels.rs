@@ -35,9 +35,10 @@ const SERIAL_THREADS: usize = 8192;
 /// Most workgroups one row's reduction pass uses (chunks grow past REDUCE_CHUNK instead).
 const ROW_CHUNKS: usize = 128;
 /// vec4s per thread of the vectorised elementwise kernels (binary4, binary_scalar4, map4), a grid
-/// apart so neighbouring threads still read neighbouring vec4s. Software adapters pay per
-/// invocation (index math, bounds check, a lane of gathers): one vec4 per thread made `add` over
-/// 1M elements 0.99x TF.js on Dawn/lavapipe, four made it 1.40x.
+/// apart so neighbouring threads still read neighbouring vec4s, and of a run of binary_rows4.
+/// Software adapters pay per invocation (index math, bounds check, a lane of gathers): one vec4
+/// per thread made `add` over 1M elements 0.99x TF.js on Dawn/lavapipe, four made it 1.40x. On
+/// llvmpipe the elementwise kernels take two instead (`WgpuDevice::vec4_per_thread`).
 const VEC4_PER_THREAD: usize = 4;
 
 /// Whether every one of `bufs` holds whole vec4s, as a vec4 program binding it needs (an
@@ -146,9 +147,9 @@ impl WgpuDevice {
 }
 
 impl WgpuDevice {
-    /// The grid of a vec4 elementwise kernel over `n` elements (`VEC4_PER_THREAD` per thread).
+    /// The grid of a vec4 elementwise kernel over `n` elements (`vec4_per_thread` per thread).
     pub(super) fn vec4_groups(&self, n: usize) -> Result<(u32, u32, u32)> {
-        self.groups((n / 4).div_ceil(VEC4_PER_THREAD), WG)
+        self.groups((n / 4).div_ceil(self.vec4_per_thread), WG)
     }
 
     /// Whether to shape kernels for a software adapter (see `WgpuDevice::software_kernels`).
