@@ -115,10 +115,11 @@ pub(crate) struct WgpuDevice {
     /// Dispatches recorded since the device opened (see `kernel_launches`).
     pub(crate) launches: AtomicU64,
     /// vec4s each thread of the vectorised elementwise kernels takes (see kernels.rs): 2 on
-    /// llvmpipe (Mesa's lavapipe), 4 elsewhere. Measured in one process on each (10 adds of
-    /// 4M f32, one value read back): Dawn on lavapipe 7.0-7.6 ms an add with 4 against 5.5 with
-    /// 2 (1 took 6.5-7.1, 8 5.4-6.9); SwiftShader in Chromium, whose adapter name is not told,
-    /// 18.5-19.2 with 4 against 20.3-20.4 with 2.
+    /// llvmpipe (Mesa's lavapipe), 8 on other software adapters (SwiftShader, whose name a
+    /// browser does not tell), 4 on GPUs (fewer threads would leave a large GPU idle). Measured
+    /// (10 adds of 4M f32, one value read back, ms an add): Dawn on lavapipe 1: 6.5-7.1, 2: 5.5,
+    /// 4: 7.0-7.6, 8: 5.4-6.9; Chromium's SwiftShader 1: 27.5, 2: 20.3-20.4, 4: 18.5-19.7,
+    /// 8: 16.8-17.7, 16: 17.7-19.4 (add 1M 4.8 with 4, 4.3-4.6 with 8, 4.1 with 16).
     pub(crate) vec4_per_thread: usize,
     /// On the web, launch-blocking verdicts still on their way (see `dispatch`): each channel
     /// closes once its error scope has been popped and any error stored.
@@ -164,7 +165,11 @@ impl WgpuDevice {
             *lock(&slot) = Some(format!("{reason:?}: {msg}"));
         });
         let name = info.name.to_ascii_lowercase();
-        let vec4_per_thread = if name.contains("llvmpipe") || name.contains("lavapipe") { 2 } else { 4 };
+        let vec4_per_thread = match (name.contains("llvmpipe") || name.contains("lavapipe"), info.software) {
+            (true, _) => 2,
+            (false, true) => 8,
+            (false, false) => 4,
+        };
         Ok(WgpuDevice {
             vec4_per_thread,
             software_kernels: AtomicBool::new(info.software),

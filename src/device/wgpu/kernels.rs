@@ -37,8 +37,8 @@ const ROW_CHUNKS: usize = 128;
 /// vec4s per thread of the vectorised elementwise kernels (binary4, binary_scalar4, map4), a grid
 /// apart so neighbouring threads still read neighbouring vec4s, and of a run of binary_rows4.
 /// Software adapters pay per invocation (index math, bounds check, a lane of gathers): one vec4
-/// per thread made `add` over 1M elements 0.99x TF.js on Dawn/lavapipe, four made it 1.40x. On
-/// llvmpipe the elementwise kernels take two instead (`WgpuDevice::vec4_per_thread`).
+/// per thread made `add` over 1M elements 0.99x TF.js on Dawn/lavapipe, four made it 1.40x. For
+/// the elementwise kernels the count is per adapter (`WgpuDevice::vec4_per_thread`).
 const VEC4_PER_THREAD: usize = 4;
 
 /// Whether every one of `bufs` holds whole vec4s, as a vec4 program binding it needs (an
