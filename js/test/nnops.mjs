@@ -216,6 +216,25 @@ export function nnOpsCases(wt, devices) {
           a.dispose();
         }
         x.dispose();
+        // Short rows (steps past 2 gather each tap's four values lane by lane in wasm): the
+        // maximum and minimum with PyTorch's NaN and first-of-equals rules, and the sums.
+        for (const k of [3, 4, 10, 16]) {
+          const n = 37;
+          const rows = Float32Array.from({ length: n * k }, (_, i) => (i % 3 ? special[(i * 7) % special.length] : Math.cos(i)));
+          const r = wt.tensor(rows, { shape: [n, k], device });
+          const [mx, mn, sm] = [r.amax(1), r.amin(1), r.sum(1)];
+          const [gx, gn, gs] = [await mx.data(), await mn.data(), await sm.data()];
+          for (let i = 0; i < n; i++) {
+            const row = Array.from(rows.subarray(i * k, (i + 1) * k));
+            const pick = (better) => row.reduce((m, v) => (Number.isNaN(m) || (!Number.isNaN(v) && !better(v, m)) ? m : v));
+            const same = (g, w) => (Number.isNaN(w) ? Number.isNaN(g) : Object.is(g, w));
+            assert.ok(same(gx[i], pick((v, m) => v > m)), `amax of row ${i} of ${k}: got ${gx[i]}, want ${pick((v, m) => v > m)}`);
+            assert.ok(same(gn[i], pick((v, m) => v < m)), `amin of row ${i} of ${k}: got ${gn[i]}, want ${pick((v, m) => v < m)}`);
+            const want = Math.fround(row.reduce((a, v) => a + v, 0));
+            assert.ok(Number.isNaN(want) ? Number.isNaN(gs[i]) : gs[i] === want, `sum of row ${i} of ${k}: got ${gs[i]}, want ${want}`);
+          }
+          [r, mx, mn, sm].forEach((t) => t.dispose());
+        }
         // Windows of -0 only sum to +0 (from 0, as PyTorch), four at a time and in the tail.
         const z = wt.full([1, 1, 2, 10], -0, { device });
         const za = F(wt).avgPool2d(z, 2);

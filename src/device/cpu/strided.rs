@@ -112,9 +112,10 @@ fn best<const MAX: bool>(v: &[f32], b: usize, taps: &[usize]) -> (f32, i32) {
 
 /// The maximum (`MAX`) or minimum over `taps` of each output, a row of `inner` outputs `step`
 /// apart from each of `bases` at a time: the values of [`best`] (NaN over everything, -0 and +0
-/// the first of them), tap by tap across the row, which wasm SIMD runs four outputs at once for
-/// steps 1 and 2 (pooling with stride 1 or 2): 2x2 max pooling of [8, 32, 64, 64] in wasm took
-/// 2.3-2.6 ms output by output, tfjs-wasm's 0.7-1.2.
+/// the first of them), tap by tap across the row, which wasm SIMD runs four outputs at once
+/// (loads for steps 1 and 2, pooling with stride 1 or 2; lane-by-lane gathers for longer steps):
+/// 2x2 max pooling of [8, 32, 64, 64] in wasm took 2.3-2.6 ms output by output, tfjs-wasm's
+/// 0.7-1.2.
 fn tap_extremes<const MAX: bool>(v: &[f32], bases: &[usize], inner: usize, step: usize, taps: &[usize]) -> Vec<f32> {
     tap_rows(bases, inner, taps.len(), |b, o| extreme_row::<MAX>(v, b, step, taps, o))
 }
@@ -136,9 +137,9 @@ fn tap_rows(bases: &[usize], inner: usize, work: usize, row: impl Fn(usize, &mut
 }
 
 /// One row of tap sums (average pooling's windows): `out[i]` adds `taps` from `b + i * step` in
-/// f64, rounded once, as the rows kernel does; wasm SIMD runs four outputs at once for steps 1
-/// and 2 (2x2 average pooling of [8, 32, 64, 64] in wasm: output by output 1.0 ms, tfjs-wasm's
-/// 0.7).
+/// f64, rounded once, as the rows kernel does; wasm SIMD runs four outputs at once (2x2 average
+/// pooling of [8, 32, 64, 64] in wasm: output by output 1.0 ms, tfjs-wasm's 0.7; `sum(1)` over
+/// rows of 4, 1M elements, 0.55 -> 0.32 ms with gathers for steps past 2).
 fn sum_row(v: &[f32], b: usize, step: usize, taps: &[usize], out: &mut [f32]) {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     let done = super::wasm_simd::sum_row(v, b, step, taps, out);

@@ -113,20 +113,12 @@ pub(super) fn max(xs: &[f32]) -> f32 {
         .fold(f32::NEG_INFINITY, |a, x| if x > a || x.is_nan() { x } else { a })
 }
 
-/// The first outputs (a multiple of 4) of `strided::extreme_row`, four at a time, for steps 1
-/// and 2; the caller finishes the rest. With step 2 four outputs' values of a tap are the even
-/// lanes of eight adjacent floats. Each lane takes `x` where `x` beats it strictly, and is NaN
-/// if any tap is, as `strided::best` (wasm's `f32x4.max` would make +0 the larger of -0 and +0,
-/// not the first; its pseudo-maximum keeps the first).
+/// The first outputs (a multiple of 4) of `strided::extreme_row`, four at a time; the caller
+/// finishes the rest. With step 2 four outputs' values of a tap are the even lanes of eight
+/// adjacent floats, with longer steps gathered lane by lane. Each lane takes `x` where `x`
+/// beats it strictly, and is NaN if any tap is, as `strided::best` (wasm's `f32x4.max` would
+/// make +0 the larger of -0 and +0, not the first; its pseudo-maximum keeps the first).
 pub(super) fn extreme_row<const MAX: bool>(v: &[f32], b: usize, step: usize, taps: &[usize], out: &mut [f32]) -> usize {
-    match step {
-        1 => extreme_row_step::<MAX, 1>(v, b, taps, out),
-        2 => extreme_row_step::<MAX, 2>(v, b, taps, out),
-        _ => 0,
-    }
-}
-
-fn extreme_row_step<const MAX: bool, const STEP: usize>(v: &[f32], b: usize, taps: &[usize], out: &mut [f32]) -> usize {
     // Made once, opaque: V8 12+ rebuilds a `v128.const` inside a loop every iteration.
     let default_nan = std::hint::black_box(f32x4_splat(f32::NAN));
     let fold = |xs: &mut dyn Iterator<Item = v128>| {
@@ -141,10 +133,13 @@ fn extreme_row_step<const MAX: bool, const STEP: usize>(v: &[f32], b: usize, tap
         // The default NaN where any tap is NaN (its payload is not kept, as on GPUs).
         v128_bitselect(default_nan, m, nan)
     };
-    if let Some(done) = window_2x2::<STEP>(v, b, taps, out, |x| fold(&mut x.into_iter())) {
-        return done;
+    let taps_of = |load: &dyn Fn(usize) -> v128| fold(&mut taps.iter().map(|&t| load(t)));
+    match step {
+        1 => tap_groups::<1>(v, b, taps, out, taps_of),
+        2 => window_2x2(v, b, taps, out, |x| fold(&mut x.into_iter()))
+            .unwrap_or_else(|| tap_groups::<2>(v, b, taps, out, taps_of)),
+        s => gather_groups(v, b, s, taps, out, taps_of),
     }
-    tap_groups::<STEP>(v, b, taps, out, |load| fold(&mut taps.iter().map(|&t| load(t))))
 }
 
 /// 2x2 windows at stride 2 (taps `[t, t + 1, u, u + 1]`, the pooling CNNs use most), four
@@ -152,15 +147,9 @@ fn extreme_row_step<const MAX: bool, const STEP: usize>(v: &[f32], b: usize, tap
 /// lanes), half the loads of the tap loop and none of its bookkeeping. `fold` gets the four
 /// taps' vectors in tap order. None for other windows.
 #[inline(never)]
-fn window_2x2<const STEP: usize>(
-    v: &[f32],
-    b: usize,
-    taps: &[usize],
-    out: &mut [f32],
-    fold: impl Fn([v128; 4]) -> v128,
-) -> Option<usize> {
+fn window_2x2(v: &[f32], b: usize, taps: &[usize], out: &mut [f32], fold: impl Fn([v128; 4]) -> v128) -> Option<usize> {
     let &[t, t1, u, u1] = taps else { return None };
-    if STEP != 2 || t1 != t + 1 || u1 != u + 1 {
+    if t1 != t + 1 || u1 != u + 1 {
         return None;
     }
     let reach = t.max(u);
@@ -187,8 +176,8 @@ fn window_2x2<const STEP: usize>(
     Some(i)
 }
 
-/// The first outputs (a multiple of 4) of `strided::sum_row`, four at a time for steps 1 and
-/// 2: each tap's four values widened to f64 and added there, the sum rounded once to f32 (the
+/// The first outputs (a multiple of 4) of `strided::sum_row`, four at a time: each tap's four
+/// values widened to f64 and added there, the sum rounded once to f32 (the
 /// same answer as the scalar loop, bit for bit).
 pub(super) fn sum_row(v: &[f32], b: usize, step: usize, taps: &[usize], out: &mut [f32]) -> usize {
     let sum = |xs: &mut dyn Iterator<Item = v128>| {
@@ -199,13 +188,12 @@ pub(super) fn sum_row(v: &[f32], b: usize, step: usize, taps: &[usize], out: &mu
         }
         i32x4_shuffle::<0, 1, 4, 5>(f32x4_demote_f64x2_zero(lo), f32x4_demote_f64x2_zero(hi))
     };
+    let taps_of = |load: &dyn Fn(usize) -> v128| sum(&mut taps.iter().map(|&t| load(t)));
     match step {
-        1 => tap_groups::<1>(v, b, taps, out, |load| sum(&mut taps.iter().map(|&t| load(t)))),
-        2 => match window_2x2::<2>(v, b, taps, out, |x| sum(&mut x.into_iter())) {
-            Some(done) => done,
-            None => tap_groups::<2>(v, b, taps, out, |load| sum(&mut taps.iter().map(|&t| load(t)))),
-        },
-        _ => 0,
+        1 => tap_groups::<1>(v, b, taps, out, taps_of),
+        2 => window_2x2(v, b, taps, out, |x| sum(&mut x.into_iter()))
+            .unwrap_or_else(|| tap_groups::<2>(v, b, taps, out, taps_of)),
+        s => gather_groups(v, b, s, taps, out, taps_of),
     }
 }
 
@@ -235,6 +223,43 @@ fn tap_groups<const STEP: usize>(
                 } else {
                     i32x4_shuffle::<0, 2, 4, 6>(v128_load(p), v128_load(p.add(1)))
                 }
+            }
+        };
+        let r = fold(&load);
+        // SAFETY: i + 4 <= out.len(): four f32, stored unaligned.
+        unsafe { v128_store(out.as_mut_ptr().add(i) as *mut v128, r) };
+        i += 4;
+    }
+    i
+}
+
+/// [`tap_groups`] for steps past 2: short contiguous rows (`amax(-1)` over rows of 4 took
+/// 1.5 ms per 1M elements one output at a time) and windows at wide strides. Each tap's four
+/// values are gathered lane by lane.
+#[inline(never)]
+fn gather_groups(
+    v: &[f32],
+    b: usize,
+    step: usize,
+    taps: &[usize],
+    out: &mut [f32],
+    fold: impl Fn(&dyn Fn(usize) -> v128) -> v128,
+) -> usize {
+    let Some(&reach) = taps.iter().max() else { return 0 };
+    let mut i = 0;
+    while i + 4 <= out.len() && b + reach + step * (i + 3) < v.len() {
+        let at = b + step * i;
+        let load = |t: usize| {
+            let p = at + t;
+            // SAFETY: p + 3 * step <= b + reach + step * (i + 3) < v.len() (t is at most
+            // `reach`, checked by the loop).
+            unsafe {
+                f32x4(
+                    *v.get_unchecked(p),
+                    *v.get_unchecked(p + step),
+                    *v.get_unchecked(p + 2 * step),
+                    *v.get_unchecked(p + 3 * step),
+                )
             }
         };
         let r = fold(&load);
