@@ -133,6 +133,21 @@ pub(super) fn extreme_row<const MAX: bool>(v: &[f32], b: usize, step: usize, tap
         // The default NaN where any tap is NaN (its payload is not kept, as on GPUs).
         v128_bitselect(default_nan, m, nan)
     };
+    tap_row(v, b, step, taps, out, fold)
+}
+
+/// Runs `fold` over each group of four outputs of a tap row (`out[i]` from `b + i * step`),
+/// giving it the taps' vectors in tap order, read the cheapest way the step allows: loads for
+/// step 1, two loads per window row for 2x2 windows at step 2, even lanes for other step-2
+/// taps, lane-by-lane gathers beyond. Returns how many outputs were done (a multiple of 4).
+fn tap_row(
+    v: &[f32],
+    b: usize,
+    step: usize,
+    taps: &[usize],
+    out: &mut [f32],
+    fold: impl Fn(&mut dyn Iterator<Item = v128>) -> v128,
+) -> usize {
     let taps_of = |load: &dyn Fn(usize) -> v128| fold(&mut taps.iter().map(|&t| load(t)));
     match step {
         1 => tap_groups::<1>(v, b, taps, out, taps_of),
@@ -188,13 +203,7 @@ pub(super) fn sum_row(v: &[f32], b: usize, step: usize, taps: &[usize], out: &mu
         }
         i32x4_shuffle::<0, 1, 4, 5>(f32x4_demote_f64x2_zero(lo), f32x4_demote_f64x2_zero(hi))
     };
-    let taps_of = |load: &dyn Fn(usize) -> v128| sum(&mut taps.iter().map(|&t| load(t)));
-    match step {
-        1 => tap_groups::<1>(v, b, taps, out, taps_of),
-        2 => window_2x2(v, b, taps, out, |x| sum(&mut x.into_iter()))
-            .unwrap_or_else(|| tap_groups::<2>(v, b, taps, out, taps_of)),
-        s => gather_groups(v, b, s, taps, out, taps_of),
-    }
+    tap_row(v, b, step, taps, out, sum)
 }
 
 /// Runs `fold` for each group of four outputs of a tap row (`out[i]` from `b + i * STEP`)
