@@ -1,5 +1,5 @@
 // A/B of builds of the npm package's CPU device (its kernels inside WebAssembly), in one Node
-// process, interleaved: 34 elementwise, reduction, softmax, matmul, convolution, pooling, gather, cat and cast cases on
+// process, interleaved: 42 elementwise, reduction, softmax, matmul, convolution, pooling, gather, cat and cast cases on
 // 1024x1024 f32 (one 1M NCHW), each timed 5 calls a round over 15 rounds, median printed with each build's
 // time over the first's (below 1 is faster). For build flags and kernel changes, where a
 // whole `npm run bench` is too noisy to see a 10% change.
@@ -55,6 +55,15 @@ const cases = {
   'conv2d [16,64,32,32] 3x3 32 out': (wt, x, y, b, c, m, x4, pos, w) => wt.nn.functional.conv2d(x4, w, null, { padding: 1 }),
   'max_pool2d 2x2 [16,64,32,32]': (wt, x, y, b, c, m, x4) => wt.nn.functional.maxPool2d(x4, 2),
   'avg_pool2d 2x2 [16,64,32,32]': (wt, x, y, b, c, m, x4) => wt.nn.functional.avgPool2d(x4, 2),
+  // Short rows (classes, small feature dims): rows of 10 take the tap folds, rows of 20 and 64 the rows kernel.
+  'max(1) [262144,4]': (wt, x) => x.reshape([262144, 4]).amax(1),
+  'argmax(1) [262144,4]': (wt, x) => x.reshape([262144, 4]).argmax(1),
+  'max(1) [100000,10]': (wt, ...d) => d[10].amax(1),
+  'argmax(1) [100000,10]': (wt, ...d) => d[10].argmax(1),
+  'max(1) [50000,20]': (wt, ...d) => d[11].amax(1),
+  'sum(1) [50000,20]': (wt, ...d) => d[11].sum(1),
+  'argmax(1) [50000,20]': (wt, ...d) => d[11].argmax(1),
+  'max(1) [16384,64]': (wt, x) => x.reshape([16384, 64]).amax(1),
 };
 const only = process.env.ONLY;
 const data = libs.map(([, wt]) => {
@@ -62,7 +71,8 @@ const data = libs.map(([, wt]) => {
   const b = wt.randn([1024], { seed: 3 }), c = wt.randn([1024, 1], { seed: 4 }), m = wt.randn([256, 256], { seed: 5 });
   const w = wt.randn([32, 64, 3, 3], { seed: 8 });
   const a32 = wt.randn([32, 288], { seed: 9 }), b32 = wt.randn([288, 4096], { seed: 10 });
-  return [x, y, b, c, m, wt.randn([16, 64, 32, 32], { seed: 6 }), wt.rand([1024, 1024], { seed: 7 }).add(0.01), w, a32, b32];
+  const r10 = wt.randn([100000, 10], { seed: 11 }), r20 = wt.randn([50000, 20], { seed: 12 });
+  return [x, y, b, c, m, wt.randn([16, 64, 32, 32], { seed: 6 }), wt.rand([1024, 1024], { seed: 7 }).add(0.01), w, a32, b32, r10, r20];
 });
 console.log(`# Node ${process.version}; ms per call, median of 15 rounds`);
 console.log('case'.padEnd(32), libs.map(([n]) => n.padStart(10)).join(''), '  time / first');

@@ -5,6 +5,7 @@ import { assert, close } from './assert.mjs';
 import { gradCases } from './grad.mjs';
 import { nnCases } from './nn.mjs';
 import { nnOpsCases } from './nnops.mjs';
+import { rowCases } from './rows.mjs';
 import { nnSlotCases } from './nnslots.mjs';
 import { sortCases } from './sort.mjs';
 import { int8Cases } from './int8.mjs';
@@ -559,6 +560,7 @@ export function cases(wt, devices) {
   list.push(...gradCases(wt, devices));
   list.push(...nnCases(wt, devices));
   list.push(...nnOpsCases(wt, devices));
+  list.push(...rowCases(wt, devices));
   list.push(...nnSlotCases(wt, devices));
   list.push(...specialCases(wt, devices));
   list.push(...sortCases(wt, devices));

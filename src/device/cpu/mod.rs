@@ -259,6 +259,14 @@ impl CpuBackend {
         // are reduced in place where strided.rs knows the pattern; otherwise a view is gathered
         // into rows first.
         if let CpuData::F32(v) = &src.data {
+            // Contiguous rows of f32, several of them, in wasm SIMD a row at a time for the
+            // extremes (see `wasm_simd::rows_extreme`).
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            if l.is_contiguous() && m > 1 && k >= ROWS_EXTREME_FROM {
+                if let Some(out) = wasm_simd::rows_extreme(op, &v[l.offset()..l.offset() + m * k], m, k) {
+                    return Ok(out);
+                }
+            }
             if let Some(out) = strided::reduce_f32(op, v, l, m) {
                 return Ok(out);
             }
@@ -309,6 +317,11 @@ impl CpuBackend {
         scan::cumsum(&src.data, l.offset(), dims).map(CpuStorage::new).transpose()
     }
 }
+
+/// The shortest contiguous rows that `wasm_simd::rows_extreme` reduces (shorter ones take
+/// the tap folds, four rows at a time).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+const ROWS_EXTREME_FROM: usize = 4;
 
 impl Kernels for CpuBackend {
     type Storage = CpuStorage;
