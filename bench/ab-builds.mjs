@@ -1,5 +1,5 @@
 // A/B of builds of the npm package's CPU device (its kernels inside WebAssembly), in one Node
-// process, interleaved: 42 elementwise, reduction, softmax, matmul, convolution, pooling, gather, cat and cast cases on
+// process, interleaved: 45 elementwise, reduction, softmax, matmul, convolution, pooling, gather, cat and cast cases on
 // 1024x1024 f32 (one 1M NCHW), each timed 5 calls a round over 15 rounds, median printed with each build's
 // time over the first's (below 1 is faster). For build flags and kernel changes, where a
 // whole `npm run bench` is too noisy to see a 10% change.
@@ -64,6 +64,9 @@ const cases = {
   'sum(1) [50000,20]': (wt, ...d) => d[11].sum(1),
   'argmax(1) [50000,20]': (wt, ...d) => d[11].argmax(1),
   'max(1) [16384,64]': (wt, x) => x.reshape([16384, 64]).amax(1),
+  'sum(1) [16384,64]': (wt, x) => x.reshape([16384, 64]).sum(1),
+  'sum(1) [100000,10]': (wt, ...d) => d[10].sum(1),
+  'sum(1) [262144,4]': (wt, x) => x.reshape([262144, 4]).sum(1),
 };
 const only = process.env.ONLY;
 const data = libs.map(([, wt]) => {

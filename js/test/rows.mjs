@@ -1,8 +1,10 @@
 // Reductions over the last dim of contiguous rows of every length around the CPU's vector
-// widths (in wasm: the tap folds, four rows at a time, up to 3; a row at a time in vectors of
-// four from 4, with a last load that overlaps), checked element by element against a JS
-// reference with PyTorch's rules: NaN wins, the first of equal extremes (-0 and +0 included)
-// is the one kept, the arg forms give the first position of the extreme (of the first NaN).
+// widths (in wasm: the tap folds, four rows at a time, up to 3; from 4 the extremes a row at a
+// time in vectors of four with a last load that overlaps, the sums four rows at a time up to
+// 16 and a row at a time beyond), checked element by element against a JS reference with
+// PyTorch's rules: NaN wins, the first of equal extremes (-0 and +0 included) is the one kept,
+// the arg forms give the first position of the extreme (of the first NaN); and the sums, on
+// the CPU to the bit in the order its kernels add (GPUs add in trees: to rounding).
 import { assert } from './assert.mjs';
 
 /** Rows of `k` for `n` rows from `value(row, col)`. */
@@ -19,18 +21,37 @@ function firstBest(row, better) {
   return at;
 }
 
+/**
+ * The CPU's f32 row sum, bit for bit: in f64, in order from the first element for rows of up
+ * to 16; longer rows in eight lanes (element i into lane i % 8 while whole blocks of 8 last),
+ * the lanes added in order, then the rest in order. Rounded once to f32.
+ */
+function cpuSum(row) {
+  if (row.length <= 16) return Math.fround(row.reduce((a, v) => a + v, 0));
+  const whole = row.length - (row.length % 8);
+  const lanes = new Array(8).fill(0);
+  for (let i = 0; i < whole; i++) lanes[i % 8] += row[i];
+  const rest = row.slice(whole).reduce((a, v) => a + v, -0);
+  return Math.fround(lanes.reduce((a, v) => a + v, -0) + rest);
+}
+
 const show = (v) => (Object.is(v, -0) ? '-0' : String(v));
 
 /** The cases as `{ name, fn }` for `wt` on `devices`. */
 export function rowCases(wt, devices) {
   const list = [];
   const lengths = [1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 20, 31, 32, 33, 64, 100];
-  // Ties and both zeros, no NaN; rows whose extreme is a zero; then the extreme at the row's last position; then NaN in
+  // Values whose sums depend on the order; ties and both zeros, no NaN; rows whose extreme is a zero; then the extreme at the row's last position; then NaN in
   // every third row at a position that moves along the row.
   const ties = [0, -0, 1, -1, 2, -2, 0.5, -0, 2, -2];
   // Rows whose maximum (then minimum) is a zero, with both zeros in them.
   const [belowZero, aboveZero] = [[-1, -0, -2, 0, -0, -3, 0], [1, 0, 2, -0, 0, 3, -0]];
+  // Magnitudes 2^60 apart, whose f64 sums depend on the order of the adds.
+  const far = [2 ** 60, 1, -(2 ** 60), 3, 0.5, -(2 ** 61), 2 ** 61, 7];
   const data = {
+    'far magnitudes': (r, c) => far[(r * 5 + c * c + 3 * c) % far.length],
+    // 2^60, 1 and -2^60 at consecutive places (by the row), zeros elsewhere: 0 or 1 by order.
+    cancelling: (r, c, k) => [2 ** 60, 1, -(2 ** 60)][(c - r + 3 * k) % k] ?? 0,
     ties: (r, c) => ties[(r * 7 + c * c * 3 + c) % ties.length],
     'zeros at the top': (r, c) => belowZero[(r * 3 + c * c * 5 + 2 * c) % belowZero.length],
     'zeros at the bottom': (r, c) => aboveZero[(r * 3 + c * c * 5 + 2 * c) % aboveZero.length],
@@ -39,15 +60,15 @@ export function rowCases(wt, devices) {
   };
   for (const device of devices) {
     list.push({
-      name: `${device}: amax, amin, argmax and argmin over rows of 1 to 100 keep NaN and the first extreme`,
+      name: `${device}: amax, amin, argmax, argmin and sum over rows of 1 to 100 keep NaN and the first extreme`,
       fn: async () => {
         const n = 13;
         for (const k of lengths) {
           for (const [kind, value] of Object.entries(data)) {
             const vals = rows(n, k, (r, c) => value(r, c, k));
             const x = wt.tensor(vals, { shape: [n, k], device });
-            const outs = [x.amax(1), x.amin(1), x.argmax(1), x.argmin(1)];
-            const [mx, mn, am, an] = await Promise.all(outs.map((t) => t.data()));
+            const outs = [x.amax(1), x.amin(1), x.argmax(1), x.argmin(1), x.sum(1)];
+            const [mx, mn, am, an, sm] = await Promise.all(outs.map((t) => t.data()));
             for (let r = 0; r < n; r++) {
               const row = Array.from(vals.subarray(r * k, (r + 1) * k));
               const at = [firstBest(row, (a, b) => a > b), firstBest(row, (a, b) => a < b)];
@@ -60,6 +81,11 @@ export function rowCases(wt, devices) {
                 const ok = Number.isNaN(want) ? Number.isNaN(got) : device === 'cpu' ? Object.is(got, want) : got === want;
                 assert.ok(ok, `${name} of ${where}: got ${show(got)}, want ${show(want)}`);
               }
+              const want = cpuSum(row);
+              const scale = row.reduce((a, v) => a + Math.abs(v), 0);
+              const ok = Number.isNaN(want) ? Number.isNaN(sm[r]) : device === 'cpu' ? Object.is(sm[r], want)
+                : sm[r] === want || Math.abs(sm[r] - want) <= 1e-6 * scale;
+              assert.ok(ok, `sum of ${where}: got ${show(sm[r])}, want ${show(want)}`);
             }
             [x, ...outs].forEach((t) => t.dispose());
           }

@@ -260,10 +260,10 @@ impl CpuBackend {
         // into rows first.
         if let CpuData::F32(v) = &src.data {
             // Contiguous rows of f32, several of them, in wasm SIMD a row at a time for the
-            // extremes (see `wasm_simd::rows_extreme`).
+            // extremes and the sums of rows past 16 (see `wasm_simd::reduce_rows`).
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            if l.is_contiguous() && m > 1 && k >= ROWS_EXTREME_FROM {
-                if let Some(out) = wasm_simd::rows_extreme(op, &v[l.offset()..l.offset() + m * k], m, k) {
+            if l.is_contiguous() && m > 1 && k >= SIMD_ROWS_FROM {
+                if let Some(out) = wasm_simd::reduce_rows(op, &v[l.offset()..l.offset() + m * k], m, k) {
                     return Ok(out);
                 }
             }
@@ -318,10 +318,10 @@ impl CpuBackend {
     }
 }
 
-/// The shortest contiguous rows that `wasm_simd::rows_extreme` reduces (shorter ones take
+/// The shortest contiguous rows that `wasm_simd::reduce_rows` reduces (shorter ones take
 /// the tap folds, four rows at a time).
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-const ROWS_EXTREME_FROM: usize = 4;
+const SIMD_ROWS_FROM: usize = 4;
 
 impl Kernels for CpuBackend {
     type Storage = CpuStorage;

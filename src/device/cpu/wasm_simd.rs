@@ -11,6 +11,7 @@
 use core::arch::wasm32::*;
 use std::mem::MaybeUninit;
 
+use super::elementwise::outlined;
 use crate::dtype::CpuData;
 use crate::op::math::{exp_nonpositive, exp_nonpositive_consts as k};
 use crate::op::reduce::ReduceOp;
@@ -117,31 +118,127 @@ pub(super) fn max(xs: &[f32]) -> f32 {
         .fold(f32::NEG_INFINITY, |a, x| if x > a || x.is_nan() { x } else { a })
 }
 
-/// The maximum, minimum or their first positions (`op`) of each of the `m` contiguous rows of
-/// `k` f32 in `v`, a row at a time in vectors of 4, or `None` for other ops and rows shorter
-/// than 4. The rows kernel's 8 scalar lanes ended each row in a fold of f32 selects that V8
-/// compiles to branches, which random data mispredicts: `amax(1)` over [50000, 20] took 1.9 ms
-/// and `argmax(1)` 2.3 (tfjs-wasm 1.6 and 1.8). The values are those of `reduce::rows`: NaN
-/// where a row holds one (the first, for its payload), of -0 and +0 the first, and the arg
-/// forms give the first position of the extreme (of the first NaN).
-pub(super) fn rows_extreme(op: ReduceOp, v: &[f32], m: usize, k: usize) -> Option<CpuData> {
+/// The maximum, minimum, their first positions or the sum (`op`) of each of the `m` contiguous
+/// rows of `k` f32 in `v`, or `None` for products and rows shorter than 4. The extremes go a
+/// row at a time in vectors of 4: the rows kernel's 8 scalar lanes ended each row in a fold of
+/// f32 selects that V8 compiles to branches, which random data mispredicts (`amax(1)` over
+/// [50000, 20] took 1.9 ms and `argmax(1)` 2.3, tfjs-wasm 1.6 and 1.8). The values are those
+/// of `reduce::rows`: NaN where a row holds one (the first, for its payload), of -0 and +0 the
+/// first, and the arg forms give the first position of the extreme (of the first NaN). The
+/// sums are the native kernels' to the bit ([`sum_short_rows`], [`sum_rows`]).
+pub(super) fn reduce_rows(op: ReduceOp, v: &[f32], m: usize, k: usize) -> Option<CpuData> {
     if k < 4 || v.len() < m * k {
         return None;
     }
     let v = &v[..m * k];
+    // Each kernel in a function of its own (`outlined`, which the npm build keeps out of line;
+    // binaryen inlines single-call functions, which put all five into `reduce_data`, one huge
+    // function whose registers V8 allocates with its cheaper allocator: up to 2.7x slower).
     Some(match op {
-        ReduceOp::Max => CpuData::F32(extreme_rows::<true>(v, k)),
-        ReduceOp::Min => CpuData::F32(extreme_rows::<false>(v, k)),
-        ReduceOp::ArgMax => CpuData::I32(arg_rows::<true>(v, k)),
-        ReduceOp::ArgMin => CpuData::I32(arg_rows::<false>(v, k)),
-        ReduceOp::Sum | ReduceOp::Prod => return None,
+        ReduceOp::Max => CpuData::F32(outlined(|| extreme_rows::<true>(v, k))),
+        ReduceOp::Min => CpuData::F32(outlined(|| extreme_rows::<false>(v, k))),
+        ReduceOp::ArgMax => CpuData::I32(outlined(|| arg_rows::<true>(v, k))),
+        ReduceOp::ArgMin => CpuData::I32(outlined(|| arg_rows::<false>(v, k))),
+        ReduceOp::Sum if k > SUM_ROWS_FROM => CpuData::F32(outlined(|| sum_rows(v, k))),
+        ReduceOp::Sum => CpuData::F32(outlined(|| sum_short_rows(v, k))),
+        ReduceOp::Prod => return None,
     })
 }
 
-/// The maximum (`MAX`) or minimum of each row of `k` in `v`. Each row kernel is a small
-/// function of its own, which V8 compiles with its full register allocator (in one function
-/// the four kernels ran up to 2x slower).
-#[inline(never)]
+/// Rows up to this long sum in order from the first element ([`sum_short_rows`], the tap
+/// folds' order, which native builds run for them); longer ones in `reduce::sum_f64`'s lanes
+/// ([`sum_rows`]).
+const SUM_ROWS_FROM: usize = 16;
+
+/// The sum of each row of `k` (4 to 16) in `v`: four rows at a time, each block of four
+/// columns turned into lanes by shuffles and added in f64 in column order from +0, which is
+/// `strided::sum_row`'s order bit for bit; rows left over the same way one at a time. The
+/// tap folds gathered each column's four values lane by lane (`sum(1)` over rows of 10:
+/// 0.25 ms per 1M elements, tfjs-wasm's f32 sums 0.19; rows of 4: 0.31 and 0.26).
+fn sum_short_rows(v: &[f32], k: usize) -> Vec<f32> {
+    let m = v.len() / k;
+    let mut out: Vec<f32> = Vec::with_capacity(m);
+    // Column blocks: from 0 in steps of 4, then the last 4 columns, of which the ones not yet
+    // added (a load that overlaps the block before it).
+    let (full, tail) = (k / 4, k % 4);
+    let mut groups = v.chunks_exact(4 * k);
+    let mut at = 0;
+    for g in &mut groups {
+        // Rows 0 and 1 in `a`, 2 and 3 in `b`.
+        let (mut a, mut b) = (f64x2_splat(0.0), f64x2_splat(0.0));
+        let mut block = |c: usize, from: usize| {
+            // SAFETY: c + 4 <= k, so each row's 16 bytes lie inside `g` (4 rows of k).
+            let row = |r: usize| unsafe { v128_load(g.as_ptr().add(r * k + c) as *const v128) };
+            let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
+            // Columns c and c + 1 of rows 0-1 (then of rows 2-3), columns c + 2 and c + 3.
+            let cols = [
+                (i32x4_shuffle::<0, 4, 1, 5>(r0, r1), i32x4_shuffle::<0, 4, 1, 5>(r2, r3)),
+                (i32x4_shuffle::<2, 6, 3, 7>(r0, r1), i32x4_shuffle::<2, 6, 3, 7>(r2, r3)),
+            ];
+            for (j, &(p, q)) in cols.iter().enumerate() {
+                if 2 * j >= from {
+                    a = f64x2_add(a, f64x2_promote_low_f32x4(p));
+                    b = f64x2_add(b, f64x2_promote_low_f32x4(q));
+                }
+                if 2 * j + 1 >= from {
+                    a = f64x2_add(a, f64x2_promote_low_f32x4(i32x4_shuffle::<2, 3, 0, 1>(p, p)));
+                    b = f64x2_add(b, f64x2_promote_low_f32x4(i32x4_shuffle::<2, 3, 0, 1>(q, q)));
+                }
+            }
+        };
+        for c in 0..full {
+            block(4 * c, 0);
+        }
+        if tail > 0 {
+            block(k - 4, 4 - tail);
+        }
+        let sums = i32x4_shuffle::<0, 1, 4, 5>(f32x4_demote_f64x2_zero(a), f32x4_demote_f64x2_zero(b));
+        // SAFETY: `out` has room for m >= at + 4 floats (one per row, four rows a group); the
+        // length is set once they are written, below.
+        unsafe { v128_store(out.as_mut_ptr().add(at) as *mut v128, sums) };
+        at += 4;
+    }
+    // SAFETY: the groups wrote the first `at` elements (at <= m, the capacity).
+    unsafe { out.set_len(at) };
+    for r in groups.remainder().chunks_exact(k) {
+        out.push(r.iter().fold(0.0f64, |a, &x| a + x as f64) as f32);
+    }
+    out
+}
+
+/// The sum of each row of `k` in `v`, bit for bit `reduce::sum_f64`'s (the portable rows
+/// kernel, which native builds run): eight f64 lanes (here four f64x2) over the row's blocks
+/// of 8, added in lane order, then the rest in order. The rows kernel's per-row bookkeeping
+/// (a part, a finished pair, a second pass for the values) cost more than the adds:
+/// `sum(1)` over [50000, 20] took 0.5-0.75 ms, tfjs-wasm's f32 sums 0.17.
+fn sum_rows(v: &[f32], k: usize) -> Vec<f32> {
+    v.chunks_exact(k)
+        .map(|r| {
+            // Four named accumulators: an array of them stayed in memory in V8.
+            let (mut l0, mut l1, mut l2, mut l3) =
+                (f64x2_splat(0.0), f64x2_splat(0.0), f64x2_splat(0.0), f64x2_splat(0.0));
+            let blocks = r.chunks_exact(8);
+            let rest = blocks.remainder();
+            for b in blocks {
+                // Each pair of lanes loaded as 8 bytes and widened: no shuffles.
+                // SAFETY: `b` holds 8 f32; each load reads 8 bytes at 0, 2, 4 and 6 of them.
+                let pair =
+                    |j: usize| unsafe { f64x2_promote_low_f32x4(v128_load64_zero(b.as_ptr().add(j) as *const u64)) };
+                l0 = f64x2_add(l0, pair(0));
+                l1 = f64x2_add(l1, pair(2));
+                l2 = f64x2_add(l2, pair(4));
+                l3 = f64x2_add(l3, pair(6));
+            }
+            let lanes = [l0, l1, l2, l3]
+                .iter()
+                .fold(-0.0f64, |a, &p| a + f64x2_extract_lane::<0>(p) + f64x2_extract_lane::<1>(p));
+            let rest = rest.iter().fold(-0.0f64, |a, &x| a + x as f64);
+            (lanes + rest) as f32
+        })
+        .collect()
+}
+
+/// The maximum (`MAX`) or minimum of each row of `k` in `v`.
 fn extreme_rows<const MAX: bool>(v: &[f32], k: usize) -> Vec<f32> {
     v.chunks_exact(k)
         .map(|r| match row_extreme::<MAX>(r) {
@@ -154,7 +251,6 @@ fn extreme_rows<const MAX: bool>(v: &[f32], k: usize) -> Vec<f32> {
 
 /// The first position of the maximum (`MAX`) or minimum of each row of `k` in `v` (of the
 /// first NaN where a row holds one).
-#[inline(never)]
 fn arg_rows<const MAX: bool>(v: &[f32], k: usize) -> Vec<i32> {
     v.chunks_exact(k)
         .map(|r| {
