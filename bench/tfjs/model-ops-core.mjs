@@ -22,6 +22,12 @@ export function makeCases(wt, tf, device) {
   const MASK = COL.gt(0), mask = tf.greater(col, 0);
   const perm = Array.from({ length: N }, (_, i) => (i * 7919) % N);
   const IDX = wt.tensor(Int32Array.from(perm), { device }), idx = tf.tensor1d(perm, 'int32');
+  // Short rows, 1M elements each: a classifier's 10 scores per sample, 20 and 64 features.
+  const R10 = X.reshape([-1]).narrow(0, 0, 104857 * 10).reshape([104857, 10]).contiguous();
+  const r10 = tf.reshape(tf.slice(tf.reshape(x, [-1]), 0, 104857 * 10), [104857, 10]);
+  const R20 = X.reshape([-1]).narrow(0, 0, 52428 * 20).reshape([52428, 20]).contiguous();
+  const r20 = tf.reshape(tf.slice(tf.reshape(x, [-1]), 0, 52428 * 20), [52428, 20]);
+  const R64 = X.reshape([16384, 64]), r64 = tf.reshape(x, [16384, 64]);
 
   return {
     'conv2d 8x32x64x64, 3x3, 32 out': [() => F.conv2d(X4, W, null, { padding: 1 }), () => tf.conv2d(x4, w, 1, 'same')],
@@ -40,6 +46,10 @@ export function makeCases(wt, tf, device) {
     'argmax(0)': [() => X.argmax(0), () => tf.argMax(x, 0)],
     'argmax(-1)': [() => X.argmax(-1), () => tf.argMax(x, -1)],
     'prod(1)': [() => P.prod(1), () => tf.prod(p, 1)],
+    'argmax(-1), rows of 10': [() => R10.argmax(-1), () => tf.argMax(r10, -1)],
+    'max(-1), rows of 20': [() => R20.amax(-1), () => tf.max(r20, -1)],
+    'sum(-1), rows of 20': [() => R20.sum(-1), () => tf.sum(r20, -1)],
+    'mean(-1), rows of 64': [() => R64.mean(-1), () => tf.mean(r64, -1)],
     'exp 1M': [() => X.exp(), () => tf.exp(x)],
     'sigmoid 1M': [() => X.sigmoid(), () => tf.sigmoid(x)],
     'elu 1M': [() => F.elu(X), () => tf.elu(x)],
