@@ -23,16 +23,14 @@ function firstBest(row, better) {
 
 /**
  * The CPU's f32 row sum, bit for bit: in f64, in order from the first element for rows of up
- * to 16; longer rows in eight lanes (element i into lane i % 8 while whole blocks of 8 last),
- * the lanes added in order, then the rest in order. Rounded once to f32.
+ * to 16; longer rows in eight lanes (element i into lane i % 8, in order), the lanes then
+ * added as ((l0 + l2) + (l4 + l6)) + ((l1 + l3) + (l5 + l7)). Rounded once to f32.
  */
 function cpuSum(row) {
   if (row.length <= 16) return Math.fround(row.reduce((a, v) => a + v, 0));
-  const whole = row.length - (row.length % 8);
-  const lanes = new Array(8).fill(0);
-  for (let i = 0; i < whole; i++) lanes[i % 8] += row[i];
-  const rest = row.slice(whole).reduce((a, v) => a + v, -0);
-  return Math.fround(lanes.reduce((a, v) => a + v, -0) + rest);
+  const l = new Array(8).fill(0);
+  row.forEach((v, i) => { l[i % 8] += v; });
+  return Math.fround(((l[0] + l[2]) + (l[4] + l[6])) + ((l[1] + l[3]) + (l[5] + l[7])));
 }
 
 const show = (v) => (Object.is(v, -0) ? '-0' : String(v));

@@ -27,17 +27,25 @@ enum Part<T> {
     Best(T, usize),
 }
 
-/// Sum of `xs` in f64 over eight lanes.
+/// Sum of `xs` in f64 over eight lanes: element `i` into lane `i % 8`, in order (the tail
+/// too, as a last short block), then the lanes as a tree, `((l0 + l2) + (l4 + l6)) + ((l1 +
+/// l3) + (l5 + l7))`: the order in which four two-lane vectors fold, so that wasm SIMD
+/// (`wasm_simd::sum_rows`) gives the same bits without taking the lanes apart one by one
+/// (summing them in order, and then the tail, cost a row of 20 half its time there).
 fn sum_f64<T: Scalar>(xs: &[T]) -> f64 {
     let mut lanes = [0.0f64; 8];
     let chunks = xs.chunks_exact(8);
-    let rest: f64 = chunks.remainder().iter().map(|x| x.to_f32() as f64).sum();
+    let rest = chunks.remainder();
     for c in chunks {
         for (acc, x) in lanes.iter_mut().zip(c) {
             *acc += x.to_f32() as f64;
         }
     }
-    lanes.iter().sum::<f64>() + rest
+    for (acc, x) in lanes.iter_mut().zip(rest) {
+        *acc += x.to_f32() as f64;
+    }
+    let [l0, l1, l2, l3, l4, l5, l6, l7] = lanes;
+    ((l0 + l2) + (l4 + l6)) + ((l1 + l3) + (l5 + l7))
 }
 
 /// Product of `xs` in f64 over eight lanes (one running product was a chain of dependent

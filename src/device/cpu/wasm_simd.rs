@@ -207,16 +207,17 @@ fn sum_short_rows(v: &[f32], k: usize) -> Vec<f32> {
 }
 
 /// The sum of each row of `k` in `v`, bit for bit `reduce::sum_f64`'s (the portable rows
-/// kernel, which native builds run): eight f64 lanes (here four f64x2) over the row's blocks
-/// of 8, added in lane order, then the rest in order. The rows kernel's per-row bookkeeping
-/// (a part, a finished pair, a second pass for the values) cost more than the adds:
-/// `sum(1)` over [50000, 20] took 0.5-0.75 ms, tfjs-wasm's f32 sums 0.17.
+/// kernel, which native builds run): eight f64 lanes as four f64x2 (element `i` into lane
+/// `i % 8`, the tail as a last short block), folded as a tree of vector adds. The rows
+/// kernel's per-row bookkeeping (a part, a finished pair, a second pass for the values) cost
+/// more than the adds: `sum(1)` over [50000, 20] took 0.5-0.75 ms, tfjs-wasm's f32 sums 0.17.
 fn sum_rows(v: &[f32], k: usize) -> Vec<f32> {
+    let zero = f64x2_splat(0.0);
     v.chunks_exact(k)
         .map(|r| {
-            // Four named accumulators: an array of them stayed in memory in V8.
-            let (mut l0, mut l1, mut l2, mut l3) =
-                (f64x2_splat(0.0), f64x2_splat(0.0), f64x2_splat(0.0), f64x2_splat(0.0));
+            // Four named accumulators (lanes 0-1, 2-3, 4-5, 6-7): an array of them stayed in
+            // memory in V8.
+            let (mut l0, mut l1, mut l2, mut l3) = (zero, zero, zero, zero);
             let blocks = r.chunks_exact(8);
             let rest = blocks.remainder();
             for b in blocks {
@@ -229,11 +230,24 @@ fn sum_rows(v: &[f32], k: usize) -> Vec<f32> {
                 l2 = f64x2_add(l2, pair(4));
                 l3 = f64x2_add(l3, pair(6));
             }
-            let lanes = [l0, l1, l2, l3]
-                .iter()
-                .fold(-0.0f64, |a, &p| a + f64x2_extract_lane::<0>(p) + f64x2_extract_lane::<1>(p));
-            let rest = rest.iter().fold(-0.0f64, |a, &x| a + x as f64);
-            (lanes + rest) as f32
+            // The tail's elements into the first lanes; the others add +0, which leaves them
+            // as they are (lanes start at +0 and so never hold -0). The same tail length every
+            // row: the branches predict.
+            let n = rest.len();
+            let part = |j: usize| match n.saturating_sub(j) {
+                0 => zero,
+                // SAFETY: j + 2 <= n: 8 bytes inside `rest`.
+                1 => f64x2_replace_lane::<0>(zero, rest[j] as f64),
+                _ => unsafe { f64x2_promote_low_f32x4(v128_load64_zero(rest.as_ptr().add(j) as *const u64)) },
+            };
+            if n > 0 {
+                l0 = f64x2_add(l0, part(0));
+                l1 = f64x2_add(l1, part(2));
+                l2 = f64x2_add(l2, part(4));
+                l3 = f64x2_add(l3, part(6));
+            }
+            let s = f64x2_add(f64x2_add(l0, l1), f64x2_add(l2, l3));
+            (f64x2_extract_lane::<0>(s) + f64x2_extract_lane::<1>(s)) as f32
         })
         .collect()
 }
