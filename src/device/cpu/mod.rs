@@ -259,8 +259,8 @@ impl CpuBackend {
         // are reduced in place where strided.rs knows the pattern; otherwise a view is gathered
         // into rows first.
         if let CpuData::F32(v) = &src.data {
-            // Contiguous rows of f32, several of them, in wasm SIMD a row at a time for the
-            // extremes and the sums of rows past 16 (see `wasm_simd::reduce_rows`).
+            // Several contiguous rows of f32: their extremes and sums in wasm SIMD (see
+            // `wasm_simd::reduce_rows`).
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
             if l.is_contiguous() && m > 1 && k >= SIMD_ROWS_FROM {
                 if let Some(out) = wasm_simd::reduce_rows(op, &v[l.offset()..l.offset() + m * k], m, k) {
