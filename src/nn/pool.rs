@@ -10,6 +10,7 @@
 //! Adaptive average pooling is two small matmuls by pooling matrices (row `i` averages input
 //! entries `floor(i * in / out) .. ceil((i + 1) * in / out)`), exact for any sizes.
 
+use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::nn::conv::transpose_full;
@@ -276,29 +277,35 @@ pub fn avg_pool1d(x: &Tensor, kernel: &[usize], options: &AvgPoolOptions) -> Res
     avg_pool("avg_pool1d", 1, x, kernel, options)
 }
 
-/// Each window's divisor (PyTorch's `avg_pool2d` kernel): the window clipped to the padded
-/// input, or to the input itself without `count_include_pad`, or the override.
-fn divisors(h: &Axis, w: &Axis, o: &AvgPoolOptions) -> Vec<f32> {
-    let extent = |a: &Axis, i: usize| {
-        let start = (i * a.stride) as isize - a.before as isize;
-        let end = (start + a.kernel as isize).min((a.size + a.before) as isize);
-        let with_pad = end - start;
-        let inside = end.min(a.size as isize) - start.max(0);
-        (with_pad, inside)
-    };
-    let mut out = Vec::with_capacity(h.out * w.out);
-    for i in 0..h.out {
-        for j in 0..w.out {
-            let ((hp, hi), (wp, wi)) = (extent(h, i), extent(w, j));
-            let d = match o.divisor_override {
-                Some(d) => d as isize,
-                None if o.count_include_pad => hp * wp,
-                None => hi * wi,
-            };
-            out.push(d as f32);
-        }
+/// Average pooling's divisors (PyTorch's `avg_pool2d` kernel): the window clipped to the
+/// padded input, or to the input itself without `count_include_pad`, or the override. Each is
+/// a product of one divisor per axis, so whether they are all equal is found from the two
+/// axes; the `[oh, ow]` table is only built when they are not (building it every call was half
+/// of avg_pool2d's time over a 1024x1024 plane in wasm).
+fn divisors(h: &Axis, w: &Axis, o: &AvgPoolOptions, device: Device, dtype: DType) -> Result<Divisor> {
+    if let Some(d) = o.divisor_override {
+        return Ok(Divisor::One(d as f64));
     }
-    out
+    let along = |a: &Axis| -> Vec<isize> {
+        (0..a.out)
+            .map(|i| {
+                let start = (i * a.stride) as isize - a.before as isize;
+                let end = (start + a.kernel as isize).min((a.size + a.before) as isize);
+                if o.count_include_pad {
+                    end - start
+                } else {
+                    end.min(a.size as isize) - start.max(0)
+                }
+            })
+            .collect()
+    };
+    let (dh, dw) = (along(h), along(w));
+    let same = |d: &[isize]| d.iter().all(|&v| v == d[0]);
+    if !dh.is_empty() && !dw.is_empty() && same(&dh) && same(&dw) {
+        return Ok(Divisor::One((dh[0] * dw[0]) as f64));
+    }
+    let table: Vec<f32> = dh.iter().flat_map(|&a| dw.iter().map(move |&b| (a * b) as f32)).collect();
+    Ok(Divisor::Each(Tensor::from_slice(&table, &[h.out, w.out], device)?.to_dtype(dtype)?))
 }
 
 fn avg_pool(op: &'static str, dims: usize, input: &Tensor, kernel: &[usize], o: &AvgPoolOptions) -> Result<Tensor> {
@@ -319,11 +326,7 @@ fn avg_pool(op: &'static str, dims: usize, input: &Tensor, kernel: &[usize], o: 
     // One divisor for every window (no padding counted out, or an override) divides by a
     // scalar, which needs no table on the device and no broadcast (avg_pool2d of
     // [8, 32, 64, 64] on Dawn/lavapipe: see the commit).
-    let table = divisors(&h, &w, o);
-    let div = match table.split_first() {
-        Some((&d, rest)) if rest.iter().all(|&v| v == d) => Divisor::One(d as f64),
-        _ => Divisor::Each(Tensor::from_slice(&table, &[h.out, w.out], x.device())?.to_dtype(x.dtype())?),
-    };
+    let div = divisors(&h, &w, o, x.device(), x.dtype())?;
     let out = {
         let _paused = crate::tensor::node::pause();
         let n = x.shape()[0] as isize;
