@@ -41,8 +41,16 @@ fn sum_f64<T: Scalar>(xs: &[T]) -> f64 {
             *acc += x.to_f32() as f64;
         }
     }
-    for (acc, x) in lanes.iter_mut().zip(rest) {
-        *acc += x.to_f32() as f64;
+    // The tail as a block of 8 padded with +0, which leaves a lane as it is (lanes start at +0
+    // and so never hold -0): a fixed-width add. Adding the tail by a loop over its length made
+    // the native row sums slower (sum(1) over 1024x1024 0.07 -> 0.10 ms, and rows of 4 and 10,
+    // which take the tap folds, 1.6 -> 2.2 and 0.32 -> 0.52: code around it compiled worse).
+    let mut tail = [0.0f64; 8];
+    for (t, x) in tail.iter_mut().zip(rest) {
+        *t = x.to_f32() as f64;
+    }
+    for (acc, t) in lanes.iter_mut().zip(tail) {
+        *acc += t;
     }
     let [l0, l1, l2, l3, l4, l5, l6, l7] = lanes;
     ((l0 + l2) + (l4 + l6)) + ((l1 + l3) + (l5 + l7))
