@@ -149,14 +149,16 @@ fn tap_rows(
 }
 
 /// The rows that outputs `outs` (numbered row-major over rows of `inner`) fall in: each
-/// piece as (row, first output in the row, outputs), in order.
+/// piece as (row, first output in the row, outputs), in order. One division for the first
+/// piece; the rest start their rows (pooling has a piece per row of a few dozen outputs).
 fn pieces(outs: std::ops::Range<usize>, inner: usize) -> impl Iterator<Item = (usize, usize, usize)> {
     let end = outs.end;
-    std::iter::successors((outs.start < end).then_some(outs.start), move |&at| {
-        let next = (at / inner + 1) * inner;
-        (next < end).then_some(next)
+    let first = (outs.start < end).then(|| (outs.start / inner, outs.start % inner, outs.start));
+    std::iter::successors(first, move |&(r, i, at)| {
+        let next = at + (inner - i);
+        (next < end).then_some((r + 1, 0, next))
     })
-    .map(move |at| (at / inner, at % inner, (inner - at % inner).min(end - at)))
+    .map(move |(r, i, at)| (r, i, (inner - i).min(end - at)))
 }
 
 /// One row of tap sums (average pooling's windows): `out[i]` adds `taps` from `b + i * step` in
