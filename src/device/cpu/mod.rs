@@ -42,6 +42,8 @@ mod wasm_gemm;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm_pow;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod wasm_rows;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm_simd;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm_unary;
@@ -260,10 +262,10 @@ impl CpuBackend {
         // into rows first.
         if let CpuData::F32(v) = &src.data {
             // Several contiguous rows of f32: their extremes and sums in wasm SIMD (see
-            // `wasm_simd::reduce_rows`).
+            // `wasm_rows::reduce_rows`).
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
             if l.is_contiguous() && m > 1 && k >= SIMD_ROWS_FROM {
-                if let Some(out) = wasm_simd::reduce_rows(op, &v[l.offset()..l.offset() + m * k], m, k) {
+                if let Some(out) = wasm_rows::reduce_rows(op, &v[l.offset()..l.offset() + m * k], m, k) {
                     return Ok(out);
                 }
             }
@@ -318,7 +320,7 @@ impl CpuBackend {
     }
 }
 
-/// The shortest contiguous rows that `wasm_simd::reduce_rows` reduces (shorter ones take
+/// The shortest contiguous rows that `wasm_rows::reduce_rows` reduces (shorter ones take
 /// the tap folds, four rows at a time).
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 const SIMD_ROWS_FROM: usize = 4;

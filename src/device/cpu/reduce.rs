@@ -30,7 +30,7 @@ enum Part<T> {
 /// Sum of `xs` in f64 over eight lanes: element `i` into lane `i % 8`, in order (the tail
 /// too, as a last short block), then the lanes as a tree, `((l0 + l2) + (l4 + l6)) + ((l1 +
 /// l3) + (l5 + l7))`: the order in which four two-lane vectors fold, so that wasm SIMD
-/// (`wasm_simd::sum_rows`) gives the same bits without taking the lanes apart one by one
+/// (`wasm_rows::sum_rows`) gives the same bits without taking the lanes apart one by one
 /// (summing them in order, and then the tail, cost a row of 20 half its time there).
 fn sum_f64<T: Scalar>(xs: &[T]) -> f64 {
     let mut lanes = [0.0f64; 8];
