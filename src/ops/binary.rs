@@ -135,14 +135,15 @@ impl Tensor {
         }
         let dtype = if self.dtype().is_float() { self.dtype() } else { DType::promote(self.dtype(), scalar_dtype) };
         let compute = op.compute_dtype(dtype);
+        // Dividing by a power of two runs as the product by its reciprocal: the same bits, a
+        // cheaper kernel (`exact_reciprocal`), in f32.
+        let reciprocal = if op == BinaryOp::Div { crate::op::binary::exact_reciprocal(other) } else { None };
         if !(op.int_only() && compute.is_float()) && self.is_contiguous() && self.storage().has_scalar_kernels() {
             // The scalar rides in the kernel's parameters where the backend can: no 0-d tensor,
             // no fill, no broadcast walk.
             let a = self.to_dtype(compute)?;
-            // Dividing by a power of two runs the product by its reciprocal: the same bits,
-            // a cheaper kernel (`exact_reciprocal`).
-            let (kernel_op, value) = match (op, compute, crate::op::binary::exact_reciprocal(other)) {
-                (BinaryOp::Div, DType::F32, Some(r)) => (BinaryOp::Mul, r),
+            let (kernel_op, value) = match (compute, reciprocal) {
+                (DType::F32, Some(r)) => (BinaryOp::Mul, r),
                 _ => (op, other),
             };
             if let Some(storage) = a.storage().binary_scalar(kernel_op, a.layout(), value, compute) {
@@ -156,7 +157,7 @@ impl Tensor {
                 }));
             }
         }
-        if let (BinaryOp::Div, DType::F32, Some(r)) = (op, dtype, crate::op::binary::exact_reciprocal(other)) {
+        if let (DType::F32, Some(r)) = (dtype, reciprocal) {
             // The product by the exact reciprocal here too (the CPU's `f32x4.div` in wasm
             // costs several products), recorded as the division it is.
             let t = {

@@ -168,27 +168,41 @@ fn window_2x2(v: &[f32], b: usize, taps: &[usize], out: &mut [f32], fold: impl F
         return None;
     }
     let reach = t.max(u);
+    Some(each_group(
+        out,
+        |i| b + reach + 2 * i + 8 <= v.len(),
+        |i| {
+            let at = b + 2 * i;
+            // SAFETY: at + max(t, u) + 8 <= v.len() (`fits`): the two 16-byte loads from each row
+            // start lie inside `v`; wasm loads are unaligned.
+            let r = |o: usize| unsafe {
+                let p = v.as_ptr().add(at + o) as *const v128;
+                (v128_load(p), v128_load(p.add(1)))
+            };
+            let ((r0, r1), (r2, r3)) = (r(t), r(u));
+            fold([
+                i32x4_shuffle::<0, 2, 4, 6>(r0, r1),
+                i32x4_shuffle::<1, 3, 5, 7>(r0, r1),
+                i32x4_shuffle::<0, 2, 4, 6>(r2, r3),
+                i32x4_shuffle::<1, 3, 5, 7>(r2, r3),
+            ])
+        },
+    ))
+}
+
+/// Stores `group(i)` as outputs `i..i + 4` of `out` for i = 0, 4, 8, .. while a whole group
+/// remains and `fits(i)` (its loads lie inside the input), and returns how many outputs were
+/// done: the loop of the tap-row readers, which differ in how a group's taps are loaded.
+#[inline(always)]
+fn each_group(out: &mut [f32], fits: impl Fn(usize) -> bool, group: impl Fn(usize) -> v128) -> usize {
     let mut i = 0;
-    while i + 4 <= out.len() && b + reach + 2 * i + 8 <= v.len() {
-        let at = b + 2 * i;
-        // SAFETY: at + max(t, u) + 8 <= v.len() (the loop's condition): the two 16-byte loads
-        // from each row start lie inside `v`; wasm loads are unaligned.
-        let r = |o: usize| unsafe {
-            let p = v.as_ptr().add(at + o) as *const v128;
-            (v128_load(p), v128_load(p.add(1)))
-        };
-        let ((r0, r1), (r2, r3)) = (r(t), r(u));
-        let x = [
-            i32x4_shuffle::<0, 2, 4, 6>(r0, r1),
-            i32x4_shuffle::<1, 3, 5, 7>(r0, r1),
-            i32x4_shuffle::<0, 2, 4, 6>(r2, r3),
-            i32x4_shuffle::<1, 3, 5, 7>(r2, r3),
-        ];
+    while i + 4 <= out.len() && fits(i) {
+        let r = group(i);
         // SAFETY: i + 4 <= out.len(): four f32, stored unaligned.
-        unsafe { v128_store(out.as_mut_ptr().add(i) as *mut v128, fold(x)) };
+        unsafe { v128_store(out.as_mut_ptr().add(i) as *mut v128, r) };
         i += 4;
     }
-    Some(i)
+    i
 }
 
 /// The first outputs (a multiple of 4) of `strided::sum_row`, four at a time: each tap's four
@@ -219,27 +233,26 @@ fn tap_groups<const STEP: usize>(
     fold: impl Fn(&dyn Fn(usize) -> v128) -> v128,
 ) -> usize {
     let Some(&reach) = taps.iter().max() else { return 0 };
-    let mut i = 0;
-    while i + 4 <= out.len() && b + reach + STEP * i + 4 * STEP <= v.len() {
-        let at = b + STEP * i;
-        let load = |t: usize| {
-            // SAFETY: at + t + 4 * STEP <= v.len() (t is at most `reach`, checked by the loop),
-            // so both 16-byte loads lie inside `v`; wasm loads are unaligned.
-            unsafe {
-                let p = v.as_ptr().add(at + t) as *const v128;
-                if STEP == 1 {
-                    v128_load(p)
-                } else {
-                    i32x4_shuffle::<0, 2, 4, 6>(v128_load(p), v128_load(p.add(1)))
+    each_group(
+        out,
+        |i| b + reach + STEP * i + 4 * STEP <= v.len(),
+        |i| {
+            let at = b + STEP * i;
+            let load = |t: usize| {
+                // SAFETY: at + t + 4 * STEP <= v.len() (t is at most `reach`, checked by `fits`),
+                // so both 16-byte loads lie inside `v`; wasm loads are unaligned.
+                unsafe {
+                    let p = v.as_ptr().add(at + t) as *const v128;
+                    if STEP == 1 {
+                        v128_load(p)
+                    } else {
+                        i32x4_shuffle::<0, 2, 4, 6>(v128_load(p), v128_load(p.add(1)))
+                    }
                 }
-            }
-        };
-        let r = fold(&load);
-        // SAFETY: i + 4 <= out.len(): four f32, stored unaligned.
-        unsafe { v128_store(out.as_mut_ptr().add(i) as *mut v128, r) };
-        i += 4;
-    }
-    i
+            };
+            fold(&load)
+        },
+    )
 }
 
 /// [`tap_groups`] for steps past 2: short contiguous rows (`amax(-1)` over rows of 4 took
@@ -255,28 +268,27 @@ fn gather_groups(
     fold: impl Fn(&dyn Fn(usize) -> v128) -> v128,
 ) -> usize {
     let Some(&reach) = taps.iter().max() else { return 0 };
-    let mut i = 0;
-    while i + 4 <= out.len() && b + reach + step * (i + 3) < v.len() {
-        let at = b + step * i;
-        let load = |t: usize| {
-            let p = at + t;
-            // SAFETY: p + 3 * step <= b + reach + step * (i + 3) < v.len() (t is at most
-            // `reach`, checked by the loop).
-            unsafe {
-                f32x4(
-                    *v.get_unchecked(p),
-                    *v.get_unchecked(p + step),
-                    *v.get_unchecked(p + 2 * step),
-                    *v.get_unchecked(p + 3 * step),
-                )
-            }
-        };
-        let r = fold(&load);
-        // SAFETY: i + 4 <= out.len(): four f32, stored unaligned.
-        unsafe { v128_store(out.as_mut_ptr().add(i) as *mut v128, r) };
-        i += 4;
-    }
-    i
+    each_group(
+        out,
+        |i| b + reach + step * (i + 3) < v.len(),
+        |i| {
+            let at = b + step * i;
+            let load = |t: usize| {
+                let p = at + t;
+                // SAFETY: p + 3 * step <= b + reach + step * (i + 3) < v.len() (t is at most
+                // `reach`, checked by `fits`).
+                unsafe {
+                    f32x4(
+                        *v.get_unchecked(p),
+                        *v.get_unchecked(p + step),
+                        *v.get_unchecked(p + 2 * step),
+                        *v.get_unchecked(p + 3 * step),
+                    )
+                }
+            };
+            fold(&load)
+        },
+    )
 }
 
 /// Sigmoid of each of `xs` into `out` (as long): [`crate::op::math::sigmoid_f32`] four lanes
