@@ -257,6 +257,10 @@ fn casts_between_all_dtypes(d: Device) {
     assert_eq!(i.to_dtype(DType::U32).unwrap().to_vec_blocking::<u32>().unwrap(), vec![u32::MAX, 5]);
     let b = Tensor::from_slice(&[true, false, true], &[3], d).unwrap();
     assert_close(&f32s(&b), &[1.0, 0.0, 1.0], 0.0, "bool to f32");
+    // Integers are promoted to f32 before the kernel, which has only float instances.
+    let si = Tensor::from_slice(&[1i32, 2, 3], &[3], d).unwrap().log_softmax(0).unwrap();
+    assert_eq!(si.dtype(), DType::F32);
+    assert_close(&f32s(&si), &[-2.407_606, -1.407_606, -0.407_606], 1e-6, &format!("i32 log_softmax on {d}"));
     if has_f16(d) {
         let h = x.to_dtype(DType::F16).unwrap();
         assert_eq!(h.dtype(), DType::F16);

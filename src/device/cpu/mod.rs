@@ -398,7 +398,15 @@ impl Kernels for CpuBackend {
         let rows = l.offset()..l.offset() + m * k;
         let out = match &src.data {
             CpuData::F32(v) => CpuData::F32(reduce::softmax_f32(&v[rows], m, k, log)),
-            _ => with_type!(src.data.dtype(), T => T::wrap(reduce::softmax(&T::slice(&src.data)[rows], m, k, log))),
+            CpuData::F16(v) => CpuData::F16(reduce::softmax(&v[rows], m, k, log)),
+            // ops/reduce.rs casts integers to f32 first (`float_input`): no integer instance.
+            d => {
+                return Err(Error::UnsupportedDType {
+                    op: "softmax",
+                    dtype: d.dtype(),
+                    reason: "softmax needs f32 or f16".into(),
+                })
+            }
         };
         CpuStorage::new(out)
     }
