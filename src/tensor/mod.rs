@@ -147,6 +147,21 @@ impl Tensor {
         inputs: &[&Tensor],
         backward: impl FnOnce(&Tensor) -> Option<Backward>,
     ) -> Tensor {
+        let mut once = Some(backward);
+        Tensor::record_dyn(storage, layout, dtype, device, op, inputs, &mut |out| once.take().and_then(|f| f(out)))
+    }
+
+    /// [`Tensor::record`] with the rule's maker behind a reference (called at most once): one
+    /// instance instead of one per op's closure (34 of them in the wasm build).
+    fn record_dyn(
+        storage: Arc<Storage>,
+        layout: Layout,
+        dtype: DType,
+        device: Device,
+        op: &'static str,
+        inputs: &[&Tensor],
+        backward: &mut dyn FnMut(&Tensor) -> Option<Backward>,
+    ) -> Tensor {
         let mut inner = Inner::new(storage, layout, dtype, device);
         let recording = node::grad_enabled() && inputs.iter().any(|t| t.requires_grad());
         if recording && dtype.is_float() {

@@ -134,7 +134,13 @@ pub(super) fn zip_broadcast<const PATTERNS: bool, T: Copy + Sync, U: Send>(
         }
     };
     // SAFETY: `fill` hands out chunks of whole rows of k elements; `row` writes all k of each.
-    unsafe { par::fill(rows.count, rows.k, write) }
+    unsafe {
+        if PATTERNS {
+            par::fill_inline(rows.count, rows.k, write)
+        } else {
+            par::fill(rows.count, rows.k, write)
+        }
+    }
 }
 
 /// `c ? a : b` (`c` nonzero) over `shape`, each operand read through its layout broadcast to

@@ -46,6 +46,22 @@ where
     if !crate::device::policy::falls_back_to_cpu(&err) {
         return Err(err);
     }
+    on_cpu(op, dev, inputs, out, err, Box::new(cpu()))
+}
+
+/// The CPU kernel of a fallback, over host copies of its inputs, boxed: the fallback's body is
+/// one instance instead of one per op's kernel closure.
+pub(crate) type HostKernel = Box<dyn FnOnce(&[CpuStorage]) -> Result<CpuStorage> + Send>;
+
+/// [`or_cpu`] once it falls back: `cpu` over host copies of `inputs`, its result moved back.
+fn on_cpu(
+    op: &'static str,
+    dev: &Arc<WgpuDevice>,
+    inputs: &[&WgpuStorage],
+    out: (usize, DType),
+    err: crate::error::Error,
+    cpu: HostKernel,
+) -> Result<WgpuStorage> {
     #[cfg(target_arch = "wasm32")]
     let back = {
         let output = dev.alloc(out.0, out.1)?;
@@ -55,7 +71,7 @@ where
             output: output.buffer().clone(),
             len: out.0,
             dtype: out.1,
-            run: Box::new(cpu()),
+            run: cpu,
         });
         output
     };
@@ -65,7 +81,7 @@ where
             .iter()
             .map(|s| crate::block::block_on(dev.read_raw(s)).and_then(CpuStorage::new))
             .collect::<Result<Vec<_>>>()?;
-        let result = cpu()(&host)?;
+        let result = cpu(&host)?;
         if result.data().dtype() != out.1 || result.data().len() != out.0 {
             return Err(crate::error::Error::invalid(
                 op,

@@ -93,8 +93,7 @@ mod web {
     use crate::dtype::DType;
     use crate::error::{Error, Result};
 
-    /// The CPU kernel of a fallback, over host copies of its inputs.
-    pub(crate) type HostKernel = Box<dyn FnOnce(&[CpuStorage]) -> Result<CpuStorage> + Send>;
+    use crate::device::wgpu::fallback::HostKernel;
 
     /// One op run on the host: its inputs (whole buffers, read raw so their layouts index them
     /// unchanged), the CPU kernel, and the output buffer its result goes into.
