@@ -115,7 +115,9 @@ fn first_index<T: Copy>(xs: &[T], hit: impl Fn(T) -> bool) -> usize {
 
 /// The maximum (or minimum, by `beats`) of `xs`, NaN if any element is NaN, the default for an
 /// empty slice: eight independent lanes the compiler vectorises, where a loop tracking the
-/// index ran max(-1) over 1024x1024 at 4.7 ms in wasm.
+/// index ran max(-1) over 1024x1024 at 4.7 ms in wasm. Of -0 and +0, and of NaNs, the first in
+/// the row, as the tap and column kernels give: the lanes meet out of order (element 9's lane
+/// before element 2's), so a zero or NaN result is looked up again from the start.
 fn extreme<T: Scalar>(xs: &[T], beats: impl Fn(T, T) -> bool) -> T {
     let Some(&first) = xs.first() else {
         return T::default();
@@ -129,7 +131,21 @@ fn extreme<T: Scalar>(xs: &[T], beats: impl Fn(T, T) -> bool) -> T {
             *acc = pick(*acc, x);
         }
     }
-    lanes.into_iter().chain(rest.iter().copied()).fold(first, pick)
+    let m = lanes.into_iter().chain(rest.iter().copied()).fold(first, pick);
+    #[allow(clippy::eq_op)]
+    if T::FLOAT && (m != m || m == T::default()) {
+        return first_equal(xs, m);
+    }
+    m
+}
+
+/// The first element of `xs` equal to `m` (the first NaN for a NaN), else `m`: [`extreme`]'s
+/// lookup, once per element type rather than inside each of its 20 instances.
+#[inline(never)]
+fn first_equal<T: Scalar>(xs: &[T], m: T) -> T {
+    #[allow(clippy::eq_op)]
+    let at = if m != m { first_index(xs, |x| x != x) } else { first_index(xs, |x| x == m) };
+    xs.get(at).copied().unwrap_or(m)
 }
 
 /// `x` where it beats `acc` (by `beats`: greater for max, less for min) or is NaN, else `acc`:
@@ -353,6 +369,24 @@ fn max_lanes(xs: &[f32]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn extremes_keep_the_first_of_signed_zeros() {
+        // Rows long enough for the lanes (and one part per block for m == 1): -0 at 2, +0 at 9.
+        for k in [16, 17, 40, 1000] {
+            let mut row = vec![-1.0f32; k];
+            row[2] = -0.0;
+            row[9] = 0.0;
+            let max = f32s(rows(ReduceOp::Max, &row, 1, k));
+            assert!(max[0] == 0.0 && max[0].is_sign_negative(), "max over {k}: {max:?}");
+            let neg: Vec<f32> = row.iter().map(|x| -x).collect();
+            let min = f32s(rows(ReduceOp::Min, &neg, 1, k));
+            assert!(min[0] == 0.0 && min[0].is_sign_positive(), "min over {k}: {min:?}");
+            row.swap(2, 9);
+            let max = f32s(rows(ReduceOp::Max, &row, 1, k));
+            assert!(max[0] == 0.0 && max[0].is_sign_positive(), "max over {k}, +0 first: {max:?}");
+        }
+    }
 
     fn f32s(d: CpuData) -> Vec<f32> {
         match d {

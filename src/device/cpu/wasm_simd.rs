@@ -85,8 +85,10 @@ impl ExpConsts {
     }
 }
 
-/// The maximum of `xs` (-inf when empty), NaN when any element is NaN: wasm's `f32x4.max`
-/// propagates NaN, as PyTorch's softmax and the GPU kernels do.
+/// The maximum of `xs` (-inf when empty) for softmax's rows. The vector part uses
+/// `f32x4.pmax`, which passes over a NaN (the tail takes one): a row with a NaN may get the
+/// maximum of its numbers, but its softmax is NaN throughout either way (`exp(NaN - max)` makes
+/// the sum NaN), as PyTorch's and the GPU kernels' are.
 pub(super) fn max(xs: &[f32]) -> f32 {
     let (mut m0, mut m1) = (f32x4_splat(f32::NEG_INFINITY), f32x4_splat(f32::NEG_INFINITY));
     let chunks = xs.chunks_exact(8);
