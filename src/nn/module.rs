@@ -98,12 +98,15 @@ pub trait Module: Send + Sync {
 
     /// Parameters with PyTorch's dotted names (`0.weight`, `fc.bias`).
     fn named_parameters(&self) -> Vec<(String, Parameter)> {
-        with_children(self.core(), lock(&self.core().params).clone(), |m| m.named_parameters())
+        // The guard goes before the children are walked (each locks its own registry).
+        let own = lock(&self.core().params).clone();
+        with_children(self.core(), own, |m| m.named_parameters())
     }
 
     /// Registered buffers with dotted names.
     fn named_buffers(&self) -> Vec<(String, Buffer)> {
-        with_children(self.core(), lock(&self.core().buffers).clone(), |m| m.named_buffers())
+        let own = lock(&self.core().buffers).clone();
+        with_children(self.core(), own, |m| m.named_buffers())
     }
 
     /// Registered buffers.

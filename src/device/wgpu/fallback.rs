@@ -26,8 +26,9 @@ pub(crate) fn whole_buffer(dtype: DType, bytes: &[u8]) -> CpuData {
 
 /// `result` if it succeeded; otherwise, under soft placement and for a dtype the device lacks,
 /// the kernel `cpu` makes (called only then, so the common path copies nothing) run over host
-/// copies of `inputs`, its result (`out`: element count and dtype) moved back to `dev`. Natively this blocks on the readback. A browser cannot block: there the output is
-/// allocated now and filled by a host step that later submissions wait behind (see hold.rs).
+/// copies of `inputs`, its result (`out`: element count and dtype) moved back to `dev`.
+/// Natively this blocks on the readback. A browser cannot block: there the output is allocated
+/// now and filled by a host step that later submissions wait behind (see hold.rs).
 pub(crate) fn or_cpu<K>(
     op: &'static str,
     dev: &Arc<WgpuDevice>,
