@@ -298,8 +298,9 @@ fn nan_propagates_and_scalars_keep_their_value(d: Device) {
     let long = t(&long, &[1, 300], d);
     assert_eq!(i32s(&long.argmax(Some(1), false).unwrap()), vec![5], "argmax picks the first NaN on {d}");
     assert_eq!(i32s(&long.argmin(Some(1), false).unwrap()), vec![5], "argmin picks the first NaN on {d}");
-    // Of -0 and +0 the first is the maximum (and the minimum of their negations), whichever
-    // kernel the shape picks: a single row, rows past 16, rows of a tap fold.
+    // Of -0 and +0 the first is the maximum (and the minimum of their negations) on the CPU,
+    // whichever kernel the shape picks: a single row, rows past 16, rows of a tap fold. GPUs
+    // may keep either zero (their lanes race; js/test/rows.mjs says the same), equal to 0.
     for (m, k) in [(1, 40), (2, 40), (2, 16), (3, 1000)] {
         let mut v = vec![-1.0f32; m * k];
         for r in 0..m {
@@ -307,10 +308,11 @@ fn nan_propagates_and_scalars_keep_their_value(d: Device) {
             v[r * k + 9] = 0.0;
         }
         let max = f32s(&t(&v, &[m, k], d).amax(&[1], false).unwrap());
-        assert!(max.iter().all(|x| *x == 0.0 && x.is_sign_negative()), "amax [{m}, {k}] on {d}: {max:?}");
+        let cpu = d == Device::CPU;
+        assert!(max.iter().all(|x| *x == 0.0 && (!cpu || x.is_sign_negative())), "amax [{m}, {k}] on {d}: {max:?}");
         let neg: Vec<f32> = v.iter().map(|x| -x).collect();
         let min = f32s(&t(&neg, &[m, k], d).amin(&[1], false).unwrap());
-        assert!(min.iter().all(|x| *x == 0.0 && x.is_sign_positive()), "amin [{m}, {k}] on {d}: {min:?}");
+        assert!(min.iter().all(|x| *x == 0.0 && (!cpu || x.is_sign_positive())), "amin [{m}, {k}] on {d}: {min:?}");
     }
     // Scalars keep their value whatever the tensor's dtype.
     let b = Tensor::from_slice(&[true, false], &[2], d).unwrap();
