@@ -85,8 +85,8 @@ fn part<T: Scalar>(op: ReduceOp, xs: &[T], start: usize) -> Part<T> {
         ReduceOp::Sum => Part::Int(xs.iter().fold(0i64, |acc, x| acc.wrapping_add(x.to_i64()))),
         ReduceOp::Prod if T::FLOAT => Part::Float(prod_f64(xs)),
         ReduceOp::Prod => Part::Int(xs.iter().fold(1i64, |acc, x| acc.wrapping_mul(x.to_i64()))),
-        ReduceOp::Max => Part::Best(extreme(xs, |c, a| c > a), start),
-        ReduceOp::Min => Part::Best(extreme(xs, |c, a| c < a), start),
+        ReduceOp::Max => Part::Best(first_equal(xs, extreme(xs, |c, a| c > a)), start),
+        ReduceOp::Min => Part::Best(first_equal(xs, extreme(xs, |c, a| c < a)), start),
         ReduceOp::ArgMax | ReduceOp::ArgMin => {
             // The extreme first, then where it first occurs (the first NaN if there is one, as
             // `ReduceOp::better` ranks them): two passes the compiler vectorises. One pass
@@ -115,9 +115,9 @@ fn first_index<T: Copy>(xs: &[T], hit: impl Fn(T) -> bool) -> usize {
 
 /// The maximum (or minimum, by `beats`) of `xs`, NaN if any element is NaN, the default for an
 /// empty slice: eight independent lanes the compiler vectorises, where a loop tracking the
-/// index ran max(-1) over 1024x1024 at 4.7 ms in wasm. Of -0 and +0, and of NaNs, the first in
-/// the row, as the tap and column kernels give: the lanes meet out of order (element 9's lane
-/// before element 2's), so a zero or NaN result is looked up again from the start.
+/// index ran max(-1) over 1024x1024 at 4.7 ms in wasm. The lanes meet out of order (element
+/// 9's lane before element 2's), so which of -0 and +0 (or of NaNs) comes out is not the first:
+/// [`first_equal`] finds that where the value is the result.
 fn extreme<T: Scalar>(xs: &[T], beats: impl Fn(T, T) -> bool) -> T {
     let Some(&first) = xs.first() else {
         return T::default();
@@ -131,20 +131,20 @@ fn extreme<T: Scalar>(xs: &[T], beats: impl Fn(T, T) -> bool) -> T {
             *acc = pick(*acc, x);
         }
     }
-    let m = lanes.into_iter().chain(rest.iter().copied()).fold(first, pick);
-    #[allow(clippy::eq_op)]
-    if T::FLOAT && (m != m || m == T::default()) {
-        return first_equal(xs, m);
-    }
-    m
+    lanes.into_iter().chain(rest.iter().copied()).fold(first, pick)
 }
 
-/// The first element of `xs` equal to `m` (the first NaN for a NaN), else `m`: [`extreme`]'s
-/// lookup, once per element type rather than inside each of its 20 instances.
-#[inline(never)]
+/// The first element of `xs` equal to the extreme `m` where that matters: of -0 and +0, and of
+/// NaNs, the first in the row, as the tap and column kernels give. Only a zero or NaN is looked
+/// up again (a vectorised scan); softmax's row maximum, whose sign of zero does not matter,
+/// skips this.
+#[allow(clippy::eq_op)]
 fn first_equal<T: Scalar>(xs: &[T], m: T) -> T {
-    #[allow(clippy::eq_op)]
-    let at = if m != m { first_index(xs, |x| x != x) } else { first_index(xs, |x| x == m) };
+    let (nan, zero) = (m != m, m == T::default());
+    if !(T::FLOAT && (nan || zero)) {
+        return m;
+    }
+    let at = if nan { first_index(xs, |x| x != x) } else { first_index(xs, |x| x == m) };
     xs.get(at).copied().unwrap_or(m)
 }
 
