@@ -101,13 +101,15 @@ function pairLoss(fn, kind, input, target, opts) {
 }
 
 /**
- * Cross-entropy of logits `[N, C]` (or `[N, C, d...]`) against int32 class indices, as
- * PyTorch's `F.cross_entropy`: `reduction` ('mean' | 'sum' | 'none'), `ignoreIndex` (targets
- * equal to it count for nothing; unlike PyTorch's -100 there is no default, as in the Rust
- * API, so the common case runs no masking ops), `labelSmoothing`.
+ * Cross-entropy of logits `[N, C]`, `[C]` or `[N, C, d...]` (classes along dim 1) against int32
+ * class indices (the input's shape without dim 1) or class probabilities (a float tensor of the
+ * input's shape), as PyTorch's `F.cross_entropy`: `reduction` ('mean' | 'sum' | 'none'),
+ * `ignoreIndex` (targets equal to it count for nothing; PyTorch's default -100), `labelSmoothing`.
+ * A class index out of range is an error on every device (on a GPU, at the next `data()`,
+ * `item()` or `synchronize`, as PyTorch's device-side assert).
  */
 export function crossEntropy(input, target, opts) { return classLoss('crossEntropy', 'cross_entropy', input, target, opts, true); }
-/** Negative log-likelihood of log-probabilities against int32 class indices (PyTorch's `F.nll_loss`). */
+/** Negative log-likelihood of log-probabilities against int32 class indices (PyTorch's `F.nll_loss`; `ignoreIndex` -100 by default). */
 export function nllLoss(input, target, opts) { return classLoss('nllLoss', 'nll_loss', input, target, opts, false); }
 /** Mean squared error (PyTorch's `F.mse_loss`). */
 export function mseLoss(input, target, opts) { return pairLoss('mseLoss', 'mse_loss', input, target, opts); }

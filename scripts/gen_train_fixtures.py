@@ -31,10 +31,12 @@ def loss_cases():
     goal = torch.randn(3, 4, generator=gen)
     prob = torch.rand(3, 4, generator=gen)
 
+    grads_gen = [gen]  # the generator of the output gradients (the new cases switch it)
+
     def case(name, fn, inputs, **args):
         leaves = [t.clone().requires_grad_(True) if t.is_floating_point() else t for t in inputs]
         y = fn(*leaves)
-        g = torch.randn(y.shape, generator=gen) if y.dim() > 0 else torch.tensor(1.0)
+        g = torch.randn(y.shape, generator=grads_gen[0]) if y.dim() > 0 else torch.tensor(1.0)
         y.backward(g)
         out.append({
             "name": name, "args": args,
@@ -53,6 +55,25 @@ def loss_cases():
         case(f"bce_with_logits_{red}", lambda a, b: F.binary_cross_entropy_with_logits(a, b, reduction=red), [pred, prob], loss="binary_cross_entropy_with_logits", reduction=red)
     case("cross_entropy_smooth_ignore_mean", lambda x, t: F.cross_entropy(x, t, ignore_index=4, label_smoothing=0.2), [logits, target], loss="cross_entropy", reduction="mean", ignore_index=4, label_smoothing=0.2)
     case("cross_entropy_unbatched", lambda x, t: F.cross_entropy(x, t), [logits[0], target[0]], loss="cross_entropy", reduction="mean")
+    # Issue 41's cases, from a generator of their own so the data above stays as it was:
+    # PyTorch's default ignore_index (-100), [N, C, d] inputs, class-probability targets.
+    g2 = torch.Generator().manual_seed(41)
+    grads_gen[0] = g2
+    ignored = torch.tensor([0, -100, 2, 4, -100, 3], dtype=torch.int64)
+    scores3 = torch.randn(2, 5, 3, generator=g2)
+    target3 = torch.tensor([[0, 4, -100], [2, 1, 3]], dtype=torch.int64)
+    probs = torch.softmax(torch.randn(4, 5, generator=g2), 1)
+    scores = torch.randn(4, 5, generator=g2)
+    probs3 = torch.softmax(torch.randn(2, 5, 3, generator=g2), 1)
+    for red in ["mean", "sum", "none"]:
+        case(f"cross_entropy_default_ignore_{red}", lambda x, t: F.cross_entropy(x, t, reduction=red), [logits, ignored], loss="cross_entropy", reduction=red)
+        case(f"cross_entropy_kd_{red}", lambda x, t: F.cross_entropy(x, t, reduction=red), [scores3, target3], loss="cross_entropy", reduction=red)
+        case(f"nll_loss_kd_{red}", lambda x, t: F.nll_loss(torch.log_softmax(x, 1), t, reduction=red), [scores3, target3], loss="nll_loss_of_log_softmax", reduction=red)
+        case(f"cross_entropy_probs_{red}", lambda x, p: F.cross_entropy(x, p, reduction=red), [scores, probs], loss="cross_entropy", reduction=red)
+    case("cross_entropy_probs_smooth_mean", lambda x, p: F.cross_entropy(x, p, label_smoothing=0.1), [scores, probs], loss="cross_entropy", reduction="mean", label_smoothing=0.1)
+    case("cross_entropy_probs_kd_mean", lambda x, p: F.cross_entropy(x, p), [scores3, probs3], loss="cross_entropy", reduction="mean")
+    case("cross_entropy_kd_smooth_mean", lambda x, t: F.cross_entropy(x, t, label_smoothing=0.2), [scores3, target3], loss="cross_entropy", reduction="mean", label_smoothing=0.2)
+    case("cross_entropy_probs_unbatched", lambda x, p: F.cross_entropy(x, p), [scores[0], probs[0]], loss="cross_entropy", reduction="mean")
     return out
 
 

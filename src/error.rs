@@ -131,6 +131,22 @@ pub enum Error {
         /// Its size.
         size: usize,
     },
+    /// An index out of range found on a device that runs asynchronously: the op was queued and
+    /// its index checked beside it; this is reported at the next readback or `synchronize`, as
+    /// PyTorch reports a CUDA device-side assert.
+    #[error("{op}: index {index} is out of bounds for dimension {dim} with size {size} (found on {device} by a device-side check and reported at this readback or synchronize; set_launch_blocking(true) reports it at the op itself)")]
+    DeviceIndexOutOfRange {
+        /// The op that was called.
+        op: &'static str,
+        /// An index out of range (the greatest, or the least when only that one is out).
+        index: i64,
+        /// The dimension indexed.
+        dim: usize,
+        /// Its size.
+        size: usize,
+        /// Where the op ran.
+        device: crate::device::Device,
+    },
     /// Any other bad argument; the message says what was wrong and what would be right.
     #[error("{op}: {msg}")]
     InvalidArgument {

@@ -54,12 +54,10 @@ pub use device::placement::{
 };
 pub use device::scope::{device_scope, with_device, DeviceScope};
 pub use device::transfer::{reset_transfer_stats, transfer_stats, TransferSnapshot};
-#[cfg(not(target_arch = "wasm32"))]
-pub use device::wgpu::synchronize_blocking;
 pub use device::{
     best_device, best_device_with_reason, default_device, device_count, device_name, devices, init, is_available,
-    kernel_launches, open, set_default_device, set_logical_device_configuration, synchronize, Device, DeviceInfo,
-    DeviceKind, LogicalDeviceConfig,
+    kernel_launches, open, set_default_device, set_logical_device_configuration, Device, DeviceInfo, DeviceKind,
+    LogicalDeviceConfig,
 };
 pub use dtype::{DType, Element};
 pub use error::{Error, Result};
@@ -70,6 +68,9 @@ pub use op::unary::UnaryOp;
 pub use op::{IndexMode, MapOp};
 pub use ops::PadMode;
 pub use shape::{broadcast_shapes, numel};
+pub use tensor::checks::synchronize;
+#[cfg(not(target_arch = "wasm32"))]
+pub use tensor::checks::synchronize_blocking;
 pub use tensor::{Tensor, ToOptions};
 
 pub use device::policy::{launch_blocking, set_launch_blocking};

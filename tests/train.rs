@@ -26,7 +26,7 @@ fn losses_match_pytorch(d: Device) {
         let reduction: Reduction = a["reduction"].as_str().expect("reduction").parse().unwrap();
         let class = ClassLossOptions {
             reduction,
-            ignore_index: a["ignore_index"].as_i64(),
+            ignore_index: Some(a["ignore_index"].as_i64().unwrap_or(nn::DEFAULT_IGNORE_INDEX)),
             label_smoothing: a["label_smoothing"].as_f64().unwrap_or(0.0),
         };
         let y = match a["loss"].as_str().expect("loss") {

@@ -84,7 +84,7 @@ pub fn embedding(indices: &Tensor, weight: &Tensor, padding_idx: Option<usize>) 
         ));
     }
     let flat = indices.reshape(&[-1])?;
-    let rows = weight.index_select(0, &flat)?;
+    let rows = weight.index_select_as(0, &flat, OP)?;
     let rows = match padding_idx {
         // The forward value is the row as it is; only the gradient is cut, as PyTorch does.
         Some(p) => flat.ne_scalar(p as f64)?.unsqueeze(1)?.where_(&rows, &rows.detach())?,

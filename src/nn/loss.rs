@@ -1,6 +1,9 @@
 //! Losses (PyTorch's `torch.nn.functional` ones), built from differentiable ops so their
-//! gradients come from the ops' rules: `cross_entropy` (class indices, `ignore_index`,
-//! `label_smoothing`), `nll_loss`, `mse_loss`, `l1_loss`, `binary_cross_entropy_with_logits`.
+//! gradients come from the ops' rules: `cross_entropy` (class indices or class probabilities,
+//! `ignore_index` with PyTorch's default -100, `label_smoothing`, inputs `[C]`, `[N, C]` or
+//! `[N, C, d1, ...]`), `nll_loss`, `mse_loss`, `l1_loss`, `binary_cross_entropy_with_logits`.
+//! A class index out of range is an error on every device (on GPUs at the next readback, see
+//! `tensor/checks.rs`).
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -30,15 +33,25 @@ impl std::str::FromStr for Reduction {
     }
 }
 
+/// PyTorch's default `ignore_index` of the classification losses.
+pub const DEFAULT_IGNORE_INDEX: i64 = -100;
+
 /// Options of [`cross_entropy`] and [`nll_loss`].
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ClassLossOptions {
     /// How to fold the per-sample losses.
     pub reduction: Reduction,
-    /// A target value that contributes nothing (and is not counted by the mean).
+    /// A target value that contributes nothing (and is not counted by the mean); PyTorch's
+    /// -100 by default. None checks every target.
     pub ignore_index: Option<i64>,
     /// Cross-entropy only: mixes the target with the uniform distribution by this amount.
     pub label_smoothing: f64,
+}
+
+impl Default for ClassLossOptions {
+    fn default() -> Self {
+        ClassLossOptions { reduction: Reduction::Mean, ignore_index: Some(DEFAULT_IGNORE_INDEX), label_smoothing: 0.0 }
+    }
 }
 
 fn reduce(x: Tensor, reduction: Reduction) -> Result<Tensor> {
@@ -84,35 +97,64 @@ pub fn binary_cross_entropy_with_logits(logits: &Tensor, target: &Tensor, reduct
     reduce(loss, reduction)
 }
 
-/// Checks class-index targets against `[N, C]` (or `[C]` with a 0-d target) scores and returns
-/// (scores as [N, C], targets as [N], whether the input had no batch dim).
-fn class_inputs(op: &'static str, input: &Tensor, target: &Tensor) -> Result<(Tensor, Tensor, bool)> {
+/// Scores `[N, C, d1, ...]` as rows `[N * d1 * ..., C]`: the class dim moved last, then
+/// flattened (a no-op for `[N, C]`).
+fn class_rows(x: &Tensor) -> Result<Tensor> {
+    if x.rank() == 2 {
+        return Ok(x.clone());
+    }
+    let mut dims: Vec<isize> = (0..x.rank() as isize).filter(|&d| d != 1).collect();
+    dims.push(1);
+    x.permute(&dims)?.reshape(&[-1, x.shape()[1] as isize])
+}
+
+/// The classification losses' inputs as rows: scores `[M, C]`, targets `[M]` (class indices)
+/// or `[M, C]` (probabilities, same shape as the input), and the shape of the per-sample losses
+/// (`[]` for an unbatched `[C]` input, `[N]`, or `[N, d1, ...]`).
+fn class_inputs(op: &'static str, input: &Tensor, target: &Tensor) -> Result<(Tensor, Tensor, Vec<usize>)> {
     input.same_device(target, op)?;
-    if !matches!(target.dtype(), DType::I32 | DType::U32) {
+    let probabilities = target.dtype().is_float();
+    if !probabilities && !target.dtype().is_int() {
         return Err(Error::invalid(
             op,
-            format!(
-                "targets must be class indices of int32 (got {}); for probabilities use a soft-target loss",
-                target.dtype()
-            ),
+            format!("targets must be class indices (int32) or class probabilities (a float tensor of the input's shape), got {}", target.dtype()),
         ));
     }
-    let unbatched = input.rank() == 1;
-    let (x, t) = if unbatched { (input.unsqueeze(0)?, target.reshape(&[1])?) } else { (input.clone(), target.clone()) };
-    if x.rank() != 2 || t.rank() != 1 || t.shape()[0] != x.shape()[0] {
-        return Err(Error::ShapeMismatch {
-            op,
-            lhs: input.shape().to_vec(),
-            rhs: target.shape().to_vec(),
-            msg: "expected input [N, C] with target [N] (or input [C] with a 0-d target)".into(),
-        });
+    let shape_error = |msg: &str| Error::ShapeMismatch {
+        op,
+        lhs: input.shape().to_vec(),
+        rhs: target.shape().to_vec(),
+        msg: msg.into(),
+    };
+    if input.rank() == 0 {
+        return Err(shape_error("expected input [C], [N, C] or [N, C, d1, ...]"));
     }
-    Ok((x, t, unbatched))
+    let (x, per_sample) = if input.rank() == 1 {
+        (input.unsqueeze(0)?, vec![])
+    } else {
+        let mut per_sample = input.shape().to_vec();
+        per_sample.remove(1);
+        (class_rows(input)?, per_sample)
+    };
+    if probabilities {
+        if target.shape() != input.shape() {
+            return Err(shape_error("class probabilities must have the input's shape"));
+        }
+        let t = if input.rank() == 1 { target.unsqueeze(0)? } else { class_rows(target)? };
+        let t = t.to_dtype(x.dtype())?;
+        return Ok((x, t, per_sample));
+    }
+    if target.shape() != per_sample.as_slice() {
+        return Err(shape_error(
+            "expected class-index targets of the input's shape without its class dim 1 ([N] for [N, C], [N, d1, ...] for [N, C, d1, ...], 0-d for [C])",
+        ));
+    }
+    Ok((x, target.reshape(&[-1])?, per_sample))
 }
 
 /// The per-sample negative log-likelihood of `logp` ([N, C] log-probabilities) at the targets,
 /// the mask of counted samples, and the targets made safe to gather (ignored ones point at 0).
-fn picked(logp: &Tensor, t: &Tensor, ignore: Option<i64>) -> Result<(Tensor, Option<Tensor>)> {
+fn picked(op: &'static str, logp: &Tensor, t: &Tensor, ignore: Option<i64>) -> Result<(Tensor, Option<Tensor>)> {
     let t = t.to_dtype(DType::I32)?;
     let (safe, mask) = match ignore {
         Some(ii) => {
@@ -121,11 +163,11 @@ fn picked(logp: &Tensor, t: &Tensor, ignore: Option<i64>) -> Result<(Tensor, Opt
         }
         None => (t, None),
     };
-    let nll = logp.gather(1, &safe.unsqueeze(1)?)?.squeeze(Some(1))?.neg()?;
+    let nll = logp.gather_as(1, &safe.unsqueeze(1)?, op)?.squeeze(Some(1))?.neg()?;
     Ok((nll, mask))
 }
 
-fn fold(per_sample: Tensor, mask: Option<Tensor>, reduction: Reduction, unbatched: bool) -> Result<Tensor> {
+fn fold(per_sample: Tensor, mask: Option<Tensor>, reduction: Reduction, shape: &[usize]) -> Result<Tensor> {
     let per_sample = match &mask {
         Some(m) => per_sample.mul(m)?,
         None => per_sample,
@@ -137,29 +179,46 @@ fn fold(per_sample: Tensor, mask: Option<Tensor>, reduction: Reduction, unbatche
             None => per_sample.mean_all(),
         },
         Reduction::Sum => per_sample.sum_all(),
-        Reduction::None if unbatched => per_sample.reshape(&[]),
-        Reduction::None => Ok(per_sample),
+        Reduction::None => per_sample.reshape(&shape.iter().map(|&d| d as isize).collect::<Vec<_>>()),
     }
 }
 
 /// Negative log-likelihood of log-probabilities `input` ([N, C]) at class indices `target`.
 pub fn nll_loss(input: &Tensor, target: &Tensor, options: ClassLossOptions) -> Result<Tensor> {
-    let (x, t, unbatched) = class_inputs("nll_loss", input, target)?;
-    let (nll, mask) = picked(&x, &t, options.ignore_index)?;
-    fold(nll, mask, options.reduction, unbatched)
+    const OP: &str = "nll_loss";
+    if target.dtype().is_float() {
+        return Err(Error::invalid(
+            OP,
+            format!(
+                "targets must be class indices (int32), got {}; class probabilities are cross_entropy's",
+                target.dtype()
+            ),
+        ));
+    }
+    let (x, t, shape) = class_inputs(OP, input, target)?;
+    let (nll, mask) = picked(OP, &x, &t, options.ignore_index)?;
+    fold(nll, mask, options.reduction, &shape)
 }
 
-/// Cross-entropy of raw scores `input` ([N, C]) against class indices `target` ([N], int32):
-/// `nll_loss(log_softmax(input))`, with label smoothing mixing in the uniform distribution.
+/// Cross-entropy of raw scores `input` (`[N, C]`, `[C]` or `[N, C, d1, ...]`, classes along dim
+/// 1) against class indices `target` (int32, the input's shape without dim 1) or class
+/// probabilities (a float tensor of the input's shape): `nll_loss(log_softmax(input))`, with
+/// label smoothing mixing in the uniform distribution, as PyTorch's `F.cross_entropy`.
 pub fn cross_entropy(input: &Tensor, target: &Tensor, options: ClassLossOptions) -> Result<Tensor> {
     const OP: &str = "cross_entropy";
     if !(0.0..=1.0).contains(&options.label_smoothing) {
         return Err(Error::invalid(OP, format!("label_smoothing must be in [0, 1], got {}", options.label_smoothing)));
     }
-    let (x, t, unbatched) = class_inputs(OP, input, target)?;
+    let (x, t, shape) = class_inputs(OP, input, target)?;
     let logp = x.log_softmax(-1)?;
-    let (nll, mask) = picked(&logp, &t, options.ignore_index)?;
     let eps = options.label_smoothing;
+    if t.rank() == 2 {
+        // Probabilities: -sum(p log q) per sample; the mean is over samples (PyTorch's).
+        let classes = x.shape()[1] as f64;
+        let p = if eps > 0.0 { t.mul_scalar(1.0 - eps)?.add_scalar(eps / classes)? } else { t };
+        return fold(p.mul(&logp)?.sum(&[1], false)?.neg()?, None, options.reduction, &shape);
+    }
+    let (nll, mask) = picked(OP, &logp, &t, options.ignore_index)?;
     let per_sample = if eps > 0.0 {
         let classes = x.shape()[1] as f64;
         let smooth = logp.sum(&[1], false)?.neg()?.div_scalar(classes)?;
@@ -167,5 +226,5 @@ pub fn cross_entropy(input: &Tensor, target: &Tensor, options: ClassLossOptions)
     } else {
         nll
     };
-    fold(per_sample, mask, options.reduction, unbatched)
+    fold(per_sample, mask, options.reduction, &shape)
 }

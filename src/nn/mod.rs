@@ -71,6 +71,7 @@ pub use layer_norm::{GroupNorm, LayerNorm, NormOptions};
 pub use linear::{linear, Linear, LinearOptions};
 pub use loss::{
     binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss, nll_loss, ClassLossOptions, Reduction,
+    DEFAULT_IGNORE_INDEX,
 };
 pub use module::{Module, ModuleCore, ModuleFuture};
 pub use norm::{batch_norm, group_norm, layer_norm};

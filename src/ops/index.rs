@@ -1,13 +1,34 @@
 //! Indexing ops: `index_select` and `gather`, their adjoints `index_add` and `scatter_add`
-//! (which are also their gradients), and `scatter`. Indices are i32 or u32. The CPU backend rejects an
-//! out-of-range index with an error; GPU kernels cannot raise one mid-dispatch, so there an
-//! out-of-range index reads as 0 (as in TensorFlow.js) — validate indices on the CPU when unsure.
+//! (which are also their gradients), and `scatter`. Indices are i32 or u32. The CPU backend
+//! rejects an out-of-range index with an error at the op; on GPUs a kernel cannot fail
+//! mid-dispatch, so the op queues a check of its index (`tensor/checks.rs`) that the next
+//! readback or `synchronize` reports, as PyTorch's device-side assert (the kernel reads an
+//! out-of-range index as 0). Gradient rules reuse indices already checked and skip the check.
 
+use crate::device::DeviceKind;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::op::IndexMode;
 use crate::shape::normalize_dim;
+use crate::tensor::checks::check_index;
 use crate::tensor::Tensor;
+
+/// An error of the CPU's index check, named after the op the user called.
+fn named(op: &'static str) -> impl Fn(Error) -> Error {
+    move |e| match e {
+        Error::IndexOutOfRange { index, dim, size, .. } => Error::IndexOutOfRange { op, index, dim, size },
+        e => e.in_op(op),
+    }
+}
+
+/// Queues the device-side check of `index` against `0..size` where the kernel cannot check it
+/// (every device but the CPU, whose kernels fail at the op).
+fn check_on_device(op: &'static str, index: &Tensor, dim: usize, size: usize) -> Result<()> {
+    if index.device().kind() == DeviceKind::Cpu {
+        return Ok(());
+    }
+    check_index(op, index, dim, size)
+}
 
 impl Tensor {
     fn check_index(&self, index: &Tensor, op: &'static str) -> Result<()> {
@@ -20,7 +41,11 @@ impl Tensor {
 
     /// Picks the slices `index[i]` of dimension `dim` (PyTorch's `index_select`).
     pub fn index_select(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
-        let op = "index_select";
+        self.index_select_as(dim, index, "index_select")
+    }
+
+    /// [`Tensor::index_select`] whose errors name `op` (embedding, a loss).
+    pub(crate) fn index_select_as(&self, dim: isize, index: &Tensor, op: &'static str) -> Result<Tensor> {
         self.check_index(index, op)?;
         let d = normalize_dim(op, dim, self.rank())?;
         if index.rank() != 1 {
@@ -28,13 +53,17 @@ impl Tensor {
         }
         let mut shape = self.shape().to_vec();
         shape[d] = index.numel();
-        self.index_op(IndexMode::Select, d, index, &shape, op)
+        self.index_op(IndexMode::Select, d, index, &shape, op, true)
     }
 
     /// Gathers `self[.., index[i, j, ..], ..]` along `dim` (PyTorch's `gather`): the output has
     /// the index's shape.
     pub fn gather(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
-        let op = "gather";
+        self.gather_as(dim, index, "gather")
+    }
+
+    /// [`Tensor::gather`] whose errors name `op` (a loss).
+    pub(crate) fn gather_as(&self, dim: isize, index: &Tensor, op: &'static str) -> Result<Tensor> {
         self.check_index(index, op)?;
         let d = normalize_dim(op, dim, self.rank())?;
         if index.rank() != self.rank() || (0..self.rank()).any(|i| i != d && index.shape()[i] > self.shape()[i]) {
@@ -45,9 +74,11 @@ impl Tensor {
                 msg: format!("index must have the input's rank and no larger size outside dim {d}"),
             });
         }
-        self.index_op(IndexMode::Gather, d, index, index.shape(), op)
+        self.index_op(IndexMode::Gather, d, index, index.shape(), op, true)
     }
 
+    /// The index kernel; `checked` queues the device-side index check (gradient rules pass
+    /// false: their indices were checked by the forward op).
     fn index_op(
         &self,
         mode: IndexMode,
@@ -55,13 +86,17 @@ impl Tensor {
         index: &Tensor,
         shape: &[usize],
         op: &'static str,
+        checked: bool,
     ) -> Result<Tensor> {
         crate::device::placement::record(op, &[self.device(), index.device()], self.device());
         let index = index.contiguous()?;
+        if checked {
+            check_on_device(op, &index, dim, self.shape()[dim])?;
+        }
         let storage = self
             .storage()
             .index(mode, self.layout(), index.storage(), index.layout(), dim, shape, self.dtype())
-            .map_err(|e| e.in_op(op))?;
+            .map_err(named(op))?;
         // The gradient adds each output's gradient back at the source position it came from.
         let src_shape = self.shape().to_vec();
         let idx = index.clone();
@@ -91,6 +126,7 @@ impl Tensor {
                 msg: format!("expected a 1-D index and a source of shape {expected:?}, got index {:?}", index.shape()),
             });
         }
+        check_on_device(op, index, d, self.shape()[d])?;
         let added = source.to_dtype(self.dtype())?.index_add_into(IndexMode::Select, d, index, self.shape())?;
         self.add(&added)
     }
@@ -144,6 +180,7 @@ impl Tensor {
                 ),
             });
         }
+        check_on_device(op, index, d, self.shape()[d])?;
         let mut part = src.clone();
         for (i, &n) in index.shape().iter().enumerate() {
             part = part.narrow(i as isize, 0, n)?;
@@ -190,8 +227,12 @@ impl Tensor {
         Ok(Tensor::from_op(storage, shape, self.dtype(), self.device(), op, &[self, &index], |_| {
             Box::new(move |g, _| {
                 let back = match mode {
-                    IndexMode::Select => g.index_select(dim as isize, &idx)?,
-                    IndexMode::Gather => g.gather(dim as isize, &idx)?,
+                    IndexMode::Select => {
+                        let mut shape = g.shape().to_vec();
+                        shape[dim] = idx.numel();
+                        g.index_op(mode, dim, &idx, &shape, "index_select", false)?
+                    }
+                    IndexMode::Gather => g.index_op(mode, dim, &idx, idx.shape(), "gather", false)?,
                 };
                 Ok(vec![Some(back), None])
             })
@@ -201,8 +242,8 @@ impl Tensor {
 
 impl Tensor {
     /// `[.., num_classes]` with a 1 at each index and 0 elsewhere (PyTorch's `F.one_hot`; i32
-    /// where PyTorch gives int64). An index outside `0..num_classes` gives a row of zeros
-    /// (PyTorch raises; a GPU kernel cannot), so check indices first when unsure.
+    /// where PyTorch gives int64). An index outside `0..num_classes` is an error: at once on
+    /// the CPU, at the next readback or `synchronize` on GPUs (see `tensor/checks.rs`).
     pub fn one_hot(&self, num_classes: usize) -> Result<Tensor> {
         let op = "one_hot";
         if !self.dtype().is_int() {
@@ -215,6 +256,9 @@ impl Tensor {
         if num_classes > i32::MAX as usize {
             return Err(Error::invalid(op, format!("{num_classes} classes is more than i32 indices can name")));
         }
+        let wide =
+            if matches!(self.dtype(), DType::I32 | DType::U32) { self.clone() } else { self.to_dtype(DType::I32)? };
+        check_index(op, &wide, self.rank(), num_classes)?;
         let classes = Tensor::arange(0.0, num_classes as f64, 1.0, self.dtype(), self.device())?;
         self.unsqueeze(-1)?.eq(&classes)?.to_dtype(DType::I32)
     }

@@ -4,6 +4,7 @@
 //! (`from_op`, `view_op`), which records the autograd graph (`node.rs`). Ops live in `ops/`,
 //! constructors in `creation.rs`, the backward traversal in `autograd/`.
 
+pub(crate) mod checks;
 pub(crate) mod node;
 
 use std::fmt;
@@ -333,6 +334,7 @@ impl Tensor {
             transfer::record_move(self.device(), device, self.nbytes());
             Tensor::moved(storage, self.shape(), self.dtype(), device, self)
         } else {
+            checks::verify(self.device()).await?;
             let data = self.storage().read(self.layout(), "to").await?;
             let storage = Storage::from_cpu_with(data, device, options.non_blocking).map_err(|e| e.in_op("to"))?;
             transfer::record_move(self.device(), device, self.nbytes());
@@ -352,6 +354,7 @@ impl Tensor {
         if T::DTYPE != self.dtype() {
             return Err(Error::DTypeMismatch { op: "to_vec", expected: self.dtype(), got: T::DTYPE });
         }
+        checks::verify(self.device()).await?;
         let data = self.storage().read(self.layout(), "to_vec").await?;
         transfer::record(self.device(), Direction::DeviceToHost, self.nbytes());
         T::from_data(CpuDataHandle(data))
@@ -364,6 +367,7 @@ impl Tensor {
     #[cfg(target_arch = "wasm32")]
     pub(crate) async fn read_array_buffer(&self) -> Result<Option<js_sys::ArrayBuffer>> {
         let Storage::Wgpu(s) = &**self.storage() else { return Ok(None) };
+        checks::verify(self.device()).await?;
         let out = s.device().read_array_buffer(s, self.layout()).await?;
         if out.is_some() {
             transfer::record(self.device(), Direction::DeviceToHost, self.nbytes());

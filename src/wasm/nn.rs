@@ -252,7 +252,8 @@ pub fn dropout(x: &RawTensor, p: f64, training: JsValue, seed: Option<f64>, call
 
 /// A loss by its PyTorch name (`cross_entropy`, `nll_loss`, `mse_loss`, `l1_loss`,
 /// `binary_cross_entropy_with_logits`) with `reduction` `mean`, `sum` or `none`; the class
-/// losses also take `ignoreIndex` and (cross-entropy) `labelSmoothing`.
+/// losses also take `ignoreIndex` (PyTorch's -100 when undefined) and (cross-entropy)
+/// `labelSmoothing`.
 #[wasm_bindgen(js_name = nnLoss)]
 pub fn loss(
     kind: JsValue,
@@ -266,9 +267,12 @@ pub fn loss(
     let reduction: Reduction = args::string("loss", "reduction", &reduction)?.parse().map_err(js_err)?;
     let class = ClassLossOptions {
         reduction,
-        ignore_index: ignore_index
-            .map(|i| args::int("loss", "ignoreIndex", i, i32::MIN as f64, i32::MAX as f64))
-            .transpose()?,
+        ignore_index: Some(
+            ignore_index
+                .map(|i| args::int("loss", "ignoreIndex", i, i32::MIN as f64, i32::MAX as f64))
+                .transpose()?
+                .unwrap_or(nn::DEFAULT_IGNORE_INDEX),
+        ),
         label_smoothing,
     };
     let (x, y) = (&input.t, &target.t);

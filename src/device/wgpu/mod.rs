@@ -61,7 +61,8 @@ use crate::device::{Backend, Device};
 use crate::error::Result;
 
 /// Waits until every op queued on `device` has finished on the GPU, and reports any GPU error
-/// raised since the last check (PyTorch's `torch.cuda.synchronize`). Timings of GPU work must
+/// raised since the last check. The public `webtensor::synchronize` also reports the index
+/// checks queued by indexed ops (`tensor/checks.rs`) and calls this. Timings of GPU work must
 /// end with this: ops only record commands. A no-op for cpu and meta.
 pub async fn synchronize(device: Device) -> Result<()> {
     match Backend::of(device)? {
@@ -69,12 +70,6 @@ pub async fn synchronize(device: Device) -> Result<()> {
         Backend::Cuda(d) => d.synchronize(),
         _ => Ok(()),
     }
-}
-
-/// Blocking [`synchronize`] (native only: a browser cannot block).
-#[cfg(not(target_arch = "wasm32"))]
-pub fn synchronize_blocking(device: Device) -> Result<()> {
-    crate::block::block_on(synchronize(device))
 }
 
 /// Raises a wgpu validation error on `device` outside any op (a buffer whose size breaks the
