@@ -18,8 +18,8 @@ function withGradMode(fn, on, f) {
  * do not require grad. For evaluation and for updates that must not be differentiated. `fn`
  * must be synchronous.
  */
-export function noGrad(fn) { return withGradMode('noGrad', false, fn); }
+export function noGrad(fn) { check.arity('noGrad', arguments.length, 1); return withGradMode('noGrad', false, fn); }
 /** Runs `fn` with recording on, inside a `noGrad` block. */
-export function enableGrad(fn) { return withGradMode('enableGrad', true, fn); }
+export function enableGrad(fn) { check.arity('enableGrad', arguments.length, 1); return withGradMode('enableGrad', true, fn); }
 /** Whether ops record the autograd graph. */
-export const isGradEnabled = () => core().isGradEnabled();
+export function isGradEnabled() { check.arity('isGradEnabled', arguments.length, 0); return core().isGradEnabled(); }

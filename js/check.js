@@ -167,3 +167,23 @@ export function fitsDtype(fn, arg, v, dt) {
   if (dt === 'i8' && !(v >= -128 && v < 128)) fail(RangeError, fn, arg, v, 'a finite value in the int8 range [-128, 127]');
   return v;
 }
+
+/** Refuses positional arguments past the `max` a function declares (none is ever ignored). */
+export function arity(fn, given, max) {
+  if (given > max) {
+    throw new TypeError(`${fn}: takes at most ${max} argument${max === 1 ? '' : 's'}, got ${given}; extra arguments are refused rather than ignored${max > 0 ? ' (options go in one object as the last argument)' : ''}`);
+  }
+}
+
+/**
+ * PyTorch's varargs spelling of a list of sizes or dims: `f(2, 3)` means `f([2, 3])`; a single
+ * argument is returned as it is (an array, or one number), none as `undefined`. Several
+ * arguments must all be numbers.
+ */
+export function spread(fn, args, arg) {
+  if (args.length <= 1) return args[0];
+  args.forEach((v, i) => {
+    if (typeof v !== 'number') fail(TypeError, fn, `${arg}[${i}]`, v, `an integer (${arg} given as several arguments, as in PyTorch's ${fn}(2, 3))`);
+  });
+  return Array.from(args);
+}

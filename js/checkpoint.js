@@ -34,6 +34,7 @@ function entriesOf(fn, dict) {
  * writes for it (the format's library orders several metadata keys by a hash).
  */
 export async function saveSafetensors(dict, opts) {
+  check.arity('saveSafetensors', arguments.length, 2);
   const fn = 'saveSafetensors';
   const o = check.options(fn, opts, ['metadata']);
   const entries = entriesOf(fn, dict);
@@ -52,6 +53,7 @@ export async function saveSafetensors(dict, opts) {
  * Pass the result to `model.loadStateDict`.
  */
 export function loadSafetensors(bytes, opts) {
+  check.arity('loadSafetensors', arguments.length, 2);
   const fn = 'loadSafetensors';
   const o = check.options(fn, opts, ['device']);
   const pairs = core().nnLoadSafetensors(bytesOf(fn, bytes), check.optDevice(fn, o.device));
@@ -60,5 +62,6 @@ export function loadSafetensors(bytes, opts) {
 
 /** The `__metadata__` strings of a `.safetensors` file (an empty object when it has none). */
 export function safetensorsMetadata(bytes) {
+  check.arity('safetensorsMetadata', arguments.length, 1);
   return Object.fromEntries(core().nnSafetensorsMetadata(bytesOf('safetensorsMetadata', bytes)));
 }

@@ -45,6 +45,7 @@ function nested(fn, values) {
  * bigints) become int32/uint32, each value range-checked.
  */
 export function tensor(values, opts) {
+  check.arity('tensor', arguments.length, 2);
   const fn = 'tensor';
   const o = check.options(fn, opts, [...CREATE, 'shape']);
   const device = check.optDevice(fn, o.device);
@@ -132,6 +133,7 @@ function make(fn, values, flat, dims, dtype, device) {
 
 /** `value` in `shape` (an array, or one integer for 1-D). */
 export function full(shape, value, opts) {
+  check.arity('full', arguments.length, 3);
   const fn = 'full';
   const o = check.options(fn, opts, CREATE);
   const s = check.shape(fn, shape);
@@ -140,8 +142,28 @@ export function full(shape, value, opts) {
   if (['i32', 'u32', 'u8', 'i8'].includes(dtype)) check.fitsDtype(fn, 'value', v, dtype);
   return marked(fn, new Tensor(core().RawTensor.full(Float64Array.from(s), v, dtype, check.optDevice(fn, o.device))), o);
 }
-export function zeros(shape, opts) { return full(shape, 0, opts); }
-export function ones(shape, opts) { return full(shape, 1, opts); }
+
+/**
+ * `[shape, opts]` of a creation function that takes PyTorch's varargs sizes: `zeros(2, 3)` is
+ * `zeros([2, 3])`, optionally followed by options (`zeros(2, 3, { dtype: 'int32' })`).
+ */
+function sizesAndOptions(fn, args) {
+  let n = 0;
+  while (n < args.length && typeof args[n] === 'number') n++;
+  const [shape, rest] = n >= 2 ? [args.slice(0, n), args.slice(n)] : [args[0], args.slice(1)];
+  check.arity(fn, 1 + rest.length, 2);
+  return [shape, rest[0]];
+}
+/** Zeros of `shape` (an array, one integer, or PyTorch's varargs: `zeros(2, 3)`), then options. */
+export function zeros(...args) {
+  const [shape, opts] = sizesAndOptions('zeros', args);
+  return full(shape, 0, opts);
+}
+/** Ones of `shape` (an array, one integer, or PyTorch's varargs: `ones(2, 3)`), then options. */
+export function ones(...args) {
+  const [shape, opts] = sizesAndOptions('ones', args);
+  return full(shape, 1, opts);
+}
 
 /**
  * `start, start + step, ...` below `end`: `arange(end)`, `arange(start, end)`,
@@ -163,10 +185,10 @@ function random(fn, shape, opts, normal) {
   const seed = o.seed === undefined || o.seed === null ? undefined : check.integer(fn, 'seed', o.seed, 0);
   return marked(fn, new Tensor(core().RawTensor.random(Float64Array.from(s), normal, seed, check.dtype(fn, o.dtype), check.optDevice(fn, o.device))), o);
 }
-/** Uniform samples in [0, 1) (float32 or float16); the same seed gives the same values on every device. */
-export function rand(shape, opts) { return random('rand', shape, opts, false); }
-/** Standard normal samples (float32 or float16); the same seed gives the same values on every device. */
-export function randn(shape, opts) { return random('randn', shape, opts, true); }
+/** Uniform samples in [0, 1) of `shape` (an array, one integer, or varargs) (float32 or float16); the same seed gives the same values on every device. */
+export function rand(...args) { return random('rand', ...sizesAndOptions('rand', args), false); }
+/** Standard normal samples of `shape` (an array, one integer, or varargs) (float32 or float16); the same seed gives the same values on every device. */
+export function randn(...args) { return random('randn', ...sizesAndOptions('randn', args), true); }
 
 function likeOptions(fn, t, opts, extra = []) {
   const raw = rawOf(fn, 'input', t);
@@ -174,15 +196,15 @@ function likeOptions(fn, t, opts, extra = []) {
   return { ...o, device: o.device ?? raw.device, dtype: o.dtype ?? LONG[raw.dtype] };
 }
 /** Zeros with `t`'s shape, dtype and device (options override dtype and device). */
-export function zerosLike(t, opts) { return full(t?.shape, 0, likeOptions('zerosLike', t, opts)); }
+export function zerosLike(t, opts) { check.arity('zerosLike', arguments.length, 2); return full(t?.shape, 0, likeOptions('zerosLike', t, opts)); }
 /** Ones with `t`'s shape, dtype and device. */
-export function onesLike(t, opts) { return full(t?.shape, 1, likeOptions('onesLike', t, opts)); }
+export function onesLike(t, opts) { check.arity('onesLike', arguments.length, 2); return full(t?.shape, 1, likeOptions('onesLike', t, opts)); }
 /** `value` with `t`'s shape, dtype and device. */
-export function fullLike(t, value, opts) { return full(t?.shape, value, likeOptions('fullLike', t, opts)); }
+export function fullLike(t, value, opts) { check.arity('fullLike', arguments.length, 3); return full(t?.shape, value, likeOptions('fullLike', t, opts)); }
 /** Uniform samples with `t`'s shape, dtype (a float one) and device. */
-export function randLike(t, opts) { return rand(t?.shape, likeOptions('randLike', t, opts, ['seed'])); }
+export function randLike(t, opts) { check.arity('randLike', arguments.length, 2); return rand(t?.shape, likeOptions('randLike', t, opts, ['seed'])); }
 /** Normal samples with `t`'s shape, dtype (a float one) and device. */
-export function randnLike(t, opts) { return randn(t?.shape, likeOptions('randnLike', t, opts, ['seed'])); }
+export function randnLike(t, opts) { check.arity('randnLike', arguments.length, 2); return randn(t?.shape, likeOptions('randnLike', t, opts, ['seed'])); }
 
 function parts(fn, tensors) {
   if (!Array.isArray(tensors)) check.fail(TypeError, fn, 'tensors', tensors, 'an array of Tensors');
@@ -192,10 +214,12 @@ function parts(fn, tensors) {
   return raws.map((r) => r.cloneHandle());
 }
 export function cat(tensors, dim = 0) {
+  check.arity('cat', arguments.length, 2);
   const d = check.dim('cat', dim);
   return new Tensor(core().RawTensor.cat(parts('cat', tensors), d));
 }
 export function stack(tensors, dim = 0) {
+  check.arity('stack', arguments.length, 2);
   const d = check.dim('stack', dim);
   return new Tensor(core().RawTensor.stack(parts('stack', tensors), d));
 }

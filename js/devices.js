@@ -4,28 +4,28 @@ import * as check from './check.js';
 import { core } from './internal.js';
 
 const dev = (fn, d) => check.device(fn, d);
-export const devices = () => core().devices();
-export const bestDevice = () => core().bestDevice();
-export const open = async (device) => core().open(dev('open', device));
-export const synchronize = async (device) => core().synchronize(dev('synchronize', device));
-export const setDefaultDevice = (device) => core().setDefaultDevice(dev('setDefaultDevice', device));
-export const defaultDevice = () => core().defaultDevice();
+export function devices() { check.arity('devices', arguments.length, 0); return core().devices(); }
+export function bestDevice() { check.arity('bestDevice', arguments.length, 0); return core().bestDevice(); }
+export async function open(device) { check.arity('open', arguments.length, 1); return core().open(dev('open', device)); }
+export async function synchronize(device) { check.arity('synchronize', arguments.length, 1); return core().synchronize(dev('synchronize', device)); }
+export function setDefaultDevice(device) { check.arity('setDefaultDevice', arguments.length, 1); return core().setDefaultDevice(dev('setDefaultDevice', device)); }
+export function defaultDevice() { check.arity('defaultDevice', arguments.length, 0); return core().defaultDevice(); }
 /** Whether a device of `kind` ('cpu', 'webgpu', 'cuda', 'meta', or 'gpu' for any accelerator) is usable. */
-export const isAvailable = (kind) => core().isAvailable(kindOf('isAvailable', kind));
+export function isAvailable(kind) { check.arity('isAvailable', arguments.length, 1); return core().isAvailable(kindOf('isAvailable', kind)); }
 /** How many devices of `kind` are usable. */
-export const deviceCount = (kind) => core().deviceCount(kindOf('deviceCount', kind));
+export function deviceCount(kind) { check.arity('deviceCount', arguments.length, 1); return core().deviceCount(kindOf('deviceCount', kind)); }
 function kindOf(fn, kind) {
   if (typeof kind !== 'string') check.fail(TypeError, fn, 'kind', kind, "one of 'cpu', 'webgpu', 'cuda', 'meta', 'gpu'");
   return kind;
 }
-export const memoryAllocated = (device) => core().memoryAllocated(dev('memoryAllocated', device));
-export const memoryReserved = (device) => core().memoryReserved(dev('memoryReserved', device));
-export const maxMemoryAllocated = (device) => core().maxMemoryAllocated(dev('maxMemoryAllocated', device));
-export const resetPeakMemoryStats = (device) => core().resetPeakMemoryStats(dev('resetPeakMemoryStats', device));
-export const emptyCache = (device) => core().emptyCache(dev('emptyCache', device));
-export const memorySummary = (device) => core().memorySummary(dev('memorySummary', device));
+export function memoryAllocated(device) { check.arity('memoryAllocated', arguments.length, 1); return core().memoryAllocated(dev('memoryAllocated', device)); }
+export function memoryReserved(device) { check.arity('memoryReserved', arguments.length, 1); return core().memoryReserved(dev('memoryReserved', device)); }
+export function maxMemoryAllocated(device) { check.arity('maxMemoryAllocated', arguments.length, 1); return core().maxMemoryAllocated(dev('maxMemoryAllocated', device)); }
+export function resetPeakMemoryStats(device) { check.arity('resetPeakMemoryStats', arguments.length, 1); return core().resetPeakMemoryStats(dev('resetPeakMemoryStats', device)); }
+export function emptyCache(device) { check.arity('emptyCache', arguments.length, 1); return core().emptyCache(dev('emptyCache', device)); }
+export function memorySummary(device) { check.arity('memorySummary', arguments.length, 1); return core().memorySummary(dev('memorySummary', device)); }
 /** A device's allocator counters: `{ allocated, reserved, peak, allocations }`. */
-export const memoryStats = (device) => core().memoryStats(dev('memoryStats', device));
+export function memoryStats(device) { check.arity('memoryStats', arguments.length, 1); return core().memoryStats(dev('memoryStats', device)); }
 
 /**
  * What is alive, as TensorFlow.js's `tf.memory()`: live Tensor objects and the bytes their
@@ -33,6 +33,7 @@ export const memoryStats = (device) => core().memoryStats(dev('memoryStats', dev
  * snapshots to find a leak.
  */
 export function memory() {
+  check.arity('memory', arguments.length, 0);
   const w = core();
   const perDevice = {};
   let numTensors = 0;
@@ -58,34 +59,36 @@ export function memory() {
 
 // Device management (see the README): soft placement, the placement log, memory limits,
 // transfer counters, timing events, recovery after device loss, logical devices, launch blocking.
-export const setSoftDevicePlacement = (on) => core().setSoftDevicePlacement(check.flag('setSoftDevicePlacement', 'on', on));
-export const softDevicePlacement = () => core().softDevicePlacement();
-export const setLogDevicePlacement = (on) => core().setLogDevicePlacement(check.flag('setLogDevicePlacement', 'on', on));
-export const placementLog = () => core().placementLog();
-export const clearPlacementLog = () => core().clearPlacementLog();
+export function setSoftDevicePlacement(on) { check.arity('setSoftDevicePlacement', arguments.length, 1); return core().setSoftDevicePlacement(check.flag('setSoftDevicePlacement', 'on', on)); }
+export function softDevicePlacement() { check.arity('softDevicePlacement', arguments.length, 0); return core().softDevicePlacement(); }
+export function setLogDevicePlacement(on) { check.arity('setLogDevicePlacement', arguments.length, 1); return core().setLogDevicePlacement(check.flag('setLogDevicePlacement', 'on', on)); }
+export function placementLog() { check.arity('placementLog', arguments.length, 0); return core().placementLog(); }
+export function clearPlacementLog() { check.arity('clearPlacementLog', arguments.length, 0); return core().clearPlacementLog(); }
 /** A hard memory limit in bytes on `device` (`null` removes it). */
 export function setMemoryLimit(device, bytes) {
+  check.arity('setMemoryLimit', arguments.length, 2);
   const d = dev('setMemoryLimit', device);
   const b = bytes === undefined || bytes === null ? undefined : check.integer('setMemoryLimit', 'bytes', bytes, 0);
   return core().setMemoryLimit(d, b);
 }
-export const memoryLimit = (device) => core().memoryLimit(dev('memoryLimit', device)) ?? null;
-export const transferStats = (device) => core().transferStats(dev('transferStats', device));
-export const resetTransferStats = (device) => core().resetTransferStats(dev('resetTransferStats', device));
-export const recover = async (device) => core().recover(dev('recover', device));
+export function memoryLimit(device) { check.arity('memoryLimit', arguments.length, 1); return core().memoryLimit(dev('memoryLimit', device)) ?? null; }
+export function transferStats(device) { check.arity('transferStats', arguments.length, 1); return core().transferStats(dev('transferStats', device)); }
+export function resetTransferStats(device) { check.arity('resetTransferStats', arguments.length, 1); return core().resetTransferStats(dev('resetTransferStats', device)); }
+export async function recover(device) { check.arity('recover', arguments.length, 1); return core().recover(dev('recover', device)); }
 export function setLogicalDeviceConfiguration(device, configs) {
+  check.arity('setLogicalDeviceConfiguration', arguments.length, 2);
   const d = dev('setLogicalDeviceConfiguration', device);
   if (!Array.isArray(configs)) check.fail(TypeError, 'setLogicalDeviceConfiguration', 'configs', configs, 'an array of { memoryLimit } objects');
   return core().setLogicalDeviceConfiguration(d, configs);
 }
-export const setLaunchBlocking = (on) => core().setLaunchBlocking(check.flag('setLaunchBlocking', 'on', on));
-export const launchBlocking = () => core().launchBlocking();
+export function setLaunchBlocking(on) { check.arity('setLaunchBlocking', arguments.length, 1); return core().setLaunchBlocking(check.flag('setLaunchBlocking', 'on', on)); }
+export function launchBlocking() { check.arity('launchBlocking', arguments.length, 0); return core().launchBlocking(); }
 /** @internal Test hook: makes the next kernel on `device` invalid. */
-export const __injectDispatchError = (device) => core().__injectDispatchError(dev('__injectDispatchError', device));
+export function __injectDispatchError(device) { check.arity('__injectDispatchError', arguments.length, 1); return core().__injectDispatchError(dev('__injectDispatchError', device)); }
 /** @internal Test hook: destroys `device`, which is then reported lost (see `recover`). */
-export const __destroyDevice = (device) => core().__destroyDevice(dev('__destroyDevice', device));
+export function __destroyDevice(device) { check.arity('__destroyDevice', arguments.length, 1); return core().__destroyDevice(dev('__destroyDevice', device)); }
 /** @internal The core's op table, which the suite checks this class and the types against. */
-export const __opTable = () => core().opTable();
+export function __opTable() { check.arity('__opTable', arguments.length, 0); return core().opTable(); }
 
 /** A point in a device's queued work, for timing (GPU timestamps where available). */
 export class Event {

@@ -21,6 +21,7 @@ function normalizedShape(fn, v) {
 
 /** `x W^T + b` for `weight` `[out, in]` and an optional `bias` `[out]` (PyTorch's `F.linear`). */
 export function linear(input, weight, bias) {
+  check.arity('linear', arguments.length, 3);
   const fn = 'linear';
   const [x, w] = [rawOf(fn, 'input', input), rawOf(fn, 'weight', weight)];
   return new Tensor(core().nnLinear(x, w, ...ownRaws(fn, [['bias', bias]])));
@@ -28,6 +29,7 @@ export function linear(input, weight, bias) {
 
 /** Rows of `weight` at the integer `input` (PyTorch's `F.embedding`); `paddingIdx`'s row (negative counts from the end) gets no gradient. */
 export function embedding(input, weight, opts) {
+  check.arity('embedding', arguments.length, 3);
   const fn = 'embedding';
   const o = check.options(fn, opts, ['paddingIdx']);
   const [x, w] = [rawOf(fn, 'input', input), rawOf(fn, 'weight', weight)];
@@ -37,6 +39,7 @@ export function embedding(input, weight, opts) {
 
 /** Layer normalisation over the trailing `normalizedShape` dims, with optional `weight` and `bias` of that shape. */
 export function layerNorm(input, shape, opts) {
+  check.arity('layerNorm', arguments.length, 3);
   const fn = 'layerNorm';
   const o = check.options(fn, opts, ['weight', 'bias', 'eps']);
   const s = normalizedShape(fn, shape);
@@ -48,6 +51,7 @@ export function layerNorm(input, shape, opts) {
 
 /** Group normalisation of `[N, C, *]` input over `numGroups` groups of channels. */
 export function groupNorm(input, numGroups, opts) {
+  check.arity('groupNorm', arguments.length, 3);
   const fn = 'groupNorm';
   const o = check.options(fn, opts, ['weight', 'bias', 'eps']);
   const g = check.integer(fn, 'numGroups', numGroups, 1);
@@ -62,6 +66,7 @@ export function groupNorm(input, numGroups, opts) {
  * otherwise by the running statistics, which evaluation needs.
  */
 export function batchNorm(input, runningMean, runningVar, opts) {
+  check.arity('batchNorm', arguments.length, 4);
   const fn = 'batchNorm';
   const o = check.options(fn, opts, ['weight', 'bias', 'training', 'momentum', 'eps']);
   const training = check.flag(fn, 'training', o.training, false);
@@ -77,6 +82,7 @@ export function batchNorm(input, runningMean, runningVar, opts) {
  * scales the rest by `1 / (1 - p)`, as PyTorch's `F.dropout`; `seed` makes the mask reproducible.
  */
 export function dropout(input, opts) {
+  check.arity('dropout', arguments.length, 2);
   const fn = 'dropout';
   const o = check.options(fn, opts, ['p', 'training', 'seed']);
   const p = probability(fn, o.p);
@@ -108,21 +114,23 @@ function pairLoss(fn, kind, input, target, opts) {
  * A class index out of range is an error on every device (on a GPU, at the next `data()`,
  * `item()` or `synchronize`, as PyTorch's device-side assert).
  */
-export function crossEntropy(input, target, opts) { return classLoss('crossEntropy', 'cross_entropy', input, target, opts, true); }
+export function crossEntropy(input, target, opts) { check.arity('crossEntropy', arguments.length, 3); return classLoss('crossEntropy', 'cross_entropy', input, target, opts, true); }
 /** Negative log-likelihood of log-probabilities against int32 class indices (PyTorch's `F.nll_loss`; `ignoreIndex` -100 by default). */
-export function nllLoss(input, target, opts) { return classLoss('nllLoss', 'nll_loss', input, target, opts, false); }
+export function nllLoss(input, target, opts) { check.arity('nllLoss', arguments.length, 3); return classLoss('nllLoss', 'nll_loss', input, target, opts, false); }
 /** Mean squared error (PyTorch's `F.mse_loss`). */
-export function mseLoss(input, target, opts) { return pairLoss('mseLoss', 'mse_loss', input, target, opts); }
+export function mseLoss(input, target, opts) { check.arity('mseLoss', arguments.length, 3); return pairLoss('mseLoss', 'mse_loss', input, target, opts); }
 /** Mean absolute error (PyTorch's `F.l1_loss`). */
-export function l1Loss(input, target, opts) { return pairLoss('l1Loss', 'l1_loss', input, target, opts); }
+export function l1Loss(input, target, opts) { check.arity('l1Loss', arguments.length, 3); return pairLoss('l1Loss', 'l1_loss', input, target, opts); }
 /** Binary cross-entropy of logits against targets in [0, 1], computed stably (PyTorch's `F.binary_cross_entropy_with_logits`). */
 export function binaryCrossEntropyWithLogits(input, target, opts) {
+  check.arity('binaryCrossEntropyWithLogits', arguments.length, 3);
   return pairLoss('binaryCrossEntropyWithLogits', 'binary_cross_entropy_with_logits', input, target, opts);
 }
 
-const unary = (fn, method) => (input) => {
-  rawOf(fn, 'input', input);
-  return input[method]();
+const unary = (fn, method) => (...args) => {
+  check.arity(fn, args.length, 1);
+  rawOf(fn, 'input', args[0]);
+  return args[0][method]();
 };
 /** `max(x, 0)`. */
 export const relu = unary('relu', 'relu');
@@ -142,31 +150,37 @@ export const hardswish = unary('hardswish', 'hardswish');
 export const hardsigmoid = unary('hardsigmoid', 'hardsigmoid');
 /** `log(1 + e^(beta x)) / beta`, `x` past the threshold (PyTorch's `F.softplus`; beta 1, threshold 20). */
 export function softplus(input, opts) {
+  check.arity('softplus', arguments.length, 2);
   rawOf('softplus', 'input', input);
   return input.softplus(opts);
 }
 /** `x` where positive, `negativeSlope * x` elsewhere (PyTorch's `F.leaky_relu`; default 0.01). */
 export function leakyRelu(input, negativeSlope = 0.01) {
+  check.arity('leakyRelu', arguments.length, 2);
   rawOf('leakyRelu', 'input', input);
   return input.leakyRelu(negativeSlope);
 }
 /** `x` where positive, `weight * x` elsewhere, one slope or one per channel (PyTorch's `F.prelu`). */
 export function prelu(input, weight) {
+  check.arity('prelu', arguments.length, 2);
   rawOf('prelu', 'input', input);
   return input.prelu(weight);
 }
 /** `x` where positive, `alpha * (e^x - 1)` elsewhere (PyTorch's `F.elu`; default 1). */
 export function elu(input, alpha = 1) {
+  check.arity('elu', arguments.length, 2);
   rawOf('elu', 'input', input);
   return input.elu(alpha);
 }
 /** Softmax over `dim` (default -1). */
 export function softmax(input, dim = -1) {
+  check.arity('softmax', arguments.length, 2);
   rawOf('softmax', 'input', input);
   return input.softmax(dim);
 }
 /** Log-softmax over `dim` (default -1). */
 export function logSoftmax(input, dim = -1) {
+  check.arity('logSoftmax', arguments.length, 2);
   rawOf('logSoftmax', 'input', input);
   return input.logSoftmax(dim);
 }

@@ -271,7 +271,9 @@ export declare class Tensor<D extends DType = DType> {
   /** The upper triangle of the last two dims (`col - row >= diagonal`). */
   triu(diagonal?: number): Tensor<D>;
   /** Reversed along `dims` (a copy). */
+  /** Reversed along `dims`: one dim, an array, or PyTorch's varargs (`flip(0, 1)`). */
   flip(dims: number | readonly number[]): Tensor<D>;
+  flip(...dims: number[]): Tensor<D>;
   /** Shifted along `dims`, wrapping around; with no dims, over the flattened tensor. */
   roll(shifts: number | readonly number[], dims?: number | readonly number[]): Tensor<D>;
   /** Tiled `sizes[i]` times along each dim (PyTorch's `repeat`). */
@@ -302,20 +304,29 @@ export declare class Tensor<D extends DType = DType> {
   logSoftmax(dim?: number): Tensor<Floating<D>>;
   matmul<O extends DType>(other: Tensor<O>): Tensor<Promote<D, O>>;
 
+  /** The same data in `shape`: an array, or PyTorch's varargs (`reshape(4, 1)`, `reshape(2, -1)`). */
   reshape(shape: Shape): Tensor<D>;
+  reshape(...shape: number[]): Tensor<D>;
   /** Like `reshape`, but never copies: a non-contiguous tensor is an error. */
   view(shape: Shape): Tensor<D>;
-  flatten(): Tensor<D>;
+  view(...shape: number[]): Tensor<D>;
+  /** Dims `startDim` to `endDim` (default: all) merged into one, as PyTorch's `flatten`. */
+  flatten(startDim?: number, endDim?: number): Tensor<D>;
+  /** The dims reordered: an array, or PyTorch's varargs (`permute(1, 0)`). */
   permute(dims: readonly number[]): Tensor<D>;
+  permute(...dims: number[]): Tensor<D>;
   transpose(dim0: number, dim1: number): Tensor<D>;
   /** The transpose of a tensor of at most 2 dims (more is an error: use `transpose`). */
   t(): Tensor<D>;
   narrow(dim: number, start: number, length: number): Tensor<D>;
   /** Entries `start` (inclusive) to `end` (exclusive; default the end) of `dim`, every `step`-th (Python's `x[start:end:step]`). */
   slice(dim: number, start: number, end?: number | null, step?: number): Tensor<D>;
-  squeeze(dim?: number | null): Tensor<D>;
+  /** Dims of size 1 removed: every one, one dim, or several (an array or PyTorch's varargs). */
+  squeeze(dim?: number | readonly number[] | null): Tensor<D>;
+  squeeze(...dims: number[]): Tensor<D>;
   unsqueeze(dim: number): Tensor<D>;
   expand(shape: Shape): Tensor<D>;
+  expand(...shape: number[]): Tensor<D>;
   broadcastTo(shape: Shape): Tensor<D>;
   contiguous(): Tensor<D>;
   /** True where NaN. */
@@ -400,7 +411,10 @@ export declare class Tensor<D extends DType = DType> {
   /** Frees the tensor's memory now (idempotent). */
   dispose(): void;
   [Symbol.dispose](): void;
+  /** PyTorch's repr (`tensor([[1., 2.]], device='webgpu:0')`); values only for cpu tensors (elsewhere, await `print()`). */
   toString(): string;
+  /** Reads the values from any device and prints the repr with console.log (TensorFlow.js's `print()`). */
+  print(): Promise<void>;
 }
 
 /** Something with an `href`, as a URL: typed structurally so that no DOM lib is needed. */
@@ -459,14 +473,19 @@ export function tensor<D extends DType = 'float32'>(
 ): Tensor<D>;
 export function full<D extends DType = 'float32'>(shape: Shape, value: number | boolean, options?: CreateOptions<D>): Tensor<D>;
 export function zeros<D extends DType = 'float32'>(shape: Shape, options?: CreateOptions<D>): Tensor<D>;
+/** PyTorch's varargs sizes: `zeros(2, 3)`, `zeros(2, 3, { dtype: 'int32' })`. */
+export function zeros<D extends DType = 'float32'>(...sizesThenOptions: [number, number, ...number[]] | [number, number, ...number[], CreateOptions<D> | undefined]): Tensor<D>;
 export function ones<D extends DType = 'float32'>(shape: Shape, options?: CreateOptions<D>): Tensor<D>;
+export function ones<D extends DType = 'float32'>(...sizesThenOptions: [number, number, ...number[]] | [number, number, ...number[], CreateOptions<D> | undefined]): Tensor<D>;
 /** `0, 1, ...` below `end`. */
 export function arange<D extends DType = 'float32'>(end: number, options?: CreateOptions<D>): Tensor<D>;
 /** `start, start + step, ...` below `end`. */
 export function arange<D extends DType = 'float32'>(start: number, end: number, step?: number, options?: CreateOptions<D>): Tensor<D>;
 export function arange<D extends DType = 'float32'>(start: number, end: number, options?: CreateOptions<D>): Tensor<D>;
 export function rand<D extends 'float32' | 'float16' = 'float32'>(shape: Shape, options?: RandomOptions<D>): Tensor<D>;
+export function rand<D extends 'float32' | 'float16' = 'float32'>(...sizesThenOptions: [number, number, ...number[]] | [number, number, ...number[], RandomOptions<D> | undefined]): Tensor<D>;
 export function randn<D extends 'float32' | 'float16' = 'float32'>(shape: Shape, options?: RandomOptions<D>): Tensor<D>;
+export function randn<D extends 'float32' | 'float16' = 'float32'>(...sizesThenOptions: [number, number, ...number[]] | [number, number, ...number[], RandomOptions<D> | undefined]): Tensor<D>;
 /** Zeros with `t`'s shape, dtype and device (options override dtype and device). */
 export function zerosLike<D extends DType, T extends DType = D>(t: Tensor<D>, options?: CreateOptions<T>): Tensor<T>;
 export function onesLike<D extends DType, T extends DType = D>(t: Tensor<D>, options?: CreateOptions<T>): Tensor<T>;

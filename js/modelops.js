@@ -22,9 +22,9 @@ function conv(fn, op, input, weight, bias, opts) {
 }
 
 /** 2-D convolution of `[N, C, H, W]` (or `[C, H, W]`) by `weight` `[O, C/groups, kh, kw]`, optional `bias` `[O]`; options `stride`, `padding` (numbers, 'same' or 'valid'), `dilation`, `groups`. */
-export function conv2d(input, weight, bias, opts) { return conv('conv2d', 'conv2d', input, weight, bias, opts); }
+export function conv2d(input, weight, bias, opts) { check.arity('conv2d', arguments.length, 4); return conv('conv2d', 'conv2d', input, weight, bias, opts); }
 /** 1-D convolution of `[N, C, L]` (or `[C, L]`) by `weight` `[O, C/groups, k]`. */
-export function conv1d(input, weight, bias, opts) { return conv('conv1d', 'conv1d', input, weight, bias, opts); }
+export function conv1d(input, weight, bias, opts) { check.arity('conv1d', arguments.length, 4); return conv('conv1d', 'conv1d', input, weight, bias, opts); }
 
 function convTranspose(fn, op, input, weight, bias, opts) {
   const o = check.options(fn, opts, ['stride', 'padding', 'outputPadding', 'groups', 'dilation']);
@@ -37,9 +37,9 @@ function convTranspose(fn, op, input, weight, bias, opts) {
 }
 
 /** 2-D transposed convolution of `[N, Cin, H, W]` by `weight` `[Cin, Cout/groups, kh, kw]`; options `stride`, `padding`, `outputPadding`, `groups`, `dilation`. */
-export function convTranspose2d(input, weight, bias, opts) { return convTranspose('convTranspose2d', 'conv_transpose2d', input, weight, bias, opts); }
+export function convTranspose2d(input, weight, bias, opts) { check.arity('convTranspose2d', arguments.length, 4); return convTranspose('convTranspose2d', 'conv_transpose2d', input, weight, bias, opts); }
 /** 1-D transposed convolution of `[N, Cin, L]` by `weight` `[Cin, Cout/groups, k]`. */
-export function convTranspose1d(input, weight, bias, opts) { return convTranspose('convTranspose1d', 'conv_transpose1d', input, weight, bias, opts); }
+export function convTranspose1d(input, weight, bias, opts) { check.arity('convTranspose1d', arguments.length, 4); return convTranspose('convTranspose1d', 'conv_transpose1d', input, weight, bias, opts); }
 
 function maxPool(fn, op, input, kernelSize, opts) {
   const o = check.options(fn, opts, ['stride', 'padding', 'dilation', 'ceilMode', 'returnIndices']);
@@ -52,9 +52,9 @@ function maxPool(fn, op, input, kernelSize, opts) {
 }
 
 /** 2-D max pooling of `[N, C, H, W]` (or `[C, H, W]`); options `stride` (default the kernel), `padding`, `dilation`, `ceilMode`, `returnIndices` (then `[values, indices]`, int32 flat indices in each input plane). */
-export function maxPool2d(input, kernelSize, opts) { return maxPool('maxPool2d', 'max_pool2d', input, kernelSize, opts); }
+export function maxPool2d(input, kernelSize, opts) { check.arity('maxPool2d', arguments.length, 3); return maxPool('maxPool2d', 'max_pool2d', input, kernelSize, opts); }
 /** 1-D max pooling of `[N, C, L]` (or `[C, L]`). */
-export function maxPool1d(input, kernelSize, opts) { return maxPool('maxPool1d', 'max_pool1d', input, kernelSize, opts); }
+export function maxPool1d(input, kernelSize, opts) { check.arity('maxPool1d', arguments.length, 3); return maxPool('maxPool1d', 'max_pool1d', input, kernelSize, opts); }
 
 function avgPool(fn, op, input, kernelSize, opts) {
   const o = check.options(fn, opts, ['stride', 'padding', 'ceilMode', 'countIncludePad', 'divisorOverride']);
@@ -66,17 +66,19 @@ function avgPool(fn, op, input, kernelSize, opts) {
 }
 
 /** 2-D average pooling; options `stride`, `padding`, `ceilMode`, `countIncludePad` (default true), `divisorOverride`. */
-export function avgPool2d(input, kernelSize, opts) { return avgPool('avgPool2d', 'avg_pool2d', input, kernelSize, opts); }
+export function avgPool2d(input, kernelSize, opts) { check.arity('avgPool2d', arguments.length, 3); return avgPool('avgPool2d', 'avg_pool2d', input, kernelSize, opts); }
 /** 1-D average pooling. */
-export function avgPool1d(input, kernelSize, opts) { return avgPool('avgPool1d', 'avg_pool1d', input, kernelSize, opts); }
+export function avgPool1d(input, kernelSize, opts) { check.arity('avgPool1d', arguments.length, 3); return avgPool('avgPool1d', 'avg_pool1d', input, kernelSize, opts); }
 
 /** 2-D adaptive average pooling to `outputSize` (one number or `[oh, ow]`). */
 export function adaptiveAvgPool2d(input, outputSize) {
+  check.arity('adaptiveAvgPool2d', arguments.length, 2);
   const fn = 'adaptiveAvgPool2d';
   return new Tensor(core().nnAdaptiveAvgPool('adaptive_avg_pool2d', rawOf(fn, 'input', input), Float64Array.from(ints(fn, 'outputSize', outputSize))));
 }
 /** 1-D adaptive average pooling to `outputSize`. */
 export function adaptiveAvgPool1d(input, outputSize) {
+  check.arity('adaptiveAvgPool1d', arguments.length, 2);
   const fn = 'adaptiveAvgPool1d';
   return new Tensor(core().nnAdaptiveAvgPool('adaptive_avg_pool1d', rawOf(fn, 'input', input), Float64Array.from(ints(fn, 'outputSize', outputSize))));
 }
@@ -84,6 +86,7 @@ export function adaptiveAvgPool1d(input, outputSize) {
 const PAD_MODES = ['constant', 'reflect', 'replicate', 'circular'];
 /** Pads the last dims (PyTorch's `F.pad`): `pad` holds (before, after) pairs from the last dim; `mode` 'constant' (negative pads crop), 'reflect', 'replicate' or 'circular'; `value` fills constant padding. */
 export function pad(input, padding, mode = 'constant', value = 0) {
+  check.arity('pad', arguments.length, 4);
   const fn = 'pad';
   if (!Array.isArray(padding)) check.fail(TypeError, fn, 'pad', padding, 'an array of (before, after) integer pairs');
   const p = padding.map((v, i) => check.integer(fn, `pad[${i}]`, v, -(2 ** 31 - 1), 2 ** 31 - 1));
@@ -94,6 +97,7 @@ export function pad(input, padding, mode = 'constant', value = 0) {
 const INTERP_MODES = ['nearest', 'linear', 'bilinear'];
 /** Resizes `[N, C, L]` or `[N, C, H, W]` input: exactly one of `size` and `scaleFactor`, `mode` 'nearest' (default), 'linear' or 'bilinear', `alignCorners` for the linear modes. */
 export function interpolate(input, opts) {
+  check.arity('interpolate', arguments.length, 2);
   const fn = 'interpolate';
   const o = check.options(fn, opts, ['size', 'scaleFactor', 'mode', 'alignCorners']);
   const mode = o.mode ?? 'nearest';
@@ -111,6 +115,7 @@ export function interpolate(input, opts) {
 
 /** Attention `softmax(q k^T * scale + mask) v` of `query` `[.., L, E]` over `key` `[.., S, E]`, `value` `[.., S, Ev]`; options `attnMask` (bool: true takes part; or float, added), `dropoutP`, `isCausal`, `scale` (default 1/sqrt(E)), `seed`. */
 export function scaledDotProductAttention(query, key, value, opts) {
+  check.arity('scaledDotProductAttention', arguments.length, 4);
   const fn = 'scaledDotProductAttention';
   const o = check.options(fn, opts, ['attnMask', 'dropoutP', 'isCausal', 'scale', 'seed']);
   const p = o.dropoutP === undefined ? 0 : probability(fn, o.dropoutP);
@@ -124,6 +129,7 @@ export function scaledDotProductAttention(query, key, value, opts) {
 
 /** `[.., numClasses]` int32 with a 1 at each (integer) index (PyTorch's `F.one_hot`, which gives int64); an index out of range gives a row of zeros. */
 export function oneHot(input, numClasses) {
+  check.arity('oneHot', arguments.length, 2);
   const fn = 'oneHot';
   return new Tensor(core().nnOneHot(rawOf(fn, 'input', input), check.integer(fn, 'numClasses', numClasses, 0, 2 ** 31 - 1)));
 }

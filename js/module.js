@@ -7,9 +7,30 @@
 // optimizer, a variable) follow.
 import * as check from './check.js';
 import { core } from './internal.js';
-import { assignRaw, rawOf, Tensor, untrack } from './tensor.js';
+import { assignRaw, rawOf, setPending, Tensor, untrack } from './tensor.js';
 
 const KINDS = ['parameter', 'buffer', 'module'];
+
+// Tensors wrapped by nn.Parameter (and whether they learn): assigning one to a module attribute
+// registers it as a parameter, as assigning a torch.nn.Parameter does.
+const PARAMETERS = new WeakMap();
+
+/**
+ * PyTorch's `nn.Parameter`: marks `data` (a floating-point leaf) as a parameter, so that
+ * assigning it to a module attribute (`this.scale = new wt.nn.Parameter(wt.ones([4]))`)
+ * registers it. Returns `data` itself; `requiresGrad` false registers it frozen.
+ */
+export function Parameter(data, requiresGrad = true) {
+  check.arity('Parameter', arguments.length, 2);
+  const fn = 'Parameter';
+  if (!(data instanceof Tensor)) check.fail(TypeError, fn, 'data', data, 'a Tensor');
+  rawOf(fn, 'data', data);
+  if (!data.isLeaf) throw new Error(`${fn}: data must be a leaf tensor (made by you, not by an op): pass t.detach()`);
+  if (data.dtype !== 'float32' && data.dtype !== 'float16') throw new Error(`${fn}: data must be floating point to be learned, got ${data.dtype}`);
+  PARAMETERS.set(data, check.flag(fn, 'requiresGrad', requiresGrad, true));
+  data.requiresGrad_(PARAMETERS.get(data));
+  return data;
+}
 
 export class Module {
   #params = new Map();
@@ -58,6 +79,42 @@ export class Module {
     return { parameter: this.#params, buffer: this.#buffers, module: this.#children }[kind];
   }
 
+  // PyTorch's __setattr__, applied when the registry is next read: a Module or an nn.Parameter
+  // held in a plain attribute (`this.fc = new nn.Linear(3, 2)` in a constructor) is registered
+  // under that name, in assignment order; a registered name whose property was redefined by a
+  // class field takes the field's value.
+  #adopt() {
+    for (const key of Object.keys(this)) {
+      const d = Object.getOwnPropertyDescriptor(this, key);
+      if (!d || !('value' in d)) continue;
+      const v = d.value;
+      const kind = KINDS.find((k) => this.#registry(k).has(key));
+      if (kind !== undefined) {
+        if (this.#registry(kind).get(key) !== v && (v === null || v instanceof Module || v instanceof Tensor)) this.#set(kind, key, v);
+        continue;
+      }
+      if (v instanceof Module && v !== this) {
+        delete this[key];
+        this.#claim(key, 'module');
+        this.#children.set(key, v);
+      } else if (v instanceof Tensor && PARAMETERS.has(v)) {
+        delete this[key];
+        this.#claim(key, 'parameter');
+        this.#params.set(key, parameterOf(`${key} =`, key, v));
+        if (!PARAMETERS.get(v)) v.requiresGrad_(false);
+      }
+    }
+  }
+
+  // Stores `v` under a registered `name` of `kind`, checked as registration checks it.
+  #set(kind, name, v) {
+    const map = this.#registry(kind);
+    if (kind === 'parameter') map.set(name, v === null ? null : parameterOf(`${name} =`, name, v));
+    else if (kind === 'buffer') map.set(name, v === null ? null : bufferOf(`${name} =`, name, v));
+    else if (v === null || v instanceof Module) map.set(name, v);
+    else check.fail(TypeError, `${name} =`, 'value', v, 'a wt.nn.Module or null');
+  }
+
   // Checks that `name` can be registered (before the value is checked and the name claimed, so
   // a refused value leaves the name free).
   #checkName(fn, name) {
@@ -81,12 +138,7 @@ export class Module {
     const map = this.#registry(kind);
     Object.defineProperty(this, name, {
       get: () => map.get(name),
-      set: (v) => {
-        if (kind === 'parameter') map.set(name, v === null ? null : parameterOf(`${name} =`, name, v));
-        else if (kind === 'buffer') map.set(name, v === null ? null : bufferOf(`${name} =`, name, v));
-        else if (v === null || v instanceof Module) map.set(name, v);
-        else check.fail(TypeError, `${name} =`, 'value', v, 'a wt.nn.Module or null');
-      },
+      set: (v) => this.#set(kind, name, v),
       enumerable: true,
       // Configurable, so a class field initialised with the registration
       // (`fc = this.registerModule('fc', ...)`) can define itself over it.
@@ -101,6 +153,7 @@ export class Module {
     let m = this;
     const path = [];
     for (const part of target === '' ? [] : target.split('.')) {
+      m.#adopt();
       const next = m.#children.get(part);
       if (!(next instanceof Module)) {
         const has = [...m.#children.keys()];
@@ -124,6 +177,7 @@ export class Module {
     const cut = target.lastIndexOf('.');
     const m = this.getSubmodule(cut < 0 ? '' : target.slice(0, cut));
     const name = target.slice(cut + 1);
+    m.#adopt();
     const map = m.#registry(kind);
     if (!map.has(name)) {
       throw new Error(`${fn}: no ${kind} '${target}' (the ${kind}s there: ${[...map.keys()].map((k) => `'${k}'`).join(', ') || 'none'})`);
@@ -145,7 +199,10 @@ export class Module {
   /** Registered buffers. */
   buffers() { return this.namedBuffers().map(([, b]) => b); }
   /** The direct submodules with their names. */
-  namedChildren() { return [...this.#children].filter(([, m]) => m !== null); }
+  namedChildren() {
+    this.#adopt();
+    return [...this.#children].filter(([, m]) => m !== null);
+  }
   /** The direct submodules. */
   children() { return this.namedChildren().map(([, m]) => m); }
   /** This module and every submodule, depth first, with dotted names (this one is ''). */
@@ -158,6 +215,7 @@ export class Module {
   modules() { return this.namedModules().map(([, m]) => m); }
 
   #own(which) {
+    this.#adopt();
     return [...(which === 'params' ? this.#params : this.#buffers)].filter(([, t]) => t !== null);
   }
 
@@ -194,18 +252,24 @@ export class Module {
    * in plain fields stay where they are. All or nothing: if a transfer fails, nothing moved.
    */
   async to(device) {
+    check.arity('Module.to', arguments.length, 1);
     const d = check.device('Module.to', device);
     const params = this.parameters();
     const buffers = this.buffers();
+    const raws = [...params.map((p) => rawOf('Module.to', 'parameter', p)), ...buffers.map((b) => rawOf('Module.to', 'buffer', b))];
+    const all = [...params, ...buffers];
+    // Until the moves finish, using the module is an error that says to await this call.
+    all.forEach((t) => setPending(t, `to('${d}')`));
     const moved = [];
     try {
-      for (const p of params) moved.push(await core().nnMoveParameter(rawOf('Module.to', 'parameter', p), d));
-      for (const b of buffers) moved.push(await rawOf('Module.to', 'buffer', b).to(d));
+      for (const [i, r] of raws.entries()) moved.push(i < params.length ? await core().nnMoveParameter(r, d) : await r.to(d));
     } catch (e) {
       for (const r of moved) r.free();
       throw e;
+    } finally {
+      all.forEach((t) => setPending(t, null));
     }
-    [...params, ...buffers].forEach((t, i) => assignRaw(t, moved[i]));
+    all.forEach((t, i) => assignRaw(t, moved[i]));
     return this;
   }
 
@@ -256,11 +320,14 @@ export class Module {
       }
     }
     const values = [];
+    todo.forEach(([, now]) => setPending(now, 'loadStateDict()'));
     try {
       for (const [k, now, isParam] of todo) values.push(await loadValue(given.get(k), now, isParam));
     } catch (e) {
       for (const r of values) r.free();
       throw e;
+    } finally {
+      todo.forEach(([, now]) => setPending(now, null));
     }
     todo.forEach(([, now], i) => assignRaw(now, values[i]));
     return { missingKeys, unexpectedKeys };
@@ -321,7 +388,7 @@ async function loadValue(v, now, isParam) {
   };
   try {
     if (r.dtype !== now.raw.dtype) swap(r.toDtype(now.raw.dtype));
-    if (r.device !== now.device) swap(await r.to(now.device));
+    if (r.device !== now.raw.device) swap(await r.to(now.raw.device));
     if (isParam) {
       swap(r.detach());
       if (now.raw.requiresGrad) r.requiresGrad_(true);

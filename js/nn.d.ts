@@ -5,7 +5,18 @@ import type { DeviceLike, SoftplusOptions, Tensor } from './index.js';
 export type StateDict = Record<string, Tensor> | Map<string, Tensor>;
 
 /**
- * PyTorch's nn.Module: subclass it, register parameters, buffers and submodules, define forward. Registered names become properties. A subclass that declares a field of a
+ * PyTorch's nn.Parameter: marks a floating-point leaf as a parameter, so that assigning it to a
+ * module attribute registers it (`this.scale = new wt.nn.Parameter(wt.ones([4]))`). Returns the
+ * tensor itself; `requiresGrad` false registers it frozen.
+ */
+export declare const Parameter: {
+  <T extends Tensor>(data: T, requiresGrad?: boolean): T;
+  new <T extends Tensor>(data: T, requiresGrad?: boolean): T;
+};
+
+/**
+ * PyTorch's nn.Module: subclass it, assign submodules and nn.Parameters as attributes (or
+ * register them, and buffers, by name), define forward. Registered names become properties. A subclass that declares a field of a
  * name its base class registered hides that property (class fields are defined after `super()`):
  * write `declare weight: Tensor`, not `weight!: Tensor`; `getParameter` always reads the registry.
  */

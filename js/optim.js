@@ -4,6 +4,7 @@
 // current values (so a model moved with `to` before the first step keeps working, as in
 // PyTorch, and one moved after it fails clearly) and gives each Tensor its updated value.
 import * as check from './check.js';
+import { watchStep } from './leakwatch.js';
 import { core, finalizer } from './internal.js';
 import { ownRaws } from './nnargs.js';
 import { assignRaw, rawOf, Tensor } from './tensor.js';
@@ -73,6 +74,7 @@ export class Optimizer {
       throw e;
     }
     this.#take(next);
+    watchStep(() => core().liveTensors());
   }
   #take(raws) {
     raws.forEach((r, i) => assignRaw(this.#params[i], r));

@@ -9,6 +9,7 @@ import { Tensor } from './tensor.js';
  * is rethrown. `fn` must be synchronous: an async function, or a returned Promise, is a TypeError.
  */
 export function tidy(nameOrFn, maybeFn) {
+  check.arity('tidy', arguments.length, 2);
   const fn = check.syncFunction('tidy', typeof nameOrFn === 'string' ? maybeFn : nameOrFn);
   const scope = new Set();
   scopes.push(scope);
@@ -44,6 +45,7 @@ export function tidy(nameOrFn, maybeFn) {
  * synchronous.
  */
 export function withDevice(device, fn) {
+  check.arity('withDevice', arguments.length, 2);
   const d = check.device('withDevice', device);
   const f = check.syncFunction('withDevice', fn);
   const depth = core().enterDeviceScope(d);

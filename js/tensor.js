@@ -4,6 +4,8 @@
 import * as check from './check.js';
 import { core, finalizer, scopes, wasmExports } from './internal.js';
 import { full, tensor } from './create.js';
+import { TENSOR_ARITY, guardMethods } from './arity.js';
+import { formatTensor } from './format.js';
 
 const { LONG } = check;
 
@@ -24,10 +26,28 @@ function pair(raws) {
   return Object.assign([values, indices], { values, indices });
 }
 
+// Parameters and buffers whose new value an async module call (to, loadStateDict) is still
+// making, with that call's name: using one before it resolves is an error, never the old value.
+const pending = new WeakMap();
+
+/** @internal Marks `t` as waiting for `call` (a description), or clears the mark (`null`). */
+export function setPending(t, call) {
+  if (call) pending.set(t, call);
+  else pending.delete(t);
+}
+
+function refusePending(fn, what, t) {
+  const call = pending.get(t);
+  if (call !== undefined) {
+    throw new Error(`${fn}: ${what} belongs to a module whose ${call} has not finished; await it before using the module (until then the old value is all there is)`);
+  }
+}
+
 /** `t` as a live raw tensor, or a clear error naming the function and argument. */
 export function rawOf(fn, arg, t) {
   if (!(t instanceof Tensor)) check.fail(TypeError, fn, arg, t, 'a Tensor');
   if (t.disposed) throw new Error(`${fn}: ${arg} was disposed; it can no longer be used`);
+  refusePending(fn, arg, t);
   return t.raw;
 }
 
@@ -67,6 +87,7 @@ export class Tensor {
 
   #live(fn) {
     if (this.disposed) throw new Error(`${fn}: this tensor was disposed; it can no longer be used`);
+    refusePending(fn, 'this tensor', this);
     return this.raw;
   }
 
@@ -219,8 +240,8 @@ export class Tensor {
   tril(diagonal = 0) { return new Tensor(this.#live('tril').triangle(true, check.integer('tril', 'diagonal', diagonal))); }
   /** The upper triangle of the last two dims (`col - row >= diagonal`), zeros elsewhere. */
   triu(diagonal = 0) { return new Tensor(this.#live('triu').triangle(false, check.integer('triu', 'diagonal', diagonal))); }
-  /** Reversed along `dims` (a copy). */
-  flip(dims) { return new Tensor(this.#live('flip').flip(Float64Array.from(check.optDims('flip', dims) ?? []))); }
+  /** Reversed along `dims` (a dim, an array, or PyTorch's varargs: `flip(0, 1)`; a copy). */
+  flip(...dims) { return new Tensor(this.#live('flip').flip(Float64Array.from(check.optDims('flip', check.spread('flip', dims, 'dims')) ?? []))); }
   /** Shifted by `shifts` along `dims`, wrapping around; with no dims, over the flattened tensor. */
   roll(shifts, dims) {
     const raw = this.#live('roll');
@@ -231,12 +252,12 @@ export class Tensor {
   }
   /** Tiled `sizes[i]` times along each dim (PyTorch's `repeat`). */
   repeat(...sizes) {
-    const s = sizes.length === 1 && Array.isArray(sizes[0]) ? sizes[0] : sizes;
+    const s = check.spread('repeat', sizes, 'sizes');
     return new Tensor(this.#live('repeat').repeat(Float64Array.from(check.shape('repeat', s, 'sizes'))));
   }
   /** Tiled `dims[i]` times along each dim, fewer dims padded with leading 1s (PyTorch's `tile`). */
   tile(...dims) {
-    const d = dims.length === 1 && Array.isArray(dims[0]) ? dims[0] : dims;
+    const d = check.spread('tile', dims, 'dims');
     return new Tensor(this.#live('tile').tile(Float64Array.from(check.shape('tile', d, 'dims'))));
   }
   /** Views along `dim`: pieces of `size` entries, or of each size in an array (PyTorch's `split`). */
@@ -302,13 +323,32 @@ export class Tensor {
     return new Tensor(raw.matmul(rawOf('matmul', 'other', o)));
   }
 
-  reshape(shape) { return new Tensor(this.#live('reshape').reshape(Float64Array.from(check.sizes('reshape', shape)))); }
+  /** The same data in `shape` (an array, or PyTorch's varargs: `reshape(2, -1)`); copies only when it must. */
+  reshape(...shape) {
+    return new Tensor(this.#live('reshape').reshape(Float64Array.from(check.sizes('reshape', check.spread('reshape', shape, 'shape')))));
+  }
   /** Like reshape, but never copies: a non-contiguous tensor is an error (use reshape or contiguous()). */
-  view(shape) { return new Tensor(this.#live('view').view(Float64Array.from(check.sizes('view', shape)))); }
-  flatten() { return this.reshape([-1]); }
-  permute(dims) {
+  view(...shape) { return new Tensor(this.#live('view').view(Float64Array.from(check.sizes('view', check.spread('view', shape, 'shape'))))); }
+  /** Dims `startDim` to `endDim` (default: all) merged into one (PyTorch's `flatten`). */
+  flatten(startDim = 0, endDim = -1) {
+    const shape = this.shape;
+    const rank = Math.max(shape.length, 1);
+    const norm = (d, arg) => {
+      const v = check.dim('flatten', d, arg);
+      if (v < -rank || v >= rank) throw new RangeError(`flatten: ${arg} ${v} is out of range for a tensor of rank ${shape.length} (expected a dim in [${-rank}, ${rank - 1}])`);
+      return v < 0 ? v + rank : v;
+    };
+    const [a, b] = [norm(startDim, 'startDim'), norm(endDim, 'endDim')];
+    if (a > b) throw new RangeError(`flatten: startDim (${a}) must not come after endDim (${b})`);
+    if (shape.length === 0) return this.reshape([1]);
+    return this.reshape([...shape.slice(0, a), -1, ...shape.slice(b + 1)]);
+  }
+  /** The dims reordered (an array, or PyTorch's varargs: `permute(1, 0)`). */
+  permute(...args) {
     const raw = this.#live('permute');
-    if (!Array.isArray(dims)) check.fail(TypeError, 'permute', 'dims', dims, 'an array of dims such as [1, 0]');
+    let dims = check.spread('permute', args, 'dims');
+    if (typeof dims === 'number') dims = [dims];
+    if (!Array.isArray(dims)) check.fail(TypeError, 'permute', 'dims', dims, 'an array of dims such as [1, 0], or the dims as arguments');
     return new Tensor(raw.permute(Float64Array.from(dims.map((d, i) => check.dim('permute', d, `dims[${i}]`)))));
   }
   transpose(a, b) {
@@ -317,10 +357,14 @@ export class Tensor {
   }
   /** The transpose of a tensor of at most 2 dims (PyTorch's `t()`; more dims is an error: use transpose). */
   t() { return new Tensor(this.#live('t').t()); }
+  /** `length` entries of `dim` from `start` (negative: counted from the end, as PyTorch). */
   narrow(dim, start, length) {
     const raw = this.#live('narrow');
     const d = check.dim('narrow', dim);
-    return new Tensor(raw.narrow(d, check.integer('narrow', 'start', start, 0), check.integer('narrow', 'length', length, 0)));
+    let s = check.integer('narrow', 'start', start);
+    if (s < 0) s += this.size(d);
+    if (s < 0) throw new RangeError(`narrow: start (${start}) is out of range for a dim of size ${this.size(d)}`);
+    return new Tensor(raw.narrow(d, s, check.integer('narrow', 'length', length, 0)));
   }
   /**
    * Entries `start` (inclusive) to `end` (exclusive, default: the end) of `dim`, every `step`-th
@@ -329,8 +373,10 @@ export class Tensor {
    */
   slice(dim, start, end, step) {
     const n = this.size(check.dim('slice', dim));
-    const s = check.integer('slice', 'start', start, 0);
-    const e = end === undefined || end === null ? n : check.integer('slice', 'end', end, 0);
+    // Negative positions count from the end, as Python's slices do.
+    const at = (v) => (v < 0 ? Math.max(v + n, 0) : v);
+    const s = at(check.integer('slice', 'start', start));
+    const e = end === undefined || end === null ? n : at(check.integer('slice', 'end', end));
     if (step !== undefined && step !== null && step !== 1) {
       const k = check.integer('slice', 'step', step, 1, 2 ** 31 - 1);
       return new Tensor(this.#live('slice').sliceStep(check.dim('slice', dim), s, e, k));
@@ -338,12 +384,31 @@ export class Tensor {
     if (e < s) throw new RangeError(`slice: end (${e}) must not be less than start (${s})`);
     return this.narrow(dim, s, e - s);
   }
-  squeeze(dim) {
+  /** Dims of size 1 removed: all of them, one dim, or several (an array or PyTorch's varargs). */
+  squeeze(...args) {
     const raw = this.#live('squeeze');
-    return new Tensor(raw.squeeze(dim === undefined || dim === null ? undefined : check.dim('squeeze', dim)));
+    const dims = check.spread('squeeze', args, 'dim');
+    if (dims === undefined || dims === null) return new Tensor(raw.squeeze(undefined));
+    if (!Array.isArray(dims)) return new Tensor(raw.squeeze(check.dim('squeeze', dims)));
+    // Several dims: each normalised against this rank, then squeezed from the last so the
+    // earlier ones keep their positions.
+    const rank = this.rank;
+    const norm = dims.map((d, i) => {
+      const v = check.dim('squeeze', d, `dim[${i}]`);
+      if (v < -Math.max(rank, 1) || v >= Math.max(rank, 1)) throw new RangeError(`squeeze: dimension ${v} is out of range for a tensor of rank ${rank}`);
+      return v < 0 ? v + Math.max(rank, 1) : v;
+    });
+    let out = new Tensor(raw.cloneHandle());
+    for (const d of [...new Set(norm)].sort((a, b) => b - a)) {
+      const next = new Tensor(out.raw.squeeze(d));
+      out.dispose();
+      out = next;
+    }
+    return out;
   }
   unsqueeze(dim) { return new Tensor(this.#live('unsqueeze').unsqueeze(check.dim('unsqueeze', dim))); }
-  expand(shape) { return new Tensor(this.#live('expand').expand(Float64Array.from(check.sizes('expand', shape)))); }
+  /** Broadcast to `shape` (an array, or PyTorch's varargs: `expand(4, -1)`), as a view. */
+  expand(...shape) { return new Tensor(this.#live('expand').expand(Float64Array.from(check.sizes('expand', check.spread('expand', shape, 'shape'))))); }
   broadcastTo(shape) { return this.expand(shape); }
   contiguous() { return new Tensor(this.#live('contiguous').contiguous()); }
   /** True (bool) where the value is NaN. */
@@ -526,8 +591,30 @@ export class Tensor {
     for (const s of scopes) s.delete(this);
   }
   [Symbol.dispose]() { this.dispose(); }
+  /**
+   * PyTorch's repr: `tensor([[1., 2.], [3., 4.]], device='webgpu:0')`, summarised past 1000
+   * elements. A tensor on the cpu shows its values; elsewhere reading them would wait for the
+   * device, so the text says to `await t.print()` (or `t.data()`) instead. `console.log(t)` in
+   * Node shows the same.
+   */
   toString() {
     if (this.disposed) return 'Tensor(disposed)';
-    return `Tensor(shape=[${this.shape}], dtype=${this.dtype}, device=${this.device})`;
+    const values = this.device === 'cpu' ? Array.from(this.dataSync()) : null;
+    return formatTensor(values, this.shape, this.dtype, this.device, this.#reprExtra());
+  }
+  #reprExtra() {
+    const fn = this.gradFn;
+    if (fn) return `grad_fn=<${fn}>`;
+    return this.requiresGrad ? 'requires_grad=True' : '';
+  }
+  /** Node's console.log and util.inspect show the repr (see toString). */
+  [Symbol.for('nodejs.util.inspect.custom')]() { return this.toString(); }
+  /** Reads the values (from any device) and prints the repr with console.log, as TensorFlow.js's `print()`. */
+  async print() {
+    const values = Array.from(await this.data());
+    console.log(formatTensor(values, this.shape, this.dtype, this.device, this.#reprExtra()));
   }
 }
+
+// Extra positional arguments are refused, never ignored (js/arity.js).
+guardMethods(Tensor.prototype, TENSOR_ARITY);

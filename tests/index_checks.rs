@@ -20,7 +20,7 @@ device_tests!(
 );
 
 /// Runs `make` and reads its output: the op's own error on the CPU, the readback's on GPUs.
-fn outcome(d: Device, make: impl FnOnce() -> webtensor::Result<Tensor>) -> webtensor::Result<Vec<f32>> {
+fn outcome(make: impl FnOnce() -> webtensor::Result<Tensor>) -> webtensor::Result<Vec<f32>> {
     let y = make()?;
     y.to_dtype(DType::F32)?.to_vec_blocking::<f32>()
 }
@@ -44,43 +44,37 @@ fn every_indexed_op_refuses_an_index_out_of_range(d: Device) {
     let x = Tensor::randn(&[3, 2], Some(1), d).unwrap();
     let far = Tensor::from_slice(&[0i32, 4], &[2], d).unwrap();
     let neg = Tensor::from_slice(&[-1i32, 0], &[2], d).unwrap();
-    refused(outcome(d, || x.index_select(1, &far)), d, "index_select", 4, 2);
-    refused(outcome(d, || x.index_select(0, &neg)), d, "index_select", -1, 3);
+    refused(outcome(|| x.index_select(1, &far)), d, "index_select", 4, 2);
+    refused(outcome(|| x.index_select(0, &neg)), d, "index_select", -1, 3);
     let g = Tensor::from_slice(&[0i32, 1, 4, 0, 1, 0], &[3, 2], d).unwrap();
-    refused(outcome(d, || x.gather(1, &g)), d, "gather", 4, 2);
+    refused(outcome(|| x.gather(1, &g)), d, "gather", 4, 2);
     let w = Tensor::randn(&[5, 4], Some(2), d).unwrap();
     let tokens = Tensor::from_slice(&[1i32, 9, 2], &[3], d).unwrap();
-    refused(outcome(d, || nn::embedding(&tokens, &w, None)), d, "embedding", 9, 5);
+    refused(outcome(|| nn::embedding(&tokens, &w, None)), d, "embedding", 9, 5);
     let src = Tensor::ones(&[2, 2], DType::F32, d).unwrap();
-    refused(
-        outcome(d, || x.index_add(0, &Tensor::from_slice(&[0i32, 3], &[2], d).unwrap(), &src)),
-        d,
-        "index_add",
-        3,
-        3,
-    );
+    refused(outcome(|| x.index_add(0, &Tensor::from_slice(&[0i32, 3], &[2], d).unwrap(), &src)), d, "index_add", 3, 3);
     let gi = Tensor::from_slice(&[0i32, 2], &[1, 2], d).unwrap();
-    refused(outcome(d, || x.scatter_add(1, &gi, &src)), d, "scatter_add", 2, 2);
-    refused(outcome(d, || x.scatter(1, &gi, &src)), d, "scatter", 2, 2);
+    refused(outcome(|| x.scatter_add(1, &gi, &src)), d, "scatter_add", 2, 2);
+    refused(outcome(|| x.scatter(1, &gi, &src)), d, "scatter", 2, 2);
     let u = Tensor::from_slice(&[1u32, 7], &[2], d).unwrap();
-    refused(outcome(d, || u.one_hot(5)), d, "one_hot", 7, 5);
+    refused(outcome(|| u.one_hot(5)), d, "one_hot", 7, 5);
     let i = Tensor::from_slice(&[-2i32, 1], &[2], d).unwrap();
-    refused(outcome(d, || i.one_hot(5)), d, "one_hot", -2, 5);
+    refused(outcome(|| i.one_hot(5)), d, "one_hot", -2, 5);
 }
 
 fn cross_entropy_names_the_bad_label(d: Device) {
     let logits = Tensor::randn(&[4, 5], Some(3), d).unwrap();
     let seven = Tensor::from_slice(&[0i32, 7, 1, 2], &[4], d).unwrap();
-    refused(outcome(d, || nn::cross_entropy(&logits, &seven, ClassLossOptions::default())), d, "cross_entropy", 7, 5);
+    refused(outcome(|| nn::cross_entropy(&logits, &seven, ClassLossOptions::default())), d, "cross_entropy", 7, 5);
     // -1 is not PyTorch's ignore_index (-100): it is out of range.
     let minus = Tensor::from_slice(&[0i32, -1, 1, 2], &[4], d).unwrap();
-    refused(outcome(d, || nn::cross_entropy(&logits, &minus, ClassLossOptions::default())), d, "cross_entropy", -1, 5);
+    refused(outcome(|| nn::cross_entropy(&logits, &minus, ClassLossOptions::default())), d, "cross_entropy", -1, 5);
     let logp = logits.log_softmax(1).unwrap();
-    refused(outcome(d, || nn::nll_loss(&logp, &seven, ClassLossOptions::default())), d, "nll_loss", 7, 5);
+    refused(outcome(|| nn::nll_loss(&logp, &seven, ClassLossOptions::default())), d, "nll_loss", 7, 5);
     // [N, C, d]: the class dim is 1.
     let seq = Tensor::randn(&[2, 5, 3], Some(4), d).unwrap();
     let t = Tensor::from_slice(&[0i32, 1, 2, 3, 4, 5], &[2, 3], d).unwrap();
-    refused(outcome(d, || nn::cross_entropy(&seq, &t, ClassLossOptions::default())), d, "cross_entropy", 5, 5);
+    refused(outcome(|| nn::cross_entropy(&seq, &t, ClassLossOptions::default())), d, "cross_entropy", 5, 5);
 }
 
 fn the_error_is_reported_once_and_the_device_keeps_working(d: Device) {
@@ -119,7 +113,7 @@ fn valid_indices_and_ignored_targets_pass(d: Device) {
     assert!(v[0] > 0.0 && v[1] == 0.0 && v[2] > 0.0, "{v:?}");
     // With the ignore index switched off, -100 is out of range again.
     let off = ClassLossOptions { ignore_index: None, ..Default::default() };
-    refused(outcome(d, || nn::cross_entropy(&logits, &t, off)), d, "cross_entropy", -100, 4);
+    refused(outcome(|| nn::cross_entropy(&logits, &t, off)), d, "cross_entropy", -100, 4);
     webtensor::synchronize_blocking(d).unwrap();
 }
 

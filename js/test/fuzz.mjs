@@ -11,6 +11,8 @@
 // Global switches a call may flip (default device, soft placement, limits, ...) are restored
 // after each call, so runs stay independent and a failing run shrinks to a minimal sequence.
 
+import { TENSOR_ARITY } from '../arity.js';
+
 const BROKEN = /unreachable|memory access out of bounds|null pointer passed|recursive use of an object|panicked|RuntimeError|is not a function|Cannot read properties of (undefined|null)/;
 
 /** A printable form of any argument (symbols, proxies that throw, null-prototype objects). */
@@ -162,7 +164,16 @@ export async function fuzz(wt, fc, devices, { numRuns = 1000, perRun = 100, seed
     fc.record({ kind: fc.constant('optim'), name: fc.constantFrom('SGD', 'Adam', 'AdamW'), args: fc.tuple(pick(fc.record({ lr: fc.double({ min: -1, max: 1 }), momentum: fc.double({ min: 0, max: 1 }), betas: fc.array(fc.double({ min: 0, max: 1 }), { maxLength: 3 }) }, { requiredKeys: [] }))) }),
     fc.record({ kind: fc.constant('ckpt'), name: fc.constant('saveSafetensors'), args: fc.tuple(pick(fc.record({ metadata: fc.dictionary(fc.string({ maxLength: 3 }), fc.string({ maxLength: 3 }), { maxKeys: 2 }) }, { requiredKeys: [] })), pick(fc.constant('BYTES')), pick(fc.record({ device }, { requiredKeys: [] }))) }),
   );
-  const call = fc.tuple(fc.nat(7), fc.oneof({ arbitrary: method, weight: 3 }, { arbitrary: fn, weight: 2 }, { arbitrary: nnCall, weight: 1 }));
+  const plain = fc.oneof({ arbitrary: method, weight: 3 }, { arbitrary: fn, weight: 2 }, { arbitrary: nnCall, weight: 1 });
+  // The argument shapes a port from PyTorch produces: one argument too many (PyTorch's varargs,
+  // a forgotten options object), one too few, the positional arguments in the wrong order.
+  const shaped = fc.oneof(
+    { arbitrary: plain, weight: 6 },
+    { arbitrary: fc.tuple(plain, pick(fc.oneof(dim, fc.boolean(), fc.constant({})))).map(([c, x]) => ({ ...c, args: [...c.args, x], extra: true })), weight: 1 },
+    { arbitrary: plain.map((c) => ({ ...c, args: c.args.slice(0, -1) })), weight: 1 },
+    { arbitrary: plain.map((c) => ({ ...c, args: [...c.args].reverse() })), weight: 1 },
+  );
+  const call = fc.tuple(fc.nat(7), shaped);
 
   // --- one run -------------------------------------------------------------------------------
   const callbacks = (wt, mode, made) => ({
@@ -175,7 +186,9 @@ export async function fuzz(wt, fc, devices, { numRuns = 1000, perRun = 100, seed
   async function run(calls) {
     const baseline = {};
     for (const d of devices) {
-      await wt.synchronize(d);
+      await wt.synchronize(d).catch((e) => {
+        if (!/device-side check/.test(e?.message)) throw e;
+      });
       baseline[d] = wt.memoryAllocated(d);
     }
     const baseTensors = wt.memory().numTensors;
@@ -215,11 +228,19 @@ export async function fuzz(wt, fc, devices, { numRuns = 1000, perRun = 100, seed
         let r = c.kind === 'method' ? self[c.name](...args) : c.kind === 'fn' ? wt[c.name](...args) : await callNn(wt, c, self, args);
         if (r && typeof r.then === 'function') r = await r;
         collect(r);
+        // A method given more arguments than it takes must have refused them.
+        if (c.extra && c.kind === 'method' && TENSOR_ARITY[c.name] < args.length) {
+          throw new Error(`BROKEN: t.${c.name}(${args.map(show).join(', ')}) took ${args.length} arguments; it takes at most ${TENSOR_ARITY[c.name]}`);
+        }
       } catch (e) {
         stats.errors++;
         const kind = e?.constructor?.name ?? typeof e;
         stats.kinds[kind] = (stats.kinds[kind] ?? 0) + 1;
         const where = `${c.kind === 'method' ? `t.${c.name}` : `wt.${c.name}`}(${args.map(show).join(', ')})`;
+        if (e?.message?.startsWith('BROKEN: ')) throw e;
+        if (c.extra && c.kind === 'method' && TENSOR_ARITY[c.name] < args.length && !(e instanceof TypeError && /takes at most/.test(e.message))) {
+          throw new Error(`t.${c.name} with ${args.length} arguments failed with ${e.constructor.name}: ${e.message}, not the arity TypeError`);
+        }
         if (e?.message === 'thrown inside' || e?.message === 'a getter that throws' || e?.message === 'ownKeys that throws') continue; // the test's own callbacks/proxies
         if (!(e instanceof Error)) throw new Error(`${where} threw a non-Error: ${String(e)}`);
         if (typeof WebAssembly !== 'undefined' && e instanceof WebAssembly.RuntimeError) throw new Error(`${where} trapped inside wasm: ${e.message}`);
@@ -237,6 +258,11 @@ export async function fuzz(wt, fc, devices, { numRuns = 1000, perRun = 100, seed
     }
     for (const t of made) t.dispose();
     for (const d of devices) {
+      // An index out of range on a GPU is reported at the next synchronize or readback (a
+      // device-side check): a proper error, reported once.
+      await wt.synchronize(d).catch((e) => {
+        if (!/device-side check/.test(e?.message)) throw e;
+      });
       await wt.synchronize(d);
       const now = wt.memoryAllocated(d);
       if (now !== baseline[d]) throw new Error(`memory on ${d} did not return to its baseline: ${now} bytes allocated, ${baseline[d]} before the run`);

@@ -205,4 +205,15 @@ export async function check(): Promise<void> {
   F.pad(img, [1, 1], 'mirror');
   // @ts-expect-error interpolation modes are a closed set
   F.interpolate(img, { size: 4, mode: 'bicubic' });
+  // PyTorch idioms (issue 41): varargs sizes and dims, flatten's range, the repr, nn.Parameter.
+  const col: wt.Tensor<'float32'> = wt.zeros(4).reshape(4, 1);
+  const grid: wt.Tensor<'int32'> = wt.zeros(2, 3, { dtype: 'int32' });
+  const noise: wt.Tensor<'float32'> = wt.randn(2, 3, { seed: 1 });
+  void [col.view(2, 2), col.permute(1, 0), col.flip(0, 1), col.squeeze(0, 1), col.expand(4, 3), grid.flatten(0, 1), noise, wt.ones(2, 2)];
+  const printed: Promise<void> = col.print();
+  const tied: wt.Tensor<'float32'> = new wt.nn.Parameter(wt.ones([2]));
+  const frozen: wt.Tensor<'float32'> = wt.nn.Parameter(wt.ones([2]), false);
+  void [printed, tied, frozen, String(col)];
+  // @ts-expect-error sizes given as several arguments are numbers
+  wt.zeros(2, '3');
 }

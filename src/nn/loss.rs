@@ -200,8 +200,8 @@ pub fn nll_loss(input: &Tensor, target: &Tensor, options: ClassLossOptions) -> R
     fold(nll, mask, options.reduction, &shape)
 }
 
-/// Cross-entropy of raw scores `input` (`[N, C]`, `[C]` or `[N, C, d1, ...]`, classes along dim
-/// 1) against class indices `target` (int32, the input's shape without dim 1) or class
+/// Cross-entropy of raw scores `input` (`[N, C]`, `[C]` or `[N, C, d1, ...]`, classes along the
+/// second dim) against class indices `target` (int32, the input's shape without dim 1) or class
 /// probabilities (a float tensor of the input's shape): `nll_loss(log_softmax(input))`, with
 /// label smoothing mixing in the uniform distribution, as PyTorch's `F.cross_entropy`.
 pub fn cross_entropy(input: &Tensor, target: &Tensor, options: ClassLossOptions) -> Result<Tensor> {

@@ -1,0 +1,271 @@
+// PyTorch idioms from JavaScript (issue 41), shared by the Node and browser runners (through
+// cases.mjs): no call shape gives a silent wrong result. PyTorch's varargs spellings mean what
+// they mean in PyTorch; extra positional arguments are TypeErrors for every method and function;
+// negative starts count from the end; an index out of range is an error on every device (on a
+// GPU at the next readback, as PyTorch's device-side assert); cross-entropy's -100 default,
+// [N, C, d] inputs and probability targets.
+import { assert, close } from './assert.mjs';
+import { TENSOR_ARITY, VARARGS } from '../arity.js';
+import { resetLeakWatch } from '../leakwatch.js';
+
+/** How many parameters the function or method whose source starts `src` declares. */
+function declared(src) {
+  let depth = 0;
+  let count = 0;
+  let any = false;
+  let quote = null;
+  for (let i = src.indexOf('(') + 1; i < src.length; i++) {
+    const c = src[i];
+    if (quote) {
+      if (c === quote) quote = null;
+      continue;
+    }
+    if (c === "'" || c === '"' || c === '`') quote = c;
+    if ('([{'.includes(c)) depth++;
+    else if (')]}'.includes(c)) {
+      if (depth === 0) break;
+      depth--;
+    } else if (c === ',' && depth === 0) count++;
+    if (!/\s/.test(c)) any = true;
+  }
+  return any ? count + 1 : 0;
+}
+
+/** The cases as `{ name, fn }` for `wt` on `devices`. */
+export function idiomCases(wt, devices) {
+  const list = [];
+  const add = (name, fn) => list.push({ name, fn });
+
+  add('idioms: the arity table names every Tensor method with the parameters it declares', () => {
+    const methods = Object.getOwnPropertyNames(wt.Tensor.prototype).filter((k) => {
+      const d = Object.getOwnPropertyDescriptor(wt.Tensor.prototype, k);
+      return k !== 'constructor' && typeof d.value === 'function';
+    });
+    for (const m of methods) {
+      assert.ok(m in TENSOR_ARITY || VARARGS.has(m), `Tensor.${m} is missing from js/arity.js`);
+    }
+    // The guard wraps each method; the class body's own source is read back through the
+    // class's text to compare the declared parameter counts.
+    const body = Function.prototype.toString.call(wt.Tensor);
+    for (const [name, max] of Object.entries(TENSOR_ARITY)) {
+      const at = body.search(new RegExp(`\\n\\s+(async )?${name.replace('$', '\\$')}\\(`));
+      assert.ok(at >= 0, `Tensor.${name} is not in the class body`);
+      assert.equal(declared(body.slice(at)), max, `Tensor.${name}: js/arity.js says ${max}`);
+    }
+  });
+
+  for (const device of devices) {
+    const on = { device };
+
+    add(`${device}: idioms: PyTorch's varargs mean what they mean in PyTorch`, async () => {
+      const v = wt.tensor([1, 2, 3, 4], on);
+      const col = v.reshape(4, 1);
+      assert.deepEqual(col.shape, [4, 1]);
+      assert.deepEqual(col.sub(v).shape, [4, 4], 'reshape(4, 1) - v broadcasts to 4x4');
+      assert.deepEqual(v.view(2, -1).shape, [2, 2]);
+      const m = wt.arange(0, 6, on).reshape([2, 3]);
+      assert.deepEqual(await m.flip(0, 1).array(), [[5, 4, 3], [2, 1, 0]]);
+      assert.deepEqual(await m.flip([0, 1]).array(), [[5, 4, 3], [2, 1, 0]]);
+      assert.deepEqual(await m.flip(1).array(), [[2, 1, 0], [5, 4, 3]]);
+      assert.deepEqual(m.permute(1, 0).shape, [3, 2]);
+      assert.deepEqual(m.permute([1, 0]).shape, [3, 2]);
+      const ones = wt.zeros(1, 3, 1, on);
+      assert.deepEqual(ones.shape, [1, 3, 1], 'zeros(1, 3, 1)');
+      assert.deepEqual(ones.squeeze(0, 2).shape, [3], 'squeeze(0, 2) squeezes both');
+      assert.deepEqual(ones.squeeze([0, -1]).shape, [3]);
+      assert.deepEqual(ones.squeeze(0, 1).shape, [3, 1], 'a dim not of size 1 stays, as PyTorch');
+      assert.deepEqual(ones.squeeze().shape, [3]);
+      assert.deepEqual(wt.ones(2, 3, { ...on, dtype: 'int32' }).dtype, 'int32');
+      assert.deepEqual(wt.rand(2, 2, { ...on, seed: 1 }).shape, [2, 2]);
+      assert.deepEqual(wt.randn(3, { ...on, seed: 1 }).shape, [3]);
+      assert.deepEqual(v.reshape(4, 1).expand(4, 3).shape, [4, 3]);
+      assert.deepEqual(v.repeat(2, 1).shape, [2, 4]);
+      assert.deepEqual(wt.zeros(2, 3, 4, on).flatten(1).shape, [2, 12]);
+      assert.deepEqual(wt.zeros(2, 3, 4, on).flatten(0, 1).shape, [6, 4]);
+      assert.deepEqual(wt.zeros(2, 3, 4, on).flatten().shape, [24]);
+      assert.throws(() => v.reshape(4, '1'), TypeError);
+    });
+
+    add(`${device}: idioms: extra positional arguments are TypeErrors, never ignored`, async () => {
+      const m = wt.zeros([2, 3], on);
+      assert.throws(() => m.transpose(0, 1, 2), /transpose: takes at most 2 arguments, got 3/);
+      assert.throws(() => m.unsqueeze(0, 1), /unsqueeze: takes at most 1 argument, got 2/);
+      assert.throws(() => m.add(1, 2), TypeError);
+      assert.throws(() => m.relu(1), TypeError);
+      assert.throws(() => m.sum(0, true, 'x'), TypeError);
+      assert.throws(() => wt.full([2], 1, on, 'x'), TypeError);
+      assert.throws(() => wt.zeros([2], on, 'x'), TypeError);
+      assert.throws(() => wt.cat([m, m], 0, 1), TypeError);
+      assert.throws(() => wt.nn.functional.relu(m, 1), TypeError);
+      assert.throws(() => wt.nn.functional.crossEntropy(m, m, {}, 1), TypeError);
+      assert.throws(() => wt.memoryAllocated(device, 1), TypeError);
+      await assert.rejects(wt.synchronize(device, 1), TypeError);
+      // Missing arguments are TypeErrors too.
+      assert.throws(() => m.narrow(0, 1), TypeError);
+      assert.throws(() => m.transpose(0), TypeError);
+      // Every method of the table with one argument too many (the guard runs first).
+      for (const [name, max] of Object.entries(TENSOR_ARITY)) {
+        if (name === 'backwardAsync' || name === 'data' || name === 'array' || name === 'item' || name === 'to' || name === 'cpu') {
+          await assert.rejects((async () => m[name](...Array(max + 1).fill(0)))(), TypeError);
+        } else {
+          assert.throws(() => m[name](...Array(max + 1).fill(0)), (e) => e instanceof TypeError && e.message.startsWith(`${name}: takes at most`));
+        }
+      }
+      // Nothing was lost.
+      assert.deepEqual(Array.from(await m.add(1).data()), [1, 1, 1, 1, 1, 1]);
+    });
+
+    add(`${device}: idioms: negative starts count from the end`, async () => {
+      const x = wt.arange(0, 6, on);
+      assert.deepEqual(Array.from(await x.narrow(0, -2, 2).data()), [4, 5]);
+      assert.deepEqual(Array.from(await x.slice(0, -3).data()), [3, 4, 5]);
+      assert.deepEqual(Array.from(await x.slice(0, 1, -1).data()), [1, 2, 3, 4]);
+      assert.deepEqual(Array.from(await x.slice(0, -5, -1, 2).data()), [1, 3]);
+      assert.throws(() => x.narrow(0, -7, 1), RangeError);
+    });
+
+    add(`${device}: idioms: indices out of range are errors, on GPUs at the next readback`, async () => {
+      const logits = wt.randn([4, 5], { ...on, seed: 2 });
+      const check = async (make, re) => {
+        let y;
+        try {
+          y = make();
+        } catch (e) {
+          assert.ok(device === 'cpu', `${device} reported at the op: ${e.message}`);
+          assert.match(e.message, re);
+          return;
+        }
+        await assert.rejects(y.data(), re);
+        y.dispose();
+      };
+      await check(() => wt.nn.functional.crossEntropy(logits, wt.tensor([0, 7, 1, 2], { ...on, dtype: 'int32' })), /cross_entropy: index 7 is out of bounds for dimension 1 with size 5/);
+      await check(() => wt.nn.functional.crossEntropy(logits, wt.tensor([0, -1, 1, 2], { ...on, dtype: 'int32' })), /cross_entropy: index -1 is out of bounds/);
+      const w = wt.randn([5, 3], { ...on, seed: 3 });
+      await check(() => wt.nn.functional.embedding(wt.tensor([9], { ...on, dtype: 'int32' }), w), /embedding: index 9 is out of bounds for dimension 0 with size 5/);
+      const x = wt.tensor([[1, 2], [3, 4]], on);
+      await check(() => x.gather(1, wt.tensor([[0, 4], [1, 0]], { ...on, dtype: 'int32' })), /gather: index 4 is out of bounds for dimension 1 with size 2/);
+      if (device !== 'cpu') {
+        x.indexSelect(0, wt.tensor([2], { ...on, dtype: 'int32' }));
+        await assert.rejects(wt.synchronize(device), /index_select: index 2 is out of bounds.*device-side check/);
+        await wt.synchronize(device); // reported once
+      }
+      // The device still computes, and PyTorch's default ignore_index (-100) is honoured.
+      const loss = wt.nn.functional.crossEntropy(logits, wt.tensor([0, -100, 1, 2], { ...on, dtype: 'int32' }), { reduction: 'none' });
+      const per = await loss.data();
+      assert.ok(per[1] === 0 && per[0] > 0, `${per}`);
+    });
+
+    add(`${device}: idioms: cross-entropy over [N, C, T] and with probability targets`, async () => {
+      const x = wt.randn([2, 4, 3], { ...on, seed: 5 });
+      const t = wt.tensor([[0, 1, 2], [3, 0, 1]], { ...on, dtype: 'int32' });
+      const seq = await wt.nn.functional.crossEntropy(x, t, { reduction: 'none' }).data();
+      assert.equal(seq.length, 6);
+      // The same as [N*T, C] rows.
+      const rows = x.permute(0, 2, 1).reshape(-1, 4);
+      close(seq, await wt.nn.functional.crossEntropy(rows, t.reshape(-1), { reduction: 'none' }).data(), 1e-5);
+      // Probabilities equal to one-hot rows give the class-index loss.
+      const oneHot = wt.nn.functional.oneHot(t.reshape(-1), 4).toDtype('float32');
+      close(await wt.nn.functional.crossEntropy(rows, oneHot).data(), await wt.nn.functional.crossEntropy(rows, t.reshape(-1)).data(), 1e-5);
+    });
+
+    add(`${device}: idioms: modules and parameters assigned as attributes are registered`, async () => {
+      class Net extends wt.nn.Module {
+        constructor() {
+          super();
+          this.fc = new wt.nn.Linear(3, 2, { seed: 1 });
+          this.scale = new wt.nn.Parameter(wt.ones([2]));
+          this.frozen = new wt.nn.Parameter(wt.zeros([2]), false);
+          this.plain = wt.ones([2]); // a plain tensor is not registered, as in PyTorch
+          this.act = new wt.nn.ReLU();
+        }
+        forward(x) { return this.act.forward(this.fc.forward(x)).mul(this.scale).add(this.frozen); }
+      }
+      const net = new Net();
+      assert.deepEqual(net.namedParameters().map(([k]) => k), ['scale', 'frozen', 'fc.weight', 'fc.bias']);
+      assert.deepEqual(Object.keys(net.stateDict()), ['scale', 'frozen', 'fc.weight', 'fc.bias']);
+      assert.equal(net.frozen.requiresGrad, false);
+      assert.deepEqual(net.namedChildren().map(([k]) => k), ['fc', 'act']);
+      await net.to(device);
+      assert.ok(net.parameters().every((p) => p.device === device), 'to() moved the attribute-assigned layer');
+      assert.equal(net.plain.device, 'cpu', 'a plain tensor attribute stays, as in PyTorch');
+      assert.deepEqual(net.forward(wt.ones([1, 3], on)).shape, [1, 2]);
+      // Reassigning a registered attribute replaces the submodule; null removes it.
+      net.fc = new wt.nn.Linear(3, 2, { seed: 2 });
+      assert.equal(net.getSubmodule('fc'), net.fc);
+      net.act = null;
+      assert.deepEqual(net.namedChildren().map(([k]) => k), ['fc']);
+      net.dispose();
+      net.plain.dispose();
+    });
+
+    add(`${device}: idioms: using a module before its to() or loadStateDict() resolves is an error that says to await`, async () => {
+      const m = new wt.nn.Linear(2, 2, { seed: 3 });
+      const x = wt.ones([1, 2], on);
+      const moving = m.to(device);
+      assert.throws(() => m.forward(x), /has not finished; await it/);
+      await moving;
+      assert.deepEqual(m.forward(x).shape, [1, 2]);
+      const dict = m.stateDict();
+      const loading = m.loadStateDict(dict);
+      assert.throws(() => m.forward(x), /loadStateDict\(\) has not finished; await it/);
+      await loading;
+      assert.deepEqual(m.forward(x).shape, [1, 2]);
+      Object.values(dict).forEach((t) => t.dispose());
+      m.dispose();
+    });
+
+    add(`${device}: idioms: tensors show their values as PyTorch's repr`, async () => {
+      const t = wt.tensor([[1, 2], [3, 4]], on);
+      const text = String(t);
+      if (device === 'cpu') {
+        assert.equal(text, 'tensor([[1., 2.],\n        [3., 4.]])');
+      } else {
+        assert.match(text, /await t.print\(\)/);
+        assert.match(text, new RegExp(`device='${device}'`));
+      }
+      assert.equal(String(wt.tensor([1, 2], { device: 'cpu', dtype: 'int32' })), 'tensor([1, 2], dtype=int32)');
+      const logged = [];
+      const log = console.log;
+      console.log = (...a) => logged.push(a.join(' '));
+      try {
+        await t.mul(0.5).print();
+      } finally {
+        console.log = log;
+      }
+      assert.equal(logged[0], `tensor([[0.5000, 1.0000],\n        [1.5000, 2.0000]]${device === 'cpu' ? '' : `, device='${device}'`})`);
+      const big = wt.arange(0, 2000, { device: 'cpu' }).reshape(2, 1000);
+      assert.match(String(big), /\.\.\./);
+      assert.ok(String(big).length < 400, 'summarised like PyTorch');
+    });
+
+    add(`${device}: idioms: a training loop that leaks warns once, with the fix`, async () => {
+      resetLeakWatch();
+      const m = new wt.nn.Linear(4, 2, { seed: 1 });
+      await m.to(device);
+      const opt = new wt.optim.SGD(m.parameters(), { lr: 0.01 });
+      const x = wt.ones([3, 4], on);
+      const warned = [];
+      const warn = console.warn;
+      console.warn = (...a) => warned.push(a.join(' '));
+      const kept = [];
+      try {
+        for (let i = 0; i < 70; i++) {
+          opt.zeroGrad();
+          const loss = m.forward(x).square().mean();
+          loss.backward();
+          opt.step();
+          kept.push(loss); // never disposed: the leak
+        }
+      } finally {
+        console.warn = warn;
+      }
+      assert.equal(warned.length, 1, `warned ${warned.length} times`);
+      assert.match(warned[0], /wt\.tidy/);
+      kept.forEach((t) => t.dispose());
+      x.dispose();
+      opt.dispose();
+      m.dispose();
+    });
+  }
+  return list;
+}
