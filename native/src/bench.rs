@@ -85,6 +85,23 @@ fn cases(
     Ok(out)
 }
 
+/// Refuses `--tf32` where it would change nothing: TF32 is a CUDA matmul mode, so it needs a
+/// CUDA device, named or found.
+pub fn check_tf32(tf32: bool, device: Option<Device>) -> Result<(), String> {
+    if !tf32 {
+        return Ok(());
+    }
+    match device {
+        Some(d) if d.kind() != webtensor::DeviceKind::Cuda => {
+            Err(format!("--tf32 applies to CUDA matmuls only; {d} computes f32 matmuls in f32 (drop --tf32, or pass --device cuda:0)"))
+        }
+        None if !webtensor::is_available(webtensor::DeviceKind::Cuda) => {
+            Err("--tf32 applies to CUDA matmuls only, and no CUDA device is available here (drop --tf32)".into())
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Benchmarks `device`, or every device of the tour.
 pub fn run(device: Option<Device>, quick: bool, runs: usize, json: bool, matmul_sizes: &[usize]) -> Result<(), String> {
     let devices: Vec<Device> = match device {

@@ -26,6 +26,15 @@ fn device(s: &str) -> Result<Device, String> {
     Device::parse(s).map_err(|e| e.to_string())
 }
 
+/// A learning rate: a finite number above 0 (clap's own float parser accepts `nan`, `inf`, and
+/// `1e400` as a 309-digit f64::MAX).
+fn learning_rate(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("must be a finite number above 0, such as 0.01; got '{s}'")),
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Quantise an image to 8 colours with k-means on the best device (falling back to the
@@ -105,8 +114,8 @@ enum Command {
         /// Width of the hidden layer
         #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=65536))]
         hidden: u32,
-        /// Adam's learning rate
-        #[arg(long, default_value_t = 0.01)]
+        /// Adam's learning rate (a finite number above 0)
+        #[arg(long, default_value_t = 0.01, value_parser = learning_rate)]
         lr: f64,
         /// Seed of the weights, the train/test split and the shuffle
         #[arg(long, default_value_t = 0)]
@@ -147,6 +156,10 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Bench { device, quick, runs, json, matmul_sizes, tf32 } => {
+            if let Err(e) = bench::check_tf32(tf32, device) {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
             webtensor::set_allow_tf32(tf32);
             let sizes: Vec<usize> = matmul_sizes.into_iter().map(|n| n as usize).collect();
             bench::run(device, quick, runs as usize, json, &sizes)

@@ -17,6 +17,9 @@ use webtensor::{DType, Device, DeviceKind, LogicalDeviceConfig, Tensor};
 /// Errors of this command: the library's, or a message of its own.
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
+/// A mean cross-entropy past this means the run diverged (a sane one starts near 2.3).
+const DIVERGED: f32 = 1e4;
+
 /// Images held out for testing (a seeded 80/20 split).
 const TEST_ROWS: usize = 360;
 
@@ -100,8 +103,28 @@ fn resolve_devices(o: &Options) -> Result<Vec<Device>, String> {
 
 /// Trains and prints the table (or JSON), then writes the checkpoint.
 pub fn run(o: &Options) -> Result<(), String> {
+    check_writable(&o.checkpoint)?;
     let devices = resolve_devices(o)?;
     train(o, &devices).map_err(|e| e.to_string())
+}
+
+/// Fails before any training when the checkpoint could not be written afterwards: a folder, a
+/// missing or read-only folder. The check leaves no file behind.
+fn check_writable(path: &std::path::Path) -> Result<(), String> {
+    let show = path.display();
+    if path.is_dir() {
+        return Err(format!("--checkpoint {show} is a folder; name a file such as {show}/digits.safetensors"));
+    }
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(|e| format!("cannot write the checkpoint to {show}: {e} (choose another --checkpoint path)"))?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
 }
 
 fn train(o: &Options, devices: &[Device]) -> Res<()> {
@@ -172,6 +195,16 @@ fn train(o: &Options, devices: &[Device]) -> Res<()> {
             Some(s) => s.item_blocking::<f32>()? / n_train as f32,
             None => f32::NAN,
         };
+        // Cross-entropy over 10 classes starts near ln(10) = 2.3; past DIVERGED (or NaN or
+        // infinity) the weights have blown up and nothing later recovers them.
+        if !loss.is_finite() || loss > DIVERGED {
+            return Err(format!(
+                "training diverged: the mean loss of epoch {epoch} is {loss:e} (Adam lr {}); no checkpoint was written. \
+                 Lower --lr (the default is 0.01)",
+                o.lr
+            )
+            .into());
+        }
         let row = Epoch {
             epoch,
             loss,

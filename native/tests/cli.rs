@@ -111,3 +111,47 @@ fn bench_loader_reports_both_loaders() {
     }
     assert!(v["speedup"].as_f64().is_some_and(|x| x > 0.0), "{out}");
 }
+
+/// Runs the binary expecting failure; returns (exit code, stderr).
+fn refused(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_webtensor")).args(args).output().expect("the binary runs");
+    assert!(!out.status.success(), "webtensor {args:?} should have failed:\n{}", String::from_utf8_lossy(&out.stdout));
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Issue 41's CLI nits: numbers and paths are checked before any training, with readable
+/// bounds; a run that diverges exits non-zero and writes no checkpoint; `--tf32` is refused
+/// where it changes nothing.
+#[test]
+fn bad_numbers_paths_divergence_and_tf32_are_refused() {
+    for lr in ["nan", "inf", "-1", "0", "1e400", "x"] {
+        let (_, err) = refused(&["train", "--device", "cpu", &format!("--lr={lr}")]);
+        assert!(err.contains("a finite number above 0") && !err.contains("17976931348623157"), "--lr {lr}: {err}");
+    }
+    let dir = std::env::temp_dir().join(format!("webtensor-cli-nits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let t0 = std::time::Instant::now();
+    let missing = dir.join("no/such/folder/x.safetensors");
+    let (_, err) = refused(&["train", "--device", "cpu", "--checkpoint", missing.to_str().expect("utf-8")]);
+    assert!(err.contains("cannot write the checkpoint"), "{err}");
+    let (_, err) = refused(&["train", "--device", "cpu", "--checkpoint", dir.to_str().expect("utf-8")]);
+    assert!(err.contains("is a folder"), "{err}");
+    assert!(t0.elapsed().as_secs() < 20, "the paths were checked only after training");
+    let ckpt = dir.join("diverged.safetensors");
+    let (code, err) = refused(&[
+        "train",
+        "--device",
+        "cpu",
+        "--epochs",
+        "2",
+        "--lr",
+        "1e9",
+        "--checkpoint",
+        ckpt.to_str().expect("utf-8"),
+    ]);
+    assert!(code != 0 && err.contains("training diverged") && err.contains("--lr"), "{code}: {err}");
+    assert!(!ckpt.exists(), "a diverged run wrote a checkpoint");
+    let (code, err) = refused(&["bench", "--device", "cpu", "--tf32", "--quick"]);
+    assert!(code == 2 && err.contains("--tf32 applies to CUDA matmuls only"), "{code}: {err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
