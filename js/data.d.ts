@@ -27,18 +27,22 @@ export interface Dataset {
 
 export interface DataLoaderOptions {
   /** Samples per batch (default 1). */
-  batchSize?: number;
+  batchSize?: number | undefined;
   /** A new shuffled order each epoch (default false). */
-  shuffle?: boolean;
+  shuffle?: boolean | undefined;
   /** The shuffle's seed: the same seed gives the same batches, in JS and in Rust. */
-  seed?: number;
+  seed?: number | undefined;
   /** Drop the last batch when it is short (default false). */
-  dropLast?: boolean;
+  dropLast?: boolean | undefined;
 }
 
 /** Batches of a dataset, one epoch per iteration (PyTorch's DataLoader). */
-export declare class DataLoader implements Iterable<Tensor[]> {
-  constructor(dataset: Tensor[] | Tensor | TensorDataset | Dataset, options?: DataLoaderOptions);
+/**
+ * Batches of a dataset. Given an array of tensors (`[X, Y]`), each batch is a tuple of the same
+ * tensor types (`for (const [xb, yb] of loader)`).
+ */
+export declare class DataLoader<const B extends readonly Tensor[] = Tensor[]> implements Iterable<B> {
+  constructor(dataset: B | Tensor | TensorDataset | Dataset, options?: DataLoaderOptions);
   readonly dataset: Dataset;
   readonly batchSize: number;
   /** Batches per epoch. */
@@ -47,5 +51,5 @@ export declare class DataLoader implements Iterable<Tensor[]> {
   readonly epoch: number;
   /** The sample order of epoch `epoch` (default: the next one). */
   order(epoch?: number): Uint32Array;
-  [Symbol.iterator](): Iterator<Tensor[]>;
+  [Symbol.iterator](): Iterator<B>;
 }

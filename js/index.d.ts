@@ -424,7 +424,7 @@ export interface URLLike {
 
 export interface InitOptions {
   /** Node: a WebGPU implementation, e.g. `create([])` from the `webgpu` package. */
-  gpu?: unknown;
+  gpu?: unknown | undefined;
   /** Node: WebGPU globals to install where missing (defaults to the `webgpu` package's). */
   globals?: Record<string, unknown> | undefined;
   /** Where the .wasm lives (a URL, a path, or its bytes), when not next to the package. */
@@ -534,6 +534,6 @@ export declare function saveSafetensorsFile(
   options?: { metadata?: Record<string, string> },
 ): Promise<void>;
 /** Reads a `.safetensors` file into name -> Tensor (Node only; in a browser it rejects). */
-export declare function loadSafetensorsFile(path: string, options?: { device?: DeviceLike }): Promise<Record<string, Tensor>>;
+export declare function loadSafetensorsFile(path: string, options?: { device?: DeviceLike | undefined }): Promise<Record<string, Tensor>>;
 /** Data parallel training across devices (PyTorch's DDP, TensorFlow's MirroredStrategy, in one process). */
 export * as parallel from './parallel.js';

@@ -1,6 +1,9 @@
 // Types of wt.nn (js/nn.js): modules, layers, loss modules and wt.nn.functional.
 import type { DeviceLike, SoftplusOptions, Tensor } from './index.js';
 
+/** A learnable parameter: a floating-point tensor (its `data()` is a Float32Array, `item()` a number). */
+export type Param = Tensor<'float32' | 'float16'>;
+
 /** Keys to Tensors, as `stateDict()` returns and `loadStateDict` accepts. */
 export type StateDict = Record<string, Tensor> | Map<string, Tensor>;
 
@@ -31,13 +34,13 @@ export declare class Module {
   /** The submodule at a dotted path (`'net.0'`; `''` is this module). */
   getSubmodule(target: string): Module;
   /** The parameter at a dotted path (`'fc.weight'`); null when registered as absent. */
-  getParameter(target: string): Tensor | null;
+  getParameter(target: string): Param | null;
   /** The buffer at a dotted path (`'bn.running_mean'`); null when registered as absent. */
   getBuffer(target: string): Tensor | null;
   /** The forward pass (subclasses implement it). */
   forward(...args: any[]): any;
-  namedParameters(): [string, Tensor][];
-  parameters(): Tensor[];
+  namedParameters(): [string, Param][];
+  parameters(): Param[];
   namedBuffers(): [string, Tensor][];
   buffers(): Tensor[];
   namedChildren(): [string, Module][];
@@ -57,7 +60,7 @@ export declare class Module {
   /** Parameters and buffers by PyTorch's keys, as new detached handles (dispose them). */
   stateDict(): Record<string, Tensor>;
   /** Loads a state dict (strict by default), converting dtypes and moving to each slot's device. */
-  loadStateDict(dict: StateDict, options?: { strict?: boolean }): Promise<{ missingKeys: string[]; unexpectedKeys: string[] }>;
+  loadStateDict(dict: StateDict, options?: { strict?: boolean | undefined }): Promise<{ missingKeys: string[]; unexpectedKeys: string[] }>;
   /** Frees every parameter and buffer. */
   dispose(): void;
   [Symbol.dispose](): void;
@@ -65,7 +68,7 @@ export declare class Module {
   extraRepr(): string;
 }
 
-export interface LinearOptions { bias?: boolean; seed?: number; device?: DeviceLike }
+export interface LinearOptions { bias?: boolean | undefined; seed?: number | undefined; device?: DeviceLike | undefined }
 /** `y = x W^T + b`; `weight` is `[outFeatures, inFeatures]`. */
 export declare class Linear extends Module {
   constructor(inFeatures: number, outFeatures: number, options?: LinearOptions);
@@ -76,7 +79,7 @@ export declare class Linear extends Module {
   forward(x: Tensor): Tensor;
 }
 
-export interface EmbeddingOptions { paddingIdx?: number | null; seed?: number; device?: DeviceLike }
+export interface EmbeddingOptions { paddingIdx?: number | null | undefined; seed?: number | undefined; device?: DeviceLike | undefined }
 /** A table of learned vectors looked up by int32 index. */
 export declare class Embedding extends Module {
   constructor(numEmbeddings: number, embeddingDim: number, options?: EmbeddingOptions);
@@ -85,7 +88,7 @@ export declare class Embedding extends Module {
   forward(input: Tensor): Tensor;
 }
 
-export interface LayerNormOptions { eps?: number; elementwiseAffine?: boolean; bias?: boolean; device?: DeviceLike }
+export interface LayerNormOptions { eps?: number | undefined; elementwiseAffine?: boolean | undefined; bias?: boolean | undefined; device?: DeviceLike | undefined }
 /** Normalises over the trailing `normalizedShape` dims. */
 export declare class LayerNorm extends Module {
   constructor(normalizedShape: number | readonly number[], options?: LayerNormOptions);
@@ -94,7 +97,7 @@ export declare class LayerNorm extends Module {
   forward(x: Tensor): Tensor;
 }
 
-export interface GroupNormOptions { eps?: number; affine?: boolean; device?: DeviceLike }
+export interface GroupNormOptions { eps?: number | undefined; affine?: boolean | undefined; device?: DeviceLike | undefined }
 /** Normalises `[N, C, *]` input over groups of channels. */
 export declare class GroupNorm extends Module {
   constructor(numGroups: number, numChannels: number, options?: GroupNormOptions);
@@ -104,12 +107,12 @@ export declare class GroupNorm extends Module {
 }
 
 export interface BatchNormOptions {
-  eps?: number;
+  eps?: number | undefined;
   /** Weight of each batch in the running statistics (default 0.1); `null` for a cumulative average. */
-  momentum?: number | null;
-  affine?: boolean;
-  trackRunningStats?: boolean;
-  device?: DeviceLike;
+  momentum?: number | null | undefined;
+  affine?: boolean | undefined;
+  trackRunningStats?: boolean | undefined;
+  device?: DeviceLike | undefined;
 }
 /** What BatchNorm1d and BatchNorm2d share (not exported at run time). */
 declare class BatchNormBase extends Module {
@@ -131,7 +134,7 @@ export declare class BatchNorm2d extends BatchNormBase {
 
 /** Zeroes elements with probability `p` while training; seeded masks are reproducible. */
 export declare class Dropout extends Module {
-  constructor(p?: number, options?: { seed?: number });
+  constructor(p?: number, options?: { seed?: number | undefined });
   readonly p: number;
   forward(x: Tensor): Tensor;
 }
@@ -159,20 +162,20 @@ export declare class Tanh extends Module { forward(x: Tensor): Tensor }
 export declare class Sigmoid extends Module { forward(x: Tensor): Tensor }
 /** `x` where positive, `weight * x` elsewhere, with `numParameters` learned slopes (1, or one per channel), each starting at `init` (PyTorch's `nn.PReLU`; defaults 1 and 0.25). */
 export declare class PReLU extends Module {
-  constructor(numParameters?: number, opts?: { init?: number; device?: DeviceLike });
+  constructor(numParameters?: number, opts?: { init?: number | undefined; device?: DeviceLike | undefined });
   readonly numParameters: number;
   forward(x: Tensor): Tensor;
 }
 
 /** One size for every spatial dim, or one per dim (PyTorch's "int or tuple"). */
 export type Size = number | readonly number[];
-export interface ConvOptions { stride?: Size; padding?: Size | 'same' | 'valid'; dilation?: Size; groups?: number }
-export interface ConvTransposeOptions { stride?: Size; padding?: Size; outputPadding?: Size; groups?: number; dilation?: Size }
-export interface MaxPoolOptions { stride?: Size; padding?: Size; dilation?: Size; ceilMode?: boolean }
-export interface AvgPoolOptions { stride?: Size; padding?: Size; ceilMode?: boolean; countIncludePad?: boolean; divisorOverride?: number | null }
-export interface InterpolateOptions { size?: Size; scaleFactor?: number | readonly number[]; mode?: 'nearest' | 'linear' | 'bilinear'; alignCorners?: boolean }
-export interface AttentionOptions { attnMask?: Tensor | null; dropoutP?: number; isCausal?: boolean; scale?: number | null; seed?: number | null }
-export interface ConvLayerOptions extends ConvOptions { bias?: boolean; seed?: number; device?: DeviceLike }
+export interface ConvOptions { stride?: Size | undefined; padding?: Size | 'same' | 'valid' | undefined; dilation?: Size | undefined; groups?: number | undefined }
+export interface ConvTransposeOptions { stride?: Size | undefined; padding?: Size | undefined; outputPadding?: Size | undefined; groups?: number | undefined; dilation?: Size | undefined }
+export interface MaxPoolOptions { stride?: Size | undefined; padding?: Size | undefined; dilation?: Size | undefined; ceilMode?: boolean | undefined }
+export interface AvgPoolOptions { stride?: Size | undefined; padding?: Size | undefined; ceilMode?: boolean | undefined; countIncludePad?: boolean | undefined; divisorOverride?: number | null | undefined }
+export interface InterpolateOptions { size?: Size | undefined; scaleFactor?: number | readonly number[] | undefined; mode?: 'nearest' | 'linear' | 'bilinear' | undefined; alignCorners?: boolean | undefined }
+export interface AttentionOptions { attnMask?: Tensor | null | undefined; dropoutP?: number | undefined; isCausal?: boolean | undefined; scale?: number | null | undefined; seed?: number | null | undefined }
+export interface ConvLayerOptions extends ConvOptions { bias?: boolean | undefined; seed?: number | undefined; device?: DeviceLike | undefined }
 
 /** 1-D convolution layer (PyTorch's `nn.Conv1d`): `weight` `[out, in / groups, k]`, `bias` `[out]`. */
 export declare class Conv1d extends Module {
@@ -198,12 +201,12 @@ export declare class AdaptiveAvgPool2d extends Module {
 }
 
 export type Reduction = 'mean' | 'sum' | 'none';
-export interface LossOptions { reduction?: Reduction }
+export interface LossOptions { reduction?: Reduction | undefined }
 export interface ClassLossOptions extends LossOptions {
   /** Targets equal to it count for nothing (no default, unlike PyTorch's -100). */
-  ignoreIndex?: number | null;
+  ignoreIndex?: number | null | undefined;
 }
-export interface CrossEntropyOptions extends ClassLossOptions { labelSmoothing?: number }
+export interface CrossEntropyOptions extends ClassLossOptions { labelSmoothing?: number | undefined }
 
 /** What the loss modules share (not exported at run time): options at construction, `forward(input, target)`. */
 declare class LossModule<O> extends Module {
@@ -219,22 +222,32 @@ export declare class BCEWithLogitsLoss extends LossModule<LossOptions> {}
 /** PyTorch's torch.nn.functional. */
 export declare namespace functional {
   function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor;
-  function embedding(input: Tensor, weight: Tensor, options?: { paddingIdx?: number | null }): Tensor;
-  function layerNorm(input: Tensor, normalizedShape: number | readonly number[], options?: { weight?: Tensor | null; bias?: Tensor | null; eps?: number }): Tensor;
-  function groupNorm(input: Tensor, numGroups: number, options?: { weight?: Tensor | null; bias?: Tensor | null; eps?: number }): Tensor;
+  function embedding(input: Tensor, weight: Tensor, options?: { paddingIdx?: number | null | undefined }): Tensor;
+  function layerNorm(input: Tensor, normalizedShape: number | readonly number[], options?: { weight?: Tensor | null | undefined; bias?: Tensor | null | undefined; eps?: number | undefined }): Tensor;
+  function groupNorm(input: Tensor, numGroups: number, options?: { weight?: Tensor | null | undefined; bias?: Tensor | null | undefined; eps?: number | undefined }): Tensor;
   /** With `training`, normalises by batch statistics and updates `runningMean`/`runningVar` in place. */
   function batchNorm(
     input: Tensor,
     runningMean?: Tensor | null,
     runningVar?: Tensor | null,
-    options?: { weight?: Tensor | null; bias?: Tensor | null; training?: boolean; momentum?: number; eps?: number },
+    options?: { weight?: Tensor | null | undefined; bias?: Tensor | null | undefined; training?: boolean | undefined; momentum?: number | undefined; eps?: number | undefined },
   ): Tensor;
-  function dropout(input: Tensor, options?: { p?: number; training?: boolean; seed?: number | null }): Tensor;
-  function crossEntropy(input: Tensor, target: Tensor, options?: CrossEntropyOptions): Tensor;
-  function nllLoss(input: Tensor, target: Tensor, options?: ClassLossOptions): Tensor;
-  function mseLoss(input: Tensor, target: Tensor, options?: LossOptions): Tensor;
-  function l1Loss(input: Tensor, target: Tensor, options?: LossOptions): Tensor;
-  function binaryCrossEntropyWithLogits(input: Tensor, target: Tensor, options?: LossOptions): Tensor;
+  function dropout(input: Tensor, options?: { p?: number | undefined; training?: boolean | undefined; seed?: number | null | undefined }): Tensor;
+  function crossEntropy(input: Tensor<'float16'>, target: Tensor, options?: CrossEntropyOptions): Tensor<'float16'>;
+  /** A floating-point loss (float32 unless the input is float16), so `await loss.item()` is a number. */
+  function crossEntropy(input: Tensor, target: Tensor, options?: CrossEntropyOptions): Tensor<'float32'>;
+  function nllLoss(input: Tensor<'float16'>, target: Tensor, options?: ClassLossOptions): Tensor<'float16'>;
+  /** A floating-point loss (float32 unless the input is float16), so `await loss.item()` is a number. */
+  function nllLoss(input: Tensor, target: Tensor, options?: ClassLossOptions): Tensor<'float32'>;
+  function mseLoss(input: Tensor<'float16'>, target: Tensor, options?: LossOptions): Tensor<'float16'>;
+  /** A floating-point loss (float32 unless the input is float16), so `await loss.item()` is a number. */
+  function mseLoss(input: Tensor, target: Tensor, options?: LossOptions): Tensor<'float32'>;
+  function l1Loss(input: Tensor<'float16'>, target: Tensor, options?: LossOptions): Tensor<'float16'>;
+  /** A floating-point loss (float32 unless the input is float16), so `await loss.item()` is a number. */
+  function l1Loss(input: Tensor, target: Tensor, options?: LossOptions): Tensor<'float32'>;
+  function binaryCrossEntropyWithLogits(input: Tensor<'float16'>, target: Tensor, options?: LossOptions): Tensor<'float16'>;
+  /** A floating-point loss (float32 unless the input is float16), so `await loss.item()` is a number. */
+  function binaryCrossEntropyWithLogits(input: Tensor, target: Tensor, options?: LossOptions): Tensor<'float32'>;
   function relu(input: Tensor): Tensor;
   function gelu(input: Tensor): Tensor;
   function silu(input: Tensor): Tensor;
@@ -253,10 +266,10 @@ export declare namespace functional {
   function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvOptions): Tensor;
   function convTranspose1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTransposeOptions): Tensor;
   function convTranspose2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTransposeOptions): Tensor;
-  function maxPool1d(input: Tensor, kernelSize: Size, options?: MaxPoolOptions & { returnIndices?: false }): Tensor;
+  function maxPool1d(input: Tensor, kernelSize: Size, options?: MaxPoolOptions & { returnIndices?: false | undefined }): Tensor;
   function maxPool1d(input: Tensor, kernelSize: Size, options: MaxPoolOptions & { returnIndices: true }): [Tensor, Tensor<'int32'>];
   /** With `returnIndices`, `[values, indices]`: int32 flat indices `h * W + w` in each input plane. */
-  function maxPool2d(input: Tensor, kernelSize: Size, options?: MaxPoolOptions & { returnIndices?: false }): Tensor;
+  function maxPool2d(input: Tensor, kernelSize: Size, options?: MaxPoolOptions & { returnIndices?: false | undefined }): Tensor;
   function maxPool2d(input: Tensor, kernelSize: Size, options: MaxPoolOptions & { returnIndices: true }): [Tensor, Tensor<'int32'>];
   function avgPool1d(input: Tensor, kernelSize: Size, options?: AvgPoolOptions): Tensor;
   function avgPool2d(input: Tensor, kernelSize: Size, options?: AvgPoolOptions): Tensor;
@@ -273,6 +286,6 @@ export declare namespace functional {
 /** The bytes of a `.safetensors` file holding `dict` (PyTorch's `safetensors.torch.save_file` bytes for it). */
 export declare function saveSafetensors(dict: StateDict, options?: { metadata?: Record<string, string> }): Promise<Uint8Array>;
 /** The tensors of a `.safetensors` file (bf16/f64 become float32, int64/uint64/int16/uint16 int32, range-checked; uint8 and int8 stay). */
-export declare function loadSafetensors(bytes: Uint8Array | ArrayBuffer | ArrayBufferView, options?: { device?: DeviceLike }): Record<string, Tensor>;
+export declare function loadSafetensors(bytes: Uint8Array | ArrayBuffer | ArrayBufferView, options?: { device?: DeviceLike | undefined }): Record<string, Tensor>;
 /** The `__metadata__` strings of a `.safetensors` file. */
 export declare function safetensorsMetadata(bytes: Uint8Array | ArrayBuffer | ArrayBufferView): Record<string, string>;

@@ -17,13 +17,13 @@ export declare class Optimizer {
   [Symbol.dispose](): void;
 }
 
-export interface SGDOptions { lr?: number; momentum?: number; dampening?: number; weightDecay?: number; nesterov?: boolean; fused?: boolean }
+export interface SGDOptions { lr?: number | undefined; momentum?: number | undefined; dampening?: number | undefined; weightDecay?: number | undefined; nesterov?: boolean | undefined; fused?: boolean | undefined }
 /** SGD with momentum, dampening, Nesterov and L2 weight decay. */
 export declare class SGD extends Optimizer {
   constructor(params: Iterable<Tensor>, options?: SGDOptions);
 }
 
-export interface AdamOptions { lr?: number; betas?: readonly [number, number]; eps?: number; weightDecay?: number; fused?: boolean }
+export interface AdamOptions { lr?: number | undefined; betas?: readonly [number, number]; eps?: number | undefined; weightDecay?: number | undefined; fused?: boolean | undefined }
 /** Adam with PyTorch's defaults. */
 export declare class Adam extends Optimizer {
   constructor(params: Iterable<Tensor>, options?: AdamOptions);

@@ -1,5 +1,5 @@
 // Types of wt.parallel (js/parallel.js).
-import type { Tensor } from './index.js';
+import type { DeviceLike, Tensor } from './index.js';
 import type { Module } from './nn.js';
 import type { Optimizer } from './optim.js';
 
@@ -13,7 +13,8 @@ export declare function splitSizes(n: number, parts: number): number[];
 export declare class DataParallel<M extends Module = Module> {
   private constructor();
   /** Builds one replica per device and copies the first replica's state into the others. */
-  static create<M extends Module>(devices: string[], build: (device: string) => M | Promise<M>): Promise<DataParallel<M>>;
+  /** `devices` in any spelling (`'webgpu:0'`, `'/GPU:0'`, an index, a DeviceInfo); `build` gets each one's canonical name. */
+  static create<M extends Module>(devices: DeviceLike[], build: (device: string) => M | Promise<M>): Promise<DataParallel<M>>;
   /** The devices, one per replica. */
   readonly devices: string[];
   /** The replicas, one per device. */

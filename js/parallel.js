@@ -5,6 +5,8 @@
 // global batch's, gradients all-reduced on the first device and copied back, buffers broadcast
 // from the first replica, one optimizer per replica stepped together.
 import * as check from './check.js';
+import { cat } from './create.js';
+import { core } from './internal.js';
 import { Tensor } from './tensor.js';
 import { Module } from './module.js';
 
@@ -28,6 +30,8 @@ function disposeAll(list, keep = []) {
 export class DataParallel {
   #replicas;
   #devices;
+  // Loss functions found to be means over the batch (see #checkMean).
+  #means = new WeakSet();
 
   /** @internal Use `DataParallel.create`. */
   constructor(replicas, devices) {
@@ -44,9 +48,11 @@ export class DataParallel {
     if (!Array.isArray(devices) || devices.length === 0) {
       check.fail(TypeError, fn, 'devices', devices, "a non-empty array of devices (e.g. ['webgpu:0', 'webgpu:1'])");
     }
-    const names = devices.map((d, i) => check.device(fn, d, `devices[${i}]`));
+    // Every spelling (TensorFlow's '/GPU:0', an index, a DeviceInfo, 'webgpu') by the name
+    // tensors on it report, so that the checks below compare like with like.
+    const names = devices.map((d, i) => core().canonicalDevice(check.device(fn, d, `devices[${i}]`)));
     names.forEach((d, i) => {
-      if (names.indexOf(d) !== i) throw new RangeError(`${fn}: ${d} is listed twice; give each device once`);
+      if (names.indexOf(d) !== i) throw new RangeError(`${fn}: devices[${i}] (${JSON.stringify(devices[i])}) is ${d}, which is listed twice; give each device once`);
     });
     if (typeof build !== 'function') check.fail(TypeError, fn, 'build', build, 'a function (device) => Module');
     const replicas = [];
@@ -55,18 +61,11 @@ export class DataParallel {
         const m = await build(d);
         if (!(m instanceof Module)) check.fail(TypeError, fn, `build('${d}')`, m, 'a wt.nn.Module');
         replicas.push(m);
-        // The parameters name the device canonically ('webgpu' is 'webgpu:0' there).
-        const params = m.parameters();
-        const home = params.length ? params[0].device : d;
-        const off = params.find((p) => p.device !== home);
-        if (off || (home !== d && !home.startsWith(`${d}:`))) {
-          throw new RangeError(`${fn}: build('${d}') returned a module with a parameter on ${(off ?? params[0]).device}; create it on ${d}`);
+        const off = m.parameters().find((p) => p.device !== d);
+        if (off) {
+          throw new RangeError(`${fn}: build('${d}') returned a module with a parameter on ${off.device}; build(device) must create the module on the device it is given (${d})`);
         }
-        names[replicas.length - 1] = home;
       }
-      names.forEach((d, i) => {
-        if (names.indexOf(d) !== i) throw new RangeError(`${fn}: ${d} is listed twice; give each device once`);
-      });
       const dp = new DataParallel(replicas, names);
       await dp.syncReplicas();
       return dp;
@@ -122,6 +121,34 @@ export class DataParallel {
     return total;
   }
 
+  /**
+   * Refuses a loss that is not a mean over its batch (a sum, say): each shard's loss is weighted
+   * by its share of the global batch, which gives the global batch's loss only for a mean. A
+   * mean over the shard given twice is the same; a sum doubles. Checked once per loss function.
+   */
+  async #checkMean(fn, lossFn, out, y) {
+    if (this.#means.has(lossFn)) return;
+    const temps = [];
+    try {
+      const o = out.detach();
+      temps.push(o);
+      const once = lossFn(o, y);
+      if (once instanceof Tensor) temps.push(once);
+      if (!(once instanceof Tensor) || once.numel() !== 1 || !once.dtype.startsWith('float')) return; // reported below
+      const [o2, y2] = [cat([o, o]), cat([y, y])];
+      temps.push(o2, y2);
+      const twice = lossFn(o2, y2);
+      temps.push(twice);
+      const [a, b] = [await once.item(), await twice.item()];
+      if (!(Math.abs(b - a) <= 1e-4 * Math.max(1, Math.abs(a))) && !(Number.isNaN(a) && Number.isNaN(b))) {
+        throw new TypeError(`${fn}: lossFn is not a mean over the batch (its shard gives ${a}, the shard given twice ${b}); DataParallel weights each shard's loss by its share of the global batch, which is right only for a mean: use reduction 'mean' (the losses' default)`);
+      }
+      this.#means.add(lossFn);
+    } finally {
+      disposeAll(temps);
+    }
+  }
+
   /** forwardBackward on parameters without gradients: backward per shard, all-reduce, loss. */
   async #fresh(fn, input, target, n, lossFn) {
     const home = this.#devices[0];
@@ -144,6 +171,7 @@ export class DataParallel {
           temps.push(x, y);
           const out = this.#replicas[i].forward(x);
           temps.push(out);
+          await this.#checkMean(fn, lossFn, out, y);
           const loss = lossFn(out, y);
           if (loss instanceof Tensor) temps.push(loss);
           if (!(loss instanceof Tensor) || loss.numel() !== 1 || !loss.dtype.startsWith('float')) {

@@ -71,6 +71,18 @@ export function parallelCases(wt, devices) {
     await assert.rejects(DataParallel.create([], build(wt)), /non-empty array of devices/);
     await assert.rejects(DataParallel.create(['cpu', 'cpu'], build(wt)), /listed twice/);
     await assert.rejects(DataParallel.create(['cpu'], () => 42), /must be a wt.nn.Module/);
+    // Every device spelling names the same device (TensorFlow's, an index, a DeviceInfo).
+    await assert.rejects(DataParallel.create(['cpu', '/CPU:0'], build(wt)), /devices\[1\] \("\/CPU:0"\) is cpu, which is listed twice/);
+    for (const spelling of ['/CPU:0', '/device:CPU:0', wt.devices().find((d) => d.name === 'cpu')]) {
+      const one = await DataParallel.create([spelling], build(wt));
+      assert.deepEqual(one.devices, ['cpu']);
+      one.dispose();
+    }
+    if (devices.length > 1) {
+      const two = await DataParallel.create(['/GPU:0', '/CPU:0'], build(wt));
+      assert.deepEqual(two.devices, ['webgpu:0', 'cpu']);
+      two.dispose();
+    }
     const before = wt.memory().numTensors;
     const dp = await DataParallel.create(['cpu'], build(wt));
     const x = wt.randn([8, 6], { seed: 1 });
@@ -81,6 +93,8 @@ export function parallelCases(wt, devices) {
     short.dispose();
     await assert.rejects(dp.forwardBackward(x, y, (o) => o.sum(1)), /must return one floating-point value/);
     await assert.rejects(dp.forwardBackward(x, y, 'mse'), TypeError);
+    // A sum over the batch would be weighted as a mean: refused, by name.
+    await assert.rejects(dp.forwardBackward(x, y, (o, t) => wt.nn.functional.crossEntropy(o, t, { reduction: 'sum' })), /lossFn is not a mean over the batch.*reduction 'mean'/);
     const loss = await dp.forwardBackward(x, y, lossFn);
     assert.ok(Number.isFinite(await loss.item()), 'the model still trains after the refusals');
     for (const t of [loss, x, y]) t.dispose();

@@ -216,4 +216,23 @@ export async function check(): Promise<void> {
   void [printed, tied, frozen, String(col)];
   // @ts-expect-error sizes given as several arguments are numbers
   wt.zeros(2, '3');
+  // Issue 41's types: a loss's item() is a number, parameters are floating point (their data a
+  // Float32Array), options accept an explicit undefined, loader batches are typed tuples.
+  {
+    const net = new wt.nn.Linear(2, 2, { bias: undefined, seed: undefined });
+    const logits = net.forward(wt.ones([1, 2]));
+    const ce = F.crossEntropy(logits, wt.tensor([1], { dtype: 'int32' }), { reduction: undefined });
+    const fixed: string = (await ce.item()).toFixed(4);
+    const grads: (Float32Array | undefined)[] = await Promise.all(net.parameters().map((p) => p.grad?.data()));
+    const opt = new wt.optim.Adam(net.parameters(), { lr: undefined, weightDecay: undefined });
+    const labels = wt.tensor([0, 1], { dtype: 'int32' });
+    const feats = wt.ones([2, 2]);
+    for (const [xb, yb] of new wt.data.DataLoader([feats, labels], { batchSize: 1, shuffle: undefined })) {
+      const xs: wt.Tensor<'float32'> = xb;
+      const ys: wt.Tensor<'int32'> = yb;
+      void [xs, ys];
+    }
+    const dp = wt.parallel.DataParallel.create(['/GPU:0', 0, 'cpu'], (d: string) => new wt.nn.Linear(2, 2, { device: d }));
+    void [fixed, grads, opt, dp];
+  }
 }

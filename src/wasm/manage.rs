@@ -195,3 +195,11 @@ impl RawEvent {
         super::promise(async move { a.elapsed_ms(&b).await.map(JsValue::from).map_err(js_err) })
     }
 }
+
+/// The canonical name of a device spelling (`'/GPU:0'`, `'gpu:0'`, `'webgpu'` -> `'webgpu:0'`),
+/// as tensors on it report their device; soft placement applies as it does to creation.
+#[wasm_bindgen(js_name = canonicalDevice)]
+pub fn canonical_device(name: JsValue) -> Result<String, JsValue> {
+    let d = device("canonicalDevice", &name)?;
+    Ok(crate::device::placement::resolve("canonicalDevice", d).map_err(js_err)?.to_string())
+}
