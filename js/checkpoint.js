@@ -5,7 +5,7 @@
 import * as check from './check.js';
 import { core } from './internal.js';
 import { ownRaws } from './nnargs.js';
-import { Tensor } from './tensor.js';
+import { consumeHandOff, markHandOff, Tensor } from './tensor.js';
 
 function bytesOf(fn, v) {
   if (v instanceof Uint8Array) return v;
@@ -31,11 +31,24 @@ function entriesOf(fn, dict) {
  * The bytes of a `.safetensors` file holding `dict` (a stateDict(), or any object or Map of
  * name to Tensor, on any devices), with optional string `metadata`. A dict with at most one
  * metadata key always gives the same bytes, the ones PyTorch's `safetensors.torch.save_file`
- * writes for it (the format's library orders several metadata keys by a hash).
+ * writes for it (the format's library orders several metadata keys by a hash). The tensors of
+ * a dict made by `stateDict()` are freed once saved (`saveSafetensors(model.stateDict())`
+ * leaves no copy behind); other tensors are untouched.
  */
 export async function saveSafetensors(dict, opts) {
   check.arity('saveSafetensors', arguments.length, 2);
-  const fn = 'saveSafetensors';
+  const bytes = await encodeSafetensors('saveSafetensors', dict, opts);
+  consumeDict('saveSafetensors', dict);
+  return bytes;
+}
+
+/** @internal Frees the one-hand-off tensors of `dict` (see markHandOff) that `fn` has used. */
+export function consumeDict(fn, dict) {
+  for (const [, t] of dict instanceof Map ? dict : Object.entries(dict)) consumeHandOff(fn, t);
+}
+
+/** @internal saveSafetensors' bytes without freeing anything (the file form frees after writing). */
+export async function encodeSafetensors(fn, dict, opts) {
   const o = check.options(fn, opts, ['metadata']);
   const entries = entriesOf(fn, dict);
   const meta = o.metadata === undefined ? [] : Object.entries(o.metadata);
@@ -50,14 +63,14 @@ export async function saveSafetensors(dict, opts) {
  * The tensors of a `.safetensors` file as an object of name to Tensor, created on `device` (the
  * default device otherwise). Dtypes webtensor does not store convert: bf16 and f64 to float32,
  * int64 and the narrower integers to int32 (an int64 outside int32's range is an error).
- * Pass the result to `model.loadStateDict`.
+ * Pass the result to `model.loadStateDict`, which frees these tensors once it has loaded them.
  */
 export function loadSafetensors(bytes, opts) {
   check.arity('loadSafetensors', arguments.length, 2);
   const fn = 'loadSafetensors';
   const o = check.options(fn, opts, ['device']);
   const pairs = core().nnLoadSafetensors(bytesOf(fn, bytes), check.optDevice(fn, o.device));
-  return Object.fromEntries(pairs.map(([k, raw]) => [k, new Tensor(raw)]));
+  return Object.fromEntries(pairs.map(([k, raw]) => [k, markHandOff(new Tensor(raw))]));
 }
 
 /** The `__metadata__` strings of a `.safetensors` file (an empty object when it has none). */

@@ -7,7 +7,7 @@
 // optimizer, a variable) follow.
 import * as check from './check.js';
 import { core } from './internal.js';
-import { assignRaw, rawOf, setPending, Tensor, untrack } from './tensor.js';
+import { assignRaw, consumeHandOff, markHandOff, rawOf, setPending, Tensor, untrack } from './tensor.js';
 
 const KINDS = ['parameter', 'buffer', 'module'];
 
@@ -276,12 +276,13 @@ export class Module {
   /**
    * Parameters and buffers by PyTorch's keys (`0.weight`, `bn.running_mean`): this module's
    * parameters, then its buffers, then each submodule's, as a plain object of new, detached
-   * Tensor handles (dispose them, or take them inside wt.tidy).
+   * Tensor handles. Handing the dict to `saveSafetensors(File)` or another module's
+   * `loadStateDict` frees them once used; otherwise dispose them (or take them in wt.tidy).
    */
   stateDict() {
     const entries = this.#stateEntries();
     const raws = entries.map(([k, t]) => rawOf('stateDict', k, t));
-    return Object.fromEntries(entries.map(([k], i) => [k, new Tensor(raws[i].detach())]));
+    return Object.fromEntries(entries.map(([k], i) => [k, markHandOff(new Tensor(raws[i].detach()))]));
   }
 
   #stateEntries(prefix = '') {
@@ -297,7 +298,8 @@ export class Module {
    * Loads a state dict (a plain object or a Map of key to Tensor): each value is converted to
    * the dtype of the slot it fills and moved to its device. Strict by default, as PyTorch's:
    * every key must exist with the same shape and none may be missing. With `{ strict: false }`
-   * unmatched keys are skipped. All or nothing: on an error nothing changed. Resolves to
+   * unmatched keys are skipped. All or nothing: on an error nothing changed. The tensors of a
+   * dict made by `stateDict()` or `loadSafetensors(File)` are freed once loaded. Resolves to
    * `{ missingKeys, unexpectedKeys }`.
    */
   async loadStateDict(dict, opts) {
@@ -330,6 +332,8 @@ export class Module {
       todo.forEach(([, now]) => setPending(now, null));
     }
     todo.forEach(([, now], i) => assignRaw(now, values[i]));
+    // A dict made for one hand-off (stateDict(), loadSafetensors()) is freed now it is loaded.
+    for (const [, v] of given) consumeHandOff(fn, v);
     return { missingKeys, unexpectedKeys };
   }
 

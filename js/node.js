@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { bind, bound } from './internal.js';
 import { initOptions, once } from './init.js';
-import { loadSafetensors, saveSafetensors } from './checkpoint.js';
+import { consumeDict, encodeSafetensors, loadSafetensors } from './checkpoint.js';
 import * as check from './check.js';
 import * as wasm from '../pkg/webtensor.js';
 
@@ -15,12 +15,16 @@ export * from './core.js';
 
 /**
  * Writes a state dict to a `.safetensors` file (safetensors' `save_file`): the bytes of
- * `nn.saveSafetensors(dict, opts)`, which PyTorch's `safetensors.torch.load_file` reads. Node
+ * `nn.saveSafetensors(dict, opts)`, which PyTorch's `safetensors.torch.load_file` reads; the
+ * tensors of a `stateDict()` are freed once written. Node
  * only; in a browser, save the bytes of `nn.saveSafetensors` (a download, IndexedDB).
  */
 export async function saveSafetensorsFile(dict, path, opts) {
+  check.arity('saveSafetensorsFile', arguments.length, 3);
   if (typeof path !== 'string' && !(path instanceof URL)) check.fail(TypeError, 'saveSafetensorsFile', 'path', path, 'a file path (string or URL)');
-  await writeFile(path, await saveSafetensors(dict, opts));
+  await writeFile(path, await encodeSafetensors('saveSafetensorsFile', dict, opts));
+  // Only once written: a failed write leaves the dict as it was.
+  consumeDict('saveSafetensorsFile', dict);
 }
 
 /**
@@ -28,6 +32,7 @@ export async function saveSafetensorsFile(dict, path, opts) {
  * (`nn.loadSafetensors` of its bytes; `{ device }` as there). Node only.
  */
 export async function loadSafetensorsFile(path, opts) {
+  check.arity('loadSafetensorsFile', arguments.length, 2);
   if (typeof path !== 'string' && !(path instanceof URL)) check.fail(TypeError, 'loadSafetensorsFile', 'path', path, 'a file path (string or URL)');
   return loadSafetensors(await readFile(path), opts);
 }

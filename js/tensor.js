@@ -43,10 +43,38 @@ function refusePending(fn, what, t) {
   }
 }
 
+// Tensors of dicts made for one hand-off (stateDict(), loadSafetensors()): the checkpoint
+// helpers and loadStateDict free them once they have used them, so that
+// `saveSafetensorsFile(model.stateDict(), path)` and
+// `model.loadStateDict(await loadSafetensorsFile(path))` leave no copy of the model behind.
+const handOff = new WeakSet();
+const consumedBy = new WeakMap();
+
+/** @internal Marks `t` as part of a one-hand-off dict; returns it. */
+export function markHandOff(t) {
+  handOff.add(t);
+  return t;
+}
+
+/** @internal Frees `t` if it is part of a one-hand-off dict that `fn` has now used. */
+export function consumeHandOff(fn, t) {
+  if (t instanceof Tensor && handOff.has(t) && !t.disposed) {
+    consumedBy.set(t, fn);
+    t.dispose();
+  }
+}
+
+/** Why a disposed tensor is gone, for the error that says it can no longer be used. */
+function gone(t) {
+  const by = consumedBy.get(t);
+  if (by === undefined) return 'was disposed';
+  return `was freed by ${by}, which frees the tensors of a dict made by stateDict() or loadSafetensors() once it has used them; make a new dict (call stateDict() again, or load the file again) to use it twice`;
+}
+
 /** `t` as a live raw tensor, or a clear error naming the function and argument. */
 export function rawOf(fn, arg, t) {
   if (!(t instanceof Tensor)) check.fail(TypeError, fn, arg, t, 'a Tensor');
-  if (t.disposed) throw new Error(`${fn}: ${arg} was disposed; it can no longer be used`);
+  if (t.disposed) throw new Error(`${fn}: ${arg} ${gone(t)}; it can no longer be used`);
   refusePending(fn, arg, t);
   return t.raw;
 }
@@ -86,7 +114,7 @@ export class Tensor {
   }
 
   #live(fn) {
-    if (this.disposed) throw new Error(`${fn}: this tensor was disposed; it can no longer be used`);
+    if (this.disposed) throw new Error(`${fn}: this tensor ${gone(this)}; it can no longer be used`);
     refusePending(fn, 'this tensor', this);
     return this.raw;
   }

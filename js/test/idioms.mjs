@@ -266,6 +266,32 @@ export function idiomCases(wt, devices) {
       opt.dispose();
       m.dispose();
     });
+
+    add(`${device}: idioms: checkpoint round trips leave nothing behind`, async () => {
+      const m = new wt.nn.Linear(8, 4, { seed: 1 });
+      await m.to(device);
+      const other = new wt.nn.Linear(8, 4, { seed: 2 });
+      await other.to(device);
+      const before = wt.memory().numTensors;
+      for (let i = 0; i < 20; i++) {
+        const bytes = await wt.nn.saveSafetensors(m.stateDict());
+        await other.loadStateDict(wt.nn.loadSafetensors(bytes, { device }));
+        await other.loadStateDict(m.stateDict()); // PyTorch's copy of weights between models
+      }
+      assert.equal(wt.memory().numTensors, before, 'no tensor left by 20 saves and loads');
+      close(await other.weight.data(), await m.weight.data(), 0);
+      // A consumed dict says what happened and how to use it twice.
+      const dict = m.stateDict();
+      await wt.nn.saveSafetensors(dict);
+      assert.throws(() => dict.weight.add(1), /freed by saveSafetensors.*call stateDict\(\) again/);
+      // A dict the user made is theirs: saving does not free it.
+      const mine = { w: wt.ones([2], on) };
+      await wt.nn.saveSafetensors(mine);
+      assert.deepEqual(Array.from(await mine.w.data()), [1, 1]);
+      mine.w.dispose();
+      m.dispose();
+      other.dispose();
+    });
   }
   return list;
 }

@@ -33,6 +33,11 @@ test('init: bad options reject, a failure can be retried, WebGPU can be added la
   if (gpu) {
     await wt.init({ gpu });
     assert.ok(wt.devices().some((d) => d.name === 'webgpu:0'), `init({ gpu }) after a CPU-only init adds WebGPU: ${JSON.stringify(wt.devices().map((d) => d.name))}`);
+    // Until it is opened, the GPU is listed (isAvailable('gpu')) and an op on it says what to await.
+    if (wt.bestDevice() === 'cpu') {
+      assert.equal(wt.isAvailable('gpu'), true);
+      assert.throws(() => wt.ones([3], { device: 'gpu' }), /webgpu:0 has not been opened: await open\("webgpu:0"\)/);
+    }
     await wt.open('webgpu:0');
     const x = wt.ones([3], { device: 'webgpu:0' });
     assert.deepEqual(Array.from(await x.add(1).data()), [2, 2, 2]);
