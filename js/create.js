@@ -1,4 +1,5 @@
-// Creation: wt.tensor, full/zeros/ones, arange, rand/randn, the *Like forms, cat and stack.
+// Creation: wt.tensor, full/zeros/ones, arange, rand/randn, the *Like forms, cat and stack;
+// eye, linspace, logspace, randint, randperm and manualSeed.
 import * as check from './check.js';
 import { core } from './internal.js';
 import { Tensor, rawOf } from './tensor.js';
@@ -222,4 +223,72 @@ export function stack(tensors, dim = 0) {
   check.arity('stack', arguments.length, 2);
   const d = check.dim('stack', dim);
   return new Tensor(core().RawTensor.stack(parts('stack', tensors), d));
+}
+
+/** The `n` x `m` identity (`m` defaults to `n`; PyTorch's `eye`), then options. */
+export function eye(n, m, opts) {
+  check.arity('eye', arguments.length, 3);
+  if (m !== undefined && m !== null && typeof m === 'object') [m, opts] = [undefined, m];
+  const fn = 'eye';
+  const o = check.options(fn, opts, CREATE);
+  const rows = check.integer(fn, 'n', n, 0, 2 ** 31 - 1);
+  const cols = m === undefined || m === null ? rows : check.integer(fn, 'm', m, 0, 2 ** 31 - 1);
+  return marked(fn, new Tensor(core().RawTensor.eye(rows, cols, check.dtype(fn, o.dtype), check.optDevice(fn, o.device))), o);
+}
+
+/** `steps` evenly spaced values from `start` to `end`, both included (PyTorch's `linspace`). */
+export function linspace(start, end, steps, opts) {
+  check.arity('linspace', arguments.length, 4);
+  const fn = 'linspace';
+  const o = check.options(fn, opts, CREATE);
+  const [a, b] = [check.number(fn, 'start', start), check.number(fn, 'end', end)];
+  const n = check.integer(fn, 'steps', steps, 0, 2 ** 31 - 1);
+  return marked(fn, new Tensor(core().RawTensor.linspace(a, b, n, check.dtype(fn, o.dtype), check.optDevice(fn, o.device))), o);
+}
+
+/** `base` (default 10) to the powers `linspace(start, end, steps)` (PyTorch's `logspace`). */
+export function logspace(start, end, steps, opts) {
+  check.arity('logspace', arguments.length, 4);
+  const fn = 'logspace';
+  const o = check.options(fn, opts, [...CREATE, 'base']);
+  const [a, b] = [check.number(fn, 'start', start), check.number(fn, 'end', end)];
+  const n = check.integer(fn, 'steps', steps, 0, 2 ** 31 - 1);
+  const base = o.base === undefined ? 10 : check.number(fn, 'base', o.base);
+  return marked(fn, new Tensor(core().RawTensor.logspace(a, b, n, base, check.dtype(fn, o.dtype), check.optDevice(fn, o.device))), o);
+}
+
+/**
+ * Integers uniform in `[low, high)` of `size` (PyTorch's `randint`): `randint(high, size)` or
+ * `randint(low, high, size)`, then options (`dtype`, default int32; `seed`; `device`).
+ */
+export function randint(...args) {
+  const fn = 'randint';
+  const nums = args.findIndex((a) => typeof a !== 'number');
+  const lead = nums < 0 ? args.length : nums;
+  if (lead < 1 || lead > 2) throw new TypeError(`${fn}: expected randint(high, size) or randint(low, high, size), then options; got ${lead} leading numbers`);
+  check.arity(fn, args.length, lead + 2);
+  const [low, high] = lead === 1 ? [0, args[0]] : [args[0], args[1]];
+  const size = check.shape(fn, args[lead], 'size');
+  const o = check.options(fn, args[lead + 1], [...CREATE, 'seed']);
+  const seed = o.seed === undefined || o.seed === null ? undefined : check.integer(fn, 'seed', o.seed, 0);
+  const [lo, hi] = [check.integer(fn, 'low', low), check.integer(fn, 'high', high)];
+  return new Tensor(core().RawTensor.randint(lo, hi, Float64Array.from(size), seed, check.dtype(fn, o.dtype, 'i32'), check.optDevice(fn, o.device)));
+}
+
+/** A uniform random permutation of `0..n` as int32 (PyTorch's `randperm`); options `seed`, `device`. */
+export function randperm(n, opts) {
+  check.arity('randperm', arguments.length, 2);
+  const fn = 'randperm';
+  const o = check.options(fn, opts, ['device', 'seed']);
+  const seed = o.seed === undefined || o.seed === null ? undefined : check.integer(fn, 'seed', o.seed, 0);
+  return new Tensor(core().RawTensor.randperm(check.integer(fn, 'n', n, 0, 2 ** 31 - 1), seed, check.optDevice(fn, o.device)));
+}
+
+/**
+ * Seeds the global generator (PyTorch's `manual_seed`): random constructors and loaders made
+ * without a seed draw from it, so a program repeats its values after `manualSeed(s)`.
+ */
+export function manualSeed(seed) {
+  check.arity('manualSeed', arguments.length, 1);
+  core().manualSeed(check.integer('manualSeed', 'seed', seed, 0));
 }

@@ -487,6 +487,27 @@ export function rand<D extends 'float32' | 'float16' = 'float32'>(...sizesThenOp
 export function randn<D extends 'float32' | 'float16' = 'float32'>(shape: Shape, options?: RandomOptions<D>): Tensor<D>;
 export function randn<D extends 'float32' | 'float16' = 'float32'>(...sizesThenOptions: [number, number, ...number[]] | [number, number, ...number[], RandomOptions<D> | undefined]): Tensor<D>;
 /** Zeros with `t`'s shape, dtype and device (options override dtype and device). */
+/** The `n` x `m` identity (`m` defaults to `n`; PyTorch's `eye`). */
+export function eye<D extends DType = 'float32'>(n: number, m?: number | null, options?: CreateOptions<D>): Tensor<D>;
+export function eye<D extends DType = 'float32'>(n: number, options?: CreateOptions<D>): Tensor<D>;
+/** `steps` evenly spaced values from `start` to `end`, both included (PyTorch's arithmetic). */
+export function linspace<D extends DType = 'float32'>(start: number, end: number, steps: number, options?: CreateOptions<D>): Tensor<D>;
+/** `base` (default 10) to the powers `linspace(start, end, steps)`. */
+export function logspace<D extends DType = 'float32'>(start: number, end: number, steps: number, options?: CreateOptions<D> & { base?: number | undefined }): Tensor<D>;
+/** Options of `randint`: an integer dtype (int32 by default), a seed, a device. */
+export interface RandintOptions<D extends 'int32' | 'uint32' | 'uint8' | 'int8' = 'int32'> {
+  device?: DeviceLike | undefined;
+  dtype?: D | undefined;
+  seed?: number | undefined;
+}
+/** Integers uniform in `[0, high)` of `size` (PyTorch's `randint(high, size)`). */
+export function randint<D extends 'int32' | 'uint32' | 'uint8' | 'int8' = 'int32'>(high: number, size: Shape, options?: RandintOptions<D>): Tensor<D>;
+/** Integers uniform in `[low, high)` of `size`. */
+export function randint<D extends 'int32' | 'uint32' | 'uint8' | 'int8' = 'int32'>(low: number, high: number, size: Shape, options?: RandintOptions<D>): Tensor<D>;
+/** A uniform random permutation of `0..n` (int32). */
+export function randperm(n: number, options?: { seed?: number | undefined; device?: DeviceLike | undefined }): Tensor<'int32'>;
+/** Seeds the global generator that random constructors and loaders without a seed draw from. */
+export function manualSeed(seed: number): void;
 export function zerosLike<D extends DType, T extends DType = D>(t: Tensor<D>, options?: CreateOptions<T>): Tensor<T>;
 export function onesLike<D extends DType, T extends DType = D>(t: Tensor<D>, options?: CreateOptions<T>): Tensor<T>;
 export function fullLike<D extends DType, T extends DType = D>(t: Tensor<D>, value: number | boolean, options?: CreateOptions<T>): Tensor<T>;

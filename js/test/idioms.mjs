@@ -7,6 +7,7 @@
 import { assert, close } from './assert.mjs';
 import { TENSOR_ARITY, VARARGS } from '../arity.js';
 import { resetLeakWatch } from '../leakwatch.js';
+import creation from '../../tests/fixtures/creation.json' with { type: 'json' };
 
 /** How many parameters the function or method whose source starts `src` declares. */
 function declared(src) {
@@ -291,6 +292,36 @@ export function idiomCases(wt, devices) {
       mine.w.dispose();
       m.dispose();
       other.dispose();
+    });
+
+    add(`${device}: idioms: eye, linspace, logspace match PyTorch; randint, randperm, manualSeed`, async () => {
+      for (const c of creation.cases) {
+        const a = c.args;
+        const o = { ...on, dtype: c.dtype };
+        const t = c.op === 'linspace' ? wt.linspace(a.start, a.end, a.steps, o)
+          : c.op === 'logspace' ? wt.logspace(a.start, a.end, a.steps, { ...o, base: a.base })
+            : wt.eye(a.n, a.m, o);
+        const got = Array.from(await t.data());
+        const want = c.out.map((v) => (c.dtype === 'float32' ? Math.fround(v) : v));
+        if (c.op === 'logspace' && c.dtype === 'float32') close(got, want, 2e-7, `${c.op} ${JSON.stringify(a)}`);
+        else assert.deepEqual(got, want, `${c.op} ${JSON.stringify(a)} ${c.dtype}`);
+        t.dispose();
+      }
+      assert.deepEqual(wt.eye(2, on).shape, [2, 2]);
+      const r = await wt.randint(3, 9, [500], { ...on, seed: 4 }).data();
+      assert.ok(r instanceof Int32Array && r.every((v) => v >= 3 && v < 9));
+      assert.deepEqual(Array.from(r), Array.from(await wt.randint(3, 9, [500], { seed: 4 }).data()), 'the same seed on every device');
+      assert.ok((await wt.randint(5, [10], on).data()).every((v) => v >= 0 && v < 5), 'randint(high, size)');
+      assert.equal(wt.randint(0, 256, [4], { ...on, dtype: 'uint8' }).dtype, 'uint8');
+      const p = Array.from(await wt.randperm(50, { ...on, seed: 1 }).data());
+      assert.deepEqual([...p].sort((x, y) => x - y), Array.from({ length: 50 }, (_, i) => i));
+      wt.manualSeed(3);
+      const u = await wt.rand([4], on).data();
+      wt.manualSeed(3);
+      assert.deepEqual(Array.from(await wt.rand([4], on).data()), Array.from(u), 'manualSeed repeats unseeded draws');
+      assert.throws(() => wt.randint(5, 5, [2]), /high \(5\) must be greater than low \(5\)/);
+      assert.throws(() => wt.randint([2]), TypeError);
+      assert.throws(() => wt.linspace(0, 1, 3, on, 'x'), TypeError);
     });
   }
   return list;

@@ -235,4 +235,16 @@ export async function check(): Promise<void> {
     const dp = wt.parallel.DataParallel.create(['/GPU:0', 0, 'cpu'], (d: string) => new wt.nn.Linear(2, 2, { device: d }));
     void [fixed, grads, opt, dp];
   }
+  // Creation from issue 41.
+  {
+    const id: wt.Tensor<'float32'> = wt.eye(3);
+    const ids: wt.Tensor<'int32'> = wt.eye(2, 4, { dtype: 'int32' });
+    const ls: wt.Tensor<'float32'> = wt.linspace(0, 1, 5);
+    const lg: wt.Tensor<'float32'> = wt.logspace(0, 3, 4, { base: 2 });
+    const ri: wt.Tensor<'int32'> = wt.randint(10, [3]);
+    const rb: wt.Tensor<'uint8'> = wt.randint(0, 256, [2, 2], { dtype: 'uint8', seed: 1 });
+    const rp: wt.Tensor<'int32'> = wt.randperm(5, { seed: 2 });
+    wt.manualSeed(0);
+    void [id, ids, ls, lg, ri, rb, rp];
+  }
 }

@@ -6,6 +6,7 @@
 
 mod args;
 mod composed;
+mod create;
 mod data;
 mod grad;
 mod live;

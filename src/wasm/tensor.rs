@@ -103,7 +103,7 @@ pub(super) fn wrap(r: crate::Result<Tensor>) -> R {
     r.map(RawTensor::new).map_err(js_err)
 }
 
-fn dtype(v: &JsValue) -> Result<DType, JsValue> {
+pub(super) fn dtype(v: &JsValue) -> Result<DType, JsValue> {
     args::string("dtype", "dtype", v)?.parse().map_err(js_err)
 }
 

@@ -1,6 +1,10 @@
 //! Constructors: from host data, zeros/ones/full, arange, seeded rand/randn, `*_like` and
-//! `new_*`. Every constructor takes `device: impl Into<Option<Device>>`: `None` means the
-//! default device (the CPU unless `set_default_device` changed it), as in PyTorch.
+//! `new_*`; `ranges.rs` has eye, linspace and logspace, `sample.rs` randint and randperm. Every
+//! constructor takes `device: impl Into<Option<Device>>`: `None` means the default device (the
+//! CPU unless `set_default_device` changed it), as in PyTorch.
+
+mod ranges;
+mod sample;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -11,12 +15,12 @@ use crate::shape::checked_numel;
 use crate::storage::Storage;
 use crate::tensor::Tensor;
 
-fn place(device: impl Into<Option<Device>>) -> Device {
+pub(crate) fn place(device: impl Into<Option<Device>>) -> Device {
     device.into().unwrap_or_else(default_device)
 }
 
 impl Tensor {
-    fn from_cpu_data(data: CpuData, shape: &[usize], device: Device, op: &'static str) -> Result<Tensor> {
+    pub(crate) fn from_cpu_data(data: CpuData, shape: &[usize], device: Device, op: &'static str) -> Result<Tensor> {
         let expected = checked_numel(op, shape)?;
         if data.len() != expected {
             return Err(Error::DataLength { op, got: data.len(), expected, shape: shape.to_vec() });
