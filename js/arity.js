@@ -14,7 +14,7 @@ const BY_COUNT = {
     bitwiseAnd bitwiseOr bitwiseXor bitwiseLeftShift bitwiseRightShift logicalAnd logicalOr logicalXor cumsum cumprod tril triu
     softmax logSoftmax matmul unsqueeze broadcastTo toDtype requiresGrad_`,
   2: `softplusWith lerp all any logsumexp amax amin maskedFill roll split chunk where clamp sum mean max min prod argmax argmin var std
-    transpose indexSelect gather argsort sort backward backwardAsync newZeros newOnes newTensor to flatten`,
+    transpose select indexSelect gather argsort sort backward backwardAsync newZeros newOnes newTensor to flatten`,
   3: 'norm narrow indexAdd scatterAdd scatter newFull',
   4: 'slice topk',
 };

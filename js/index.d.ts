@@ -307,7 +307,7 @@ export declare class Tensor<D extends DType = DType> {
   /** The same data in `shape`: an array, or PyTorch's varargs (`reshape(4, 1)`, `reshape(2, -1)`). */
   reshape(shape: Shape): Tensor<D>;
   reshape(...shape: number[]): Tensor<D>;
-  /** Like `reshape`, but never copies: a non-contiguous tensor is an error. */
+  /** Like `reshape`, but never copies: any shape PyTorch's view rule allows (splitting a dim, merging contiguous dims), else an error that advises reshape. */
   view(shape: Shape): Tensor<D>;
   view(...shape: number[]): Tensor<D>;
   /** Dims `startDim` to `endDim` (default: all) merged into one, as PyTorch's `flatten`. */
@@ -318,7 +318,10 @@ export declare class Tensor<D extends DType = DType> {
   transpose(dim0: number, dim1: number): Tensor<D>;
   /** The transpose of a tensor of at most 2 dims (more is an error: use `transpose`). */
   t(): Tensor<D>;
+  /** `length` entries of `dim` from `start` (negative: counted from the end). */
   narrow(dim: number, start: number, length: number): Tensor<D>;
+  /** The slice at `index` of `dim`, that dim removed (PyTorch's `select`; negative counts from the end). */
+  select(dim: number, index: number): Tensor<D>;
   /** Entries `start` (inclusive) to `end` (exclusive; default the end) of `dim`, every `step`-th (Python's `x[start:end:step]`). */
   slice(dim: number, start: number, end?: number | null, step?: number): Tensor<D>;
   /** Dims of size 1 removed: every one, one dim, or several (an array or PyTorch's varargs). */

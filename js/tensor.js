@@ -355,7 +355,11 @@ export class Tensor {
   reshape(...shape) {
     return new Tensor(this.#live('reshape').reshape(Float64Array.from(check.sizes('reshape', check.spread('reshape', shape, 'shape')))));
   }
-  /** Like reshape, but never copies: a non-contiguous tensor is an error (use reshape or contiguous()). */
+  /**
+   * Like reshape, but never copies: any shape PyTorch's view rule allows (splitting a dim,
+   * merging dims contiguous with each other, of any view); otherwise PyTorch's error, which
+   * advises reshape.
+   */
   view(...shape) { return new Tensor(this.#live('view').view(Float64Array.from(check.sizes('view', check.spread('view', shape, 'shape'))))); }
   /** Dims `startDim` to `endDim` (default: all) merged into one (PyTorch's `flatten`). */
   flatten(startDim = 0, endDim = -1) {
@@ -385,6 +389,11 @@ export class Tensor {
   }
   /** The transpose of a tensor of at most 2 dims (PyTorch's `t()`; more dims is an error: use transpose). */
   t() { return new Tensor(this.#live('t').t()); }
+  /** The slice at `index` of `dim`, that dim removed (PyTorch's `select`, `x[:, i]`; negative counts from the end; a view). */
+  select(dim, index) {
+    const raw = this.#live('select');
+    return new Tensor(raw.select(check.dim('select', dim), check.integer('select', 'index', index, -(2 ** 31), 2 ** 31 - 1)));
+  }
   /** `length` entries of `dim` from `start` (negative: counted from the end, as PyTorch). */
   narrow(dim, start, length) {
     const raw = this.#live('narrow');

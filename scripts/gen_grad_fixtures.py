@@ -108,6 +108,8 @@ OPS = {
     "transpose": lambda x, a: x[0].transpose(a["a"], a["b"]),
     "t": lambda x, a: x[0].t(),
     "narrow": lambda x, a: x[0].narrow(a["dim"], a["start"], a["len"]),
+    "split_view": lambda x, a: x[0].split(a["size"], dim=-1)[a["part"]].view(a["shape"]),
+    "select": lambda x, a: x[0].select(a["dim"], a["index"]),
     "squeeze": lambda x, a: x[0].squeeze(a["dim"]),
     "unsqueeze": lambda x, a: x[0].unsqueeze(a["dim"]),
     "expand": lambda x, a: x[0].expand(a["shape"]),
@@ -291,6 +293,13 @@ def cases():
     add("prelu_channels", "prelu", [inp(extra(2, 3, 4, 5)), inp(torch.tensor([0.25, -0.5, 1.5]))])
     add("prelu_shared", "prelu", [inp(extra(3, 4)), inp(torch.tensor([0.1]))])
     add("prelu_rank1", "prelu", [inp(extra(7)), inp(torch.tensor([0.3]))])
+    # Issue 45: PyTorch's view rule on views (nanoGPT's q.view(B, T, nh, hs) of a split of the
+    # attention projection) and select with negative indices. Last, so the cases above keep
+    # their random inputs.
+    add("split_view_heads", "split_view", [inp(randn(2, 3, 12))], size=4, part=1, shape=[2, 3, 2, 2])
+    add("split_view_merge", "split_view", [inp(randn(3, 4, 6))], size=2, part=2, shape=[12, 2])
+    add("select_last", "select", [inp(randn(2, 3, 4))], dim=1, index=-1)
+    add("select_first_dim", "select", [inp(randn(3, 4))], dim=0, index=1)
     return c
 
 

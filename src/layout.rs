@@ -180,6 +180,58 @@ impl Layout {
     pub(crate) fn reshape_contiguous(&self, shape: Vec<usize>) -> Layout {
         Layout { strides: contiguous_strides(&shape), shape, offset: self.offset }
     }
+
+    /// This layout's elements as `shape` without moving any (PyTorch's `view` rule, its
+    /// `computeStride`): a dim may split, and dims that are contiguous with each other may
+    /// merge; None when a new dim would span two separately strided chunks.
+    pub(crate) fn view_as(&self, shape: &[usize]) -> Option<Layout> {
+        let (old, old_strides) = (&self.shape, &self.strides);
+        let made = |strides: Vec<usize>| Some(Layout { shape: shape.to_vec(), strides, offset: self.offset });
+        if old.is_empty() {
+            return made(vec![1; shape.len()]);
+        }
+        if shape::numel(old) == 0 {
+            if old.as_slice() == shape {
+                return made(old_strides.clone());
+            }
+            // No element to keep in place: any strides do; the contiguous ones (of sizes >= 1).
+            let mut strides = vec![1; shape.len()];
+            for d in (0..shape.len().saturating_sub(1)).rev() {
+                strides[d] = shape[d + 1].max(1) * strides[d + 1];
+            }
+            return made(strides);
+        }
+        let mut strides = vec![0; shape.len()];
+        // Walks both shapes from the innermost dim, one contiguous chunk of the old layout at a
+        // time; the new dims covering a chunk take strides within it.
+        let mut view_d = shape.len() as isize - 1;
+        let mut chunk_base = old_strides[old.len() - 1];
+        let (mut tensor_numel, mut view_numel) = (1usize, 1usize);
+        for tensor_d in (0..old.len()).rev() {
+            tensor_numel *= old[tensor_d];
+            let chunk_ends =
+                tensor_d == 0 || (old[tensor_d - 1] != 1 && old_strides[tensor_d - 1] != tensor_numel * chunk_base);
+            if chunk_ends {
+                while view_d >= 0 && (view_numel < tensor_numel || shape[view_d as usize] == 1) {
+                    strides[view_d as usize] = view_numel * chunk_base;
+                    view_numel *= shape[view_d as usize];
+                    view_d -= 1;
+                }
+                if view_numel != tensor_numel {
+                    return None;
+                }
+                if tensor_d > 0 {
+                    chunk_base = old_strides[tensor_d - 1];
+                    tensor_numel = 1;
+                    view_numel = 1;
+                }
+            }
+        }
+        if view_d != -1 {
+            return None;
+        }
+        made(strides)
+    }
 }
 
 /// Merges adjacent dims that every operand walks as one (`stride[d] == stride[d+1] *
@@ -268,6 +320,26 @@ impl Iterator for StridedOffsets<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn view_as_follows_pytorchs_stride_rule() {
+        // A split of the last dim of a [2, 6] tensor viewed from a [2, 12] one (nanoGPT's
+        // q.view(B, T, nh, hs) of a split of the attention projection).
+        let split = Layout::strided(&[2, 6], &[12, 1], 6);
+        let v = split.view_as(&[2, 2, 3]).expect("splitting a dim is a view");
+        assert_eq!((v.strides(), v.offset()), (&[12, 3, 1][..], 6));
+        // Merging dims that are contiguous with each other; refusing ones that are not.
+        let t = Layout::contiguous(&[4, 3, 2]).permute("t", &[1, 0, 2]).unwrap(); // [3, 4, 2], strides [2, 6, 1]
+        assert!(t.view_as(&[3, 8]).is_none(), "dims 1 and 2 are not contiguous with each other");
+        assert_eq!(t.view_as(&[3, 2, 2, 2]).unwrap().strides(), &[2, 12, 6, 1]);
+        let tt = Layout::contiguous(&[3, 4]).permute("t", &[1, 0]).unwrap();
+        assert!(tt.view_as(&[12]).is_none());
+        assert_eq!(tt.view_as(&[4, 3, 1]).unwrap().strides(), &[1, 4, 4], "PyTorch's strides, checked with torch");
+        // Size-1 dims anywhere; scalars; empty tensors.
+        assert_eq!(Layout::contiguous(&[]).view_as(&[1, 1]).unwrap().strides(), &[1, 1]);
+        assert_eq!(Layout::contiguous(&[0, 3]).view_as(&[3, 0]).unwrap().strides(), &[1, 1]);
+        assert_eq!(Layout::contiguous(&[2, 3]).view_as(&[6]).unwrap().strides(), &[1]);
+    }
 
     #[test]
     fn views() {

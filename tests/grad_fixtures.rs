@@ -87,6 +87,8 @@ fn apply(op: &str, a: &Value, x: &[Tensor]) -> webtensor::Result<Tensor> {
         "transpose" => x[0].transpose(int(a, "a"), int(a, "b"))?,
         "t" => x[0].t()?,
         "narrow" => x[0].narrow(int(a, "dim"), int(a, "start") as usize, int(a, "len") as usize)?,
+        "split_view" => x[0].split(int(a, "size") as usize, -1)?[int(a, "part") as usize].view(&isizes(&a["shape"]))?,
+        "select" => x[0].select(int(a, "dim"), int(a, "index"))?,
         "squeeze" => x[0].squeeze(Some(int(a, "dim")))?,
         "unsqueeze" => x[0].unsqueeze(int(a, "dim"))?,
         "expand" => x[0].expand(&isizes(&a["shape"]))?,

@@ -64,6 +64,15 @@ impl Linear {
     pub fn bias(&self) -> Option<&Parameter> {
         self.bias.as_ref()
     }
+
+    /// Shares `weight` (a slot of the same `[out, in]` shape, such as an embedding's table) as
+    /// this layer's weight: PyTorch's `lm_head.weight = wte.weight`. `state_dict` keeps both
+    /// names; `parameters()` of a model holding both lists the slot once.
+    pub fn tie_weight(&mut self, weight: &Parameter) -> Result<()> {
+        self.core.set_parameter("weight", weight)?;
+        self.weight = weight.clone();
+        Ok(())
+    }
 }
 
 impl Module for Linear {

@@ -37,6 +37,7 @@
 mod activation;
 mod attention;
 mod batch_norm;
+mod containers;
 mod conv;
 mod conv_layers;
 mod dropout;
@@ -60,6 +61,7 @@ pub use attention::{scaled_dot_product_attention, AttentionOptions};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use batch_norm::{batch_norm_forward, check_rank, RANKS_1D, RANKS_2D};
 pub use batch_norm::{BatchNorm1d, BatchNorm2d, BatchNormOptions};
+pub use containers::{ModuleDict, ModuleList};
 pub use conv::{conv1d, conv2d, conv_transpose1d, conv_transpose2d, ConvOptions, ConvPadding, ConvTransposeOptions};
 pub use conv_layers::{AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, ConvLayerOptions, Flatten, MaxPool2d};
 #[cfg(target_arch = "wasm32")]

@@ -62,6 +62,38 @@ impl ModuleCore {
         Ok(b)
     }
 
+    /// Points the parameter registered as `name` at the slot `p` (PyTorch's
+    /// `module.weight = other.weight`: weight tying). Both names stay in `state_dict`, loading
+    /// fills the one slot, `parameters()` lists it once and `to` moves it once. The shapes must
+    /// agree; a layer that keeps the slot in a field swaps its field too (`Linear::tie_weight`).
+    pub fn set_parameter(&self, name: &str, p: &Parameter) -> Result<()> {
+        let mut params = lock(&self.params);
+        let Some(slot) = params.iter_mut().find(|(n, _)| n == name) else {
+            let names: Vec<&str> = params.iter().map(|(n, _)| n.as_str()).collect();
+            return Err(Error::invalid(
+                "set_parameter",
+                format!("no parameter '{name}' in this module (it has {names:?})"),
+            ));
+        };
+        if slot.1.shape() != p.shape() {
+            return Err(Error::ShapeMismatch {
+                op: "set_parameter",
+                lhs: slot.1.shape(),
+                rhs: p.shape(),
+                msg: format!("'{name}' must keep its shape"),
+            });
+        }
+        slot.1 = p.clone();
+        Ok(())
+    }
+
+    /// Registers an existing parameter slot under `name` (shared with whoever holds it).
+    pub fn register_parameter_slot(&self, name: &str, p: &Parameter) -> Result<Parameter> {
+        self.check_name("register_parameter", name)?;
+        lock(&self.params).push((name.to_string(), p.clone()));
+        Ok(p.clone())
+    }
+
     /// Registers a submodule; its parameters appear as `name.<theirs>`.
     pub fn register_module<M: Module + 'static>(&self, name: &str, m: M) -> Result<Arc<M>> {
         self.check_name("register_module", name)?;
@@ -96,11 +128,27 @@ pub trait Module: Send + Sync {
         self.named_parameters().into_iter().map(|(_, p)| p).collect()
     }
 
-    /// Parameters with PyTorch's dotted names (`0.weight`, `fc.bias`).
+    /// Parameters with PyTorch's dotted names (`0.weight`, `fc.bias`), each slot once (a tied
+    /// weight under its first name), as PyTorch's.
     fn named_parameters(&self) -> Vec<(String, Parameter)> {
+        let mut seen: Vec<Parameter> = Vec::new();
+        let mut out = self.named_parameter_slots();
+        out.retain(|(_, p)| {
+            let new = !seen.iter().any(|q| q.same_as(p));
+            if new {
+                seen.push(p.clone());
+            }
+            new
+        });
+        out
+    }
+
+    /// Every registered parameter name with its slot, shared slots under each of their names
+    /// (what `state_dict` and `load_state_dict` walk).
+    fn named_parameter_slots(&self) -> Vec<(String, Parameter)> {
         // The guard goes before the children are walked (each locks its own registry).
         let own = lock(&self.core().params).clone();
-        with_children(self.core(), own, |m| m.named_parameters())
+        with_children(self.core(), own, |m| m.named_parameter_slots())
     }
 
     /// Registered buffers with dotted names.
@@ -159,7 +207,7 @@ pub trait Module: Send + Sync {
     /// same shape, and none may be missing. Values are converted to each slot's dtype and moved
     /// to its device. All or nothing: on an error nothing changed.
     fn load_state_dict<'a>(&'a self, dict: &'a [(String, Tensor)]) -> ModuleFuture<'a> {
-        Box::pin(load_into(self.named_parameters(), self.named_buffers(), dict))
+        Box::pin(load_into(self.named_parameter_slots(), self.named_buffers(), dict))
     }
 
     /// Blocking [`Module::to`] (native only).

@@ -1,6 +1,6 @@
-//! Views and data movement: reshape/view, permute, transpose, t, narrow/slice, squeeze,
-//! unsqueeze, expand/broadcast_to, flatten (all without copies where the layout allows),
-//! contiguous, cat and stack.
+//! Views and data movement: reshape/view (PyTorch's stride rule), permute, transpose, t,
+//! narrow/slice, select, squeeze, unsqueeze, expand/broadcast_to, flatten (all without copies
+//! where the layout allows), contiguous, cat and stack.
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -11,29 +11,36 @@ use crate::shape::{infer_shape, normalize_dim, normalize_insert_dim};
 use crate::tensor::Tensor;
 
 impl Tensor {
-    /// A tensor with the same elements in a new shape (one dim may be -1). A view when the
-    /// tensor is contiguous, else a copy, like PyTorch's `reshape`.
+    /// A tensor with the same elements in a new shape (one dim may be -1): a view when the
+    /// strides allow one (PyTorch's `view` rule), else a contiguous copy, like PyTorch's
+    /// `reshape`.
     pub fn reshape(&self, shape: &[isize]) -> Result<Tensor> {
         let shape = infer_shape("reshape", self.shape(), shape)?;
+        if let Some(layout) = self.layout().view_as(&shape) {
+            return Ok(self.reshaped(layout, "reshape"));
+        }
         let base = self.contiguous()?;
         Ok(base.reshaped(base.layout().reshape_contiguous(shape), "reshape"))
     }
 
-    /// Like [`Tensor::reshape`] but never copies: fails on a non-contiguous tensor, like
-    /// PyTorch's `view`.
+    /// The same elements in a new shape without a copy (PyTorch's `view`): any shape whose
+    /// strides are compatible with this tensor's (splitting a dim, merging dims that are
+    /// contiguous with each other, of any view); the rest is PyTorch's error, which advises
+    /// `reshape`.
     pub fn view(&self, shape: &[isize]) -> Result<Tensor> {
         let shape = infer_shape("view", self.shape(), shape)?;
-        if !self.is_contiguous() {
-            return Err(Error::invalid(
+        match self.layout().view_as(&shape) {
+            Some(layout) => Ok(self.reshaped(layout, "view")),
+            None => Err(Error::invalid(
                 "view",
                 format!(
-                    "the tensor (shape {:?}, strides {:?}) is not contiguous; use reshape, or call contiguous() first",
+                    "view size {shape:?} is not compatible with input tensor's size {:?} and stride {:?} (at least one \
+                     dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
                     self.shape(),
                     self.layout().strides()
                 ),
-            ));
+            )),
         }
-        Ok(self.reshaped(self.layout().reshape_contiguous(shape), "view"))
     }
 
     /// Flattens to one dimension.
@@ -84,6 +91,20 @@ impl Tensor {
         }
         let layout = self.layout().narrow("slice", dim, range.start, range.end - range.start)?;
         Ok(self.narrowed(layout, dim, range.start, "slice"))
+    }
+
+    /// The slice at `index` of `dim`, that dim removed (PyTorch's `select`, `x[:, i]`; a
+    /// view). A negative index counts from the end.
+    pub fn select(&self, dim: isize, index: isize) -> Result<Tensor> {
+        let op = "select";
+        let d = normalize_dim(op, dim, self.rank())?;
+        let size = self.shape()[d];
+        let i = if index < 0 { index + size as isize } else { index };
+        if i < 0 || i as usize >= size {
+            return Err(Error::IndexOutOfRange { op, index: index as i64, dim: d, size });
+        }
+        let layout = self.layout().narrow(op, d as isize, i as usize, 1)?;
+        self.narrowed(layout, d as isize, i as usize, op).squeeze(Some(d as isize))
     }
 
     /// Removes size-1 dims: all of them, or `dim` if it has size 1 (a view).

@@ -15,7 +15,7 @@ use crate::{BinaryOp, DType, Device, Error, ReduceOp, Tensor, UnaryOp};
 /// class spells them in camelCase; `where_` is `where`). With the families' `ALL` tables this is
 /// the op table `opTable()` exports, which the JS suite checks `js/core.js` and `js/index.d.ts`
 /// against: an op added here without a JS method and a type fails that test.
-pub(crate) const OTHER_METHODS: [&str; 63] = [
+pub(crate) const OTHER_METHODS: [&str; 64] = [
     "where_",
     "isnan",
     "isinf",
@@ -60,6 +60,7 @@ pub(crate) const OTHER_METHODS: [&str; 63] = [
     "transpose",
     "t",
     "narrow",
+    "select",
     "squeeze",
     "unsqueeze",
     "expand",
@@ -376,6 +377,12 @@ impl RawTensor {
         let (dim, start, len) =
             (args::dim("narrow", dim)?, args::count("narrow", "start", start)?, args::count("narrow", "length", len)?);
         wrap(self.t.narrow(dim, start, len))
+    }
+
+    /// The slice at `index` of `dim`, that dim removed (negative counts from the end).
+    pub fn select(&self, dim: f64, index: f64) -> R {
+        let index = args::int("select", "index", index, i32::MIN as f64, i32::MAX as f64)? as isize;
+        wrap(self.t.select(args::dim("select", dim)?, index))
     }
 
     /// Size-1 dims removed (all, or `dim`).
