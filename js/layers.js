@@ -174,6 +174,8 @@ export class Sequential extends Module {
   get length() { return this.children().length; }
   /** The module at `index` (negative counts from the end). */
   at(index) { return this.children().at(check.integer('Sequential.at', 'index', index)); }
+  /** The modules in order (`for (const layer of seq)`, `[...seq]`), as iterating PyTorch's. */
+  [Symbol.iterator]() { return this.children()[Symbol.iterator](); }
   forward(x) {
     // Intermediate outputs are freed as soon as the next module has used them: nobody else
     // holds their handles, and backward keeps what it needs on its own (the graph holds the
@@ -280,3 +282,93 @@ export const MSELoss = lossModule('MSELoss', F.mseLoss, ['reduction']);
 export const L1Loss = lossModule('L1Loss', F.l1Loss, ['reduction']);
 /** `F.binaryCrossEntropyWithLogits` as a module. */
 export const BCEWithLogitsLoss = lossModule('BCEWithLogitsLoss', F.binaryCrossEntropyWithLogits, ['reduction']);
+
+/**
+ * Modules under the names `0`, `1`, ... (PyTorch's `nn.ModuleList`): registered children, so
+ * their parameters move, train and save with the owner (`h.0.attn.weight`); no forward of its
+ * own. `push`/`append`, `extend`, `insert`, `length`, `at(i)` (negative from the end), iteration.
+ */
+export class ModuleList extends Module {
+  constructor(modules = []) {
+    super();
+    check.arity('ModuleList', arguments.length, 1);
+    if (!Array.isArray(modules) && typeof modules?.[Symbol.iterator] !== 'function') check.fail(TypeError, 'ModuleList', 'modules', modules, 'an array (or iterable) of wt.nn.Modules');
+    this.extend(modules);
+  }
+  #items() { return this.namedChildren().map(([, m]) => m); }
+  #check(fn, m) {
+    if (!(m instanceof Module)) check.fail(TypeError, fn, 'module', m, 'a wt.nn.Module');
+    return m;
+  }
+  /** Adds `module` at the end; returns this. */
+  push(module) {
+    check.arity('ModuleList.push', arguments.length, 1);
+    this.registerModule(String(this.length), this.#check('ModuleList.push', module));
+    return this;
+  }
+  /** PyTorch's spelling of push. */
+  append(module) { return this.push(module); }
+  /** Adds every module of `modules` at the end; returns this. */
+  extend(modules) {
+    for (const m of modules) this.push(m);
+    return this;
+  }
+  /** Inserts `module` before `index` (negative counts from the end), renumbering what follows. */
+  insert(index, module) {
+    check.arity('ModuleList.insert', arguments.length, 2);
+    const items = this.#items();
+    let i = check.integer('ModuleList.insert', 'index', index, -items.length - 1, items.length);
+    if (i < 0) i += items.length;
+    items.splice(i, 0, this.#check('ModuleList.insert', module));
+    // Renumber: the names are positions, as PyTorch's.
+    items.forEach((m, k) => {
+      if (k < items.length - 1) this[String(k)] = m;
+      else this.registerModule(String(k), m);
+    });
+    return this;
+  }
+  /** The number of modules. */
+  get length() { return this.#items().length; }
+  /** The module at `index` (negative counts from the end). */
+  at(index) {
+    check.arity('ModuleList.at', arguments.length, 1);
+    return this.#items().at(check.integer('ModuleList.at', 'index', index));
+  }
+  [Symbol.iterator]() { return this.#items()[Symbol.iterator](); }
+  forward() { throw new Error('ModuleList has no forward: call its modules in the owner\'s forward (for (const block of this.h) x = block.forward(x))'); }
+}
+
+/**
+ * Modules under names of your choosing, in insertion order (PyTorch's `nn.ModuleDict`): `get`,
+ * `set`, `has`, `keys`, `values`, `entries`, `length`, iteration over `[name, module]`.
+ */
+export class ModuleDict extends Module {
+  constructor(modules = {}) {
+    super();
+    check.arity('ModuleDict', arguments.length, 1);
+    const entries = modules instanceof Map ? [...modules] : modules && typeof modules === 'object' && !Array.isArray(modules) ? Object.entries(modules) : null;
+    if (entries === null) check.fail(TypeError, 'ModuleDict', 'modules', modules, 'an object or Map of name to wt.nn.Module');
+    for (const [k, m] of entries) this.set(k, m);
+  }
+  /** Adds (or replaces) the module under `name`; returns this. */
+  set(name, module) {
+    check.arity('ModuleDict.set', arguments.length, 2);
+    if (!(module instanceof Module)) check.fail(TypeError, 'ModuleDict.set', 'module', module, 'a wt.nn.Module');
+    if (this.has(name)) this[name] = module;
+    else this.registerModule(name, module);
+    return this;
+  }
+  /** The module under `name`, or undefined. */
+  get(name) {
+    check.arity('ModuleDict.get', arguments.length, 1);
+    return this.namedChildren().find(([k]) => k === name)?.[1];
+  }
+  /** Whether a module is registered under `name`. */
+  has(name) { return this.namedChildren().some(([k]) => k === name); }
+  keys() { return this.namedChildren().map(([k]) => k); }
+  values() { return this.namedChildren().map(([, m]) => m); }
+  entries() { return this.namedChildren(); }
+  get length() { return this.namedChildren().length; }
+  [Symbol.iterator]() { return this.namedChildren()[Symbol.iterator](); }
+  forward() { throw new Error('ModuleDict has no forward: call its modules in the owner\'s forward'); }
+}

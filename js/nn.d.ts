@@ -146,6 +146,32 @@ export declare class Sequential extends Module {
   readonly length: number;
   at(index: number): Module | undefined;
   forward(x: Tensor): Tensor;
+  [Symbol.iterator](): Iterator<Module>;
+}
+
+/** PyTorch's nn.ModuleList: modules registered as `0`, `1`, ...; no forward of its own. */
+export declare class ModuleList<M extends Module = Module> extends Module {
+  constructor(modules?: Iterable<M>);
+  push(module: M): this;
+  append(module: M): this;
+  extend(modules: Iterable<M>): this;
+  insert(index: number, module: M): this;
+  readonly length: number;
+  at(index: number): M | undefined;
+  [Symbol.iterator](): Iterator<M>;
+}
+
+/** PyTorch's nn.ModuleDict: modules under names, in insertion order; no forward of its own. */
+export declare class ModuleDict<M extends Module = Module> extends Module {
+  constructor(modules?: Record<string, M> | Map<string, M>);
+  set(name: string, module: M): this;
+  get(name: string): M | undefined;
+  has(name: string): boolean;
+  keys(): string[];
+  values(): M[];
+  entries(): [string, M][];
+  readonly length: number;
+  [Symbol.iterator](): Iterator<[string, M]>;
 }
 
 /** Flattens dims `startDim` to `endDim` into one. */
@@ -289,3 +315,11 @@ export declare function saveSafetensors(dict: StateDict, options?: { metadata?: 
 export declare function loadSafetensors(bytes: Uint8Array | ArrayBuffer | ArrayBufferView, options?: { device?: DeviceLike | undefined }): Record<string, Tensor>;
 /** The `__metadata__` strings of a `.safetensors` file. */
 export declare function safetensorsMetadata(bytes: Uint8Array | ArrayBuffer | ArrayBufferView): Record<string, string>;
+
+/** PyTorch's torch.nn.utils: gradient clipping. */
+export declare namespace utils {
+  /** Scales the gradients to a total norm of at most `maxNorm`; the norm before clipping, on the device. */
+  function clipGradNorm_(parameters: Tensor | Iterable<Tensor>, maxNorm: number, options?: { normType?: number | 'inf' | undefined; errorIfNonfinite?: boolean | undefined }): Tensor<'float32'>;
+  /** Clamps every gradient element into `[-clipValue, clipValue]`. */
+  function clipGradValue_(parameters: Tensor | Iterable<Tensor>, clipValue: number): void;
+}

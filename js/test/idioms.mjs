@@ -8,6 +8,7 @@ import { assert, close } from './assert.mjs';
 import { TENSOR_ARITY, VARARGS } from '../arity.js';
 import { resetLeakWatch } from '../leakwatch.js';
 import creation from '../../tests/fixtures/creation.json' with { type: 'json' };
+import clip from '../../tests/fixtures/clip.json' with { type: 'json' };
 
 /** How many parameters the function or method whose source starts `src` declares. */
 function declared(src) {
@@ -322,6 +323,71 @@ export function idiomCases(wt, devices) {
       assert.throws(() => wt.randint(5, 5, [2]), /high \(5\) must be greater than low \(5\)/);
       assert.throws(() => wt.randint([2]), TypeError);
       assert.throws(() => wt.linspace(0, 1, 3, on, 'x'), TypeError);
+    });
+
+    add(`${device}: idioms: ModuleList, ModuleDict, an iterable Sequential, tied weights`, async () => {
+      class Block extends wt.nn.Module {
+        constructor(seed) {
+          super();
+          this.fc = new wt.nn.Linear(4, 4, { seed });
+        }
+        forward(x) { return this.fc.forward(x).relu(); }
+      }
+      class Net extends wt.nn.Module {
+        constructor() {
+          super();
+          this.wte = new wt.nn.Embedding(6, 4, { seed: 1 });
+          this.h = new wt.nn.ModuleList([new Block(2), new Block(3)]);
+          this.heads = new wt.nn.ModuleDict({ out: new wt.nn.Linear(4, 6, { seed: 4, bias: false }) });
+          this.heads.get('out').weight = this.wte.weight; // nanoGPT's tying
+        }
+        forward(idx) {
+          let x = this.wte.forward(idx);
+          for (const b of this.h) x = b.forward(x);
+          return this.heads.get('out').forward(x);
+        }
+      }
+      const net = new Net();
+      assert.deepEqual(Object.keys(net.stateDict()), ['wte.weight', 'h.0.fc.weight', 'h.0.fc.bias', 'h.1.fc.weight', 'h.1.fc.bias', 'heads.out.weight']);
+      assert.equal(net.parameters().length, 5, 'the tied weight once');
+      await net.to(device);
+      assert.ok(net.heads.get('out').weight === net.wte.weight && net.wte.weight.device === device);
+      assert.equal(net.h.length, 2);
+      assert.equal(net.h.at(-1), [...net.h][1]);
+      net.h.insert(0, new Block(5));
+      assert.deepEqual(net.namedChildren().map(([k]) => k), ['wte', 'h', 'heads']);
+      assert.deepEqual(net.h.namedChildren().map(([k]) => k), ['0', '1', '2']);
+      await net.h.at(0).to(device);
+      assert.deepEqual(net.forward(wt.tensor([1, 5], { ...on, dtype: 'int32' })).shape, [2, 6]);
+      assert.throws(() => net.h.forward(), /ModuleList has no forward/);
+      assert.deepEqual([...new wt.nn.Sequential(new wt.nn.ReLU(), new wt.nn.GELU())].map((m) => m.constructor.name), ['ReLU', 'GELU']);
+      net.dispose();
+    });
+
+    add(`${device}: idioms: nn.utils.clipGradNorm_ and clipGradValue_ match PyTorch`, async () => {
+      for (const c of clip.cases) {
+        const params = c.params.map((p) => {
+          const t = wt.zeros(p.shape, on).requiresGrad_(true);
+          if (p.grad) t.grad = wt.tensor(p.grad, { ...on, shape: p.shape });
+          return t;
+        });
+        if (c.fn === 'clip_grad_norm_') {
+          const total = wt.nn.utils.clipGradNorm_(params, c.max_norm, { normType: c.norm_type === 'inf' ? Infinity : c.norm_type });
+          assert.equal(total.device, device);
+          close([await total.item()], [c.total_norm], 1e-5, 'total norm');
+          total.dispose();
+        } else {
+          wt.nn.utils.clipGradValue_(params, c.clip_value);
+        }
+        for (const [k, p] of params.entries()) {
+          const g = p.grad;
+          if (c.after[k] === null) assert.equal(g, null);
+          else close(await g.data(), c.after[k], 1e-5, `${c.fn} grad ${k}`);
+          g?.dispose();
+          p.dispose();
+        }
+      }
+      assert.throws(() => wt.nn.utils.clipGradNorm_(42, 1), /parameters must be a Tensor or an iterable/);
     });
   }
   return list;

@@ -247,4 +247,14 @@ export async function check(): Promise<void> {
     wt.manualSeed(0);
     void [id, ids, ls, lg, ri, rb, rp];
   }
+  // Containers (issue 45).
+  {
+    const blocks = new wt.nn.ModuleList([new wt.nn.Linear(2, 2), new wt.nn.Linear(2, 2)]);
+    const first: wt.nn.Linear | undefined = blocks.at(0);
+    for (const b of blocks) void b.weight;
+    const heads = new wt.nn.ModuleDict({ a: new wt.nn.Linear(2, 2) });
+    const a: wt.nn.Linear | undefined = heads.get('a');
+    const layers: wt.nn.Module[] = [...new wt.nn.Sequential(new wt.nn.ReLU())];
+    void [first, a, layers];
+  }
 }

@@ -54,6 +54,7 @@ pub mod safetensors;
 mod safetensors_format;
 mod safetensors_json;
 mod sequential;
+pub mod utils;
 mod window;
 
 pub use activation::{PReLU, ReLU, SiLU, Sigmoid, Tanh, GELU};

@@ -297,3 +297,19 @@ pub fn move_parameter(param: &RawTensor, device: JsValue) -> Promise {
         Ok(RawTensor::new(moved).into())
     })
 }
+
+/// `nn.utils.clipGradNorm_`: scales the gradients of `params` (the JS leaves themselves) to a
+/// total norm of at most `max_norm`; returns the total norm before clipping (on the device).
+#[wasm_bindgen(js_name = nnClipGradNorm)]
+pub fn clip_grad_norm(params: Vec<RawTensor>, max_norm: f64, norm_type: f64, error_if_nonfinite: bool) -> R {
+    let slots = super::optim::slots("clipGradNorm_", params)?;
+    let options = nn::utils::ClipGradNormOptions { norm_type, error_if_nonfinite };
+    wrap(nn::utils::clip_grad_norm_(&slots, max_norm, options))
+}
+
+/// `nn.utils.clipGradValue_`: clamps every gradient element into `[-clip_value, clip_value]`.
+#[wasm_bindgen(js_name = nnClipGradValue)]
+pub fn clip_grad_value(params: Vec<RawTensor>, clip_value: f64) -> Result<(), JsValue> {
+    let slots = super::optim::slots("clipGradValue_", params)?;
+    nn::utils::clip_grad_value_(&slots, clip_value).map_err(js_err)
+}

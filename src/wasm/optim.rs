@@ -20,7 +20,7 @@ pub struct RawOptimizer {
     name: &'static str,
 }
 
-fn slots(op: &'static str, params: Vec<RawTensor>) -> Result<Vec<Parameter>, JsValue> {
+pub(super) fn slots(op: &'static str, params: Vec<RawTensor>) -> Result<Vec<Parameter>, JsValue> {
     params.iter().map(|p| Parameter::adopt(op, &p.t).map_err(js_err)).collect()
 }
 

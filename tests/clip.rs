@@ -1,0 +1,69 @@
+//! `nn::utils::clip_grad_norm_` and `clip_grad_value_` against PyTorch
+//! (`tests/fixtures/clip.json`, by `scripts/gen_clip_fixtures.py`: norm types 2, 1, inf and 3,
+//! max_norm below and above the total, a parameter without a gradient), on every device; the
+//! total norm stays on the device; `error_if_nonfinite` refuses before changing anything.
+
+mod common;
+use common::*;
+
+use webtensor::nn::utils::{clip_grad_norm_, clip_grad_value_, ClipGradNormOptions};
+use webtensor::nn::Parameter;
+use webtensor::{Device, Tensor};
+
+device_tests!(clipping_matches_pytorch, nonfinite_norms_refused_when_asked);
+
+fn clipping_matches_pytorch(d: Device) {
+    let f = fixture_json("clip.json");
+    let cases = f["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 6);
+    for c in cases {
+        let params: Vec<Parameter> = c["params"]
+            .as_array()
+            .expect("params")
+            .iter()
+            .map(|p| {
+                let shape = usizes(&p["shape"]);
+                let param = Parameter::new(&Tensor::zeros(&shape, webtensor::DType::F32, d).unwrap()).unwrap();
+                if p["grad"].is_array() {
+                    param.tensor().set_grad(Some(t(&floats(&p["grad"]), &shape, d))).unwrap();
+                }
+                param
+            })
+            .collect();
+        let name = c["fn"].as_str().expect("fn");
+        if name == "clip_grad_norm_" {
+            let norm_type = if c["norm_type"] == "inf" { f64::INFINITY } else { c["norm_type"].as_f64().expect("p") };
+            let options = ClipGradNormOptions { norm_type, ..Default::default() };
+            let total = clip_grad_norm_(&params, c["max_norm"].as_f64().expect("max_norm"), options).unwrap();
+            assert_eq!(total.device(), d, "the norm stays on the device");
+            assert_close(
+                &f32s(&total),
+                &[c["total_norm"].as_f64().unwrap() as f32],
+                1e-5,
+                &format!("{name} p={norm_type} total on {d}"),
+            );
+        } else {
+            clip_grad_value_(&params, c["clip_value"].as_f64().expect("clip_value")).unwrap();
+        }
+        for (k, (p, want)) in params.iter().zip(c["after"].as_array().expect("after")).enumerate() {
+            match p.grad() {
+                Some(g) => assert_close(&f32s(&g), &floats(want), 1e-5, &format!("{name} grad {k} on {d}")),
+                None => assert!(want.is_null(), "{name}: grad {k} appeared"),
+            }
+        }
+    }
+}
+
+fn nonfinite_norms_refused_when_asked(d: Device) {
+    let p = Parameter::new(&Tensor::zeros(&[2], webtensor::DType::F32, d).unwrap()).unwrap();
+    p.tensor().set_grad(Some(t(&[f32::INFINITY, 1.0], &[2], d))).unwrap();
+    let options = ClipGradNormOptions { error_if_nonfinite: true, ..Default::default() };
+    let e = clip_grad_norm_(std::slice::from_ref(&p), 1.0, options).unwrap_err();
+    assert!(e.to_string().contains("error_if_nonfinite"), "{e}");
+    assert_eq!(f32s(&p.grad().unwrap()), vec![f32::INFINITY, 1.0], "nothing changed");
+    let total = clip_grad_norm_(std::slice::from_ref(&p), 1.0, ClipGradNormOptions::default()).unwrap();
+    assert!(f32s(&total)[0].is_infinite());
+    let none = Parameter::new(&Tensor::zeros(&[2], webtensor::DType::F32, d).unwrap()).unwrap();
+    assert_eq!(f32s(&clip_grad_norm_(&[none], 1.0, Default::default()).unwrap()), vec![0.0]);
+    assert!(clip_grad_value_(&[p], -1.0).is_err());
+}
