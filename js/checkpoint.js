@@ -44,7 +44,7 @@ export async function saveSafetensors(dict, opts) {
 
 /** @internal Frees the one-hand-off tensors of `dict` (see markHandOff) that `fn` has used. */
 export function consumeDict(fn, dict) {
-  for (const [, t] of dict instanceof Map ? dict : Object.entries(dict)) consumeHandOff(fn, t);
+  for (const [, t] of dict instanceof Map ? dict : Object.entries(dict)) consumeHandOff(fn, t, ['state', 'loaded']);
 }
 
 /** @internal saveSafetensors' bytes without freeing anything (the file form frees after writing). */
@@ -70,7 +70,7 @@ export function loadSafetensors(bytes, opts) {
   const fn = 'loadSafetensors';
   const o = check.options(fn, opts, ['device']);
   const pairs = core().nnLoadSafetensors(bytesOf(fn, bytes), check.optDevice(fn, o.device));
-  return Object.fromEntries(pairs.map(([k, raw]) => [k, markHandOff(new Tensor(raw))]));
+  return Object.fromEntries(pairs.map(([k, raw]) => [k, markHandOff(new Tensor(raw), 'loaded')]));
 }
 
 /** The `__metadata__` strings of a `.safetensors` file (an empty object when it has none). */

@@ -292,3 +292,10 @@ export function manualSeed(seed) {
   check.arity('manualSeed', arguments.length, 1);
   core().manualSeed(check.integer('manualSeed', 'seed', seed, 0));
 }
+
+/** `numSamples` category indices per row of `probs` (PyTorch's `torch.multinomial`; see `Tensor.multinomial`). */
+export function multinomial(probs, numSamples, opts) {
+  check.arity('multinomial', arguments.length, 3);
+  rawOf('multinomial', 'probs', probs);
+  return probs.multinomial(numSamples, opts);
+}

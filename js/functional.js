@@ -134,8 +134,12 @@ const unary = (fn, method) => (...args) => {
 };
 /** `max(x, 0)`. */
 export const relu = unary('relu', 'relu');
-/** GELU (the exact, erf form). */
-export const gelu = unary('gelu', 'gelu');
+/** GELU: the exact (erf) form, or its tanh form with `{ approximate: 'tanh' }` (PyTorch's `F.gelu`). */
+export function gelu(input, opts) {
+  check.arity('gelu', arguments.length, 2);
+  rawOf('gelu', 'input', input);
+  return input.gelu(opts);
+}
 /** `x * sigmoid(x)`. */
 export const silu = unary('silu', 'silu');
 /** Hyperbolic tangent. */

@@ -176,7 +176,9 @@ export declare class Tensor<D extends DType = DType> {
   tanh(): Tensor<Floating<D>>;
   sigmoid(): Tensor<Floating<D>>;
   relu(): Tensor<Keep<D>>;
-  gelu(): Tensor<Floating<D>>;
+  /** GELU, exact or (`{ approximate: 'tanh' }`) its tanh form. */
+  gelu(options?: { approximate?: 'none' | 'tanh' | undefined }): Tensor<Floating<D>>;
+  geluTanh(): Tensor<Floating<D>>;
   silu(): Tensor<Floating<D>>;
   floor(): Tensor<Keep<D>>;
   ceil(): Tensor<Keep<D>>;
@@ -320,6 +322,8 @@ export declare class Tensor<D extends DType = DType> {
   t(): Tensor<D>;
   /** `length` entries of `dim` from `start` (negative: counted from the end). */
   narrow(dim: number, start: number, length: number): Tensor<D>;
+  /** Category indices drawn from the rows of these weights (PyTorch's `multinomial`), without replacement unless asked. */
+  multinomial(numSamples: number, options?: { replacement?: boolean | undefined; seed?: number | undefined }): Tensor<'int32'>;
   /** The slice at `index` of `dim`, that dim removed (PyTorch's `select`; negative counts from the end). */
   select(dim: number, index: number): Tensor<D>;
   /** Entries `start` (inclusive) to `end` (exclusive; default the end) of `dim`, every `step`-th (Python's `x[start:end:step]`). */
@@ -509,6 +513,8 @@ export function randint<D extends 'int32' | 'uint32' | 'uint8' | 'int8' = 'int32
 export function randint<D extends 'int32' | 'uint32' | 'uint8' | 'int8' = 'int32'>(low: number, high: number, size: Shape, options?: RandintOptions<D>): Tensor<D>;
 /** A uniform random permutation of `0..n` (int32). */
 export function randperm(n: number, options?: { seed?: number | undefined; device?: DeviceLike | undefined }): Tensor<'int32'>;
+/** Category indices drawn from the rows of `probs` (PyTorch's `torch.multinomial`). */
+export function multinomial(probs: Tensor, numSamples: number, options?: { replacement?: boolean | undefined; seed?: number | undefined }): Tensor<'int32'>;
 /** Seeds the global generator that random constructors and loaders without a seed draw from. */
 export function manualSeed(seed: number): void;
 export function zerosLike<D extends DType, T extends DType = D>(t: Tensor<D>, options?: CreateOptions<T>): Tensor<T>;

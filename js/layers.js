@@ -238,8 +238,20 @@ const activation = (name, method) => ({
 
 /** `max(x, 0)` as a module. */
 export const ReLU = activation('ReLU', 'relu');
-/** GELU (the exact, erf form) as a module. */
-export const GELU = activation('GELU', 'gelu');
+/** GELU as a module: the exact (erf) form, or `new GELU({ approximate: 'tanh' })`. */
+export class GELU extends Module {
+  constructor(opts) {
+    super();
+    const o = check.options('GELU', opts, ['approximate']);
+    this.approximate = o.approximate ?? 'none';
+    if (this.approximate !== 'none' && this.approximate !== 'tanh') check.fail(RangeError, 'GELU', 'approximate', this.approximate, "'none' or 'tanh'");
+  }
+  forward(x) {
+    rawOf('GELU', 'input', x);
+    return x.gelu({ approximate: this.approximate });
+  }
+  extraRepr() { return this.approximate === 'tanh' ? "approximate='tanh'" : ''; }
+}
 /** `x * sigmoid(x)` as a module. */
 export const SiLU = activation('SiLU', 'silu');
 /** Hyperbolic tangent as a module. */

@@ -276,13 +276,13 @@ export class Module {
   /**
    * Parameters and buffers by PyTorch's keys (`0.weight`, `bn.running_mean`): this module's
    * parameters, then its buffers, then each submodule's, as a plain object of new, detached
-   * Tensor handles. Handing the dict to `saveSafetensors(File)` or another module's
-   * `loadStateDict` frees them once used; otherwise dispose them (or take them in wt.tidy).
+   * Tensor handles. Saving the dict (`saveSafetensors(File)`) frees them once written;
+   * otherwise dispose them (or take them in wt.tidy).
    */
   stateDict() {
     const entries = this.#stateEntries();
     const raws = entries.map(([k, t]) => rawOf('stateDict', k, t));
-    return Object.fromEntries(entries.map(([k], i) => [k, markHandOff(new Tensor(raws[i].detach()))]));
+    return Object.fromEntries(entries.map(([k], i) => [k, markHandOff(new Tensor(raws[i].detach()), 'state')]));
   }
 
   #stateEntries(prefix = '') {
@@ -299,7 +299,7 @@ export class Module {
    * the dtype of the slot it fills and moved to its device. Strict by default, as PyTorch's:
    * every key must exist with the same shape and none may be missing. With `{ strict: false }`
    * unmatched keys are skipped. All or nothing: on an error nothing changed. The tensors of a
-   * dict made by `stateDict()` or `loadSafetensors(File)` are freed once loaded. Resolves to
+   * dict made by `loadSafetensors(File)` are freed once loaded. Resolves to
    * `{ missingKeys, unexpectedKeys }`.
    */
   async loadStateDict(dict, opts) {
@@ -316,7 +316,7 @@ export class Module {
     for (const [k, now] of todo) {
       rawOf(fn, `the module's '${k}'`, now);
       const v = given.get(k);
-      if (!(v instanceof Tensor) || v.disposed) check.fail(TypeError, fn, `dict['${k}']`, v, 'a live Tensor');
+      rawOf(fn, `dict['${k}']`, v);
       if (v.shape.join() !== now.shape.join()) {
         throw new Error(`${fn}: '${k}' has shape [${now.shape}] in the module but [${v.shape}] in the dict`);
       }
@@ -332,8 +332,8 @@ export class Module {
       todo.forEach(([, now]) => setPending(now, null));
     }
     todo.forEach(([, now], i) => assignRaw(now, values[i]));
-    // A dict made for one hand-off (stateDict(), loadSafetensors()) is freed now it is loaded.
-    for (const [, v] of given) consumeHandOff(fn, v);
+    // A dict loaded from a file (loadSafetensors*()) is freed now it is loaded.
+    for (const [, v] of given) consumeHandOff(fn, v, ['loaded']);
     return { missingKeys, unexpectedKeys };
   }
 

@@ -182,7 +182,10 @@ export declare class Flatten extends Module {
 /** Returns its input. */
 export declare class Identity extends Module { forward(x: Tensor): Tensor }
 export declare class ReLU extends Module { forward(x: Tensor): Tensor }
-export declare class GELU extends Module { forward(x: Tensor): Tensor }
+export declare class GELU extends Module {
+  constructor(options?: { approximate?: 'none' | 'tanh' | undefined });
+  forward(x: Tensor): Tensor;
+}
 export declare class SiLU extends Module { forward(x: Tensor): Tensor }
 export declare class Tanh extends Module { forward(x: Tensor): Tensor }
 export declare class Sigmoid extends Module { forward(x: Tensor): Tensor }
@@ -275,7 +278,7 @@ export declare namespace functional {
   /** A floating-point loss (float32 unless the input is float16), so `await loss.item()` is a number. */
   function binaryCrossEntropyWithLogits(input: Tensor, target: Tensor, options?: LossOptions): Tensor<'float32'>;
   function relu(input: Tensor): Tensor;
-  function gelu(input: Tensor): Tensor;
+  function gelu(input: Tensor, options?: { approximate?: 'none' | 'tanh' | undefined }): Tensor;
   function silu(input: Tensor): Tensor;
   function tanh(input: Tensor): Tensor;
   function sigmoid(input: Tensor): Tensor;

@@ -43,22 +43,23 @@ function refusePending(fn, what, t) {
   }
 }
 
-// Tensors of dicts made for one hand-off (stateDict(), loadSafetensors()): the checkpoint
-// helpers and loadStateDict free them once they have used them, so that
-// `saveSafetensorsFile(model.stateDict(), path)` and
-// `model.loadStateDict(await loadSafetensorsFile(path))` leave no copy of the model behind.
-const handOff = new WeakSet();
+// Tensors of dicts made to be handed on: 'state' (stateDict()) and 'loaded'
+// (loadSafetensors*()). Saving frees either kind once written, and loadStateDict frees a loaded
+// dict once loaded, so that `saveSafetensorsFile(model.stateDict(), path)` and
+// `model.loadStateDict(await loadSafetensorsFile(path))` leave no copy of the model behind. A
+// stateDict() handed to loadStateDict stays (one dict often syncs several models).
+const handOff = new WeakMap();
 const consumedBy = new WeakMap();
 
-/** @internal Marks `t` as part of a one-hand-off dict; returns it. */
-export function markHandOff(t) {
-  handOff.add(t);
+/** @internal Marks `t` as part of a dict of `kind` ('state' or 'loaded'); returns it. */
+export function markHandOff(t, kind) {
+  handOff.set(t, kind);
   return t;
 }
 
-/** @internal Frees `t` if it is part of a one-hand-off dict that `fn` has now used. */
-export function consumeHandOff(fn, t) {
-  if (t instanceof Tensor && handOff.has(t) && !t.disposed) {
+/** @internal Frees `t` if it is part of a dict of one of `kinds` that `fn` has now used. */
+export function consumeHandOff(fn, t, kinds) {
+  if (t instanceof Tensor && kinds.includes(handOff.get(t)) && !t.disposed) {
     consumedBy.set(t, fn);
     t.dispose();
   }
@@ -68,7 +69,7 @@ export function consumeHandOff(fn, t) {
 function gone(t) {
   const by = consumedBy.get(t);
   if (by === undefined) return 'was disposed';
-  return `was freed by ${by}, which frees the tensors of a dict made by stateDict() or loadSafetensors() once it has used them; make a new dict (call stateDict() again, or load the file again) to use it twice`;
+  return `was freed by ${by} once it had used it (saving frees the tensors of a stateDict() or loadSafetensors() dict, loadStateDict those of a loadSafetensors() dict); make a new dict (call stateDict() again, or load the file again) to use it twice`;
 }
 
 /** `t` as a live raw tensor, or a clear error naming the function and argument. */
@@ -171,7 +172,15 @@ export class Tensor {
   tanh() { return this.#unary('tanh'); }
   sigmoid() { return this.#unary('sigmoid'); }
   relu() { return this.#unary('relu'); }
-  gelu() { return this.#unary('gelu'); }
+  /** GELU: the exact (erf) form, or with `{ approximate: 'tanh' }` its tanh form (GPT-2's), as PyTorch's. */
+  gelu(opts) {
+    const o = check.options('gelu', opts, ['approximate']);
+    const a = o.approximate ?? 'none';
+    if (a !== 'none' && a !== 'tanh') check.fail(RangeError, 'gelu', 'approximate', a, "'none' or 'tanh'");
+    return this.#unary(a === 'tanh' ? 'gelu_tanh' : 'gelu');
+  }
+  /** GELU's tanh approximation (`gelu({ approximate: 'tanh' })`). */
+  geluTanh() { return this.#unary('gelu_tanh'); }
   silu() { return this.#unary('silu'); }
   floor() { return this.#unary('floor'); }
   ceil() { return this.#unary('ceil'); }
@@ -389,6 +398,17 @@ export class Tensor {
   }
   /** The transpose of a tensor of at most 2 dims (PyTorch's `t()`; more dims is an error: use transpose). */
   t() { return new Tensor(this.#live('t').t()); }
+  /**
+   * `numSamples` category indices (int32) per row of non-negative weights (`[n]` or `[m, n]`),
+   * drawn with `{ replacement }` or without (the default), seeded with `{ seed }` (else the
+   * global generator): PyTorch's `torch.multinomial`, on the device, without a readback.
+   */
+  multinomial(numSamples, opts) {
+    const raw = this.#live('multinomial');
+    const o = check.options('multinomial', opts, ['replacement', 'seed']);
+    const seed = o.seed === undefined || o.seed === null ? undefined : check.integer('multinomial', 'seed', o.seed, 0);
+    return new Tensor(raw.multinomial(check.integer('multinomial', 'numSamples', numSamples, 1, 2 ** 31 - 1), check.flag('multinomial', 'replacement', o.replacement), seed));
+  }
   /** The slice at `index` of `dim`, that dim removed (PyTorch's `select`, `x[:, i]`; negative counts from the end; a view). */
   select(dim, index) {
     const raw = this.#live('select');

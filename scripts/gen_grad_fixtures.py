@@ -110,6 +110,7 @@ OPS = {
     "narrow": lambda x, a: x[0].narrow(a["dim"], a["start"], a["len"]),
     "split_view": lambda x, a: x[0].split(a["size"], dim=-1)[a["part"]].view(a["shape"]),
     "select": lambda x, a: x[0].select(a["dim"], a["index"]),
+    "gelu_tanh": lambda x, a: torch.nn.functional.gelu(x[0], approximate="tanh"),
     "squeeze": lambda x, a: x[0].squeeze(a["dim"]),
     "unsqueeze": lambda x, a: x[0].unsqueeze(a["dim"]),
     "expand": lambda x, a: x[0].expand(a["shape"]),
@@ -300,6 +301,7 @@ def cases():
     add("split_view_merge", "split_view", [inp(randn(3, 4, 6))], size=2, part=2, shape=[12, 2])
     add("select_last", "select", [inp(randn(2, 3, 4))], dim=1, index=-1)
     add("select_first_dim", "select", [inp(randn(3, 4))], dim=0, index=1)
+    add("gelu_tanh", "gelu_tanh", [inp(randn(4, 5) * 3)])
     return c
 
 

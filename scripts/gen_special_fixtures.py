@@ -35,7 +35,7 @@ UNARY = {
     "tan": torch.tan, "asin": torch.asin, "acos": torch.acos, "atan": torch.atan, "sinh": torch.sinh,
     "cosh": torch.cosh, "asinh": torch.asinh, "acosh": torch.acosh, "atanh": torch.atanh,
     "softplus": F.softplus, "mish": F.mish, "hardswish": F.hardswish, "hardsigmoid": F.hardsigmoid,
-    "elu": F.elu,
+    "elu": F.elu, "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
 }
 INT_UNARY = ["neg", "abs", "square", "relu", "sign"]
 BINARY = {

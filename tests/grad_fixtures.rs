@@ -89,6 +89,7 @@ fn apply(op: &str, a: &Value, x: &[Tensor]) -> webtensor::Result<Tensor> {
         "narrow" => x[0].narrow(int(a, "dim"), int(a, "start") as usize, int(a, "len") as usize)?,
         "split_view" => x[0].split(int(a, "size") as usize, -1)?[int(a, "part") as usize].view(&isizes(&a["shape"]))?,
         "select" => x[0].select(int(a, "dim"), int(a, "index"))?,
+        "gelu_tanh" => x[0].gelu_tanh()?,
         "squeeze" => x[0].squeeze(Some(int(a, "dim")))?,
         "unsqueeze" => x[0].unsqueeze(int(a, "dim"))?,
         "expand" => x[0].expand(&isizes(&a["shape"]))?,

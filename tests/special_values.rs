@@ -57,6 +57,8 @@ fn bound(op: &str, x: f32, want: f32) -> Option<f32> {
         "log" => (1e-6, 1e-6),
         "erf" | "gelu" => (5e-7, 2e-7),
         "tanh" | "sigmoid" | "silu" => (2e-6, 0.0),
+        // 1 + tanh cancels for negative x: an absolute term for the small results there.
+        "gelu_tanh" => (2e-6, 1e-6),
         "sqrt" | "rsqrt" | "reciprocal" | "div" => (1e-6, 0.0),
         // exp2(b log2 a): the error of the exponent grows with its size, |log2 want|.
         "pow" => (1e-6 * (1.0 + want.abs().log2().abs().min(150.0) / 8.0), 0.0),

@@ -46,6 +46,7 @@ function apply(wt, op, a, x) {
     case 'narrow': return x[0].narrow(a.dim, a.start, a.len);
     case 'split_view': return x[0].split(a.size, -1)[a.part].view(a.shape);
     case 'select': return x[0].select(a.dim, a.index);
+    case 'gelu_tanh': return x[0].gelu({ approximate: 'tanh' });
     case 'squeeze': case 'unsqueeze': return x[0][op](a.dim);
     case 't': case 'contiguous': case 'flatten': return x[0][op]();
     case 'cat': case 'stack': return wt[op](x, a.dim);

@@ -278,14 +278,21 @@ export function idiomCases(wt, devices) {
       for (let i = 0; i < 20; i++) {
         const bytes = await wt.nn.saveSafetensors(m.stateDict());
         await other.loadStateDict(wt.nn.loadSafetensors(bytes, { device }));
-        await other.loadStateDict(m.stateDict()); // PyTorch's copy of weights between models
       }
       assert.equal(wt.memory().numTensors, before, 'no tensor left by 20 saves and loads');
       close(await other.weight.data(), await m.weight.data(), 0);
+      // One stateDict() can fill several models (as DataParallel's replicas are synced).
+      const shared = m.stateDict();
+      const third = new wt.nn.Linear(8, 4, { seed: 3 });
+      await other.loadStateDict(shared);
+      await third.loadStateDict(shared);
+      close(await third.weight.data(), await m.weight.data(), 0);
+      Object.values(shared).forEach((t) => t.dispose());
+      third.dispose();
       // A consumed dict says what happened and how to use it twice.
       const dict = m.stateDict();
       await wt.nn.saveSafetensors(dict);
-      assert.throws(() => dict.weight.add(1), /freed by saveSafetensors.*call stateDict\(\) again/);
+      assert.throws(() => dict.weight.add(1), /freed by saveSafetensors once it had used it.*call stateDict\(\) again/);
       // A dict the user made is theirs: saving does not free it.
       const mine = { w: wt.ones([2], on) };
       await wt.nn.saveSafetensors(mine);
@@ -388,6 +395,27 @@ export function idiomCases(wt, devices) {
         }
       }
       assert.throws(() => wt.nn.utils.clipGradNorm_(42, 1), /parameters must be a Tensor or an iterable/);
+    });
+
+    add(`${device}: idioms: gelu's tanh form and multinomial`, async () => {
+      const x = wt.tensor([-3, -0.5, 0, 0.5, 3], on);
+      const want = [-3, -0.5, 0, 0.5, 3].map((v) => 0.5 * v * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (v + 0.044715 * v ** 3))));
+      close(await x.gelu({ approximate: 'tanh' }).data(), want, 1e-6);
+      close(await wt.nn.functional.gelu(x, { approximate: 'tanh' }).data(), want, 1e-6);
+      close(await new wt.nn.GELU({ approximate: 'tanh' }).forward(x).data(), want, 1e-6);
+      assert.throws(() => x.gelu({ approximate: 'fast' }), RangeError);
+      const probs = wt.tensor([0.1, 0, 2, 0.5, 1.4], on);
+      const n = 5000;
+      const draws = await wt.multinomial(probs, n, { replacement: true, seed: 3 }).data();
+      assert.ok(draws instanceof Int32Array && draws.length === n && !draws.includes(1));
+      const counts = [0, 0, 0, 0, 0];
+      draws.forEach((i) => counts[i]++);
+      const total = 4;
+      const chi2 = counts.reduce((s, c, i) => (i === 1 ? s : s + (c - (n * [0.1, 0, 2, 0.5, 1.4][i]) / total) ** 2 / ((n * [0.1, 0, 2, 0.5, 1.4][i]) / total)), 0);
+      assert.ok(chi2 < 23.5, `chi2 ${chi2}: ${counts}`);
+      const perm = Array.from(await probs.add(0.1).multinomial(5, { seed: 1 }).data()).sort();
+      assert.deepEqual(perm, [0, 1, 2, 3, 4], 'without replacement by default: each category once');
+      assert.throws(() => probs.multinomial(6), /without replacement from 5 categories/);
     });
   }
   return list;

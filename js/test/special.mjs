@@ -22,6 +22,7 @@ function bound(op, x, want) {
     case 'log': return 1e-6 * a + 1e-6;
     case 'erf': case 'gelu': return 5e-7 * a + 2e-7;
     case 'tanh': case 'sigmoid': case 'silu': return 2e-6 * a;
+    case 'gelu_tanh': return 2e-6 * a + 1e-6;
     case 'sqrt': case 'rsqrt': case 'reciprocal': case 'div': return 1e-6 * a;
     case 'pow': return 1e-6 * (1 + Math.min(Math.abs(Math.log2(a)), 150) / 8) * a;
     default: return 0;
@@ -209,7 +210,7 @@ async function opsCase(wt, device) {
   const errors = [];
   const grid = f32(fixtures.grid);
   for (const [op, want] of Object.entries(fixtures.unary)) {
-    await checkFloats(wt, device, op, [grid], f32(want), ([t]) => t[op](), errors);
+    await checkFloats(wt, device, op, [grid], f32(want), ([t]) => t[camel(op)](), errors);
   }
   const ints = Int32Array.from(fixtures.int_grid);
   const xi = wt.tensor(ints, { device, dtype: 'int32' });

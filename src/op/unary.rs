@@ -39,6 +39,9 @@ pub enum UnaryOp {
     Relu,
     /// GELU with the exact (erf) form, as PyTorch's default
     Gelu,
+    /// GELU's tanh approximation (PyTorch's `approximate='tanh'`, GPT-2's):
+    /// `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`
+    GeluTanh,
     /// the error function (integers promote to f32)
     Erf,
     /// `x * sigmoid(x)`
@@ -89,7 +92,7 @@ pub enum UnaryOp {
 
 impl UnaryOp {
     /// Every unary op.
-    pub const ALL: [UnaryOp; 36] = {
+    pub const ALL: [UnaryOp; 37] = {
         use UnaryOp::*;
         [
             Neg,
@@ -106,6 +109,7 @@ impl UnaryOp {
             Sigmoid,
             Relu,
             Gelu,
+            GeluTanh,
             Erf,
             Silu,
             Floor,
@@ -149,6 +153,7 @@ impl UnaryOp {
             Sigmoid => "sigmoid",
             Relu => "relu",
             Gelu => "gelu",
+            GeluTanh => "gelu_tanh",
             Erf => "erf",
             Silu => "silu",
             Floor => "floor",
@@ -179,7 +184,7 @@ impl UnaryOp {
         use UnaryOp::*;
         let extra: &[&str] = match self {
             Gelu | Erf => &[WGSL_ERF],
-            Tanh => &[WGSL_TANH],
+            Tanh | GeluTanh => &[WGSL_TANH],
             Sin | Cos => &[WGSL_SINCOS],
             Tan => &[WGSL_SINCOS, WGSL_FDIV],
             Silu => &[WGSL_FDIV],
@@ -254,6 +259,8 @@ impl UnaryOp {
                 }
             }
             Gelu => 0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2)),
+            // PyTorch's kernel: kBeta = sqrt(2) * (2 / sqrt(pi)) / 2, in f32.
+            GeluTanh => 0.5 * x * (1.0 + tanh_f32(GELU_BETA * (x + GELU_KAPPA * (x * x * x)))),
             Erf => erf(x),
             Silu => x / (1.0 + exp_f32(-x)),
             Floor => x.floor(),
@@ -351,6 +358,7 @@ impl UnaryOp {
             // WGSL's max of NaN is undefined: keep NaN as PyTorch does.
             Relu => "select(max(v, 0.0), v, is_nan(v))",
             Gelu => "0.5 * v * (1.0 + erf_approx(v * 0.70710678118654752))",
+            GeluTanh => "0.5 * v * (1.0 + tanh_acc(0.7978845608028654 * (v + 0.044715 * (v * v * v))))",
             Erf => "erf_approx(v)",
             // fdiv: 1 + exp(88) is past 2^126, where drivers' division flushes (WGSL_FDIV).
             Silu => "fdiv(v, 1.0 + exp(-v))",
@@ -417,6 +425,7 @@ impl UnaryOp {
             // fmaxf would drop a NaN operand; PyTorch keeps it.
             Relu => "(is_nan(v) ? v : fmaxf(v, 0.0f))",
             Gelu => "0.5f * v * (1.0f + erf_approx(v * 0.70710678118654752f))",
+            GeluTanh => "0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * (v * v * v))))",
             Erf => "erf_approx(v)",
             Silu => "v / (1.0f + expf(-v))",
             Floor => "floorf(v)",
@@ -513,3 +522,8 @@ pub(crate) fn erf(x: f32) -> f32 {
         big.copysign(x)
     }
 }
+
+/// GELU's tanh form: `sqrt(2 / pi)` (PyTorch's `kBeta`, `M_SQRT2 * M_2_SQRTPI * 0.5`).
+pub(crate) const GELU_BETA: f32 = 0.797_884_6;
+/// GELU's tanh form: the cubic term's weight (PyTorch's `kKappa`).
+pub(crate) const GELU_KAPPA: f32 = 0.044_715;

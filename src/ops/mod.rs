@@ -16,6 +16,7 @@ pub mod pad;
 pub mod pin;
 pub mod rearrange;
 pub mod reduce;
+pub mod sample;
 pub mod scan;
 pub mod sort;
 pub mod unary;

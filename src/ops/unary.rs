@@ -46,6 +46,8 @@ unary_methods! {
     relu => Relu,
     /// Elementwise GELU (erf form).
     gelu => Gelu,
+    /// Elementwise GELU (tanh approximation, PyTorch's `approximate="tanh"`).
+    gelu_tanh => GeluTanh,
     /// Elementwise error function (integers promote to f32).
     erf => Erf,
     /// Elementwise SiLU (swish).
@@ -142,6 +144,17 @@ fn backward(op: UnaryOp, x: &Tensor, y: &Tensor) -> BackwardFn {
             let cdf = x.mul_scalar(FRAC_1_SQRT_2)?.erf()?.add_scalar(1.0)?.mul_scalar(0.5)?;
             let pdf = x.square()?.mul_scalar(-0.5)?.exp()?.mul_scalar(1.0 / (2.0 * PI).sqrt())?;
             g.mul(&cdf.add(&x.mul(&pdf)?)?)
+        }),
+        // PyTorch's backward of the tanh form: 0.5 (1 + t) + 0.5 x (1 - t^2) beta (1 + 3 kappa x^2),
+        // with t = tanh(beta (x + kappa x^3)).
+        GeluTanh => unary_rule(move |g| {
+            use crate::op::unary::{GELU_BETA, GELU_KAPPA};
+            let (beta, kappa) = (GELU_BETA as f64, GELU_KAPPA as f64);
+            let t = x.add(&x.pow_scalar(3.0)?.mul_scalar(kappa)?)?.mul_scalar(beta)?.tanh()?;
+            let left = t.add_scalar(1.0)?.mul_scalar(0.5)?;
+            let slope = x.square()?.mul_scalar(3.0 * kappa)?.add_scalar(1.0)?.mul_scalar(beta)?;
+            let right = x.mul_scalar(0.5)?.mul(&t.square()?.neg()?.add_scalar(1.0)?)?.mul(&slope)?;
+            g.mul(&left.add(&right)?)
         }),
         Erf => unary_rule(move |g| g.mul(&x.square()?.neg()?.exp()?.mul_scalar(2.0 / PI.sqrt())?)),
         // sigmoid(x) * (1 + x * (1 - sigmoid(x)))

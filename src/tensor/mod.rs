@@ -378,8 +378,8 @@ impl Tensor {
     /// Hands `f` the elements of a contiguous tensor on the CPU in place (the storage's data
     /// and this tensor's range of it), counted as a readback like [`Tensor::to_vec`]; None for
     /// other devices and layouts, or where `f` declines. The npm package copies host data
-    /// straight from here into a typed array: through `to_vec` it was copied twice.
-    #[cfg(target_arch = "wasm32")]
+    /// straight from here into a typed array: through `to_vec` it was copied twice; host-side
+    /// checks of cpu tensors read through it without waiting on any target.
     pub(crate) fn with_cpu_elements<R>(
         &self,
         f: impl FnOnce(&crate::dtype::CpuData, std::ops::Range<usize>) -> Option<R>,

@@ -15,7 +15,7 @@ use crate::{BinaryOp, DType, Device, Error, ReduceOp, Tensor, UnaryOp};
 /// class spells them in camelCase; `where_` is `where`). With the families' `ALL` tables this is
 /// the op table `opTable()` exports, which the JS suite checks `js/core.js` and `js/index.d.ts`
 /// against: an op added here without a JS method and a type fails that test.
-pub(crate) const OTHER_METHODS: [&str; 64] = [
+pub(crate) const OTHER_METHODS: [&str; 65] = [
     "where_",
     "isnan",
     "isinf",
@@ -61,6 +61,7 @@ pub(crate) const OTHER_METHODS: [&str; 64] = [
     "t",
     "narrow",
     "select",
+    "multinomial",
     "squeeze",
     "unsqueeze",
     "expand",
@@ -377,6 +378,12 @@ impl RawTensor {
         let (dim, start, len) =
             (args::dim("narrow", dim)?, args::count("narrow", "start", start)?, args::count("narrow", "length", len)?);
         wrap(self.t.narrow(dim, start, len))
+    }
+
+    /// `num_samples` category indices per row of weights, with or without replacement.
+    pub fn multinomial(&self, num_samples: f64, replacement: bool, seed: Option<f64>) -> R {
+        let k = args::int("multinomial", "numSamples", num_samples, 0.0, i32::MAX as f64)? as usize;
+        wrap(self.t.multinomial(k, replacement, args::seed("multinomial", seed)?))
     }
 
     /// The slice at `index` of `dim`, that dim removed (negative counts from the end).
