@@ -4,6 +4,7 @@
 //! term added to `g`; AdamW's is decoupled: `p *= 1 - lr wd` first. A step is one fused kernel
 //! per parameter (`fused.rs`), or the same formula as separate ops where that cannot run.
 
+use super::groups::{group_methods, Groups, HasLr, ParamGroup};
 use super::{check_hyper, fused, prepare, Optimizer};
 use crate::error::{Error, Result};
 use crate::nn::Parameter;
@@ -32,6 +33,15 @@ impl Default for AdamOptions {
     }
 }
 
+impl HasLr for AdamOptions {
+    fn lr(&self) -> f64 {
+        self.lr
+    }
+    fn set_lr(&mut self, lr: f64) {
+        self.lr = lr;
+    }
+}
+
 struct Moments {
     m: Tensor,
     v: Tensor,
@@ -39,31 +49,33 @@ struct Moments {
 }
 
 struct AdamCore {
-    params: Vec<Parameter>,
-    options: AdamOptions,
+    groups: Groups<AdamOptions>,
     state: Vec<Option<Moments>>,
     decoupled: bool,
     name: &'static str,
 }
 
 impl AdamCore {
-    fn new(params: Vec<Parameter>, options: AdamOptions, decoupled: bool, name: &'static str) -> Result<AdamCore> {
-        check_hyper(name, "lr", options.lr, 0.0, f64::MAX)?;
-        check_hyper(name, "betas.0", options.betas.0, 0.0, 1.0 - f64::EPSILON)?;
-        check_hyper(name, "betas.1", options.betas.1, 0.0, 1.0 - f64::EPSILON)?;
-        check_hyper(name, "eps", options.eps, 0.0, f64::MAX)?;
-        check_hyper(name, "weight_decay", options.weight_decay, 0.0, f64::MAX)?;
-        let n = params.len();
-        Ok(AdamCore { params, options, state: (0..n).map(|_| None).collect(), decoupled, name })
+    fn new(groups: Vec<ParamGroup<AdamOptions>>, decoupled: bool, name: &'static str) -> Result<AdamCore> {
+        let check = |options: &AdamOptions| -> Result<()> {
+            check_hyper(name, "lr", options.lr, 0.0, f64::MAX)?;
+            check_hyper(name, "betas.0", options.betas.0, 0.0, 1.0 - f64::EPSILON)?;
+            check_hyper(name, "betas.1", options.betas.1, 0.0, 1.0 - f64::EPSILON)?;
+            check_hyper(name, "eps", options.eps, 0.0, f64::MAX)?;
+            check_hyper(name, "weight_decay", options.weight_decay, 0.0, f64::MAX)
+        };
+        let groups = Groups::new(name, groups, check)?;
+        let n = groups.params.len();
+        Ok(AdamCore { groups, state: (0..n).map(|_| None).collect(), decoupled, name })
     }
 
     fn step(&mut self) -> Result<()> {
         let _g = crate::tensor::node::pause();
-        let o = self.options;
-        let (b1, b2) = o.betas;
-        let work = prepare(self.name, &self.params, self.state.iter().map(|s| s.as_ref().map(|s| &s.m)))?;
-        for ((p, slot), work) in self.params.iter().zip(self.state.iter_mut()).zip(work) {
+        let work = prepare(self.name, &self.groups.params, self.state.iter().map(|s| s.as_ref().map(|s| &s.m)))?;
+        for (i, ((p, slot), work)) in self.groups.params.iter().zip(self.state.iter_mut()).zip(work).enumerate() {
             let Some((value, g)) = work else { continue };
+            let o = self.groups.of(i);
+            let (b1, b2) = o.betas;
             let (state, t) = match slot.as_ref() {
                 Some(s) => (vec![s.m.clone(), s.v.clone()], s.t + 1),
                 None => (vec![], 1),
@@ -128,9 +140,15 @@ macro_rules! adam_like {
         pub struct $name(AdamCore);
 
         impl $name {
-            /// An optimizer over `params`.
+            /// An optimizer over `params` (one group).
             pub fn new(params: Vec<Parameter>, options: AdamOptions) -> Result<$name> {
-                Ok($name(AdamCore::new(params, options, $decoupled, stringify!($name))?))
+                $name::with_groups(vec![ParamGroup { params, options }])
+            }
+
+            /// An optimizer over parameter groups, each with its own options (nanoGPT decays
+            /// 2-D weights only: `[{ params: decay, weight_decay: 0.1 }, { params: rest, 0 }]`).
+            pub fn with_groups(groups: Vec<ParamGroup<AdamOptions>>) -> Result<$name> {
+                Ok($name(AdamCore::new(groups, $decoupled, stringify!($name))?))
             }
         }
 
@@ -138,18 +156,7 @@ macro_rules! adam_like {
             fn step(&mut self) -> Result<()> {
                 self.0.step()
             }
-            fn zero_grad(&self) {
-                self.0.params.iter().for_each(Parameter::zero_grad);
-            }
-            fn params(&self) -> &[Parameter] {
-                &self.0.params
-            }
-            fn lr(&self) -> f64 {
-                self.0.options.lr
-            }
-            fn set_lr(&mut self, lr: f64) {
-                self.0.options.lr = lr;
-            }
+            group_methods!(0.groups);
         }
     };
 }

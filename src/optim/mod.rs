@@ -6,30 +6,55 @@
 //! the step fails with a clear error rather than mixing devices, as PyTorch's does. Every
 //! parameter is checked before any is updated, so a step refused by these checks changes nothing
 //! (an out-of-memory error partway through would still leave the earlier ones updated).
+//! Parameter groups (`ParamGroup`, `with_groups`) give groups their own options, and
+//! `lr_scheduler` changes learning rates over steps, as PyTorch's.
 
 mod adam;
 mod fused;
+mod groups;
+pub mod lr_scheduler;
 mod sgd;
 
 pub use adam::{Adam, AdamOptions, AdamW};
+pub use groups::ParamGroup;
 pub use sgd::{SgdOptions, SGD};
 
 use crate::error::{Error, Result};
 use crate::nn::Parameter;
 use crate::tensor::Tensor;
 
-/// What every optimizer does.
+/// What every optimizer does. Parameters come in groups (PyTorch's `param_groups`), each with
+/// its own learning rate; an optimizer made from a plain list has one.
 pub trait Optimizer {
     /// One update of every parameter that has a gradient (those without are skipped).
     fn step(&mut self) -> Result<()>;
     /// Clears every parameter's gradient (sets it to none, as PyTorch 2 does).
-    fn zero_grad(&self);
-    /// The parameters being optimised.
+    fn zero_grad(&self) {
+        self.params().iter().for_each(Parameter::zero_grad);
+    }
+    /// The parameters being optimised, in group order.
     fn params(&self) -> &[Parameter];
-    /// The learning rate.
-    fn lr(&self) -> f64;
-    /// Sets the learning rate (for schedules).
-    fn set_lr(&mut self, lr: f64);
+    /// How many parameter groups.
+    fn param_group_count(&self) -> usize;
+    /// The learning rate of group `group` (None past the last).
+    fn group_lr(&self, group: usize) -> Option<f64>;
+    /// Sets the learning rate of group `group` (what schedulers do).
+    fn set_group_lr(&mut self, group: usize, lr: f64) -> Result<()>;
+    /// The learning rate the first scheduler found in group `group` (PyTorch's `initial_lr`).
+    fn initial_lr(&self, group: usize) -> Option<f64>;
+    /// Records group `group`'s initial learning rate (schedulers do, once).
+    fn set_initial_lr(&mut self, group: usize, lr: f64);
+    /// The learning rate of the first group.
+    fn lr(&self) -> f64 {
+        self.group_lr(0).unwrap_or(0.0)
+    }
+    /// Sets every group's learning rate.
+    fn set_lr(&mut self, lr: f64) {
+        for g in 0..self.param_group_count() {
+            // The groups exist; a bad lr is the caller's (schedules give finite ones).
+            let _ = self.set_group_lr(g, lr);
+        }
+    }
 }
 
 /// A boxed optimizer is an optimizer, so one chosen at run time (`Box<dyn Optimizer>`) can go
@@ -44,11 +69,20 @@ impl<O: Optimizer + ?Sized> Optimizer for Box<O> {
     fn params(&self) -> &[Parameter] {
         (**self).params()
     }
-    fn lr(&self) -> f64 {
-        (**self).lr()
+    fn param_group_count(&self) -> usize {
+        (**self).param_group_count()
     }
-    fn set_lr(&mut self, lr: f64) {
-        (**self).set_lr(lr)
+    fn group_lr(&self, group: usize) -> Option<f64> {
+        (**self).group_lr(group)
+    }
+    fn set_group_lr(&mut self, group: usize, lr: f64) -> Result<()> {
+        (**self).set_group_lr(group, lr)
+    }
+    fn initial_lr(&self, group: usize) -> Option<f64> {
+        (**self).initial_lr(group)
+    }
+    fn set_initial_lr(&mut self, group: usize, lr: f64) {
+        (**self).set_initial_lr(group, lr)
     }
 }
 

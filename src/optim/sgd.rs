@@ -3,6 +3,7 @@
 //! g + m b : b; p -= lr g`. A step is one fused kernel per parameter (`fused.rs`), or the same
 //! formula as separate ops where that cannot run.
 
+use super::groups::{group_methods, Groups, HasLr, ParamGroup};
 use super::{check_hyper, fused, Optimizer};
 use crate::error::{Error, Result};
 use crate::nn::Parameter;
@@ -33,25 +34,44 @@ impl Default for SgdOptions {
     }
 }
 
+impl HasLr for SgdOptions {
+    fn lr(&self) -> f64 {
+        self.lr
+    }
+    fn set_lr(&mut self, lr: f64) {
+        self.lr = lr;
+    }
+}
+
 /// Stochastic gradient descent.
 pub struct SGD {
-    params: Vec<Parameter>,
-    options: SgdOptions,
+    groups: Groups<SgdOptions>,
     momentum: Vec<Option<Tensor>>,
 }
 
+fn check(options: &SgdOptions) -> Result<()> {
+    const OP: &str = "SGD";
+    check_hyper(OP, "lr", options.lr, 0.0, f64::MAX)?;
+    check_hyper(OP, "momentum", options.momentum, 0.0, f64::MAX)?;
+    check_hyper(OP, "weight_decay", options.weight_decay, 0.0, f64::MAX)?;
+    if options.nesterov && (options.momentum <= 0.0 || options.dampening != 0.0) {
+        return Err(Error::invalid(OP, "Nesterov momentum requires a momentum and zero dampening"));
+    }
+    Ok(())
+}
+
 impl SGD {
-    /// An optimizer over `params`.
+    /// An optimizer over `params` (one group).
     pub fn new(params: Vec<Parameter>, options: SgdOptions) -> Result<SGD> {
-        const OP: &str = "SGD";
-        check_hyper(OP, "lr", options.lr, 0.0, f64::MAX)?;
-        check_hyper(OP, "momentum", options.momentum, 0.0, f64::MAX)?;
-        check_hyper(OP, "weight_decay", options.weight_decay, 0.0, f64::MAX)?;
-        if options.nesterov && (options.momentum <= 0.0 || options.dampening != 0.0) {
-            return Err(Error::invalid(OP, "Nesterov momentum requires a momentum and zero dampening"));
-        }
-        let n = params.len();
-        Ok(SGD { params, options, momentum: vec![None; n] })
+        SGD::with_groups(vec![ParamGroup { params, options }])
+    }
+
+    /// An optimizer over parameter groups, each with its own options (PyTorch's
+    /// `SGD([{...}, {...}])`).
+    pub fn with_groups(groups: Vec<ParamGroup<SgdOptions>>) -> Result<SGD> {
+        let groups = Groups::new("SGD", groups, check)?;
+        let n = groups.params.len();
+        Ok(SGD { groups, momentum: vec![None; n] })
     }
 }
 
@@ -76,10 +96,10 @@ fn composed(o: &SgdOptions, value: &Tensor, mut g: Tensor, buf: Option<&Tensor>)
 impl Optimizer for SGD {
     fn step(&mut self) -> Result<()> {
         let _g = crate::tensor::node::pause();
-        let o = self.options;
-        let work = super::prepare("SGD.step", &self.params, self.momentum.iter().map(Option::as_ref))?;
-        for ((p, buf), work) in self.params.iter().zip(self.momentum.iter_mut()).zip(work) {
+        let work = super::prepare("SGD.step", &self.groups.params, self.momentum.iter().map(Option::as_ref))?;
+        for (i, ((p, buf), work)) in self.groups.params.iter().zip(self.momentum.iter_mut()).zip(work).enumerate() {
             let Some((value, g)) = work else { continue };
+            let o = self.groups.of(i);
             let fused = if o.fused {
                 let step = OptimStep::sgd(o.lr, o.momentum, o.dampening, o.weight_decay, o.nesterov, buf.is_none());
                 fused::update(&step, &value, &g, buf.as_slice())?
@@ -98,19 +118,5 @@ impl Optimizer for SGD {
         Ok(())
     }
 
-    fn zero_grad(&self) {
-        self.params.iter().for_each(Parameter::zero_grad);
-    }
-
-    fn params(&self) -> &[Parameter] {
-        &self.params
-    }
-
-    fn lr(&self) -> f64 {
-        self.options.lr
-    }
-
-    fn set_lr(&mut self, lr: f64) {
-        self.options.lr = lr;
-    }
+    group_methods!(groups);
 }

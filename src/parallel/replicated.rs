@@ -39,11 +39,23 @@ impl<O: Optimizer> Optimizer for Replicated<O> {
         self.opts.first().map(|o| o.params()).unwrap_or(&[])
     }
 
-    fn lr(&self) -> f64 {
-        self.opts.first().map(|o| o.lr()).unwrap_or(0.0)
+    fn param_group_count(&self) -> usize {
+        self.opts.first().map_or(0, |o| o.param_group_count())
     }
 
-    fn set_lr(&mut self, lr: f64) {
-        self.opts.iter_mut().for_each(|o| o.set_lr(lr));
+    fn group_lr(&self, group: usize) -> Option<f64> {
+        self.opts.first().and_then(|o| o.group_lr(group))
+    }
+
+    fn set_group_lr(&mut self, group: usize, lr: f64) -> Result<()> {
+        self.opts.iter_mut().try_for_each(|o| o.set_group_lr(group, lr))
+    }
+
+    fn initial_lr(&self, group: usize) -> Option<f64> {
+        self.opts.first().and_then(|o| o.initial_lr(group))
+    }
+
+    fn set_initial_lr(&mut self, group: usize, lr: f64) {
+        self.opts.iter_mut().for_each(|o| o.set_initial_lr(group, lr));
     }
 }

@@ -1,0 +1,100 @@
+//! Issue 45's optimizer pieces: parameter groups (each with its own learning rate and weight
+//! decay, a parameter in two groups refused) and `lr_scheduler` equal to PyTorch's learning rate
+//! at every step (`tests/fixtures/schedules.json`, by `scripts/gen_schedule_fixtures.py`: two
+//! groups; LambdaLR, StepLR, LinearLR, CosineAnnealingLR past its period, and nanoGPT's linear
+//! warmup then cosine as SequentialLR).
+
+mod common;
+use common::*;
+
+use webtensor::nn::Parameter;
+use webtensor::optim::lr_scheduler::{CosineAnnealingLR, LambdaLR, LinearLR, LrScheduler, SequentialLR, StepLR};
+use webtensor::optim::{AdamOptions, AdamW, Optimizer, ParamGroup, SgdOptions, SGD};
+use webtensor::{DType, Device, Tensor};
+
+fn param(n: usize) -> Parameter {
+    Parameter::new(&Tensor::zeros(&[n], DType::F32, Device::CPU).unwrap()).unwrap()
+}
+
+fn two_groups() -> SGD {
+    let group = |lr| ParamGroup { params: vec![param(2)], options: SgdOptions { lr, ..Default::default() } };
+    SGD::with_groups(vec![group(0.1), group(0.03)]).unwrap()
+}
+
+#[test]
+fn schedules_match_pytorch_at_every_step() {
+    let f = fixture_json("schedules.json");
+    let cases = f["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 5);
+    for c in cases {
+        let a = &c["args"];
+        let num = |k: &str| a[k].as_f64().unwrap_or_else(|| panic!("{k}"));
+        let mut opt = two_groups();
+        let mut s: Box<dyn LrScheduler> = match a["kind"].as_str().expect("kind") {
+            "lambda" => {
+                let base = num("base");
+                Box::new(LambdaLR::new(&mut opt, move |e| base.powi(e as i32)).unwrap())
+            }
+            "step" => Box::new(StepLR::new(&mut opt, num("step_size") as usize, num("gamma")).unwrap()),
+            "linear" => Box::new(
+                LinearLR::new(&mut opt, num("start_factor"), num("end_factor"), num("total_iters") as usize).unwrap(),
+            ),
+            "cosine" => Box::new(CosineAnnealingLR::new(&mut opt, num("t_max") as usize, num("eta_min")).unwrap()),
+            "sequential" => {
+                let warm = LinearLR::new(&mut opt, 0.01, 1.0, num("warmup") as usize).unwrap();
+                let cos = CosineAnnealingLR::new(&mut opt, num("t_max") as usize, num("eta_min")).unwrap();
+                Box::new(
+                    SequentialLR::new(&mut opt, vec![Box::new(warm), Box::new(cos)], &[num("warmup") as usize])
+                        .unwrap(),
+                )
+            }
+            other => panic!("unknown schedule {other}"),
+        };
+        for (step, want) in c["lrs"].as_array().expect("lrs").iter().enumerate() {
+            if step > 0 {
+                opt.step().unwrap();
+                s.step(&mut opt).unwrap();
+            }
+            for g in 0..2 {
+                let w = want[g].as_f64().expect("lr");
+                let got = opt.group_lr(g).unwrap();
+                assert!(
+                    (got - w).abs() <= 1e-12 * w.abs().max(1e-12),
+                    "{} step {step} group {g}: {got} vs PyTorch's {w}",
+                    c["name"]
+                );
+            }
+            if step > 0 {
+                assert_eq!(s.last_lr(), vec![opt.group_lr(0).unwrap(), opt.group_lr(1).unwrap()]);
+            }
+        }
+    }
+}
+
+#[test]
+fn parameter_groups_have_their_own_options() {
+    let ones = || Parameter::new(&Tensor::ones(&[3], DType::F32, Device::CPU).unwrap()).unwrap();
+    let (decay, keep) = (ones(), ones());
+    for p in [&decay, &keep] {
+        p.tensor().set_grad(Some(Tensor::zeros(&[3], DType::F32, Device::CPU).unwrap())).unwrap();
+    }
+    let base = AdamOptions { lr: 0.1, ..Default::default() };
+    let mut opt = AdamW::with_groups(vec![
+        ParamGroup { params: vec![decay.clone()], options: AdamOptions { weight_decay: 0.5, ..base } },
+        ParamGroup { params: vec![keep.clone()], options: AdamOptions { weight_decay: 0.0, ..base } },
+    ])
+    .unwrap();
+    assert_eq!((opt.param_group_count(), opt.params().len()), (2, 2));
+    opt.step().unwrap();
+    // Zero gradients: only the decoupled weight decay moves a parameter (1 - lr wd).
+    assert_close(&f32s(&decay.tensor()), &[0.95; 3], 1e-6, "decayed group");
+    assert_close(&f32s(&keep.tensor()), &[1.0; 3], 0.0, "group without decay");
+    opt.set_group_lr(1, 0.5).unwrap();
+    assert_eq!((opt.group_lr(0), opt.group_lr(1)), (Some(0.1), Some(0.5)));
+    assert!(opt.set_group_lr(2, 0.1).unwrap_err().to_string().contains("no parameter group 2"));
+    let twice = AdamW::with_groups(vec![
+        ParamGroup { params: vec![decay.clone()], options: base },
+        ParamGroup { params: vec![decay.clone()], options: base },
+    ]);
+    assert!(twice.err().expect("refused").to_string().contains("more than one parameter group"));
+}
