@@ -32,21 +32,59 @@ function nonNegative(fn, arg, v, fallback) {
   return x;
 }
 
-/** What every optimizer does: step(), zeroGrad(), lr, dispose(). */
+const isGroup = (v) => v !== null && typeof v === 'object' && !(v instanceof Tensor) && 'params' in v;
+
+/**
+ * The parameter groups given to an optimizer: an iterable of Tensors (one group), or of
+ * `{ params, ...options }` objects (PyTorch's param groups), as `[{ params, options }]`.
+ */
+function groupsOf(fn, params, keys) {
+  if (params === null || typeof params !== 'object' || typeof params[Symbol.iterator] !== 'function') {
+    check.fail(TypeError, fn, 'params', params, 'an array of parameter Tensors (model.parameters()) or of parameter groups ({ params, ...options })');
+  }
+  const list = [...params];
+  if (!list.some(isGroup)) return [{ params: paramList(fn, list), options: {} }];
+  const groups = list.map((g, i) => {
+    if (!isGroup(g)) check.fail(TypeError, fn, `params[${i}]`, g, 'a parameter group { params, ...options } (groups and tensors cannot mix)');
+    const { params: ps, ...options } = g;
+    check.options(`${fn}: params[${i}]`, options, keys);
+    return { params: paramList(`${fn}: params[${i}].params`, ps), options };
+  });
+  const all = groups.flatMap((g) => g.params);
+  if (new Set(all).size !== all.length) throw new Error(`${fn}: a parameter appears in more than one parameter group; give each parameter once`);
+  return groups;
+}
+
+/** What every optimizer does: step(), zeroGrad(), lr, paramGroups, dispose(). */
 export class Optimizer {
   #raw;
   #params;
-  /** @internal */
-  constructor(fn, params, make) {
-    this.#params = paramList(fn, params);
-    this.#raw = make(this.#params.map((p) => p.raw.cloneHandle()));
+  #groups;
+  /** @internal `make(handles, sizes)` builds the raw optimizer over the groups' parameters. */
+  constructor(groups, make) {
+    this.#params = groups.flatMap((g) => g.params);
+    this.#raw = make(this.#params.map((p) => p.raw.cloneHandle()), Uint32Array.from(groups, (g) => g.params.length));
     finalizer.register(this, this.#raw, this);
+    // PyTorch's param_groups: each group's parameters and options; `lr` reads and sets the
+    // group's learning rate (what schedulers change), the other options are as constructed.
+    this.#groups = groups.map((g, i) => {
+      const raw = () => this.#live('paramGroups');
+      return Object.defineProperty({ ...g.resolved, params: [...g.params] }, 'lr', {
+        get: () => raw().groupLr(i),
+        set: (v) => raw().setGroupLr(i, nonNegative('paramGroups[].lr', 'lr', v, undefined)),
+        enumerable: true,
+      });
+    });
   }
-  /** The parameters being optimised (the Tensors given at construction). */
+  /** The parameters being optimised (the Tensors given at construction), in group order. */
   get params() { return [...this.#params]; }
-  /** The learning rate; set it for schedules. */
+  /** The parameter groups (PyTorch's `param_groups`): `opt.paramGroups[0].lr` is settable. */
+  get paramGroups() { return this.#groups; }
+  /** The first group's learning rate; setting it sets every group's. */
   get lr() { return this.#live('lr').lr; }
   set lr(v) { this.#live('lr').lr = nonNegative('lr', 'lr', v, undefined); }
+  /** @internal The raw optimizer (for the schedulers). */
+  get _raw() { return this.#live('scheduler'); }
   #live(fn) {
     if (!this.#raw) throw new Error(`${fn}: this optimizer was disposed`);
     return this.#raw;
@@ -89,41 +127,77 @@ export class Optimizer {
   [Symbol.dispose]() { this.dispose(); }
 }
 
-/** Stochastic gradient descent with PyTorch's momentum, dampening, Nesterov and (L2) weight decay. */
+const SGD_KEYS = ['lr', 'momentum', 'dampening', 'weightDecay', 'nesterov'];
+
+/** SGD's options of one group (its own over the defaults `d`), checked. */
+function sgdOptions(fn, o, d) {
+  const v = { ...d, ...Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined)) };
+  return {
+    lr: nonNegative(fn, 'lr', v.lr, 1e-3), momentum: nonNegative(fn, 'momentum', v.momentum, 0),
+    dampening: nonNegative(fn, 'dampening', v.dampening, 0), weightDecay: nonNegative(fn, 'weightDecay', v.weightDecay, 0),
+    nesterov: check.flag(fn, 'nesterov', v.nesterov, false),
+  };
+}
+
+/**
+ * Stochastic gradient descent with PyTorch's momentum, dampening, Nesterov and (L2) weight
+ * decay, over parameters or parameter groups (`[{ params, lr, weightDecay }, ...]`).
+ */
 export class SGD extends Optimizer {
   constructor(params, opts) {
     const fn = 'SGD';
-    const o = check.options(fn, opts, ['lr', 'momentum', 'dampening', 'weightDecay', 'nesterov', 'fused']);
-    const args = [nonNegative(fn, 'lr', o.lr, 1e-3), nonNegative(fn, 'momentum', o.momentum, 0),
-      nonNegative(fn, 'dampening', o.dampening, 0), nonNegative(fn, 'weightDecay', o.weightDecay, 0),
-      check.flag(fn, 'nesterov', o.nesterov, false), check.flag(fn, 'fused', o.fused, true)];
-    super(fn, params, (raws) => core().RawOptimizer.sgd(raws, ...args));
+    const defaults = check.options(fn, opts, [...SGD_KEYS, 'fused']);
+    const fused = check.flag(fn, 'fused', defaults.fused, true);
+    const groups = groupsOf(fn, params, SGD_KEYS).map((g) => ({ ...g, resolved: sgdOptions(fn, g.options, defaults) }));
+    const numbers = Float64Array.from(groups.flatMap(({ resolved: r }) => [r.lr, r.momentum, r.dampening, r.weightDecay, r.nesterov ? 1 : 0]));
+    super(groups, (raws, sizes) => core().RawOptimizer.sgd(raws, sizes, numbers, fused));
   }
 }
 
-function adamArgs(fn, opts, weightDecay) {
-  const o = check.options(fn, opts, ['lr', 'betas', 'eps', 'weightDecay', 'fused']);
-  const betas = o.betas ?? [0.9, 0.999];
+const ADAM_KEYS = ['lr', 'betas', 'eps', 'weightDecay'];
+
+/** Adam's options of one group (its own over the defaults `d`), checked. */
+function adamOptions(fn, o, d, weightDecay) {
+  const v = { ...d, ...Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined)) };
+  const betas = v.betas ?? [0.9, 0.999];
   if (!Array.isArray(betas) || betas.length !== 2) check.fail(TypeError, fn, 'betas', betas, 'an array of two numbers in [0, 1)');
   betas.forEach((b, i) => {
     if (typeof b !== 'number' || !(b >= 0 && b < 1)) check.fail(RangeError, fn, `betas[${i}]`, b, 'a number in [0, 1)');
   });
-  return [nonNegative(fn, 'lr', o.lr, 1e-3), betas[0], betas[1], nonNegative(fn, 'eps', o.eps, 1e-8),
-    nonNegative(fn, 'weightDecay', o.weightDecay, weightDecay), check.flag(fn, 'fused', o.fused, true)];
+  return {
+    lr: nonNegative(fn, 'lr', v.lr, 1e-3), betas: [...betas], eps: nonNegative(fn, 'eps', v.eps, 1e-8),
+    weightDecay: nonNegative(fn, 'weightDecay', v.weightDecay, weightDecay),
+  };
 }
 
-/** Adam (Kingma & Ba) with PyTorch's defaults (lr 1e-3, betas [0.9, 0.999], eps 1e-8); weight decay is L2 on the gradient. */
+/** The raw Adam or AdamW over `params` (tensors or groups) with `opts` as defaults. */
+function adamGroups(fn, params, opts, weightDecay, decoupled) {
+  const defaults = check.options(fn, opts, [...ADAM_KEYS, 'fused']);
+  const fused = check.flag(fn, 'fused', defaults.fused, true);
+  const groups = groupsOf(fn, params, ADAM_KEYS).map((g) => ({ ...g, resolved: adamOptions(fn, g.options, defaults, weightDecay) }));
+  const numbers = Float64Array.from(groups.flatMap(({ resolved: r }) => [r.lr, r.betas[0], r.betas[1], r.eps, r.weightDecay]));
+  return [groups, (raws, sizes) => core().RawOptimizer.adam(raws, sizes, numbers, decoupled, fused)];
+}
+
+/**
+ * Adam (Kingma & Ba) with PyTorch's defaults (lr 1e-3, betas [0.9, 0.999], eps 1e-8); weight
+ * decay is L2 on the gradient. Parameters or parameter groups, as SGD.
+ */
 export class Adam extends Optimizer {
   constructor(params, opts) {
-    const args = adamArgs('Adam', opts, 0);
-    super('Adam', params, (raws) => core().RawOptimizer.adam(raws, false, ...args));
+    super(...adamGroups('Adam', params, opts, 0, false));
   }
 }
 
-/** AdamW (Loshchilov & Hutter): Adam with decoupled weight decay (default 0.01, as PyTorch's). */
+/**
+ * AdamW (Loshchilov & Hutter): Adam with decoupled weight decay (default 0.01, as PyTorch's).
+ * nanoGPT decays the 2-D weights only: `new AdamW([{ params: decay, weightDecay: 0.1 },
+ * { params: noDecay, weightDecay: 0 }], { lr, betas })`.
+ */
 export class AdamW extends Optimizer {
   constructor(params, opts) {
-    const args = adamArgs('AdamW', opts, 0.01);
-    super('AdamW', params, (raws) => core().RawOptimizer.adam(raws, true, ...args));
+    super(...adamGroups('AdamW', params, opts, 0.01, true));
   }
 }
+
+export * as lrScheduler from './lrscheduler.js';

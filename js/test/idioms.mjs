@@ -9,6 +9,7 @@ import { TENSOR_ARITY, VARARGS } from '../arity.js';
 import { resetLeakWatch } from '../leakwatch.js';
 import creation from '../../tests/fixtures/creation.json' with { type: 'json' };
 import clip from '../../tests/fixtures/clip.json' with { type: 'json' };
+import schedules from '../../tests/fixtures/schedules.json' with { type: 'json' };
 
 /** How many parameters the function or method whose source starts `src` declares. */
 function declared(src) {
@@ -54,6 +55,54 @@ export function idiomCases(wt, devices) {
       assert.ok(at >= 0, `Tensor.${name} is not in the class body`);
       assert.equal(declared(body.slice(at)), max, `Tensor.${name}: js/arity.js says ${max}`);
     }
+  });
+
+
+  add('optim: parameter groups and lrScheduler equal PyTorch at every step', async () => {
+    const { LambdaLR, StepLR, LinearLR, CosineAnnealingLR, SequentialLR } = wt.optim.lrScheduler;
+    for (const c of schedules.cases) {
+      const [a, b] = [wt.zeros([2]).requiresGrad_(true), wt.zeros([3]).requiresGrad_(true)];
+      const opt = new wt.optim.SGD([{ params: [a], lr: 0.1 }, { params: [b], lr: 0.03 }], { lr: 0.5 });
+      const x = c.args;
+      const s = x.kind === 'lambda' ? new LambdaLR(opt, (e) => x.base ** e)
+        : x.kind === 'step' ? new StepLR(opt, { stepSize: x.step_size, gamma: x.gamma })
+          : x.kind === 'linear' ? new LinearLR(opt, { startFactor: x.start_factor, endFactor: x.end_factor, totalIters: x.total_iters })
+            : x.kind === 'cosine' ? new CosineAnnealingLR(opt, { tMax: x.t_max, etaMin: x.eta_min })
+              : new SequentialLR(opt, { schedulers: [new LinearLR(opt, { startFactor: 0.01, endFactor: 1, totalIters: x.warmup }), new CosineAnnealingLR(opt, { tMax: x.t_max, etaMin: x.eta_min })], milestones: [x.warmup] });
+      c.lrs.forEach((want, step) => {
+        if (step > 0) {
+          opt.step();
+          s.step();
+        }
+        const got = opt.paramGroups.map((g) => g.lr);
+        want.forEach((w, g) => assert.ok(Math.abs(got[g] - w) <= 1e-12 * Math.max(Math.abs(w), 1e-12), `${c.name} step ${step} group ${g}: ${got[g]} vs PyTorch's ${w}`));
+      });
+      assert.deepEqual(s.getLastLr(), opt.paramGroups.map((g) => g.lr));
+      opt.dispose();
+      a.dispose();
+      b.dispose();
+    }
+  });
+
+  add('optim: each group has its own options; paramGroups[i].lr is settable', async () => {
+    const [w, v] = [wt.ones([3]).requiresGrad_(true), wt.ones([3]).requiresGrad_(true)];
+    w.grad = wt.zeros([3]);
+    v.grad = wt.zeros([3]);
+    const opt = new wt.optim.AdamW([{ params: [w], weightDecay: 0.5 }, { params: [v], weightDecay: 0 }], { lr: 0.1 });
+    assert.equal(opt.paramGroups.length, 2);
+    assert.equal(opt.paramGroups[0].weightDecay, 0.5);
+    opt.step();
+    close(await w.data(), [0.95, 0.95, 0.95], 1e-6, 'decayed group');
+    close(await v.data(), [1, 1, 1], 0, 'group without decay');
+    opt.paramGroups[1].lr = 0.2;
+    assert.deepEqual(opt.paramGroups.map((g) => g.lr), [0.1, 0.2]);
+    opt.lr = 0.3;
+    assert.deepEqual(opt.paramGroups.map((g) => g.lr), [0.3, 0.3]);
+    assert.throws(() => new wt.optim.SGD([{ params: [w] }, { params: [w] }]), /more than one parameter group/);
+    assert.throws(() => new wt.optim.SGD([{ params: [w], momentun: 0.9 }]), /unknown option 'momentun'/);
+    assert.throws(() => new wt.optim.SGD([{ params: [w] }, v]), /groups and tensors cannot mix/);
+    opt.dispose();
+    [w, v].forEach((t) => t.dispose());
   });
 
   for (const device of devices) {

@@ -257,4 +257,20 @@ export async function check(): Promise<void> {
     const layers: wt.nn.Module[] = [...new wt.nn.Sequential(new wt.nn.ReLU())];
     void [first, a, layers];
   }
+  // Parameter groups, clipping and schedules (issue 45).
+  {
+    const net = new wt.nn.Linear(2, 2);
+    const [w, b] = net.parameters();
+    const opt = new wt.optim.AdamW([{ params: [w!], weightDecay: 0.1 }, { params: [b!], weightDecay: 0 }], { lr: 1e-3, betas: [0.9, 0.95] });
+    opt.paramGroups[0]!.lr = 5e-4;
+    const { LinearLR, CosineAnnealingLR, SequentialLR, LambdaLR, StepLR } = wt.optim.lrScheduler;
+    const warm = new LinearLR(opt, { startFactor: 0.01, totalIters: 100 });
+    const cos = new CosineAnnealingLR(opt, { tMax: 4900, etaMin: 1e-4 });
+    const sched = new SequentialLR(opt, { schedulers: [warm, cos], milestones: [100] });
+    sched.step();
+    const lrs: number[] = sched.getLastLr();
+    const norm: wt.Tensor<'float32'> = wt.nn.utils.clipGradNorm_(net.parameters(), 1.0, { normType: 2, errorIfNonfinite: false });
+    wt.nn.utils.clipGradValue_(net.parameters(), 0.5);
+    void [lrs, norm, new LambdaLR(new wt.optim.SGD([w!]), (e) => 0.9 ** e), new StepLR(new wt.optim.SGD([b!]), { stepSize: 3 })];
+  }
 }

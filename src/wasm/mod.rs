@@ -15,6 +15,7 @@ mod nn;
 mod nn_ops;
 mod optim;
 mod safetensors;
+mod sched;
 mod sort;
 mod tensor;
 

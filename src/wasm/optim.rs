@@ -6,17 +6,16 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::args::flag;
 use super::js_err;
 use super::tensor::RawTensor;
 use crate::nn::Parameter;
-use crate::optim::{Adam, AdamOptions, AdamW, Optimizer, SgdOptions, SGD};
+use crate::optim::{Adam, AdamOptions, AdamW, Optimizer, ParamGroup, SgdOptions, SGD};
 use crate::Error;
 
 /// An optimizer over JS parameters.
 #[wasm_bindgen]
 pub struct RawOptimizer {
-    opt: Box<dyn Optimizer>,
+    pub(super) opt: Box<dyn Optimizer>,
     name: &'static str,
 }
 
@@ -24,54 +23,93 @@ pub(super) fn slots(op: &'static str, params: Vec<RawTensor>) -> Result<Vec<Para
     params.iter().map(|p| Parameter::adopt(op, &p.t).map_err(js_err)).collect()
 }
 
+/// `params` cut into groups of `sizes`, each with the options `make` reads from its `width`
+/// numbers of `options`.
+fn grouped<O>(
+    op: &'static str,
+    params: Vec<RawTensor>,
+    sizes: &[u32],
+    options: &[f64],
+    width: usize,
+    make: impl Fn(&[f64]) -> O,
+) -> Result<Vec<ParamGroup<O>>, JsValue> {
+    let total: usize = sizes.iter().map(|&n| n as usize).sum();
+    if total != params.len() || options.len() != sizes.len() * width {
+        return Err(js_err(Error::invalid(op, "internal: parameter groups and their options do not line up")));
+    }
+    let mut slots = slots(op, params)?.into_iter();
+    Ok(sizes
+        .iter()
+        .zip(options.chunks(width))
+        .map(|(&n, o)| ParamGroup { params: slots.by_ref().take(n as usize).collect(), options: make(o) })
+        .collect())
+}
+
 #[wasm_bindgen]
 impl RawOptimizer {
-    /// SGD with PyTorch's momentum, dampening, Nesterov and weight decay. Takes its own handles
-    /// of `params` (pass clones).
+    /// SGD over parameter groups: `params` (its own handles: pass clones) split by `sizes`,
+    /// group `g`'s options at `options[5g..5g + 5]`: lr, momentum, dampening, weight decay,
+    /// Nesterov (0 or 1) (js/optim.js writes them in this order).
     pub fn sgd(
         params: Vec<RawTensor>,
-        lr: f64,
-        momentum: f64,
-        dampening: f64,
-        weight_decay: f64,
-        nesterov: JsValue,
-        fused: JsValue,
+        sizes: Vec<u32>,
+        options: Vec<f64>,
+        fused: bool,
     ) -> Result<RawOptimizer, JsValue> {
         const OP: &str = "SGD";
-        let options = SgdOptions {
-            lr,
-            momentum,
-            dampening,
-            weight_decay,
-            nesterov: flag(OP, "nesterov", &nesterov)?,
-            fused: flag(OP, "fused", &fused)?,
-        };
-        let opt = SGD::new(slots(OP, params)?, options).map_err(js_err)?;
+        let groups = grouped(OP, params, &sizes, &options, 5, |o| SgdOptions {
+            lr: o[0],
+            momentum: o[1],
+            dampening: o[2],
+            weight_decay: o[3],
+            nesterov: o[4] != 0.0,
+            fused,
+        })?;
+        let opt = SGD::with_groups(groups).map_err(js_err)?;
         Ok(RawOptimizer { opt: Box::new(opt), name: OP })
     }
 
-    /// Adam (`decoupled` false) or AdamW (true). Takes its own handles of `params`.
-    #[allow(clippy::too_many_arguments)]
+    /// Adam (`decoupled` false) or AdamW (true) over parameter groups, as `sgd`; group `g`'s
+    /// options at `options[5g..5g + 5]`: lr, beta1, beta2, eps, weight decay.
     pub fn adam(
         params: Vec<RawTensor>,
-        decoupled: JsValue,
-        lr: f64,
-        beta1: f64,
-        beta2: f64,
-        eps: f64,
-        weight_decay: f64,
-        fused: JsValue,
+        sizes: Vec<u32>,
+        options: Vec<f64>,
+        decoupled: bool,
+        fused: bool,
     ) -> Result<RawOptimizer, JsValue> {
-        let decoupled = flag("Adam", "decoupled", &decoupled)?;
         let name = if decoupled { "AdamW" } else { "Adam" };
-        let options = AdamOptions { lr, betas: (beta1, beta2), eps, weight_decay, fused: flag(name, "fused", &fused)? };
-        let params = slots(name, params)?;
+        let groups = grouped(name, params, &sizes, &options, 5, |o| AdamOptions {
+            lr: o[0],
+            betas: (o[1], o[2]),
+            eps: o[3],
+            weight_decay: o[4],
+            fused,
+        })?;
         let opt: Box<dyn Optimizer> = if decoupled {
-            Box::new(AdamW::new(params, options).map_err(js_err)?)
+            Box::new(AdamW::with_groups(groups).map_err(js_err)?)
         } else {
-            Box::new(Adam::new(params, options).map_err(js_err)?)
+            Box::new(Adam::with_groups(groups).map_err(js_err)?)
         };
         Ok(RawOptimizer { opt, name })
+    }
+
+    /// How many parameter groups.
+    #[wasm_bindgen(js_name = groupCount)]
+    pub fn group_count(&self) -> usize {
+        self.opt.param_group_count()
+    }
+
+    /// The learning rate of group `group`.
+    #[wasm_bindgen(js_name = groupLr)]
+    pub fn group_lr(&self, group: usize) -> Result<f64, JsValue> {
+        self.opt.group_lr(group).ok_or_else(|| js_err(Error::invalid(self.name, format!("no parameter group {group}"))))
+    }
+
+    /// Sets the learning rate of group `group`.
+    #[wasm_bindgen(js_name = setGroupLr)]
+    pub fn set_group_lr(&mut self, group: usize, lr: f64) -> Result<(), JsValue> {
+        self.opt.set_group_lr(group, lr).map_err(js_err)
     }
 
     /// One update. `params` are the parameters' current tensors, in the order the optimizer
@@ -107,10 +145,6 @@ impl RawOptimizer {
     /// Sets the learning rate (for schedules): a number of at least 0.
     #[wasm_bindgen(setter)]
     pub fn set_lr(&mut self, lr: f64) -> Result<(), JsValue> {
-        if !(lr >= 0.0 && lr.is_finite()) {
-            return Err(js_err(Error::invalid(self.name, format!("lr must be a finite number >= 0, got {lr}"))));
-        }
-        self.opt.set_lr(lr);
-        Ok(())
+        (0..self.opt.param_group_count()).try_for_each(|g| self.opt.set_group_lr(g, lr)).map_err(js_err)
     }
 }
