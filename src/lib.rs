@@ -25,6 +25,7 @@ pub mod device;
 mod dtype;
 mod error;
 mod layout;
+pub mod models;
 pub mod nn;
 pub mod op;
 pub mod ops;
