@@ -8,6 +8,7 @@
 mod loader;
 #[cfg(not(target_arch = "wasm32"))]
 mod prefetch;
+pub mod text;
 
 pub use loader::{Batches, DataLoader, DataLoaderOptions};
 #[cfg(not(target_arch = "wasm32"))]
