@@ -567,3 +567,5 @@ export declare function saveSafetensorsFile(
 export declare function loadSafetensorsFile(path: string, options?: { device?: DeviceLike | undefined }): Promise<Record<string, Tensor>>;
 /** Data parallel training across devices (PyTorch's DDP, TensorFlow's MirroredStrategy, in one process). */
 export * as parallel from './parallel.js';
+/** Complete models written with the API: nanoGPT's GPT. */
+export * as models from './models.js';

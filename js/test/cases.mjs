@@ -13,6 +13,7 @@ import { dataCases } from './data.mjs';
 import { parallelCases } from './parallel.mjs';
 import { specialCases } from './special.mjs';
 import { idiomCases } from './idioms.mjs';
+import { gptCases } from './gpt.mjs';
 
 /** The cases as `{ name, fn }` for `wt` (an initialised webtensor module) on `devices`. */
 export function cases(wt, devices) {
@@ -574,5 +575,6 @@ export function cases(wt, devices) {
   list.push(...dataCases(wt, devices));
   list.push(...parallelCases(wt, devices));
   list.push(...idiomCases(wt, devices));
+  list.push(...gptCases(wt, devices));
   return list;
 }

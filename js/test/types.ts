@@ -273,4 +273,13 @@ export async function check(): Promise<void> {
     wt.nn.utils.clipGradValue_(net.parameters(), 0.5);
     void [lrs, norm, new LambdaLR(new wt.optim.SGD([w!]), (e) => 0.9 ** e), new StepLR(new wt.optim.SGD([b!]), { stepSize: 3 })];
   }
+  // The GPT (issue 45).
+  {
+    const gpt = new wt.models.GPT({ vocabSize: 65, blockSize: 256, nLayer: 6, nHead: 6, nEmbd: 384, dropout: 0.2, bias: true });
+    const ids = wt.tensor(new Int32Array(4), { shape: [1, 4] });
+    const { logits, loss } = gpt.forward(ids, ids);
+    const l: number = (await loss!.item());
+    const out: wt.Tensor<'int32'> = await gpt.generate(ids, 200, { temperature: 0.8, topK: 200, seed: 1 });
+    void [logits, l, out, gpt.numParameters()];
+  }
 }

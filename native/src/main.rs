@@ -4,6 +4,7 @@
 mod bench;
 mod demo;
 mod digits;
+mod gpt;
 mod kmeans;
 mod loader_bench;
 mod train;
@@ -33,6 +34,15 @@ fn learning_rate(s: &str) -> Result<f64, String> {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
         _ => Err(format!("must be a finite number above 0, such as 0.01; got '{s}'")),
     }
+}
+
+/// What `train` and `bench-train` run.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Model {
+    /// The digits MLP
+    Mlp,
+    /// nanoGPT's GPT on Shakespeare
+    Gpt,
 }
 
 #[derive(Subcommand)]
@@ -76,6 +86,12 @@ enum Command {
     /// One training step (MLP forward, cross-entropy, backward, Adam) per device: time,
     /// kernel launches per step, and whether memory stayed flat
     BenchTrain {
+        /// What to time: the digits MLP (default) or a GPT step of a recipe (--config)
+        #[arg(long, value_enum, default_value_t = Model::Mlp)]
+        model: Model,
+        /// The GPT recipe (with --model gpt): cpu, shakespeare-char or tiny
+        #[arg(long, default_value = "cpu")]
+        config: String,
         /// Benchmark only this device
         #[arg(long, short, value_parser = device)]
         device: Option<Device>,
@@ -92,9 +108,25 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Train an MLP on the UCI handwritten digits (8x8, vendored) on the best device, a chosen
-    /// one, or several in data parallel; writes a .safetensors checkpoint
+    /// Train an MLP on the UCI handwritten digits (8x8, vendored), or with --model gpt nanoGPT's
+    /// GPT on the vendored Shakespeare, on the best device, a chosen one, or several in data
+    /// parallel; writes a .safetensors checkpoint
     Train {
+        /// What to train: the digits MLP (default) or nanoGPT's GPT on Shakespeare
+        #[arg(long, value_enum, default_value_t = Model::Mlp)]
+        model: Model,
+        /// The GPT recipe: cpu (nanoGPT's CPU run), shakespeare-char (the full one) or tiny (a smoke run)
+        #[arg(long, default_value = "cpu")]
+        config: String,
+        /// GPT: training iterations (default: the recipe's, 2,000 or 5,000)
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        iters: Option<u32>,
+        /// GPT: steps between estimates of the train and validation loss (default 250)
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        eval_interval: Option<u32>,
+        /// GPT: the folder for ckpt.safetensors
+        #[arg(long, default_value = "out-shakespeare-char")]
+        out: std::path::PathBuf,
         /// Train on this device (default: the best one)
         #[arg(long, short, value_parser = device, conflicts_with = "devices")]
         device: Option<Device>,
@@ -123,9 +155,33 @@ enum Command {
         /// Print results as JSON instead of a table
         #[arg(long)]
         json: bool,
-        /// Where to write the trained weights
+        /// Where to write the trained weights (digits; the GPT writes to --out)
         #[arg(long, default_value = "webtensor-digits.safetensors")]
         checkpoint: std::path::PathBuf,
+    },
+    /// Text sampled from a `train --model gpt` checkpoint after a prompt
+    Sample {
+        /// The checkpoint (out-shakespeare-char/ckpt.safetensors by default)
+        #[arg(long, default_value = "out-shakespeare-char/ckpt.safetensors")]
+        checkpoint: std::path::PathBuf,
+        /// Text to continue (characters of the corpus)
+        #[arg(long, default_value = "\n")]
+        prompt: String,
+        /// Characters to generate
+        #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        tokens: u32,
+        /// Below 1 sharper, above 1 flatter (a finite number above 0)
+        #[arg(long, default_value_t = 0.8, value_parser = learning_rate)]
+        temperature: f64,
+        /// Sample among the k likeliest characters only
+        #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        top_k: u32,
+        /// Seed of the sampling (default: a fresh one)
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Run on this device (default: the best one)
+        #[arg(long, short, value_parser = device)]
+        device: Option<Device>,
     },
     /// Epoch time with and without DataLoader::prefetch (a worker thread preparing and uploading
     /// the next batches) on digits augmented per sample on the CPU, alternating in one run
@@ -164,11 +220,53 @@ fn main() -> ExitCode {
             let sizes: Vec<usize> = matmul_sizes.into_iter().map(|n| n as usize).collect();
             bench::run(device, quick, runs as usize, json, &sizes)
         }
-        Command::BenchTrain { device, batch, hidden, steps, json } => {
+        Command::BenchTrain { model: Model::Gpt, config, device, steps, json, .. } => {
+            let d = device.unwrap_or_else(webtensor::best_device);
+            gpt::bench(&config, d, steps as usize).map_err(|e| e.to_string()).map(|v| {
+                if json {
+                    println!("{v}");
+                } else {
+                    println!(
+                        "GPT ({}) training step on {d}: median {:.1} ms ({:.0} tokens/s)",
+                        v["config"],
+                        v["ms_per_step"].as_f64().unwrap_or(f64::NAN),
+                        v["tokens_per_s"].as_f64().unwrap_or(f64::NAN)
+                    );
+                }
+            })
+        }
+        Command::BenchTrain { device, batch, hidden, steps, json, .. } => {
             let shape = train_bench::Shape { batch: batch as usize, hidden: hidden as usize, steps: steps as usize };
             train_bench::run(device, &shape, json).map_err(|e| e.to_string())
         }
-        Command::Train { device, devices, logical, epochs, batch_size, hidden, lr, seed, json, checkpoint } => {
+        Command::Train {
+            model: Model::Gpt, config, iters, eval_interval, out, device, devices, seed, json, ..
+        } => {
+            let options = gpt::TrainOptions {
+                recipe: config,
+                devices: device.map(|d| vec![d]).unwrap_or(devices),
+                iters: iters.map(|n| n as usize),
+                eval_interval: eval_interval.map(|n| n as usize),
+                out,
+                json,
+                seed,
+            };
+            gpt::train(&options)
+        }
+        Command::Sample { checkpoint, prompt, tokens, temperature, top_k, seed, device } => {
+            let prompt = prompt.replace("\\n", "\n");
+            let options = gpt::SampleOptions {
+                checkpoint,
+                prompt,
+                tokens: tokens as usize,
+                temperature,
+                top_k: Some(top_k as usize),
+                seed,
+                device,
+            };
+            gpt::sample(&options)
+        }
+        Command::Train { device, devices, logical, epochs, batch_size, hidden, lr, seed, json, checkpoint, .. } => {
             let options = train::Options {
                 devices: device.map(|d| vec![d]).unwrap_or(devices),
                 logical: logical.map(|n| n as usize),

@@ -155,3 +155,80 @@ fn bad_numbers_paths_divergence_and_tf32_are_refused() {
     assert!(code == 2 && err.contains("--tf32 applies to CUDA matmuls only"), "{code}: {err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `webtensor train --model gpt` (the tiny recipe) learns from the vendored Shakespeare, writes a
+/// checkpoint with nanoGPT's keys and its config, and `webtensor sample` continues a prompt with
+/// characters of the corpus; `bench-train --model gpt` reports the median step.
+#[test]
+fn gpt_trains_samples_and_benchmarks() {
+    let dir = std::env::temp_dir().join(format!("webtensor-cli-gpt-{}", std::process::id()));
+    let out = run(&[
+        "train",
+        "--model",
+        "gpt",
+        "--config",
+        "tiny",
+        "--device",
+        "cpu",
+        "--iters",
+        "30",
+        "--eval-interval",
+        "15",
+        "--json",
+        "--out",
+        dir.to_str().expect("utf-8"),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(out.lines().last().expect("json")).expect("json");
+    let evals = v["evals"].as_array().expect("evals");
+    assert_eq!(evals.len(), 3, "evaluations at 0, 15 and 30: {v}");
+    let (first, last) = (evals[0]["val_loss"].as_f64().unwrap(), v["val_loss"].as_f64().unwrap());
+    assert!(last < first - 0.3, "the validation loss fell: {first} -> {last}");
+    assert!(v["ms_per_step"].as_f64().unwrap() > 0.0 && v["world_size"] == 1);
+    let ckpt = dir.join("ckpt.safetensors");
+    let bytes = std::fs::read(&ckpt).expect("checkpoint");
+    let dict = webtensor::nn::load_safetensors(&bytes, Some(webtensor::Device::CPU)).expect("safetensors");
+    for key in
+        ["transformer.wte.weight", "transformer.h.1.attn.c_attn.weight", "transformer.ln_f.weight", "lm_head.weight"]
+    {
+        assert!(dict.iter().any(|(k, _)| k == key), "{key} in the checkpoint");
+    }
+    let text = run(&[
+        "sample",
+        "--checkpoint",
+        ckpt.to_str().unwrap(),
+        "--prompt",
+        "ROMEO:",
+        "--tokens",
+        "40",
+        "--seed",
+        "1",
+        "--device",
+        "cpu",
+    ]);
+    assert!(text.starts_with("ROMEO:") && text.chars().count() >= 46, "{text:?}");
+    assert_eq!(
+        text,
+        run(&[
+            "sample",
+            "--checkpoint",
+            ckpt.to_str().unwrap(),
+            "--prompt",
+            "ROMEO:",
+            "--tokens",
+            "40",
+            "--seed",
+            "1",
+            "--device",
+            "cpu"
+        ]),
+        "seeded"
+    );
+    let (_, err) =
+        refused(&["sample", "--checkpoint", ckpt.to_str().unwrap(), "--prompt", "\u{e9}", "--device", "cpu"]);
+    assert!(err.contains("not in the vocabulary"), "{err}");
+    let bench =
+        run(&["bench-train", "--model", "gpt", "--config", "tiny", "--device", "cpu", "--steps", "3", "--json"]);
+    let b: serde_json::Value = serde_json::from_str(bench.trim()).expect("json");
+    assert!(b["ms_per_step"].as_f64().unwrap() > 0.0, "{b}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

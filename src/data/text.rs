@@ -5,9 +5,9 @@
 //! non-blocking copy, as nanoGPT's `pin_memory().to(device, non_blocking=True)`.
 
 use crate::creation::SplitMix64;
+use crate::device::Device;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::device::DeviceKind;
-use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 #[cfg(not(target_arch = "wasm32"))]
@@ -86,7 +86,10 @@ impl CharCorpus {
         text.chars()
             .map(|c| {
                 self.vocab.binary_search(&c).map(|i| i as i32).map_err(|_| {
-                    Error::invalid("encode", format!("the character {c:?} is not in the vocabulary of {} characters", self.vocab.len()))
+                    Error::invalid(
+                        "encode",
+                        format!("the character {c:?} is not in the vocabulary of {} characters", self.vocab.len()),
+                    )
                 })
             })
             .collect()
@@ -96,8 +99,11 @@ impl CharCorpus {
     pub fn decode(&self, ids: &[i32]) -> Result<String> {
         ids.iter()
             .map(|&i| {
-                usize::try_from(i).ok().and_then(|i| self.vocab.get(i).copied()).ok_or_else(|| {
-                    Error::IndexOutOfRange { op: "decode", index: i64::from(i), dim: 0, size: self.vocab.len() }
+                usize::try_from(i).ok().and_then(|i| self.vocab.get(i).copied()).ok_or_else(|| Error::IndexOutOfRange {
+                    op: "decode",
+                    index: i64::from(i),
+                    dim: 0,
+                    size: self.vocab.len(),
                 })
             })
             .collect()
@@ -105,12 +111,22 @@ impl CharCorpus {
 
     /// `batch` random windows of `block` ids from `split` and the windows one character on, as
     /// `[batch, block]` int32 tensors on `device` (nanoGPT's `get_batch`), drawn from `seed`.
-    pub fn batch(&self, split: Split, batch: usize, block: usize, seed: u64, device: Device) -> Result<(Tensor, Tensor)> {
+    pub fn batch(
+        &self,
+        split: Split,
+        batch: usize,
+        block: usize,
+        seed: u64,
+        device: Device,
+    ) -> Result<(Tensor, Tensor)> {
         let data = self.ids(split);
         if data.len() <= block {
             return Err(Error::invalid(
                 "batch",
-                format!("the {split:?} split has {} characters, fewer than a window of {block} and its target", data.len()),
+                format!(
+                    "the {split:?} split has {} characters, fewer than a window of {block} and its target",
+                    data.len()
+                ),
             ));
         }
         let mut rng = SplitMix64(seed);
