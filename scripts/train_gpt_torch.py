@@ -32,6 +32,7 @@ def main():
     ap.add_argument("--config", default="cpu", choices=list(RECIPES))
     ap.add_argument("--iters", type=int)
     ap.add_argument("--eval-interval", type=int, default=250)
+    ap.add_argument("--eval-iters", type=int)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--seed", type=int, default=1337)
@@ -40,6 +41,8 @@ def main():
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     r = dict(RECIPES[a.config])
+    if a.eval_iters:
+        r["eval_iters"] = a.eval_iters
     max_iters = a.iters or r["max_iters"]
     lr, min_lr, warmup, decay_iters = 1e-3, 1e-4, 100, max_iters
     path = os.path.join(os.path.dirname(__file__), "..", "data", "shakespeare", "input.txt.gz")

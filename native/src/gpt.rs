@@ -121,6 +121,7 @@ pub struct TrainOptions {
     pub devices: Vec<Device>,
     pub iters: Option<usize>,
     pub eval_interval: Option<usize>,
+    pub eval_iters: Option<usize>,
     pub out: PathBuf,
     pub json: bool,
     pub seed: u64,
@@ -192,6 +193,9 @@ fn run_training(o: &TrainOptions, ckpt: &Path) -> Res<()> {
     }
     if let Some(n) = o.eval_interval {
         r.eval_interval = n.max(1);
+    }
+    if let Some(n) = o.eval_iters {
+        r.eval_iters = n.max(1);
     }
     let devices = if o.devices.is_empty() { vec![webtensor::best_device()] } else { o.devices.clone() };
     let home = devices[0];

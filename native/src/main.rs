@@ -124,6 +124,9 @@ enum Command {
         /// GPT: steps between estimates of the train and validation loss (default 250)
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
         eval_interval: Option<u32>,
+        /// GPT: batches per split in each loss estimate (default: the recipe's, 20 or 200)
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        eval_iters: Option<u32>,
         /// GPT: the folder for ckpt.safetensors
         #[arg(long, default_value = "out-shakespeare-char")]
         out: std::path::PathBuf,
@@ -240,13 +243,24 @@ fn main() -> ExitCode {
             train_bench::run(device, &shape, json).map_err(|e| e.to_string())
         }
         Command::Train {
-            model: Model::Gpt, config, iters, eval_interval, out, device, devices, seed, json, ..
+            model: Model::Gpt,
+            config,
+            iters,
+            eval_interval,
+            eval_iters,
+            out,
+            device,
+            devices,
+            seed,
+            json,
+            ..
         } => {
             let options = gpt::TrainOptions {
                 recipe: config,
                 devices: device.map(|d| vec![d]).unwrap_or(devices),
                 iters: iters.map(|n| n as usize),
                 eval_interval: eval_interval.map(|n| n as usize),
+                eval_iters: eval_iters.map(|n| n as usize),
                 out,
                 json,
                 seed,
