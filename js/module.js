@@ -246,13 +246,59 @@ export class Module {
     for (const p of this.parameters()) p.grad = null;
   }
 
+  /** Calls `fn` on every submodule (children first) and then on this module; returns this (PyTorch's `apply`). */
+  apply(fn) {
+    check.arity('Module.apply', arguments.length, 1);
+    if (typeof fn !== 'function') check.fail(TypeError, 'Module.apply', 'fn', fn, 'a function (module) => void');
+    for (const m of this.children()) m.apply(fn);
+    fn(this);
+    return this;
+  }
+
+  /** The floating-point parameters and buffers as float16, in place (PyTorch's `half()`); needs a device with shader-f16. */
+  half() { return this.#toDtype('half', 'f16'); }
+  /** The floating-point parameters and buffers as float32, in place (PyTorch's `float()`). */
+  float() { return this.#toDtype('float', 'f32'); }
+
+  // Converts every floating-point parameter (a new leaf keeping requiresGrad, its gradient
+  // dropped as PyTorch's conversion does) and buffer to `dtype`; all or nothing.
+  #toDtype(fn, dtype) {
+    const all = [...this.parameters().map((t) => [t, true]), ...this.buffers().map((t) => [t, false])]
+      .filter(([t]) => t.dtype === 'float32' || t.dtype === 'float16');
+    const made = [];
+    try {
+      for (const [t, isParam] of all) {
+        const r = rawOf(fn, 'parameter', t).toDtype(dtype);
+        if (isParam) {
+          const leaf = r.detach();
+          r.free();
+          if (t.requiresGrad) leaf.requiresGrad_(true);
+          made.push(leaf);
+        } else {
+          made.push(r);
+        }
+      }
+    } catch (e) {
+      made.forEach((r) => r.free());
+      throw e;
+    }
+    all.forEach(([t], i) => assignRaw(t, made[i]));
+    return this;
+  }
+
   /**
    * Moves every parameter (with its gradient) and registered buffer to `device`, in place, as
-   * PyTorch's `model.to(device)`, and resolves to this module. Tensors the module merely holds
-   * in plain fields stay where they are. All or nothing: if a transfer fails, nothing moved.
+   * PyTorch's `model.to(device)`, and resolves to this module; a dtype name (`'float16'`)
+   * converts the floating-point ones instead (`half()`, `float()`). Tensors the module merely
+   * holds in plain fields stay where they are. All or nothing: if a transfer fails, nothing moved.
    */
   async to(device) {
     check.arity('Module.to', arguments.length, 1);
+    if (check.isDtype(device)) {
+      const dt = check.dtype('Module.to', device);
+      if (dt !== 'f32' && dt !== 'f16') throw new TypeError(`Module.to: a module converts to a floating-point dtype (float32, float16), got ${device}`);
+      return this.#toDtype('Module.to', dt);
+    }
     const d = check.device('Module.to', device);
     const params = this.parameters();
     const buffers = this.buffers();

@@ -56,11 +56,17 @@ export declare class Module {
   /** Sets every parameter's gradient to null. */
   zeroGrad(): void;
   /** Moves parameters (with gradients) and registered buffers to `device` in place; all or nothing. */
-  to(device: DeviceLike): Promise<this>;
+  to(deviceOrDtype: DeviceLike | 'float32' | 'float16'): Promise<this>;
   /** Parameters and buffers by PyTorch's keys, as new detached handles (dispose them). */
   stateDict(): Record<string, Tensor>;
   /** Loads a state dict (strict by default), converting dtypes and moving to each slot's device. */
   loadStateDict(dict: StateDict, options?: { strict?: boolean | undefined }): Promise<{ missingKeys: string[]; unexpectedKeys: string[] }>;
+  /** Calls `fn` on every submodule (children first), then on this one; returns this. */
+  apply(fn: (module: Module) => void): this;
+  /** Floating-point parameters and buffers as float16, in place. */
+  half(): this;
+  /** Floating-point parameters and buffers as float32, in place. */
+  float(): this;
   /** Frees every parameter and buffer. */
   dispose(): void;
   [Symbol.dispose](): void;

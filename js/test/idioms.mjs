@@ -466,6 +466,28 @@ export function idiomCases(wt, devices) {
       assert.deepEqual(perm, [0, 1, 2, 3, 4], 'without replacement by default: each category once');
       assert.throws(() => probs.multinomial(6), /without replacement from 5 categories/);
     });
+
+    add(`${device}: idioms: Module.apply, half(), float() and to(dtype)`, async () => {
+      const net = new wt.nn.Sequential(new wt.nn.Linear(3, 4, { seed: 1 }), new wt.nn.ReLU(), new wt.nn.Linear(4, 2, { seed: 2 }));
+      await net.to(device);
+      const seen = [];
+      assert.equal(net.apply((m) => seen.push(m.constructor.name)), net);
+      assert.deepEqual(seen, ['Linear', 'ReLU', 'Linear', 'Sequential'], 'children first, then the module');
+      // nn.init-style use of apply: zero every bias.
+      net.apply((m) => { if (m instanceof wt.nn.Linear) m.bias = m.bias.mul(0).detach(); });
+      assert.deepEqual(Array.from(await net.at(0).bias.data()), [0, 0, 0, 0]);
+      const f16 = device === 'cpu' || wt.devices().some((d) => d.name === device && d.features.includes('shader-f16'));
+      if (f16) {
+        const w = net.at(0).weight;
+        await net.to('float16');
+        assert.ok(net.parameters().every((p) => p.dtype === 'float16' && p.requiresGrad), 'half and still learning');
+        assert.equal(net.at(0).weight, w, 'the same Tensor objects take the new values');
+        net.float();
+        assert.ok(net.parameters().every((p) => p.dtype === 'float32'));
+      }
+      await assert.rejects(net.to('int32'), /floating-point dtype/);
+      net.dispose();
+    });
   }
   return list;
 }
