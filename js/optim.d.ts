@@ -45,6 +45,12 @@ export declare class AdamW extends Optimizer {
   constructor(params: Iterable<Tensor> | Iterable<AdamGroupOptions & { params: Iterable<Tensor> }>, options?: AdamOptions);
 }
 
+export interface RMSpropGroupOptions { lr?: number | undefined; alpha?: number | undefined; eps?: number | undefined; weightDecay?: number | undefined; momentum?: number | undefined; centered?: boolean | undefined }
+/** RMSprop with PyTorch's defaults, over parameters or groups. */
+export declare class RMSprop extends Optimizer {
+  constructor(params: Iterable<Tensor> | Iterable<RMSpropGroupOptions & { params: Iterable<Tensor> }>, options?: RMSpropGroupOptions);
+}
+
 /** PyTorch's torch.optim.lr_scheduler. */
 export declare namespace lrScheduler {
   /** What every schedule does. */

@@ -1,4 +1,4 @@
-// wt.optim: PyTorch's SGD, Adam and AdamW in JavaScript spelling. The state and the update rule
+// wt.optim: PyTorch's SGD, Adam, AdamW and RMSprop in JavaScript spelling. The state and the update rule
 // are the Rust optimizer's (src/wasm/optim.rs): one fused kernel per parameter on every device.
 // The parameters are the JS Tensors given at construction; step() hands the optimizer their
 // current values (so a model moved with `to` before the first step keeps working, as in
@@ -197,6 +197,30 @@ export class Adam extends Optimizer {
 export class AdamW extends Optimizer {
   constructor(params, opts) {
     super(...adamGroups('AdamW', params, opts, 0.01, true));
+  }
+}
+
+const RMSPROP_KEYS = ['lr', 'alpha', 'eps', 'weightDecay', 'momentum', 'centered'];
+
+/**
+ * RMSprop (PyTorch's `torch.optim.RMSprop`: lr 0.01, alpha 0.99, eps 1e-8, weightDecay 0,
+ * momentum 0, centered false), over parameters or parameter groups.
+ */
+export class RMSprop extends Optimizer {
+  constructor(params, opts) {
+    const fn = 'RMSprop';
+    const defaults = check.options(fn, opts, RMSPROP_KEYS);
+    const resolve = (o) => {
+      const v = { ...defaults, ...Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined)) };
+      return {
+        lr: nonNegative(fn, 'lr', v.lr, 0.01), alpha: nonNegative(fn, 'alpha', v.alpha, 0.99), eps: nonNegative(fn, 'eps', v.eps, 1e-8),
+        weightDecay: nonNegative(fn, 'weightDecay', v.weightDecay, 0), momentum: nonNegative(fn, 'momentum', v.momentum, 0),
+        centered: check.flag(fn, 'centered', v.centered, false),
+      };
+    };
+    const groups = groupsOf(fn, params, RMSPROP_KEYS).map((g) => ({ ...g, resolved: resolve(g.options) }));
+    const numbers = Float64Array.from(groups.flatMap(({ resolved: r }) => [r.lr, r.alpha, r.eps, r.weightDecay, r.momentum, r.centered ? 1 : 0]));
+    super(groups, (raws, sizes) => core().RawOptimizer.rmsprop(raws, sizes, numbers));
   }
 }
 

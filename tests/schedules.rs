@@ -98,3 +98,45 @@ fn parameter_groups_have_their_own_options() {
     ]);
     assert!(twice.err().expect("refused").to_string().contains("more than one parameter group"));
 }
+
+/// RMSprop against PyTorch (`tests/fixtures/optim.json`): its defaults, and momentum with the
+/// centered form and weight decay, six steps of given gradients, on every device.
+fn rmsprop_matches_pytorch(d: Device) {
+    use webtensor::optim::{RMSprop, RmspropOptions};
+    let f = fixture_json("optim.json");
+    for run in f["runs"].as_array().expect("runs") {
+        let o = &run["options"];
+        let num = |k: &str, dflt: f64| o[k].as_f64().unwrap_or(dflt);
+        let options = RmspropOptions {
+            lr: num("lr", 0.01),
+            alpha: num("alpha", 0.99),
+            eps: num("eps", 1e-8),
+            weight_decay: num("weight_decay", 0.0),
+            momentum: num("momentum", 0.0),
+            centered: o["centered"].as_bool().unwrap_or(false),
+        };
+        let params: Vec<Parameter> = run["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| Parameter::new(&t(&floats(&p["data"]), &usizes(&p["shape"]), d)).unwrap())
+            .collect();
+        let mut opt = RMSprop::new(params.clone(), options).unwrap();
+        for (i, s) in run["steps"].as_array().unwrap().iter().enumerate() {
+            for (p, g) in params.iter().zip(s["grads"].as_array().unwrap()) {
+                p.tensor().set_grad(Some(t(&floats(g), &p.shape(), d))).unwrap();
+            }
+            opt.step().unwrap();
+            for (k, (p, want)) in params.iter().zip(s["after"].as_array().unwrap()).enumerate() {
+                assert_close(
+                    &f32s(&p.tensor()),
+                    &floats(want),
+                    1e-5,
+                    &format!("{} step {i} param {k} on {d}", run["name"]),
+                );
+            }
+        }
+    }
+}
+
+device_tests!(rmsprop_matches_pytorch);

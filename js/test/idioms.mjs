@@ -10,6 +10,7 @@ import { resetLeakWatch } from '../leakwatch.js';
 import creation from '../../tests/fixtures/creation.json' with { type: 'json' };
 import clip from '../../tests/fixtures/clip.json' with { type: 'json' };
 import schedules from '../../tests/fixtures/schedules.json' with { type: 'json' };
+import optimRuns from '../../tests/fixtures/optim.json' with { type: 'json' };
 
 /** How many parameters the function or method whose source starts `src` declares. */
 function declared(src) {
@@ -487,6 +488,21 @@ export function idiomCases(wt, devices) {
       }
       await assert.rejects(net.to('int32'), /floating-point dtype/);
       net.dispose();
+    });
+
+    add(`${device}: optim: RMSprop matches PyTorch`, async () => {
+      for (const run of optimRuns.runs) {
+        const o = run.options;
+        const params = run.params.map((p) => wt.tensor(p.data, { ...on, shape: p.shape }).requiresGrad_(true));
+        const opt = new wt.optim.RMSprop(params, { lr: o.lr, alpha: o.alpha, eps: o.eps, weightDecay: o.weight_decay, momentum: o.momentum, centered: o.centered });
+        for (const [i, s] of run.steps.entries()) {
+          params.forEach((p, k) => { p.grad = wt.tensor(s.grads[k], { ...on, shape: p.shape }); });
+          opt.step();
+          for (const [k, p] of params.entries()) close(await p.data(), s.after[k], 1e-5, `${run.name} step ${i} param ${k}`);
+        }
+        opt.dispose();
+        params.forEach((p) => p.dispose());
+      }
     });
   }
   return list;

@@ -1,4 +1,4 @@
-//! Optimizers: `SGD` (momentum, Nesterov, weight decay), `Adam`, `AdamW`, with PyTorch's
+//! Optimizers: `SGD` (momentum, Nesterov, weight decay), `Adam`, `AdamW`, `RMSprop`, with PyTorch's
 //! update formulas. Each holds the `Parameter` slots it was given; `step` reads their
 //! gradients, computes the update with grad mode off, and swaps the new values into the slots
 //! (gradients stay until `zero_grad`, as in PyTorch). State (momentum, moments) is created at
@@ -13,10 +13,12 @@ mod adam;
 mod fused;
 mod groups;
 pub mod lr_scheduler;
+mod rmsprop;
 mod sgd;
 
 pub use adam::{Adam, AdamOptions, AdamW};
 pub use groups::ParamGroup;
+pub use rmsprop::{RMSprop, RmspropOptions};
 pub use sgd::{SgdOptions, SGD};
 
 use crate::error::{Error, Result};

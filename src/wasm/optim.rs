@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 use super::js_err;
 use super::tensor::RawTensor;
 use crate::nn::Parameter;
-use crate::optim::{Adam, AdamOptions, AdamW, Optimizer, ParamGroup, SgdOptions, SGD};
+use crate::optim::{Adam, AdamOptions, AdamW, Optimizer, ParamGroup, RMSprop, RmspropOptions, SgdOptions, SGD};
 use crate::Error;
 
 /// An optimizer over JS parameters.
@@ -92,6 +92,21 @@ impl RawOptimizer {
             Box::new(Adam::with_groups(groups).map_err(js_err)?)
         };
         Ok(RawOptimizer { opt, name })
+    }
+
+    /// RMSprop over parameter groups, as `sgd`; group `g`'s options at `options[6g..6g + 6]`: lr,
+    /// alpha, eps, weight decay, momentum, centered (0 or 1).
+    pub fn rmsprop(params: Vec<RawTensor>, sizes: Vec<u32>, options: Vec<f64>) -> Result<RawOptimizer, JsValue> {
+        const OP: &str = "RMSprop";
+        let groups = grouped(OP, params, &sizes, &options, 6, |o| RmspropOptions {
+            lr: o[0],
+            alpha: o[1],
+            eps: o[2],
+            weight_decay: o[3],
+            momentum: o[4],
+            centered: o[5] != 0.0,
+        })?;
+        Ok(RawOptimizer { opt: Box::new(RMSprop::with_groups(groups).map_err(js_err)?), name: OP })
     }
 
     /// How many parameter groups.
