@@ -332,3 +332,18 @@ export declare namespace utils {
   /** Clamps every gradient element into `[-clipValue, clipValue]`. */
   function clipGradValue_(parameters: Tensor | Iterable<Tensor>, clipValue: number): void;
 }
+
+/** PyTorch's torch.nn.init: each fills `tensor` in place and returns it. */
+export declare namespace init {
+  function calculateGain(nonlinearity: 'linear' | 'conv1d' | 'conv2d' | 'conv3d' | 'sigmoid' | 'tanh' | 'relu' | 'leaky_relu' | 'selu' | 'conv_transpose1d' | 'conv_transpose2d' | 'conv_transpose3d', param?: number): number;
+  function uniform_<T extends Tensor>(tensor: T, options?: { a?: number | undefined; b?: number | undefined; seed?: number | undefined }): T;
+  function normal_<T extends Tensor>(tensor: T, options?: { mean?: number | undefined; std?: number | undefined; seed?: number | undefined }): T;
+  function truncNormal_<T extends Tensor>(tensor: T, options?: { mean?: number | undefined; std?: number | undefined; a?: number | undefined; b?: number | undefined; seed?: number | undefined }): T;
+  function constant_<T extends Tensor>(tensor: T, value: number): T;
+  function zeros_<T extends Tensor>(tensor: T): T;
+  function ones_<T extends Tensor>(tensor: T): T;
+  function xavierUniform_<T extends Tensor>(tensor: T, options?: { gain?: number | undefined; seed?: number | undefined }): T;
+  function xavierNormal_<T extends Tensor>(tensor: T, options?: { gain?: number | undefined; seed?: number | undefined }): T;
+  function kaimingUniform_<T extends Tensor>(tensor: T, options?: { a?: number | undefined; mode?: 'fan_in' | 'fan_out' | undefined; nonlinearity?: string | undefined; seed?: number | undefined }): T;
+  function kaimingNormal_<T extends Tensor>(tensor: T, options?: { a?: number | undefined; mode?: 'fan_in' | 'fan_out' | undefined; nonlinearity?: string | undefined; seed?: number | undefined }): T;
+}

@@ -1,10 +1,11 @@
 // wt.nn: modules (js/module.js), the built-in layers, containers and loss modules
 // (js/layers.js), the convolution and pooling layers (js/convlayers.js), wt.nn.functional
-// (js/functional.js), wt.nn.utils (js/nnutils.js: gradient clipping) and .safetensors
-// checkpoints (js/checkpoint.js).
+// (js/functional.js), wt.nn.utils (js/nnutils.js: gradient clipping), wt.nn.init (js/nninit.js)
+// and .safetensors checkpoints (js/checkpoint.js).
 export { Module, Parameter } from './module.js';
 export * from './layers.js';
 export * from './convlayers.js';
 export * as functional from './functional.js';
 export * as utils from './nnutils.js';
+export * as init from './nninit.js';
 export { loadSafetensors, safetensorsMetadata, saveSafetensors } from './checkpoint.js';

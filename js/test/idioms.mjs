@@ -504,6 +504,40 @@ export function idiomCases(wt, devices) {
         params.forEach((p) => p.dispose());
       }
     });
+
+    add(`${device}: idioms: nn.init fills in place with PyTorch's distributions and fan rules`, async () => {
+      const { init } = wt.nn;
+      const stats = async (t) => {
+        const v = Array.from(await t.data());
+        const mean = v.reduce((a, b) => a + b, 0) / v.length;
+        const std = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / v.length);
+        return { mean, std, min: Math.min(...v), max: Math.max(...v) };
+      };
+      const lin = new wt.nn.Linear(200, 100, { device });
+      const w = lin.weight;
+      assert.equal(init.kaimingUniform_(w, { seed: 1, nonlinearity: 'relu' }), w, 'in place: the same Tensor');
+      let s = await stats(w);
+      const bound = Math.sqrt(3) * Math.SQRT2 / Math.sqrt(200); // fan_in 200, relu's gain
+      assert.ok(s.min >= -bound && s.max < bound && Math.abs(s.std - bound / Math.sqrt(3)) < 0.02 * bound, JSON.stringify(s));
+      assert.ok(w.requiresGrad, 'still learning');
+      init.xavierNormal_(w, { seed: 2 });
+      s = await stats(w);
+      assert.ok(Math.abs(s.std - Math.sqrt(2 / 300)) < 0.03 * Math.sqrt(2 / 300) && Math.abs(s.mean) < 0.005, JSON.stringify(s));
+      init.truncNormal_(w, { std: 1, a: -1, b: 1.5, seed: 3 });
+      s = await stats(w);
+      assert.ok(s.min >= -1 && s.max <= 1.5 && s.mean > 0.05 && s.mean < 0.25, JSON.stringify(s));
+      init.normal_(lin.bias, { mean: 3, std: 0.5, seed: 4 });
+      s = await stats(lin.bias);
+      assert.ok(Math.abs(s.mean - 3) < 0.15 && Math.abs(s.std - 0.5) < 0.1, JSON.stringify(s));
+      init.zeros_(lin.bias);
+      assert.deepEqual((await stats(lin.bias)).max, 0);
+      assert.equal(init.calculateGain('tanh'), 5 / 3);
+      assert.throws(() => init.xavierUniform_(lin.bias), /fewer than 2 dims/);
+      const before = wt.memory().numTensors;
+      init.truncNormal_(w, { seed: 5 });
+      assert.equal(wt.memory().numTensors, before, 'no handle left by the draw');
+      lin.dispose();
+    });
   }
   return list;
 }
