@@ -15,14 +15,19 @@ export declare class TensorDataset {
   getBatch(indices: number[]): Tensor[];
 }
 
+/** One field of a sample: a Tensor, or a value the loader collates (PyTorch's default_collate). */
+export type SampleField = Tensor | number | boolean | readonly number[] | Float32Array | Int32Array | Uint32Array | Uint8Array | Int8Array;
+
 /**
  * A dataset the loader can read: `length`, and `getBatch(indices)` or `getItem(i)` (whose
- * samples' fields are stacked; tensors it makes for the sample are disposed after stacking).
+ * samples' fields are collated: tensors stacked, numbers and arrays made tensors; tensors a
+ * synchronous getItem makes for the sample are disposed after stacking). Either may return a
+ * Promise: iterate with `for await`.
  */
 export interface Dataset {
   readonly length: number;
-  getItem?(i: number): Tensor | Tensor[];
-  getBatch?(indices: number[]): Tensor | Tensor[];
+  getItem?(i: number): SampleField | SampleField[] | Promise<SampleField | SampleField[]>;
+  getBatch?(indices: number[]): Tensor | Tensor[] | Promise<Tensor | Tensor[]>;
 }
 
 export interface DataLoaderOptions {
@@ -52,4 +57,6 @@ export declare class DataLoader<const B extends readonly Tensor[] = Tensor[]> im
   /** The sample order of epoch `epoch` (default: the next one). */
   order(epoch?: number): Uint32Array;
   [Symbol.iterator](): Iterator<B>;
+  /** One epoch from a dataset whose items or batches come asynchronously: `for await (const b of loader)`. */
+  [Symbol.asyncIterator](): AsyncIterator<B>;
 }

@@ -63,27 +63,76 @@ function asDataset(fn, v) {
   return check.fail(TypeError, fn, 'dataset', v, 'an array of Tensors, a TensorDataset, or an object with length and getItem(i) or getBatch(indices)');
 }
 
-/** One batch of a user dataset: its `getBatch`, or its samples' fields stacked. */
+const isPromise = (v) => v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
+
+/** A sample as its list of fields (a lone Tensor or value is one field). */
+const fieldsOf = (s) => (Array.isArray(s) ? s : [s]);
+
+/**
+ * One field of a batch from the samples' values (PyTorch's `default_collate`): Tensors stacked;
+ * numbers as an int32 tensor when all are integers, else float32; booleans as bool; arrays and
+ * typed arrays of numbers as rows (a typed array keeps its dtype).
+ */
+function collate(values, field) {
+  const first = values[0];
+  if (first instanceof Tensor) return stack(values, 0);
+  const kind = (v) => (typeof v === 'number' || typeof v === 'boolean' ? typeof v : ArrayBuffer.isView(v) ? 'typed' : Array.isArray(v) ? 'array' : 'other');
+  const k = kind(first);
+  if (k === 'other' || values.some((v) => kind(v) !== k)) {
+    throw new TypeError(`DataLoader: field ${field} of the samples must be all Tensors, numbers, booleans, arrays or typed arrays of one kind; got ${check.describe(values.find((v) => kind(v) !== k) ?? first)}`);
+  }
+  if (k === 'boolean') return tensor(values, { dtype: 'bool' });
+  if (k === 'number') return tensor(values, { dtype: values.every(Number.isInteger) && values.every((v) => Math.abs(v) < 2 ** 31) ? 'int32' : 'float32' });
+  if (k === 'typed') {
+    const n = first.length;
+    if (values.some((v) => v.length !== n || v.constructor !== first.constructor)) throw new RangeError(`DataLoader: field ${field}'s typed arrays differ in length or type`);
+    const all = new first.constructor(values.length * n);
+    values.forEach((v, i) => all.set(v, i * n));
+    return tensor(all, { shape: [values.length, n] });
+  }
+  return tensor(values);
+}
+
+/** Checks the samples' shape of fields and collates each field. */
+function collateSamples(samples, indices) {
+  const fields = samples.map(fieldsOf);
+  const n = fields[0].length;
+  fields.forEach((s, k) => {
+    if (s.length !== n) {
+      throw new RangeError(`DataLoader: sample ${indices[k]} has ${s.length} fields, sample ${indices[0]} has ${n}; every sample needs the same fields`);
+    }
+  });
+  return Array.from({ length: n }, (_, f) => collate(fields.map((s) => s[f]), f));
+}
+
+/** One batch of a user dataset: its `getBatch`, or its samples' fields collated. */
 function batchOf(ds, indices) {
   if (typeof ds.getBatch === 'function') {
     const b = ds.getBatch(indices);
+    if (isPromise(b)) throw new TypeError('DataLoader: getBatch returned a Promise; iterate with for await (const batch of loader)');
     return b instanceof Tensor ? [b] : b;
   }
   // Tensors getItem makes inside the scope are disposed once stacked; ones it returns from
   // elsewhere (views it keeps, say) are not, since tidy only frees what was made inside it.
   return tidy(() => {
-    const samples = indices.map((i) => {
-      const s = ds.getItem(i);
-      return s instanceof Tensor ? [s] : s;
-    });
-    const fields = samples[0].length;
-    samples.forEach((s, k) => {
-      if (!Array.isArray(s) || s.length !== fields) {
-        throw new RangeError(`DataLoader: sample ${indices[k]} has ${Array.isArray(s) ? s.length : 'no array of'} fields, sample ${indices[0]} has ${fields}; every sample needs the same fields`);
-      }
-    });
-    return Array.from({ length: fields }, (_, f) => stack(samples.map((s) => s[f]), 0));
+    const samples = indices.map((i) => ds.getItem(i));
+    if (samples.some(isPromise)) throw new TypeError('DataLoader: getItem returned a Promise; iterate with for await (const batch of loader)');
+    return collateSamples(samples, indices);
   });
+}
+
+/**
+ * One batch of a dataset whose `getItem`/`getBatch` may be async (awaited, the items of a batch
+ * together). Tensors an async `getItem` returns are stacked and left to it (the loader cannot
+ * tell made ones from held ones); numbers, arrays and typed arrays need no disposal.
+ */
+async function batchOfAsync(ds, indices) {
+  if (typeof ds.getBatch === 'function') {
+    const b = await ds.getBatch(indices);
+    return b instanceof Tensor ? [b] : b;
+  }
+  const samples = await Promise.all(indices.map((i) => ds.getItem(i)));
+  return collateSamples(samples, indices);
 }
 
 /**
@@ -130,13 +179,23 @@ export class DataLoader {
 
   /** One epoch's batches. */
   *[Symbol.iterator]() {
+    for (const indices of this.#epochIndices()) yield batchOf(this.#dataset, indices);
+  }
+
+  /** One epoch's batches from a dataset whose items or batches may come asynchronously (`for await`). */
+  async *[Symbol.asyncIterator]() {
+    for (const indices of this.#epochIndices()) yield await batchOfAsync(this.#dataset, indices);
+  }
+
+  // The next epoch's batches of sample indices.
+  *#epochIndices() {
     const order = this.order();
     this.#epoch += 1n;
     const b = this.#batchSize;
     for (let start = 0; start < order.length; start += b) {
       const indices = Array.from(order.subarray(start, Math.min(start + b, order.length)));
       if (this.#dropLast && indices.length < b) return;
-      yield batchOf(this.#dataset, indices);
+      yield indices;
     }
   }
 }

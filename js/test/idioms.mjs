@@ -106,6 +106,24 @@ export function idiomCases(wt, devices) {
     [w, v].forEach((t) => t.dispose());
   });
 
+  add('data: plain numbers and arrays are collated; async datasets iterate with for await', async () => {
+    const ds = { length: 5, getItem: (i) => [[i, i + 0.5], i % 2, i > 2, Float32Array.of(i, -i)] };
+    const [x, y, flag, typed] = [...new wt.data.DataLoader(ds, { batchSize: 5 })][0];
+    assert.deepEqual([x.shape, x.dtype, y.dtype, flag.dtype, typed.shape, typed.dtype], [[5, 2], 'float32', 'int32', 'bool', [5, 2], 'float32']);
+    assert.deepEqual(Array.from(await y.data()), [0, 1, 0, 1, 0]);
+    [x, y, flag, typed].forEach((t) => t.dispose());
+    const slow = { length: 6, getItem: async (i) => { await new Promise((r) => setTimeout(r, 1)); return [i * 2, i]; } };
+    const seen = [];
+    for await (const [a, b] of new wt.data.DataLoader(slow, { batchSize: 4 })) {
+      seen.push(Array.from(await a.data()), Array.from(await b.data()));
+      a.dispose();
+      b.dispose();
+    }
+    assert.deepEqual(seen, [[0, 2, 4, 6], [0, 1, 2, 3], [8, 10], [4, 5]]);
+    assert.throws(() => [...new wt.data.DataLoader(slow, { batchSize: 2 })], /for await/);
+    assert.throws(() => [...new wt.data.DataLoader({ length: 2, getItem: () => 'x' })], /field 0 of the samples must be/);
+  });
+
   for (const device of devices) {
     const on = { device };
 
