@@ -96,6 +96,18 @@ pub trait LrScheduler {
     }
 }
 
+/// `state` and `state_mut` over a scheduler's `state` field.
+macro_rules! state_field {
+    () => {
+        fn state(&self) -> &SchedulerState {
+            &self.state
+        }
+        fn state_mut(&mut self) -> &mut SchedulerState {
+            &mut self.state
+        }
+    };
+}
+
 /// `base_lr * lambda(epoch)` (PyTorch's `LambdaLR`), one function for every group.
 pub struct LambdaLR {
     state: SchedulerState,
@@ -112,12 +124,7 @@ impl LambdaLR {
 }
 
 impl LrScheduler for LambdaLR {
-    fn state(&self) -> &SchedulerState {
-        &self.state
-    }
-    fn state_mut(&mut self) -> &mut SchedulerState {
-        &mut self.state
-    }
+    state_field!();
     fn get_lr(&self, _current: &[f64]) -> Vec<f64> {
         let f = (self.lambda)(self.state.last_epoch);
         self.state.base_lrs.iter().map(|b| b * f).collect()
@@ -147,12 +154,7 @@ impl StepLR {
 }
 
 impl LrScheduler for StepLR {
-    fn state(&self) -> &SchedulerState {
-        &self.state
-    }
-    fn state_mut(&mut self) -> &mut SchedulerState {
-        &mut self.state
-    }
+    state_field!();
     fn get_lr(&self, current: &[f64]) -> Vec<f64> {
         let e = self.state.last_epoch;
         if e == 0 || e % self.step_size != 0 {
@@ -197,12 +199,7 @@ impl LinearLR {
 }
 
 impl LrScheduler for LinearLR {
-    fn state(&self) -> &SchedulerState {
-        &self.state
-    }
-    fn state_mut(&mut self) -> &mut SchedulerState {
-        &mut self.state
-    }
+    state_field!();
     fn get_lr(&self, current: &[f64]) -> Vec<f64> {
         let e = self.state.last_epoch;
         if e == 0 {
@@ -246,12 +243,7 @@ impl CosineAnnealingLR {
 }
 
 impl LrScheduler for CosineAnnealingLR {
-    fn state(&self) -> &SchedulerState {
-        &self.state
-    }
-    fn state_mut(&mut self) -> &mut SchedulerState {
-        &mut self.state
-    }
+    state_field!();
     fn get_lr(&self, current: &[f64]) -> Vec<f64> {
         use std::f64::consts::PI;
         let (e, t, m) = (self.state.last_epoch, self.t_max, self.eta_min);
@@ -332,12 +324,7 @@ impl SequentialLR {
 }
 
 impl LrScheduler for SequentialLR {
-    fn state(&self) -> &SchedulerState {
-        &self.state
-    }
-    fn state_mut(&mut self) -> &mut SchedulerState {
-        &mut self.state
-    }
+    state_field!();
     fn get_lr(&self, current: &[f64]) -> Vec<f64> {
         current.to_vec()
     }
