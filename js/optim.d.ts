@@ -9,6 +9,12 @@ export interface ParamGroup {
   readonly [option: string]: unknown;
 }
 
+/** An optimizer's state: each parameter's buffers and step, each group's learning rates. */
+export interface OptimizerStateDict {
+  state: Record<number, { step?: number | undefined; [buffer: string]: Tensor | number | undefined }>;
+  paramGroups: { lr: number; initialLr: number | null; params: number[] }[];
+}
+
 /** What every optimizer does. */
 export declare class Optimizer {
   protected constructor();
@@ -20,6 +26,10 @@ export declare class Optimizer {
   lr: number;
   /** Sets every parameter's gradient to null. */
   zeroGrad(): void;
+  /** The state to resume from (PyTorch's `state_dict()`), by parameter index. */
+  stateDict(): OptimizerStateDict;
+  /** Resumes from a `stateDict()` of the same optimizer over the same parameters. */
+  loadStateDict(dict: OptimizerStateDict): Promise<void>;
   /** One update of every parameter that has a gradient. */
   step(): void;
   /** Frees the optimizer's state. */

@@ -7,7 +7,7 @@ import * as check from './check.js';
 import { watchStep } from './leakwatch.js';
 import { core, finalizer } from './internal.js';
 import { ownRaws } from './nnargs.js';
-import { assignRaw, rawOf, Tensor } from './tensor.js';
+import { assignRaw, markHandOff, rawOf, Tensor } from './tensor.js';
 
 function paramList(fn, params) {
   if (params === null || typeof params !== 'object' || typeof params[Symbol.iterator] !== 'function') {
@@ -89,6 +89,70 @@ export class Optimizer {
     if (!this.#raw) throw new Error(`${fn}: this optimizer was disposed`);
     return this.#raw;
   }
+  /**
+   * The state to resume from (PyTorch's `state_dict()`): `{ state: { 0: { step, exp_avg,
+   * exp_avg_sq }, ... }, paramGroups: [{ lr, initialLr }, ...] }`, by parameter index (the order
+   * of `params`), the tensors new handles (dispose them, or save them: saving frees them).
+   */
+  stateDict() {
+    check.arity('stateDict', arguments.length, 0);
+    const raw = this.#live('stateDict');
+    const [index, names, tensors, steps] = [raw.stateIndex(), raw.stateNames(), raw.stateTensors(), raw.stateSteps()];
+    const state = {};
+    steps.forEach((s, i) => {
+      if (s >= 0 || Number.isNaN(s)) state[i] = Number.isNaN(s) ? {} : { step: s };
+    });
+    index.forEach((i, k) => {
+      state[i][names[k]] = markHandOff(new Tensor(tensors[k]), 'state');
+    });
+    const [lrs, initial] = [raw.stateLrs(), raw.stateInitialLrs()];
+    let next = 0;
+    const paramGroups = this.#groups.map((g, k) => ({
+      lr: lrs[k],
+      initialLr: Number.isNaN(initial[k]) ? null : initial[k],
+      params: g.params.map(() => next++), // PyTorch's: the indices of the group's parameters
+    }));
+    return { state, paramGroups };
+  }
+
+  /**
+   * Resumes from a `stateDict()` of the same optimizer over the same parameters (its tensors
+   * are moved to the parameters' devices). All or nothing; resolves when loaded.
+   */
+  async loadStateDict(dict) {
+    check.arity('loadStateDict', arguments.length, 1);
+    const fn = 'Optimizer.loadStateDict';
+    const raw = this.#live('loadStateDict');
+    if (!dict || typeof dict !== 'object' || typeof dict.state !== 'object' || !Array.isArray(dict.paramGroups)) {
+      check.fail(TypeError, fn, 'dict', dict, "an optimizer's stateDict(): { state, paramGroups }");
+    }
+    const n = this.#params.length;
+    const saved = dict.paramGroups.reduce((t, g) => t + (Array.isArray(g.params) ? g.params.length : NaN), 0);
+    if (saved !== n || dict.paramGroups.length !== this.#groups.length) {
+      throw new Error(`${fn}: the state is for ${saved} parameters in ${dict.paramGroups.length} groups, this optimizer has ${n} in ${this.#groups.length}`);
+    }
+    const steps = new Float64Array(n).fill(-1);
+    const [index, names, moved] = [[], [], []];
+    try {
+      for (const [key, entry] of Object.entries(dict.state)) {
+        const i = check.integer(fn, 'a state index', Number(key), 0, n - 1);
+        steps[i] = entry.step === undefined ? NaN : check.integer(fn, `state[${i}].step`, entry.step, 0);
+        for (const [name, t] of Object.entries(entry)) {
+          if (name === 'step') continue;
+          const r = rawOf(fn, `state[${i}].${name}`, t);
+          moved.push(r.device === this.#params[i].device ? r.cloneHandle() : await r.to(this.#params[i].device));
+          index.push(i);
+          names.push(name);
+        }
+      }
+      const lrs = Float64Array.from(dict.paramGroups, (g, k) => nonNegative(fn, `paramGroups[${k}].lr`, g.lr, undefined));
+      const initial = Float64Array.from(dict.paramGroups, (g) => (g.initialLr === null || g.initialLr === undefined ? NaN : g.initialLr));
+      raw.loadState(Uint32Array.from(index), names, moved.splice(0), steps, lrs, initial);
+    } finally {
+      moved.forEach((r) => r.free());
+    }
+  }
+
   /** Clears every parameter's gradient (sets it to null, as PyTorch 2's `zero_grad`). */
   zeroGrad() {
     for (const p of this.#params) p.grad = null;

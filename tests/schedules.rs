@@ -140,3 +140,51 @@ fn rmsprop_matches_pytorch(d: Device) {
 }
 
 device_tests!(rmsprop_matches_pytorch);
+
+/// A saved optimizer state resumes training exactly: 3 steps, save, 3 more, against 3 steps,
+/// load into a fresh optimizer over the same values, 3 more (Adam, SGD with momentum, RMSprop
+/// centered with momentum); learning rates and initial ones come back; mismatches are refused.
+fn state_dict_resumes_training(d: Device) {
+    use webtensor::optim::{Adam, RMSprop, RmspropOptions};
+    let make = |kind: usize, params: Vec<Parameter>| -> Box<dyn Optimizer> {
+        match kind {
+            0 => Box::new(Adam::new(params, AdamOptions { lr: 0.05, ..Default::default() }).unwrap()),
+            1 => Box::new(SGD::new(params, SgdOptions { lr: 0.1, momentum: 0.9, ..Default::default() }).unwrap()),
+            _ => Box::new(
+                RMSprop::new(params, RmspropOptions { momentum: 0.5, centered: true, ..Default::default() }).unwrap(),
+            ),
+        }
+    };
+    let grads = |step: usize| t(&[0.3 + step as f32, -0.2, 0.1 * step as f32], &[3], d);
+    for kind in 0..3 {
+        let p = Parameter::new(&t(&[1.0, 2.0, 3.0], &[3], d)).unwrap();
+        let mut opt = make(kind, vec![p.clone()]);
+        for step in 0..6 {
+            if step == 3 {
+                // Resume: a fresh optimizer over a copy of the values, given the saved state.
+                let saved = opt.state_dict();
+                let q = Parameter::new(&p.tensor()).unwrap();
+                let mut resumed = make(kind, vec![q.clone()]);
+                resumed.set_initial_lr(0, 123.0);
+                resumed.load_state_dict(&saved).unwrap();
+                assert_eq!(resumed.group_lr(0), opt.group_lr(0));
+                for s in 3..6 {
+                    q.tensor().set_grad(Some(grads(s))).unwrap();
+                    resumed.step().unwrap();
+                }
+                for s in 3..6 {
+                    p.tensor().set_grad(Some(grads(s))).unwrap();
+                    opt.step().unwrap();
+                }
+                assert_close(&f32s(&q.tensor()), &f32s(&p.tensor()), 1e-6, &format!("optimizer {kind} resumed on {d}"));
+                let mut wrong = make(kind, vec![param(3), param(3)]);
+                assert!(wrong.load_state_dict(&saved).is_err(), "a state for one parameter into two");
+                break;
+            }
+            p.tensor().set_grad(Some(grads(step))).unwrap();
+            opt.step().unwrap();
+        }
+    }
+}
+
+device_tests!(state_dict_resumes_training);

@@ -556,6 +556,34 @@ export function idiomCases(wt, devices) {
       assert.equal(wt.memory().numTensors, before, 'no handle left by the draw');
       lin.dispose();
     });
+
+    add(`${device}: optim: stateDict and loadStateDict resume training exactly`, async () => {
+      for (const make of [(p) => new wt.optim.Adam(p, { lr: 0.05 }), (p) => new wt.optim.SGD(p, { lr: 0.1, momentum: 0.9 }), (p) => new wt.optim.RMSprop(p, { momentum: 0.5, centered: true })]) {
+        const grads = (s) => wt.tensor([0.3 + s, -0.2, 0.1 * s], on);
+        const p = wt.tensor([1, 2, 3], on).requiresGrad_(true);
+        const opt = make([p]);
+        for (let s = 0; s < 3; s++) {
+          p.grad = grads(s);
+          opt.step();
+        }
+        const saved = opt.stateDict();
+        assert.ok(Object.keys(saved.state).length === 1 && saved.paramGroups.length === 1);
+        const q = p.detach().clone().requiresGrad_(true);
+        const resumed = make([q]);
+        await resumed.loadStateDict(saved);
+        for (let s = 3; s < 6; s++) {
+          p.grad = grads(s);
+          opt.step();
+          q.grad = grads(s);
+          resumed.step();
+        }
+        close(await q.data(), await p.data(), 1e-6, 'resumed');
+        Object.values(saved.state).forEach((e) => Object.values(e).forEach((t) => t instanceof wt.Tensor && t.dispose()));
+        await assert.rejects(make([wt.zeros([3], on).requiresGrad_(true), wt.zeros([3], on).requiresGrad_(true)]).loadStateDict(make([q]).stateDict()), /this optimizer has 2/);
+        [opt, resumed].forEach((o) => o.dispose());
+        [p, q].forEach((t) => t.dispose());
+      }
+    });
   }
   return list;
 }

@@ -5,7 +5,7 @@
 //! per parameter (`fused.rs`), or the same formula as separate ops where that cannot run.
 
 use super::groups::{group_methods, Groups, HasLr, ParamGroup};
-use super::{check_hyper, fused, prepare, Optimizer};
+use super::{check_hyper, fused, prepare, Optimizer, OptimizerState, ParamState};
 use crate::error::{Error, Result};
 use crate::nn::Parameter;
 use crate::op::optim::OptimStep;
@@ -100,6 +100,44 @@ impl AdamCore {
     }
 }
 
+impl AdamCore {
+    fn state_dict(&self) -> OptimizerState {
+        let params = self
+            .state
+            .iter()
+            .map(|s| {
+                s.as_ref().map(|m| ParamState {
+                    step: Some(u64::from(m.t)),
+                    buffers: vec![("exp_avg".into(), m.m.clone()), ("exp_avg_sq".into(), m.v.clone())],
+                })
+            })
+            .collect();
+        let (group_lrs, initial_lrs) = self.groups.lrs();
+        OptimizerState { params, group_lrs, initial_lrs }
+    }
+
+    fn load_state_dict(&mut self, s: &OptimizerState) -> Result<()> {
+        let op = self.name;
+        s.check(op, self.groups.params.len(), self.groups.count())?;
+        let mut next = Vec::with_capacity(s.params.len());
+        for (i, (ps, p)) in s.params.iter().zip(&self.groups.params).enumerate() {
+            next.push(match ps {
+                None => None,
+                Some(ps) => {
+                    let t =
+                        ps.step.ok_or_else(|| Error::invalid(op, format!("the state of parameter {i} has no step")))?;
+                    let t = u32::try_from(t)
+                        .map_err(|_| Error::invalid(op, format!("step {t} of parameter {i} is too large")))?;
+                    Some(Moments { m: ps.buffer(op, i, "exp_avg", p)?, v: ps.buffer(op, i, "exp_avg_sq", p)?, t })
+                }
+            });
+        }
+        self.groups.restore_lrs(op, s)?;
+        self.state = next;
+        Ok(())
+    }
+}
+
 /// The update as separate ops (f16 parameters, tensors past one binding, `fused: false`): the
 /// new parameter and moments.
 fn composed(
@@ -157,6 +195,12 @@ macro_rules! adam_like {
                 self.0.step()
             }
             group_methods!(0.groups);
+            fn state_dict(&self) -> OptimizerState {
+                self.0.state_dict()
+            }
+            fn load_state_dict(&mut self, state: &OptimizerState) -> Result<()> {
+                self.0.load_state_dict(state)
+            }
         }
     };
 }

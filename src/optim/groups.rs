@@ -83,6 +83,22 @@ impl<O: HasLr> Groups<O> {
         self.initial_lr.get(group).copied().flatten()
     }
 
+    /// The groups' learning rates and initial ones, for a saved state.
+    pub(crate) fn lrs(&self) -> (Vec<f64>, Vec<Option<f64>>) {
+        (self.options.iter().map(HasLr::lr).collect(), self.initial_lr.clone())
+    }
+
+    /// Restores the learning rates of a saved state (checked by the caller).
+    pub(crate) fn restore_lrs(&mut self, op: &'static str, s: &super::OptimizerState) -> Result<()> {
+        for (g, &lr) in s.group_lrs.iter().enumerate() {
+            self.set_lr(op, g, lr)?;
+        }
+        for (g, lr) in s.initial_lr_iter() {
+            self.initial_lr[g] = lr;
+        }
+        Ok(())
+    }
+
     pub(crate) fn set_initial_lr(&mut self, group: usize, lr: f64) {
         if let Some(slot) = self.initial_lr.get_mut(group) {
             *slot = Some(lr);

@@ -15,11 +15,13 @@ mod groups;
 pub mod lr_scheduler;
 mod rmsprop;
 mod sgd;
+mod state;
 
 pub use adam::{Adam, AdamOptions, AdamW};
 pub use groups::ParamGroup;
 pub use rmsprop::{RMSprop, RmspropOptions};
 pub use sgd::{SgdOptions, SGD};
+pub use state::{OptimizerState, ParamState};
 
 use crate::error::{Error, Result};
 use crate::nn::Parameter;
@@ -46,6 +48,11 @@ pub trait Optimizer {
     fn initial_lr(&self, group: usize) -> Option<f64>;
     /// Records group `group`'s initial learning rate (schedulers do, once).
     fn set_initial_lr(&mut self, group: usize, lr: f64);
+    /// The state to save (PyTorch's `state_dict()`): buffers, steps and learning rates.
+    fn state_dict(&self) -> OptimizerState;
+    /// Resumes from a saved state of the same optimizer over the same parameters; its tensors
+    /// must be on the parameters' devices. All or nothing.
+    fn load_state_dict(&mut self, state: &OptimizerState) -> Result<()>;
     /// The learning rate of the first group.
     fn lr(&self) -> f64 {
         self.group_lr(0).unwrap_or(0.0)
@@ -85,6 +92,12 @@ impl<O: Optimizer + ?Sized> Optimizer for Box<O> {
     }
     fn set_initial_lr(&mut self, group: usize, lr: f64) {
         (**self).set_initial_lr(group, lr)
+    }
+    fn state_dict(&self) -> OptimizerState {
+        (**self).state_dict()
+    }
+    fn load_state_dict(&mut self, state: &OptimizerState) -> Result<()> {
+        (**self).load_state_dict(state)
     }
 }
 

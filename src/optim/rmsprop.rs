@@ -4,7 +4,7 @@
 //! `p -= lr g / avg`. The update runs as separate ops on every device.
 
 use super::groups::{group_methods, Groups, HasLr, ParamGroup};
-use super::{check_hyper, prepare, Optimizer};
+use super::{check_hyper, prepare, Optimizer, OptimizerState, ParamState};
 use crate::error::Result;
 use crate::nn::Parameter;
 use crate::tensor::Tensor;
@@ -120,4 +120,41 @@ impl Optimizer for RMSprop {
     }
 
     group_methods!(groups);
+
+    fn state_dict(&self) -> OptimizerState {
+        let params = self
+            .state
+            .iter()
+            .map(|s| {
+                s.as_ref().map(|s| {
+                    let mut buffers = vec![("square_avg".to_string(), s.square_avg.clone())];
+                    buffers.extend(s.grad_avg.clone().map(|t| ("grad_avg".to_string(), t)));
+                    buffers.extend(s.momentum.clone().map(|t| ("momentum_buffer".to_string(), t)));
+                    ParamState { step: None, buffers }
+                })
+            })
+            .collect();
+        let (group_lrs, initial_lrs) = self.groups.lrs();
+        OptimizerState { params, group_lrs, initial_lrs }
+    }
+
+    fn load_state_dict(&mut self, s: &OptimizerState) -> Result<()> {
+        const OP: &str = "RMSprop";
+        s.check(OP, self.groups.params.len(), self.groups.count())?;
+        let mut next = Vec::with_capacity(s.params.len());
+        for (i, (ps, p)) in s.params.iter().zip(&self.groups.params).enumerate() {
+            let o = self.groups.of(i);
+            next.push(match ps {
+                None => None,
+                Some(ps) => Some(State {
+                    square_avg: ps.buffer(OP, i, "square_avg", p)?,
+                    grad_avg: if o.centered { Some(ps.buffer(OP, i, "grad_avg", p)?) } else { None },
+                    momentum: if o.momentum > 0.0 { Some(ps.buffer(OP, i, "momentum_buffer", p)?) } else { None },
+                }),
+            });
+        }
+        self.groups.restore_lrs(OP, s)?;
+        self.state = next;
+        Ok(())
+    }
 }

@@ -4,7 +4,7 @@
 //! formula as separate ops where that cannot run.
 
 use super::groups::{group_methods, Groups, HasLr, ParamGroup};
-use super::{check_hyper, fused, Optimizer};
+use super::{check_hyper, fused, Optimizer, OptimizerState, ParamState};
 use crate::error::{Error, Result};
 use crate::nn::Parameter;
 use crate::op::optim::OptimStep;
@@ -119,4 +119,27 @@ impl Optimizer for SGD {
     }
 
     group_methods!(groups);
+
+    fn state_dict(&self) -> OptimizerState {
+        let params = self
+            .momentum
+            .iter()
+            .map(|b| {
+                b.as_ref().map(|b| ParamState { step: None, buffers: vec![("momentum_buffer".into(), b.clone())] })
+            })
+            .collect();
+        let (group_lrs, initial_lrs) = self.groups.lrs();
+        OptimizerState { params, group_lrs, initial_lrs }
+    }
+
+    fn load_state_dict(&mut self, s: &OptimizerState) -> Result<()> {
+        s.check("SGD", self.groups.params.len(), self.groups.count())?;
+        let mut next = Vec::with_capacity(s.params.len());
+        for (i, (ps, p)) in s.params.iter().zip(&self.groups.params).enumerate() {
+            next.push(ps.as_ref().map(|ps| ps.buffer("SGD", i, "momentum_buffer", p)).transpose()?);
+        }
+        self.groups.restore_lrs("SGD", s)?;
+        self.momentum = next;
+        Ok(())
+    }
 }

@@ -21,6 +21,11 @@ impl<O: Optimizer> Replicated<O> {
     pub fn optimizers(&self) -> &[O] {
         &self.opts
     }
+
+    /// The optimizers, one per replica, to change (to load a saved state into each).
+    pub fn optimizers_mut(&mut self) -> &mut [O] {
+        &mut self.opts
+    }
 }
 
 impl<O: Optimizer> Optimizer for Replicated<O> {
@@ -57,5 +62,22 @@ impl<O: Optimizer> Optimizer for Replicated<O> {
 
     fn set_initial_lr(&mut self, group: usize, lr: f64) {
         self.opts.iter_mut().for_each(|o| o.set_initial_lr(group, lr));
+    }
+
+    /// The first replica's state (every replica steps alike).
+    fn state_dict(&self) -> crate::optim::OptimizerState {
+        self.opts.first().map(|o| o.state_dict()).unwrap_or_default()
+    }
+
+    /// The state into the first replica; the others need it on their own devices, so this is
+    /// refused for more than one replica (load each replica's optimizer instead).
+    fn load_state_dict(&mut self, state: &crate::optim::OptimizerState) -> Result<()> {
+        match self.opts.as_mut_slice() {
+            [one] => one.load_state_dict(state),
+            _ => Err(crate::Error::invalid(
+                "Replicated",
+                "loading a state into several replicas: load each replica's optimizer (optimizers_mut()) with the state on its device",
+            )),
+        }
     }
 }

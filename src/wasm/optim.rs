@@ -9,7 +9,10 @@ use wasm_bindgen::prelude::*;
 use super::js_err;
 use super::tensor::RawTensor;
 use crate::nn::Parameter;
-use crate::optim::{Adam, AdamOptions, AdamW, Optimizer, ParamGroup, RMSprop, RmspropOptions, SgdOptions, SGD};
+use crate::optim::{
+    Adam, AdamOptions, AdamW, Optimizer, OptimizerState, ParamGroup, ParamState, RMSprop, RmspropOptions, SgdOptions,
+    SGD,
+};
 use crate::Error;
 
 /// An optimizer over JS parameters.
@@ -107,6 +110,93 @@ impl RawOptimizer {
             centered: o[5] != 0.0,
         })?;
         Ok(RawOptimizer { opt: Box::new(RMSprop::with_groups(groups).map_err(js_err)?), name: OP })
+    }
+
+    /// The saved state, flat: for each buffer its parameter's index (`stateIndex`), name
+    /// (`stateNames`) and tensor (`stateTensors`); per parameter its step (NaN: none, -1: no
+    /// state yet: `stateSteps`); per group its lr and initial lr (NaN: none: `stateLrs`,
+    /// `stateInitialLrs`). js/optim.js assembles PyTorch's dict from these.
+    #[wasm_bindgen(js_name = stateIndex)]
+    pub fn state_index(&self) -> Vec<u32> {
+        let s = self.opt.state_dict();
+        s.params
+            .iter()
+            .enumerate()
+            .flat_map(|(i, p)| p.iter().flat_map(move |p| p.buffers.iter().map(move |_| i as u32)))
+            .collect()
+    }
+
+    /// The names of the saved buffers (see `stateIndex`).
+    #[wasm_bindgen(js_name = stateNames)]
+    pub fn state_names(&self) -> Vec<String> {
+        self.opt.state_dict().params.into_iter().flatten().flat_map(|p| p.buffers.into_iter().map(|(n, _)| n)).collect()
+    }
+
+    /// The saved buffers (see `stateIndex`).
+    #[wasm_bindgen(js_name = stateTensors)]
+    pub fn state_tensors(&self) -> Vec<RawTensor> {
+        let s = self.opt.state_dict();
+        s.params
+            .into_iter()
+            .flatten()
+            .flat_map(|p| p.buffers.into_iter().map(|(_, t)| RawTensor::new(t.detach())))
+            .collect()
+    }
+
+    /// Per parameter: its step, NaN without one, -1 without any state yet.
+    #[wasm_bindgen(js_name = stateSteps)]
+    pub fn state_steps(&self) -> Vec<f64> {
+        let s = self.opt.state_dict();
+        s.params.iter().map(|p| p.as_ref().map_or(-1.0, |p| p.step.map_or(f64::NAN, |t| t as f64))).collect()
+    }
+
+    /// Per group: the learning rate.
+    #[wasm_bindgen(js_name = stateLrs)]
+    pub fn state_lrs(&self) -> Vec<f64> {
+        self.opt.state_dict().group_lrs
+    }
+
+    /// Per group: the initial learning rate (NaN: none).
+    #[wasm_bindgen(js_name = stateInitialLrs)]
+    pub fn state_initial_lrs(&self) -> Vec<f64> {
+        self.opt.state_dict().initial_lrs.into_iter().map(|l| l.unwrap_or(f64::NAN)).collect()
+    }
+
+    /// Loads a state given as `stateIndex`/`stateNames`/`stateTensors`/`stateSteps`/`stateLrs`/
+    /// `stateInitialLrs` give it (the tensors on the parameters' devices).
+    #[wasm_bindgen(js_name = loadState)]
+    pub fn load_state(
+        &mut self,
+        index: Vec<u32>,
+        names: Vec<String>,
+        tensors: Vec<RawTensor>,
+        steps: Vec<f64>,
+        lrs: Vec<f64>,
+        initial_lrs: Vec<f64>,
+    ) -> Result<(), JsValue> {
+        let mut params: Vec<Option<ParamState>> = steps
+            .iter()
+            .map(|&s| {
+                if s < 0.0 {
+                    None
+                } else {
+                    Some(ParamState { step: (!s.is_nan()).then_some(s as u64), buffers: Vec::new() })
+                }
+            })
+            .collect();
+        for ((i, name), t) in index.into_iter().zip(names).zip(tensors) {
+            match params.get_mut(i as usize).and_then(Option::as_mut) {
+                Some(p) => p.buffers.push((name, t.t.clone())),
+                None => {
+                    return Err(js_err(Error::invalid(
+                        self.name,
+                        format!("a buffer for parameter {i}, which has no state"),
+                    )))
+                }
+            }
+        }
+        let initial_lrs = initial_lrs.into_iter().map(|l| (!l.is_nan()).then_some(l)).collect();
+        self.opt.load_state_dict(&OptimizerState { params, group_lrs: lrs, initial_lrs }).map_err(js_err)
     }
 
     /// How many parameter groups.
