@@ -347,3 +347,35 @@ export declare namespace init {
   function kaimingUniform_<T extends Tensor>(tensor: T, options?: { a?: number | undefined; mode?: 'fan_in' | 'fan_out' | undefined; nonlinearity?: string | undefined; seed?: number | undefined }): T;
   function kaimingNormal_<T extends Tensor>(tensor: T, options?: { a?: number | undefined; mode?: 'fan_in' | 'fan_out' | undefined; nonlinearity?: string | undefined; seed?: number | undefined }): T;
 }
+
+/** PyTorch's nn.MultiheadAttention (`in_proj_weight`, `in_proj_bias`, `out_proj`); `[L, N, E]` unless batchFirst. */
+export declare class MultiheadAttention extends Module {
+  constructor(embedDim: number, numHeads: number, options?: { dropout?: number | undefined; bias?: boolean | undefined; batchFirst?: boolean | undefined; seed?: number | undefined; device?: DeviceLike | undefined });
+  /** `[output, weights]` (weights averaged over heads unless asked; null with needWeights false). Bool masks are true where attention is not allowed. */
+  forward(query: Tensor, key: Tensor, value: Tensor, options?: { keyPaddingMask?: Tensor | null | undefined; needWeights?: boolean | undefined; attnMask?: Tensor | null | undefined; averageAttnWeights?: boolean | undefined; isCausal?: boolean | undefined }): [Tensor, Tensor | null];
+}
+
+/** Options of the Transformer layers (PyTorch's, in camelCase). */
+export interface TransformerLayerOptions {
+  dimFeedforward?: number | undefined;
+  dropout?: number | undefined;
+  activation?: 'relu' | 'gelu' | ((x: Tensor) => Tensor) | undefined;
+  layerNormEps?: number | undefined;
+  batchFirst?: boolean | undefined;
+  normFirst?: boolean | undefined;
+  bias?: boolean | undefined;
+  seed?: number | undefined;
+  device?: DeviceLike | undefined;
+}
+
+/** PyTorch's nn.TransformerEncoderLayer (`self_attn`, `linear1`, `linear2`, `norm1`, `norm2`). */
+export declare class TransformerEncoderLayer extends Module {
+  constructor(dModel: number, nhead: number, options?: TransformerLayerOptions);
+  forward(src: Tensor, options?: { srcMask?: Tensor | null | undefined; srcKeyPaddingMask?: Tensor | null | undefined; isCausal?: boolean | undefined }): Tensor;
+}
+
+/** PyTorch's nn.TransformerDecoderLayer (`self_attn`, `multihead_attn`, `linear1`, `linear2`, `norm1..3`). */
+export declare class TransformerDecoderLayer extends Module {
+  constructor(dModel: number, nhead: number, options?: TransformerLayerOptions);
+  forward(tgt: Tensor, memory: Tensor, options?: { tgtMask?: Tensor | null | undefined; memoryMask?: Tensor | null | undefined; tgtKeyPaddingMask?: Tensor | null | undefined; memoryKeyPaddingMask?: Tensor | null | undefined; tgtIsCausal?: boolean | undefined }): Tensor;
+}

@@ -14,6 +14,7 @@ import { parallelCases } from './parallel.mjs';
 import { specialCases } from './special.mjs';
 import { idiomCases } from './idioms.mjs';
 import { gptCases } from './gpt.mjs';
+import { transformerCases } from './transformer.mjs';
 
 /** The cases as `{ name, fn }` for `wt` (an initialised webtensor module) on `devices`. */
 export function cases(wt, devices) {
@@ -576,5 +577,6 @@ export function cases(wt, devices) {
   list.push(...parallelCases(wt, devices));
   list.push(...idiomCases(wt, devices));
   list.push(...gptCases(wt, devices));
+  list.push(...transformerCases(wt, devices));
   return list;
 }

@@ -282,4 +282,13 @@ export async function check(): Promise<void> {
     const out: wt.Tensor<'int32'> = await gpt.generate(ids, 200, { temperature: 0.8, topK: 200, seed: 1 });
     void [logits, l, out, gpt.numParameters()];
   }
+  // Attention modules (issue 41).
+  {
+    const mha = new wt.nn.MultiheadAttention(8, 2, { batchFirst: true });
+    const q = wt.randn([2, 3, 8]);
+    const [o, w] = mha.forward(q, q, q, { needWeights: true });
+    const enc = new wt.nn.TransformerEncoderLayer(8, 2, { dimFeedforward: 16, normFirst: true });
+    const dec = new wt.nn.TransformerDecoderLayer(8, 2);
+    void [o, w, enc.forward(q), dec.forward(q, q)];
+  }
 }
