@@ -11,9 +11,16 @@ use crate::tensor::Tensor;
 /// The most elements a range constructor makes (what an i32 index can name).
 const MAX_STEPS: usize = i32::MAX as usize;
 
-fn check_steps(op: &'static str, steps: usize) -> Result<()> {
+/// What linspace and logspace refuse: too many steps, non-finite numbers, booleans.
+fn check_range(op: &'static str, steps: usize, numbers: &[(&str, f64)], dtype: DType) -> Result<()> {
     if steps > MAX_STEPS {
         return Err(Error::invalid(op, format!("steps = {steps} is more than {MAX_STEPS} elements; ask for fewer")));
+    }
+    if let Some((name, v)) = numbers.iter().find(|(_, v)| !v.is_finite()) {
+        return Err(Error::invalid(op, format!("{name} must be finite, got {v}")));
+    }
+    if dtype == DType::Bool {
+        return Err(Error::UnsupportedDType { op, dtype, reason: "a range of booleans; use a numeric dtype".into() });
     }
     Ok(())
 }
@@ -67,17 +74,7 @@ impl Tensor {
         device: impl Into<Option<Device>>,
     ) -> Result<Tensor> {
         let op = "linspace";
-        check_steps(op, steps)?;
-        if !start.is_finite() || !end.is_finite() {
-            return Err(Error::invalid(op, format!("start and end must be finite, got {start} and {end}")));
-        }
-        if dtype == DType::Bool {
-            return Err(Error::UnsupportedDType {
-                op,
-                dtype,
-                reason: "a range of booleans; use a numeric dtype".into(),
-            });
-        }
+        check_range(op, steps, &[("start", start), ("end", end)], dtype)?;
         crate::device::cpu::reserve(steps, dtype)?;
         let data = CpuData::from_f64(dtype, spaced(start, end, steps, dtype).into_iter());
         Tensor::from_cpu_data(data, &[steps], place(device), op)
@@ -93,20 +90,7 @@ impl Tensor {
         device: impl Into<Option<Device>>,
     ) -> Result<Tensor> {
         let op = "logspace";
-        check_steps(op, steps)?;
-        if !start.is_finite() || !end.is_finite() || !base.is_finite() {
-            return Err(Error::invalid(
-                op,
-                format!("start, end and base must be finite, got {start}, {end} and {base}"),
-            ));
-        }
-        if dtype == DType::Bool {
-            return Err(Error::UnsupportedDType {
-                op,
-                dtype,
-                reason: "powers as booleans; use a numeric dtype".into(),
-            });
-        }
+        check_range(op, steps, &[("start", start), ("end", end), ("base", base)], dtype)?;
         crate::device::cpu::reserve(steps, dtype)?;
         let powers = spaced(start, end, steps, dtype).into_iter().map(|p| base.powf(p));
         let data = CpuData::from_f64(dtype, powers);
