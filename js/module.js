@@ -256,9 +256,15 @@ export class Module {
   }
 
   /** The floating-point parameters and buffers as float16, in place (PyTorch's `half()`); needs a device with shader-f16. */
-  half() { return this.#toDtype('half', 'f16'); }
+  half() {
+    check.arity('half', arguments.length, 0);
+    return this.#toDtype('half', 'f16');
+  }
   /** The floating-point parameters and buffers as float32, in place (PyTorch's `float()`). */
-  float() { return this.#toDtype('float', 'f32'); }
+  float() {
+    check.arity('float', arguments.length, 0);
+    return this.#toDtype('float', 'f32');
+  }
 
   // Converts every floating-point parameter (a new leaf keeping requiresGrad, its gradient
   // dropped as PyTorch's conversion does) and buffer to `dtype`; all or nothing.
