@@ -66,6 +66,9 @@ pub(crate) enum MatmulProgram {
     /// ([`MatmulArgs::vec4_aligned`]): a quarter of the loads, each a gather on a software
     /// adapter. The CUDA backend compiles it as Blocked (nvcc vectorises loads itself).
     Blocked4,
+    /// Tiled's shape for hardware GPUs on large products: 128x128 output tiles, 8x8 outputs per
+    /// thread in registers (chosen by the wgpu backend; CUDA runs cuBLAS).
+    Register,
     /// One thread per output walking the inner dim: a short inner dim (`[n,3] @ [3,8]`) or a
     /// thin output (matrix-vector), where tiles would mostly multiply padding.
     Naive,

@@ -338,6 +338,7 @@ impl KernelKey {
             KernelKey::Matmul { program: MatmulProgram::Tiled, .. } => wgsl!("matmul"),
             KernelKey::Matmul { program: MatmulProgram::Blocked, .. } => wgsl!("matmul_blocked"),
             KernelKey::Matmul { program: MatmulProgram::Blocked4, .. } => wgsl!("matmul_blocked4"),
+            KernelKey::Matmul { program: MatmulProgram::Register, .. } => wgsl!("matmul_register"),
             KernelKey::Matmul { program: MatmulProgram::Naive, .. } => wgsl!("matmul_naive"),
             KernelKey::Matmul { program: MatmulProgram::Dot, .. } => wgsl!("matmul_dot"),
             KernelKey::Sort { .. } => wgsl!("sort"),
@@ -437,7 +438,8 @@ impl KernelKey {
     }
 
     /// Whether only the wgpu backend launches this variant (vec4 programs whose parameters no
-    /// CUDA kernel reads: CUDA's kernels take every layout, and it composes clamp); the CUDA
+    /// CUDA kernel reads: CUDA's kernels take every layout, and it composes clamp; the register
+    /// tiled matmul, where CUDA runs cuBLAS); the CUDA
     /// backend neither renders nor compiles these.
     #[cfg_attr(not(all(feature = "cuda", not(target_arch = "wasm32"))), allow(dead_code))]
     pub(crate) fn wgsl_only(&self) -> bool {
@@ -449,6 +451,7 @@ impl KernelKey {
                 | KernelKey::Clamp4
                 | KernelKey::ReduceSum4
                 | KernelKey::Pad { .. }
+                | KernelKey::Matmul { program: MatmulProgram::Register, .. }
         )
     }
 

@@ -44,6 +44,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
             MatmulProgram::Tiled,
             MatmulProgram::Blocked,
             MatmulProgram::Blocked4,
+            MatmulProgram::Register,
             MatmulProgram::Naive,
             MatmulProgram::Dot,
         ] {

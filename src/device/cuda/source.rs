@@ -110,7 +110,8 @@ fn body(key: &KernelKey) -> &'static str {
         | KernelKey::IndexRows4 { .. }
         | KernelKey::Clamp4
         | KernelKey::ReduceSum4
-        | KernelKey::Pad { .. } => WGSL_ONLY,
+        | KernelKey::Pad { .. }
+        | KernelKey::Matmul { program: MatmulProgram::Register, .. } => WGSL_ONLY,
         KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => include_str!("kernels/binary_scalar.cu"),
         KernelKey::Where { .. } => include_str!("kernels/where.cu"),
         KernelKey::Fill { .. } => include_str!("kernels/fill.cu"),

@@ -1,6 +1,6 @@
 //! Matmul launches on wgpu: the program chosen by shape (`MatmulProgram`), split-K for a few
-//! output tiles over a long inner dimension, and the register-blocked programs on software
-//! adapters.
+//! output tiles over a long inner dimension, the register-blocked programs on software
+//! adapters and the register-tiled one for large products on hardware GPUs.
 
 use std::sync::Arc;
 
@@ -21,6 +21,21 @@ const SPLIT_K_TILES: usize = 16;
 const SPLIT_K_MIN: usize = 4096;
 /// Matmul output tile (see matmul.wgsl).
 const TILE: usize = 64;
+/// The register-tiled program's output tile (see matmul_register.wgsl).
+const REGISTER_TILE: usize = 128;
+/// Hardware GPUs take the register-tiled program from this many of its 128x128 output tiles
+/// (over all batches), unless `WEBTENSOR_MATMUL_REGISTER_TILES` says otherwise (read once; for
+/// timing both programs on another GPU: 0 always, 18446744073709551615 never). Fewer, larger
+/// tiles leave multiprocessors idle on small products, where the 64x64 program runs instead.
+const REGISTER_MIN_TILES: usize = 48;
+
+/// The tile count from which hardware GPUs run the register-tiled matmul (see
+/// [`REGISTER_MIN_TILES`]).
+fn register_min_tiles() -> usize {
+    static SET: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    let set = SET.get_or_init(|| std::env::var("WEBTENSOR_MATMUL_REGISTER_TILES").ok()?.trim().parse().ok());
+    set.unwrap_or(REGISTER_MIN_TILES)
+}
 
 impl WgpuDevice {
     /// A matmul whose output is a few tiles but whose inner dimension is long (`X^T @ Y` over many
@@ -122,8 +137,10 @@ impl WgpuDevice {
             return self.matmul_split_k(a, b, g);
         }
         // Software adapters run the tiles from registers (matmul_blocked.wgsl: no barriers),
-        // with vec4 loads where the operands' rows allow them (matmul_blocked4.wgsl).
-        let (program, blocks) = if self.software() {
+        // with vec4 loads where the operands' rows allow them (matmul_blocked4.wgsl). Hardware
+        // GPUs run large products in 128x128 tiles from registers (matmul_register.wgsl).
+        // `extra`: a parameter word past matmul's own, where the program reads one.
+        let (program, (x, y), extra) = if self.software() {
             let blocked = if g.vec4_aligned() { MatmulProgram::Blocked4 } else { MatmulProgram::Blocked };
             // A workgroup's 16 rows of threads each take a block of `rows` rows of C; a short
             // product keeps only as many rows of blocks as it needs (a power of two) and spreads
@@ -133,21 +150,21 @@ impl WgpuDevice {
             // Both at least TILE (or m itself), so the block counts stay within gx and gy,
             // which were checked against the workgroup limit above.
             let (tile_m, tile_n) = (groups * rows, 16 * cols * (16 / groups));
-            (blocked, Some((groups, g.n.div_ceil(tile_n), g.m.div_ceil(tile_m))))
+            (blocked, (g.n.div_ceil(tile_n), g.m.div_ceil(tile_m)), Some(u(groups)))
         } else {
-            (MatmulProgram::Tiled, None)
+            // Fewer blocks than 64x64 tiles, so within the limit checked above too.
+            let (rx, ry) = (g.n.div_ceil(REGISTER_TILE), g.m.div_ceil(REGISTER_TILE));
+            if g.batch * rx * ry >= register_min_tiles() {
+                (MatmulProgram::Register, (rx, ry), None)
+            } else {
+                (MatmulProgram::Tiled, (gx, gy), None)
+            }
         };
         let mut base = 0;
         while base < g.batch {
             let count = (g.batch - base).min(max);
             let mut p = params::matmul(g, base).map(u).to_vec();
-            let (x, y) = match blocks {
-                Some((groups, x, y)) => {
-                    p.push(u(groups));
-                    (x, y)
-                }
-                None => (gx, gy),
-            };
+            p.extend(extra);
             self.dispatch(
                 KernelKey::Matmul { dtype, program },
                 &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
