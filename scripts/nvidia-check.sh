@@ -53,6 +53,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 run 30 devices "$bin" devices
 # 1. Matmul: each program on webgpu:0, cuBLAS on cuda:0, PyTorch beside them.
 sizes=512,1024,2048,4096
+if [ -z "${SKIP_MM:-}" ]; then
 run 60 mm-cuda "$bin" bench --device cuda:0 --matmul-sizes $sizes --runs 10 --json
 WEBTENSOR_MATMUL_REGISTER_TILES=18446744073709551615 run 60 mm-webgpu-tiled \
   "$bin" bench --device webgpu:0 --matmul-sizes $sizes --runs 10 --json
@@ -60,18 +61,29 @@ WEBTENSOR_MATMUL_REGISTER_TILES=0 run 60 mm-webgpu-register \
   "$bin" bench --device webgpu:0 --matmul-sizes $sizes --runs 10 --json
 run 90 mm-torch python3 scripts/bench_torch_cuda.py "$out/mm-cuda.txt" "$out/mm-webgpu-tiled.txt" \
   "$out/mm-webgpu-register.txt"
+fi
 # 2. A GPT training step at nanoGPT's shakespeare-char size (10.7M parameters, batch 64 x 256).
-run 90 gpt-cuda "$bin" bench-train --model gpt --config shakespeare-char --device cuda:0 --steps 10 --json
-run 120 gpt-webgpu "$bin" bench-train --model gpt --config shakespeare-char --device webgpu:0 --steps 10 --json
+[ -z "${SKIP_GPT:-}" ] && run 90 gpt-cuda "$bin" bench-train --model gpt --config shakespeare-char --device cuda:0 --steps 10 --json
+[ -z "${SKIP_GPT:-}" ] && run 120 gpt-webgpu "$bin" bench-train --model gpt --config shakespeare-char --device webgpu:0 --steps 10 --json
 run 90 gpt-torch python3 scripts/train_gpt_torch.py --config shakespeare-char --device cuda --iters 30 \
   --eval-iters 1 --eval-interval 1000 --json
-# 3. The suites.
+# 3. The suites, most telling first (the matmul programs against the CPU, the GPT, sampling,
+# CUDA's own), then 500 iterations of the full recipe against PyTorch, then the rest.
 export WEBTENSOR_REQUIRE_GPU=1 WEBTENSOR_REQUIRE_CUDA=1 WEBTENSOR_REQUIRE_NVRTC=1
-# Most telling first: the matmul programs against the CPU, the GPT, CUDA's own, then the rest.
-first="vs_cpu gpt cuda special_values fixtures grad_fixtures nn_fixtures"
-for s in $first $(ls /tmp/wt-bin | sed -n 's/^test-//p'); do
-  case " $done_suites " in *" $s "*) continue ;; esac
-  done_suites="${done_suites:-} $s"
-  [ -x "/tmp/wt-bin/test-$s" ] && run 90 "test-$s" "/tmp/wt-bin/test-$s" --test-threads 4
-done
+done_suites=""
+suites() {
+  for s in "$@"; do
+    case " $done_suites " in *" $s "*) continue ;; esac
+    done_suites="$done_suites $s"
+    [ -x "/tmp/wt-bin/test-$s" ] && run 90 "test-$s" "/tmp/wt-bin/test-$s" --test-threads 4
+  done
+}
+suites vs_cpu gpt sample cuda
+if [ -z "${SKIP_TRAIN:-}" ]; then
+  run 150 train-cuda "$bin" train --model gpt --config shakespeare-char --iters 500 --eval-interval 250 \
+    --eval-iters 20 --devices cuda:0 --out /tmp/gpt-cuda --json
+  run 90 train-torch python3 scripts/train_gpt_torch.py --config shakespeare-char --device cuda --iters 500 \
+    --eval-interval 250 --eval-iters 20 --json
+fi
+suites special_values fixtures grad_fixtures nn_fixtures $(ls /tmp/wt-bin | sed -n 's/^test-//p')
 echo "done in ${SECONDS}s"

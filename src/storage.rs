@@ -14,6 +14,7 @@ use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
+use crate::op::fill::Fill;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
 use crate::op::{IndexMode, MapOp, MatmulArgs};
@@ -149,11 +150,21 @@ impl Storage {
 
     /// `n` copies of `value` on `device`.
     pub(crate) fn fill(n: usize, value: f64, dtype: DType, device: Device) -> Result<Storage> {
+        Storage::fill_with("full", n, Fill::Value(value), dtype, device)
+    }
+
+    /// `n` uniform f32 samples in [0, 1) of the counter-based generator under `seed`
+    /// ([`crate::op::fill`]), generated on `device`: the same bits on every device.
+    pub(crate) fn rand(n: usize, seed: u64, device: Device) -> Result<Storage> {
+        Storage::fill_with("rand", n, Fill::Uniform { seed }, DType::F32, device)
+    }
+
+    fn fill_with(op: &'static str, n: usize, value: Fill, dtype: DType, device: Device) -> Result<Storage> {
         Ok(match Backend::of(device)? {
             Backend::Cpu => Storage::Cpu(CpuBackend.fill(n, value, dtype)?),
             Backend::Wgpu(d) => {
                 let r = d.fill(n, value, dtype);
-                Storage::Wgpu(or_cpu("full", &d, &[], (n, dtype), r, || move |_| CpuBackend.fill(n, value, dtype))?)
+                Storage::Wgpu(or_cpu(op, &d, &[], (n, dtype), r, || move |_| CpuBackend.fill(n, value, dtype))?)
             }
             Backend::Cuda(d) => Storage::Cuda(d.fill(n, value, dtype)?),
             Backend::Meta => meta(&[n], dtype)?,

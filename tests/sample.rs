@@ -1,14 +1,49 @@
 //! `multinomial` (issue 45): with and without replacement, its draws follow the weights (a
 //! chi-square bound, the distribution PyTorch's `torch.multinomial` samples), a seed gives the
 //! same draws on every device, rows without replacement never repeat a category, and bad
-//! arguments are errors.
+//! arguments are errors. `rand` and dropout generated on each device (the counter-based
+//! generator of `op::fill`): the CPU's bits on every device, uniform by moments and a
+//! chi-square.
 
 mod common;
 use common::*;
 
 use webtensor::{DType, Device, Tensor};
 
-device_tests!(draws_follow_the_weights, without_replacement_never_repeats, bad_arguments_are_errors);
+device_tests!(
+    draws_follow_the_weights,
+    without_replacement_never_repeats,
+    bad_arguments_are_errors,
+    rand_is_generated_on_the_device_with_the_cpus_bits
+);
+
+fn rand_is_generated_on_the_device_with_the_cpus_bits(d: Device) {
+    // A seed past 2^32 (both key words used) and an odd count.
+    let seed = 0x1234_5678_9abc_def0;
+    let x = Tensor::rand(&[1000, 37], Some(seed), d).unwrap();
+    assert_eq!(x.device(), d);
+    let got = f32s(&x);
+    let want = f32s(&Tensor::rand(&[1000, 37], Some(seed), Device::CPU).unwrap());
+    assert!(got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "the CPU's bits on {d}");
+    assert!(got.iter().all(|&v| (0.0..1.0).contains(&v) && (v * 16_777_216.0).fract() == 0.0));
+    let n = got.len() as f64;
+    let mean = got.iter().map(|&v| v as f64).sum::<f64>() / n;
+    let var = got.iter().map(|&v| (v as f64 - mean).powi(2)).sum::<f64>() / n;
+    assert!((mean - 0.5).abs() < 0.01 && (var - 1.0 / 12.0).abs() < 0.005, "mean {mean}, variance {var}");
+    let mut counts = [0f64; 10];
+    got.iter().for_each(|&v| counts[(v * 10.0) as usize] += 1.0);
+    // 9 degrees of freedom: 99.99% of honest samples stay below 33.7.
+    let c = chi2(&counts, &[1.0; 10], n);
+    assert!(c < 33.7, "chi2 {c}, counts {counts:?}");
+    assert_ne!(f32s(&Tensor::rand(&[8], Some(seed + 1), d).unwrap()), got[..8].to_vec(), "another seed");
+    // Dropout's mask comes from the same generator: the same elements dropped everywhere.
+    let ones = Tensor::ones(&[4096], DType::F32, d).unwrap();
+    let dropped = f32s(&webtensor::nn::dropout(&ones, 0.25, true, Some(9)).unwrap());
+    let on_cpu = Tensor::ones(&[4096], DType::F32, Device::CPU).unwrap();
+    assert_eq!(dropped, f32s(&webtensor::nn::dropout(&on_cpu, 0.25, true, Some(9)).unwrap()));
+    let kept = dropped.iter().filter(|&&v| v != 0.0).count() as f64 / 4096.0;
+    assert!((kept - 0.75).abs() < 0.03, "kept {kept}");
+}
 
 /// Chi-square of `counts` against `weights` (normalised) over `n` draws.
 fn chi2(counts: &[f64], weights: &[f64], n: f64) -> f64 {

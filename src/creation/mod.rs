@@ -104,13 +104,17 @@ impl Tensor {
         Tensor::from_cpu_data(data, &[n], place(device), "arange")
     }
 
-    /// Uniform samples in `[0, 1)` (f32). The same seed gives the same values on every device.
+    /// Uniform samples in `[0, 1)` (f32), multiples of 2^-24. The same seed gives the same
+    /// values on every device: sample `i` is a pure function of (seed, i) (a counter-based
+    /// generator, see `op::fill`), computed on the device itself, so no data crosses from the
+    /// host (dropout's masks take this path).
     pub fn rand(shape: &[usize], seed: Option<u64>, device: impl Into<Option<Device>>) -> Result<Tensor> {
         let n = checked_numel("rand", shape)?;
-        crate::device::cpu::reserve(n, DType::F32)?;
-        let mut rng = SplitMix64(seed.unwrap_or_else(next_seed));
-        let data: Vec<f32> = (0..n).map(|_| rng.uniform()).collect();
-        Tensor::from_cpu_data(CpuData::F32(data), shape, place(device), "rand")
+        let device = placement::resolve("rand", place(device))?;
+        let seed = seed.unwrap_or_else(next_seed);
+        let storage = Storage::rand(n, seed, device).map_err(|e| e.in_op("rand"))?;
+        placement::record("rand", &[], device);
+        Ok(Tensor::from_parts(storage, shape, DType::F32, device))
     }
 
     /// Standard normal samples (f32, Box-Muller). The same seed gives the same values on every

@@ -6,6 +6,7 @@ use crate::dtype::{CpuData, DType};
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
+use crate::op::fill::Fill;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
 use crate::op::{IndexMode, MapOp, MatmulArgs};
@@ -17,8 +18,8 @@ pub(crate) trait Kernels {
 
     /// Copies host data to the device.
     fn upload(&self, data: &CpuData) -> Result<Self::Storage>;
-    /// `n` elements of `value`.
-    fn fill(&self, n: usize, value: f64, dtype: DType) -> Result<Self::Storage>;
+    /// `n` elements of one value or of uniform samples (see [`Fill`]; samples are f32).
+    fn fill(&self, n: usize, value: Fill, dtype: DType) -> Result<Self::Storage>;
     /// Strided read, elementwise op or cast, contiguous write.
     fn map(&self, src: &Self::Storage, l: &Layout, op: MapOp, dst: DType) -> Result<Self::Storage>;
     /// Broadcast binary op; `a` and `b` share a dtype.

@@ -4,8 +4,10 @@
 //! them as u64. Strided indexing has 8 slots per shape; the contiguous fast paths read no shape,
 //! so they take any rank.
 
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::{coalesce, Layout};
+use crate::op::fill::Fill;
 use crate::op::{IndexMode, MatmulArgs};
 use crate::shape::numel;
 
@@ -223,6 +225,16 @@ pub(crate) fn index_add(
             (31, &[assign as usize]),
         ],
     ))
+}
+
+/// fill.wgsl / fill.cu: 0 numel, 1 the value's bits, 2 mode (1: uniform samples), 3 and 4 the
+/// generator's key (the seed's low and high words), 5 the index of the first element (`first`:
+/// a piece of a larger fill continues its counters).
+pub(crate) fn fill(n: usize, value: Fill, dtype: DType, first: usize) -> [usize; 6] {
+    match value {
+        Fill::Value(v) => [n, crate::shaders::scalar_bits(v, dtype) as usize, 0, 0, 0, first],
+        Fill::Uniform { seed } => [n, 0, 1, seed as u32 as usize, (seed >> 32) as usize, first],
+    }
 }
 
 /// Batched matmul from batch `base` on: 0 m, 1 n, 2 k, 3 a batch stride, 4 b batch stride,

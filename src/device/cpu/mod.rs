@@ -14,6 +14,7 @@ use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::{Layout, StridedOffsets};
 use crate::op::binary::BinaryOp;
+use crate::op::fill::Fill;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
 use crate::op::{IndexMode, MapOp, MatmulArgs};
@@ -332,9 +333,22 @@ impl Kernels for CpuBackend {
         CpuStorage::new(data.clone())
     }
 
-    fn fill(&self, n: usize, value: f64, dtype: DType) -> Result<CpuStorage> {
+    fn fill(&self, n: usize, value: Fill, dtype: DType) -> Result<CpuStorage> {
         reserve(n, dtype)?;
-        CpuStorage::new(CpuData::from_f64(dtype, std::iter::repeat_n(value, n)))
+        match value {
+            Fill::Value(v) => CpuStorage::new(CpuData::from_f64(dtype, std::iter::repeat_n(v, n))),
+            Fill::Uniform { seed } => {
+                // SAFETY: every element of each chunk is written.
+                let data = unsafe {
+                    par::fill(n, 1, |first, chunk| {
+                        for (j, slot) in chunk.iter_mut().enumerate() {
+                            slot.write(crate::op::fill::uniform(seed, (first + j) as u64));
+                        }
+                    })
+                };
+                CpuStorage::new(CpuData::F32(data))
+            }
+        }
     }
 
     fn map(&self, src: &CpuStorage, l: &Layout, op: MapOp, dst: DType) -> Result<CpuStorage> {

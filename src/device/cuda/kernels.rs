@@ -13,6 +13,7 @@ use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
+use crate::op::fill::Fill;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::{strided_params, InPlace, ReduceOp};
 use crate::op::sort::{bitonic_steps, SelectPlan};
@@ -208,11 +209,10 @@ impl Kernels for Arc<CudaDevice> {
         self.upload_with(data, false)
     }
 
-    fn fill(&self, n: usize, value: f64, dtype: DType) -> Result<CudaStorage> {
+    fn fill(&self, n: usize, value: Fill, dtype: DType) -> Result<CudaStorage> {
         let out = self.alloc(n, dtype)?;
         if n > 0 {
-            let bits = crate::shaders::scalar_bits(value, dtype);
-            let p = Params::words(&[n, bits as usize]);
+            let p = Params::words(&params::fill(n, value, dtype, 0));
             self.launch(KernelKey::Fill { dtype }, &[out.ptr(0)], &p, grid(n), BLOCK)?;
         }
         Ok(out)
@@ -374,7 +374,7 @@ impl Kernels for Arc<CudaDevice> {
         let total = g.batch * g.m * g.n;
         if total == 0 || g.k == 0 {
             // An empty inner dimension sums nothing: the product is all zeros.
-            return self.fill(total, 0.0, dtype);
+            return self.fill(total, Fill::Value(0.0), dtype);
         }
         if dtype.is_float() {
             let out = self.alloc(total, dtype)?;

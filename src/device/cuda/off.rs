@@ -97,7 +97,7 @@ impl Kernels for Arc<CudaDevice> {
     fn upload(&self, _: &CpuData) -> LibResult<CudaStorage> {
         match **self {}
     }
-    fn fill(&self, _: usize, _: f64, _: DType) -> LibResult<CudaStorage> {
+    fn fill(&self, _: usize, _: crate::op::fill::Fill, _: DType) -> LibResult<CudaStorage> {
         match **self {}
     }
     fn map(&self, _: &CudaStorage, _: &Layout, _: MapOp, _: DType) -> LibResult<CudaStorage> {

@@ -10,6 +10,7 @@ use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
+use crate::op::fill::Fill;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::{strided_params, InPlace, ReduceOp};
 use crate::op::{IndexMode, MapOp, MatmulArgs};
@@ -249,17 +250,16 @@ impl Kernels for Arc<WgpuDevice> {
         self.upload_data(data)
     }
 
-    fn fill(&self, n: usize, value: f64, dtype: DType) -> Result<WgpuStorage> {
+    fn fill(&self, n: usize, value: Fill, dtype: DType) -> Result<WgpuStorage> {
         let out = self.alloc(n, dtype)?;
         if n > 0 {
-            let bits = crate::shaders::scalar_bits(value, dtype);
             if self.too_big(n, dtype.gpu_size_in_bytes()) {
-                self.fill_pieces(out.buffer(), n, bits, dtype)?;
+                self.fill_pieces(out.buffer(), n, value, dtype)?;
             } else {
                 self.dispatch(
                     KernelKey::Fill { dtype },
                     &[Bind::whole(out.buffer())],
-                    &[u(n), bits],
+                    &params::fill(n, value, dtype, 0).map(u),
                     self.groups(n, WG)?,
                 )?;
             }

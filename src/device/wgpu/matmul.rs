@@ -11,6 +11,7 @@ use crate::device::backend::Kernels;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::op::fill::Fill;
 use crate::op::reduce::ReduceOp;
 use crate::op::{MapOp, MatOperand, MatmulArgs, MatmulProgram};
 use crate::shaders::{params, KernelKey, WG};
@@ -98,7 +99,7 @@ impl WgpuDevice {
         }
         if g.k == 0 {
             // An empty inner dimension sums nothing: the product is all zeros.
-            return self.fill(g.batch * g.m * g.n, 0.0, dtype);
+            return self.fill(g.batch * g.m * g.n, Fill::Value(0.0), dtype);
         }
         let max = self.limits.max_compute_workgroups_per_dimension as usize;
         let (gx, gy) = (g.n.div_ceil(TILE), g.m.div_ceil(TILE));

@@ -53,9 +53,10 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
+use crate::op::fill::Fill;
 use crate::op::reduce::ReduceOp;
 use crate::op::MapOp;
-use crate::shaders::{accumulator, KernelKey, Walk, WG};
+use crate::shaders::{accumulator, params, KernelKey, Walk, WG};
 
 /// Elements of a piece are multiples of this, so every piece after the first starts 256-byte
 /// aligned for 2- and 4-byte elements.
@@ -173,14 +174,15 @@ impl WgpuDevice {
     }
 
     /// A fill of `n` elements in pieces.
-    pub(crate) fn fill_pieces(&self, out: &wgpu::Buffer, n: usize, bits: u32, dtype: DType) -> Result<()> {
+    pub(crate) fn fill_pieces(&self, out: &wgpu::Buffer, n: usize, value: Fill, dtype: DType) -> Result<()> {
         let esz = dtype.gpu_size_in_bytes();
         let piece = self.piece_elems(esz, GRANULE);
         let mut start = 0;
         while start < n {
             let len = piece.min(n - start);
             let (ob, _) = span(out, start, len, esz);
-            self.dispatch(KernelKey::Fill { dtype }, &[ob], &[u(len), bits], self.groups(len, WG)?)?;
+            let p = params::fill(len, value, dtype, start).map(u);
+            self.dispatch(KernelKey::Fill { dtype }, &[ob], &p, self.groups(len, WG)?)?;
             start += len;
         }
         Ok(())
