@@ -121,22 +121,22 @@ pub(crate) fn tiled_matmul_cases(label: &str) {
             randn(sa, 60, d).matmul(&randn(sb, 61, d)).unwrap()
         });
     }
-    // Enough 128x128 tiles (48, counting batches) for hardware GPUs' register-tiled program:
+    // Enough 128x128 tiles (80, counting batches) for hardware GPUs' register-tiled program:
     // edges in m, n and k (not a multiple of its 8-deep steps), both operands transposed
     // (loads along the other stride), integers, a broadcast B and a large plain product.
-    check(&format!("register-tiled ({label}) [8, 130, 70] @ [70, 257]"), 1e-4, |d| {
-        randn(&[8, 130, 70], 62, d).matmul(&randn(&[70, 257], 63, d)).unwrap()
+    check(&format!("register-tiled ({label}) [14, 130, 70] @ [70, 257]"), 1e-4, |d| {
+        randn(&[14, 130, 70], 62, d).matmul(&randn(&[70, 257], 63, d)).unwrap()
     });
     check(&format!("register-tiled ({label}) of transposed operands"), 1e-4, |d| {
-        let a = randn(&[8, 70, 130], 64, d).transpose(1, 2).unwrap();
-        a.matmul(&randn(&[8, 257, 70], 65, d).transpose(1, 2).unwrap()).unwrap()
+        let a = randn(&[14, 70, 130], 64, d).transpose(1, 2).unwrap();
+        a.matmul(&randn(&[14, 257, 70], 65, d).transpose(1, 2).unwrap()).unwrap()
     });
     check(&format!("register-tiled ({label}) on integers"), 0.0, |d| {
-        let a = randn(&[3, 300, 41], 66, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap();
+        let a = randn(&[5, 300, 41], 66, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap();
         a.matmul(&randn(&[41, 700], 67, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap()).unwrap()
     });
-    check(&format!("register-tiled ({label}) [1000, 300] @ [300, 1100]"), 1e-4, |d| {
-        randn(&[1000, 300], 68, d).matmul(&randn(&[300, 1100], 69, d)).unwrap()
+    check(&format!("register-tiled ({label}) [1200, 300] @ [300, 1100]"), 1e-4, |d| {
+        randn(&[1200, 300], 68, d).matmul(&randn(&[300, 1100], 69, d)).unwrap()
     });
     check(&format!("tiled ({label}) in vec4s, transposed A"), 1e-4, |d| {
         randn(&[68, 130], 58, d).t().unwrap().matmul(&randn(&[68, 132], 59, d)).unwrap()

@@ -28,7 +28,10 @@ const REGISTER_TILE: usize = 128;
 /// (over all batches), unless `WEBTENSOR_MATMUL_REGISTER_TILES` says otherwise (read once; for
 /// timing both programs on another GPU: 0 always, 18446744073709551615 never). Fewer, larger
 /// tiles leave multiprocessors idle on small products, where the 64x64 program runs instead.
-const REGISTER_MIN_TILES: usize = 48;
+/// Measured on an H200 through NVIDIA's Vulkan (f32, square, GFLOP/s 64x64 -> register): 768^3
+/// (36 tiles) 4356 -> 3231, 1024^3 (64) 7282 -> 6664, 1280^3 (100) 8697 -> 12262, 2048^3 (256)
+/// 13389 -> 20964, 4096^3 16990 -> 26785; a GPT step at nanoGPT's size 146 -> 113 ms.
+const REGISTER_MIN_TILES: usize = 80;
 
 /// The tile count from which hardware GPUs run the register-tiled matmul (see
 /// [`REGISTER_MIN_TILES`]).
