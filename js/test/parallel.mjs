@@ -140,8 +140,10 @@ export function parallelCases(wt, devices) {
   for (const device of devices.filter((d) => d !== 'cpu')) {
     add(`${device}: parallel: the cpu beside ${device} (uneven 6/5 split) reaches the weights of the cpu alone`, async () => {
       const before = wt.memory().numTensors;
-      const losses = await trainBoth(wt, ['cpu', device], 11, 9, 'sgd');
-      assert.ok(losses[8] < losses[0], `the model learns: ${losses}`);
+      // Minibatch losses with momentum wander step to step: compare the first five with the last.
+      const losses = await trainBoth(wt, ['cpu', device], 11, 20, 'sgd');
+      const mean = (v) => v.reduce((a, b) => a + b, 0) / v.length;
+      assert.ok(mean(losses.slice(15)) < mean(losses.slice(0, 5)) - 0.1, `the model learns: ${losses}`);
       await trainBoth(wt, [device, 'cpu'], 10, 6, 'adam');
       await trainBoth(wt, ['cpu', device], 1, 3, 'sgd'); // the second replica sits every step out
       // At most: across awaits the FinalizationRegistry may free what earlier cases left to the
