@@ -347,7 +347,11 @@ export function idiomCases(wt, devices) {
         const bytes = await wt.nn.saveSafetensors(m.stateDict());
         await other.loadStateDict(wt.nn.loadSafetensors(bytes, { device }));
       }
-      assert.equal(wt.memory().numTensors, before, 'no tensor left by 20 saves and loads');
+      // At most: across the awaits the FinalizationRegistry may free what earlier cases left to
+      // the garbage collector (a longer case before this one made it fail in CI), but a leak
+      // would add tensors with every round trip.
+      const after = wt.memory().numTensors;
+      assert.ok(after <= before, `no tensor left by 20 saves and loads: ${after} live, ${before} before`);
       close(await other.weight.data(), await m.weight.data(), 0);
       // One stateDict() can fill several models (as DataParallel's replicas are synced).
       const shared = m.stateDict();
