@@ -7,6 +7,8 @@ pub mod binary;
 pub(crate) mod fill;
 pub(crate) mod math;
 pub mod optim;
+pub(crate) mod param_layout;
+pub(crate) mod params;
 pub(crate) mod pow;
 pub mod reduce;
 pub(crate) mod sort;

@@ -9,6 +9,8 @@
 //! [`OptimStep::apply`] is the CPU semantics and the reference for `shaders/optim.wgsl` and
 //! `device/cuda/kernels/optim.cu`, which spell the same statements.
 
+use super::params::OptimParams;
+
 /// Which update (and so which buffers the kernel binds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OptimKind {
@@ -112,15 +114,15 @@ impl OptimStep {
         }
     }
 
-    /// The uniform words every backend's kernel reads after its element count and offsets:
-    /// the flags, then the scalars' f32 bits.
-    pub fn words(&self) -> [u32; 8] {
-        let mut w = [0; 8];
-        w[0] = self.flags;
-        for (i, s) in self.scalars.iter().enumerate() {
-            w[i + 1] = s.to_bits();
+    /// The kernel parameters of this step over `n` elements: the flags and the scalars' f32
+    /// bits (the launch fills in the operands' offsets).
+    pub(crate) fn params(&self, n: usize) -> OptimParams {
+        OptimParams {
+            n,
+            offsets: [0; 4],
+            flags: self.flags as usize,
+            scalars: self.scalars.map(|s| s.to_bits() as usize),
         }
-        w
     }
 }
 

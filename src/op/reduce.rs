@@ -1,6 +1,7 @@
 //! Reduction kernel descriptors: name, identities, dtype rules, WGSL and CUDA combine
 //! expressions.
 
+use super::params::StridedReduceParams;
 use crate::dtype::DType;
 use crate::layout::{split_reduce, Layout};
 
@@ -180,11 +181,11 @@ impl InPlace {
 /// The geometry of a GPU reduction of a strided view with one thread per output (WGSL's
 /// `reduce_strided.wgsl`, CUDA's `reduce_strided.cu`): the view `l` ([kept.., reduced..], `m`
 /// kept elements) as up to two kept dims (outer size `m / m2`, inner `m2`, strides `rs1`,
-/// `rs2`) and up to two reduced ones (`k1` x `k2`, strides `es1`, `es2`), as the params
-/// `[m, offset, m2, rs1, rs2, k1, k2, es1, es2]`. `None` when the view has more dims than that
+/// `rs2`) and up to two reduced ones (`k1` x `k2`, strides `es1`, `es2`), as the kernels'
+/// params. `None` when the view has more dims than that
 /// or `rule` says a thread per output would not pay: the caller then gathers the view and
 /// reduces rows with its workgroup trees.
-pub(crate) fn strided_params(l: &Layout, m: usize, rule: InPlace) -> Option<[usize; 9]> {
+pub(crate) fn strided_params(l: &Layout, m: usize, rule: InPlace) -> Option<StridedReduceParams> {
     if m == 0 || !rule.fits(m, l.numel() / m) {
         return None;
     }
@@ -199,5 +200,5 @@ pub(crate) fn strided_params(l: &Layout, m: usize, rule: InPlace) -> Option<[usi
         ([a, b], [s1, s2]) => (*a, *b, *s1, *s2),
         _ => return None,
     };
-    Some([m, l.offset(), m2, rs1, rs2, k1, k2, es1, es2])
+    Some(StridedReduceParams { outputs: m, offset: l.offset(), m2, rs1, rs2, k1, k2, es1, es2 })
 }

@@ -4,6 +4,7 @@
 //! the WGSL and the CUDA C below say the same thing; keys are computed from the stored bits, so
 //! no compiler's NaN or subnormal assumptions can reorder anything.
 
+use super::params::SelectParams;
 use crate::dtype::DType;
 
 /// The key of an f32 with these bits.
@@ -100,8 +101,8 @@ pub(crate) const SELECT_MAX_KEEP: usize = 32;
 pub(crate) struct SelectPlan {
     /// Chunks per row: 1 means the first pass writes the result and no merge runs.
     pub(crate) nchunks: usize,
-    /// `[m, k, offset, descending, keep, nchunks, chunk]`, the kernels' params before the mode.
-    words: [usize; 7],
+    /// The kernels' params (of the first pass).
+    params: SelectParams,
 }
 
 impl SelectPlan {
@@ -121,13 +122,22 @@ impl SelectPlan {
             ));
         }
         let (nchunks, chunk) = select_chunks(m, k, keep, threads);
-        Ok(SelectPlan { nchunks, words: [m, k, offset, descending as usize, keep, nchunks, chunk] })
+        let params = SelectParams {
+            rows: m,
+            len: k,
+            offset,
+            descending: descending as usize,
+            keep,
+            chunks: nchunks,
+            chunk,
+            merge: 0,
+        };
+        Ok(SelectPlan { nchunks, params })
     }
 
     /// The params of the first pass (chunks of the rows) or of the merge.
-    pub(crate) fn params(&self, merge: bool) -> [usize; 8] {
-        let w = self.words;
-        [w[0], w[1], w[2], w[3], w[4], w[5], w[6], merge as usize]
+    pub(crate) fn params(&self, merge: bool) -> SelectParams {
+        SelectParams { merge: merge as usize, ..self.params }
     }
 }
 

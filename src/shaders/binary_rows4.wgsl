@@ -5,8 +5,7 @@
 // [N, C, H*W]. The row's offsets are worked out once per four outputs, over the RANK - 1 outer
 // dims; binary.wgsl works them out per element (each a division per dim), several times slower
 // on software adapters.
-// Params: as binary.wgsl's (0 threads: numel / (4 RUN) here, 1 rank, 2 a offset, 3 b offset, 4..12 shape,
-// 12..20 a strides, 20..28 b strides), all in elements.
+// Params: `op::params::BinaryParams`.
 @group(0) @binding(0) var<storage, read> a: array<vec4<S>>;
 @group(0) @binding(1) var<storage, read> b: array<vec4<S>>;
 @group(0) @binding(2) var<storage, read_write> out: array<vec4<D>>;
@@ -31,18 +30,18 @@ fn load_b(o: u32) -> vec4<S> {
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = gid.x + gid.y * nwg.x * WG;
-    if (i >= p(0u)) {
+    if (i >= p(P_NUMEL)) {
         return;
     }
     // Each thread takes RUN adjacent vec4s of one row (RUN divides the row's vec4s).
     let inner = RANK - 1u;
-    let runs = p(4u + inner) / (4u * RUN);
+    let runs = p(P_SHAPE + inner) / (4u * RUN);
     let rem = udiv(i, runs);
     let c = (i - rem * runs) * RUN * 4u;
-    var ao = p(2u) + select(c, 0u, A_SPLAT);
-    var bo = p(3u) + select(c, 0u, B_SPLAT);
+    var ao = p(P_A_OFFSET) + select(c, 0u, A_SPLAT);
+    var bo = p(P_B_OFFSET) + select(c, 0u, B_SPLAT);
     // The row's offsets over the outer dims (the prelude's walk).
-    let o = walk(rem, inner, vec3<u32>(12u, 20u, 20u));
+    let o = walk(rem, inner, vec3<u32>(P_A_STRIDES, P_B_STRIDES, P_B_STRIDES));
     ao += o.x;
     bo += o.y;
     // A splat operand's value is loaded once for the run.

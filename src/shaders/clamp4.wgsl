@@ -7,7 +7,7 @@
 // order as integers would pin it, at 35% more time on SwiftShader). The maximum and minimum
 // kernels' own rules, composed here before, cost fourteen operations a component on
 // SwiftShader: clamp over 1M took 4.8 ms there against `abs`'s 3.5.
-// Params: 0 vec4 count, 1 offset (in vec4s), 2 lo's bits, 3 hi's bits.
+// Params: `op::params::Clamp4Params`.
 @group(0) @binding(0) var<storage, read> a: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read_write> out: array<vec4<f32>>;
 @group(0) @binding(2) var<uniform> P: Params;
@@ -15,10 +15,10 @@
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let stride = nwg.x * nwg.y * WG;
-    let n = p(0u);
-    let oa = p(1u);
-    let lo = vec4<f32>(bitcast<f32>(p(2u)));
-    let hi = vec4<f32>(bitcast<f32>(p(3u)));
+    let n = p(P_COUNT);
+    let oa = p(P_OFFSET);
+    let lo = vec4<f32>(bitcast<f32>(p(P_LO_BITS)));
+    let hi = vec4<f32>(bitcast<f32>(p(P_HI_BITS)));
     for (var i = gid.x + gid.y * nwg.x * WG; i < n; i += stride) {
         let x = a[oa + i];
         let y = select(lo, x, x > lo);

@@ -1,7 +1,6 @@
-// Fill: out[i] = value, or with p(2) = 1 a uniform sample in [0, 1) of the counter-based
-// generator (op::fill: Threefry-2x32-20 under key (p(3), p(4)) at counter (p(5) + i, 0), the top
-// 24 bits of its first word). Params: 0 numel, 1 the value's bits (see the prelude's `value`),
-// 2 mode, 3 key low, 4 key high, 5 index of the first element (a piece of a larger fill).
+// Fill: out[i] = value, or with mode 1 a uniform sample in [0, 1) of the counter-based
+// generator (op::fill: Threefry-2x32-20 under key (key_lo, key_hi) at counter (first + i, 0),
+// the top 24 bits of its first word). Params: `op::params::FillParams`.
 @group(0) @binding(0) var<storage, read_write> out: array<D>;
 @group(0) @binding(1) var<uniform> P: Params;
 
@@ -29,11 +28,11 @@ fn threefry(k0: u32, k1: u32, c: u32) -> u32 {
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = gid.x + gid.y * nwg.x * WG;
-    if (i < p(0u)) {
-        if (p(2u) == 1u) {
-            out[i] = D(f32(threefry(p(3u), p(4u), p(5u) + i) >> 8u) * (1.0 / 16777216.0));
+    if (i < p(P_NUMEL)) {
+        if (p(P_MODE) == 1u) {
+            out[i] = D(f32(threefry(p(P_KEY_LO), p(P_KEY_HI), p(P_FIRST) + i) >> 8u) * (1.0 / 16777216.0));
         } else {
-            out[i] = value(p(1u));
+            out[i] = value(p(P_BITS));
         }
     }
 }

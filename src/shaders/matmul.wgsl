@@ -1,8 +1,7 @@
 // Tiled batched matmul: each 16x16 workgroup computes a 64x64 tile of C, each thread a 4x4
 // block, staging 64x16 of A and 16x64 of B in workgroup memory per step. Operands are read
 // through row/column strides, so transposed views need no copy.
-// Params: 0 m, 1 n, 2 k, 3 a batch stride, 4 b batch stride, 5 a offset, 6 b offset,
-// 7 first batch of this dispatch, 8 a row stride, 9 a col stride, 10 b row stride, 11 b col stride.
+// Params: `op::params::MatmulParams`.
 @group(0) @binding(0) var<storage, read> a: array<S>;
 @group(0) @binding(1) var<storage, read> b: array<S>;
 @group(0) @binding(2) var<storage, read_write> c: array<S>;
@@ -20,16 +19,16 @@ var<workgroup> Bs: array<vec4<A>, 256>;
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let m = p(0u);
-    let n = p(1u);
-    let k = p(2u);
-    let batch = wid.z + p(7u);
-    let abase = p(5u) + batch * p(3u);
-    let bbase = p(6u) + batch * p(4u);
-    let ars = p(8u);
-    let acs = p(9u);
-    let brs = p(10u);
-    let bcs = p(11u);
+    let m = p(P_M);
+    let n = p(P_N);
+    let k = p(P_K);
+    let batch = wid.z + p(P_FIRST_BATCH);
+    let abase = p(P_A_OFFSET) + batch * p(P_A_BATCH_STRIDE);
+    let bbase = p(P_B_OFFSET) + batch * p(P_B_BATCH_STRIDE);
+    let ars = p(P_A_ROW_STRIDE);
+    let acs = p(P_A_COL_STRIDE);
+    let brs = p(P_B_ROW_STRIDE);
+    let bcs = p(P_B_COL_STRIDE);
     let row0 = wid.y * BM;
     let col0 = wid.x * BN;
     let tid = lid.y * 16u + lid.x;

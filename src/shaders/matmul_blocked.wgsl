@@ -5,7 +5,7 @@
 // matmul.wgsl's two barriers per 16-deep step (which lavapipe runs as switches between the
 // workgroup's invocations) made 1024^3 0.93x TF.js there; this kernel runs it at 1.5-1.7x.
 // Rows and columns past the edge read the last valid one (no branch in the loop) and are not
-// written. Params: as matmul.wgsl.
+// written. Params: `op::params::MatmulParams`.
 @group(0) @binding(0) var<storage, read> a: array<S>;
 @group(0) @binding(1) var<storage, read> b: array<S>;
 @group(0) @binding(2) var<storage, read_write> c: array<S>;
@@ -13,19 +13,19 @@
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let m = p(0u);
-    let n = p(1u);
-    let k = p(2u);
-    let batch = wid.z + p(7u);
-    let abase = p(5u) + batch * p(3u);
-    let bbase = p(6u) + batch * p(4u);
-    let ars = p(8u);
-    let acs = p(9u);
-    let brs = p(10u);
-    let bcs = p(11u);
-    // p(12): 8-row blocks per workgroup (1, 2, 4, 8 or 16), the other threads taking further
+    let m = p(P_M);
+    let n = p(P_N);
+    let k = p(P_K);
+    let batch = wid.z + p(P_FIRST_BATCH);
+    let abase = p(P_A_OFFSET) + batch * p(P_A_BATCH_STRIDE);
+    let bbase = p(P_B_OFFSET) + batch * p(P_B_BATCH_STRIDE);
+    let ars = p(P_A_ROW_STRIDE);
+    let acs = p(P_A_COL_STRIDE);
+    let brs = p(P_B_ROW_STRIDE);
+    let bcs = p(P_B_COL_STRIDE);
+    // row_blocks: 8-row blocks per workgroup (1, 2, 4, 8 or 16), the other threads taking further
     // columns (as matmul_blocked4.wgsl).
-    let rg = p(12u);
+    let rg = p(P_ROW_BLOCKS);
     let r0 = wid.y * rg * 8u + (lid.y % rg) * 8u;
     let c0 = wid.x * (1024u / rg) + (lid.x + 16u * (lid.y / rg)) * 4u;
     // Out-of-range rows and columns read the last valid one; their results are not written.

@@ -1,13 +1,13 @@
 // matmul_blocked.wgsl's register blocking with vec4 loads and stores of B and C, for a B whose
 // rows are contiguous runs of whole vec4s (MatmulArgs::vec4_aligned: row-major, n % 4 == 0,
 // 4-aligned offsets and strides). Each 16x16 workgroup computes a 256x128 tile of C (fewer rows
-// and more columns for a short product, p(12)), each thread a 16x8 block: per step of the inner dim 16 scalar loads of A, 2 vec4 loads of B and 128 FMAs
+// and more columns for a short product, row_blocks), each thread a 16x8 block: per step of the inner dim 16 scalar loads of A, 2 vec4 loads of B and 128 FMAs
 // (the scalar kernel: 12 loads for 32 FMAs). Software adapters run an invocation per SIMD lane,
 // so each load with a per-lane address is a gather; measured on lavapipe against the 8x4 scalar
 // kernel in one process, 8x4 with vec4 B ran 1.1x, 8x8 1.4x, 16x8 1.4-1.6x, 4x4 0.9x, 32x8 and
 // 24x8 no better (register spills), A in vec4s along k 1.0x.
 // Rows past the edge read the last valid one and are not written; with n % 4 == 0 a column vec4
-// is wholly inside or wholly outside. Params: as matmul.wgsl (in elements; B's divided by 4).
+// is wholly inside or wholly outside. Params: `op::params::MatmulParams`.
 @group(0) @binding(0) var<storage, read> a: array<S>;
 @group(0) @binding(1) var<storage, read> b: array<vec4<S>>;
 @group(0) @binding(2) var<storage, read_write> c: array<vec4<S>>;
@@ -15,19 +15,19 @@
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let m = p(0u);
-    let n = p(1u);
-    let k = p(2u);
-    let batch = wid.z + p(7u);
-    let abase = p(5u) + batch * p(3u);
-    let bbase = (p(6u) + batch * p(4u)) / 4u;
-    let ars = p(8u);
-    let acs = p(9u);
-    let brs = p(10u) / 4u;
-    // p(12): 16-row blocks per workgroup (1, 2, 4, 8 or 16). A short product keeps fewer rows
+    let m = p(P_M);
+    let n = p(P_N);
+    let k = p(P_K);
+    let batch = wid.z + p(P_FIRST_BATCH);
+    let abase = p(P_A_OFFSET) + batch * p(P_A_BATCH_STRIDE);
+    let bbase = (p(P_B_OFFSET) + batch * p(P_B_BATCH_STRIDE)) / 4u;
+    let ars = p(P_A_ROW_STRIDE);
+    let acs = p(P_A_COL_STRIDE);
+    let brs = p(P_B_ROW_STRIDE) / 4u;
+    // row_blocks: 16-row blocks per workgroup (1, 2, 4, 8 or 16). A short product keeps fewer rows
     // of threads and gives the rest further columns, instead of threads that compute clamped
     // rows they never write (M = 32 left 7/8 of them so: 1.6 GFLOP/s on lavapipe).
-    let rg = p(12u);
+    let rg = p(P_ROW_BLOCKS);
     let r0 = wid.y * rg * 16u + (lid.y % rg) * 16u;
     let c0 = wid.x * (2048u / rg) + (lid.x + 16u * (lid.y / rg)) * 8u;
     var ar0 = min(r0 + 0u, m - 1u) * ars + abase;

@@ -2,7 +2,7 @@
 // and fold their partial sums in workgroup memory. The program for few outputs and a
 // long inner dim (`onehot^T @ x`, [8,153600]@[153600,3]: 24 outputs), where 64x64 tiles
 // computed 1.26 GFLOP for 7.4 MFLOP of products, and split-K still padded every tile.
-// Params: as matmul_naive.wgsl (7 is the total number of outputs).
+// Params: `op::params::MatmulItemsParams`.
 @group(0) @binding(0) var<storage, read> a: array<S>;
 @group(0) @binding(1) var<storage, read> b: array<S>;
 @group(0) @binding(2) var<storage, read_write> c: array<S>;
@@ -17,20 +17,20 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(local_invocation_index) t: u32) {
     // Uniform per workgroup, so every thread reaches the barriers below.
     let o = wid.x + wid.y * nwg.x;
-    let live = o < p(7u);
-    let m = p(0u);
-    let n = p(1u);
-    let k = p(2u);
+    let live = o < p(P_ITEMS);
+    let m = p(P_M);
+    let n = p(P_N);
+    let k = p(P_K);
     var acc = A(0);
     if (live) {
         let row = udiv(o, n);
         let batch = udiv(row, m);
         let i = row - batch * m;
         let j = o - row * n;
-        let a0 = p(5u) + batch * p(3u) + i * p(8u);
-        let b0 = p(6u) + batch * p(4u) + j * p(11u);
-        let acs = p(9u);
-        let brs = p(10u);
+        let a0 = p(P_A_OFFSET) + batch * p(P_A_BATCH_STRIDE) + i * p(P_A_ROW_STRIDE);
+        let b0 = p(P_B_OFFSET) + batch * p(P_B_BATCH_STRIDE) + j * p(P_B_COL_STRIDE);
+        let acs = p(P_A_COL_STRIDE);
+        let brs = p(P_B_ROW_STRIDE);
         for (var kk = t; kk < k; kk += WG) {
             acc += A(a[a0 + kk * acs]) * A(b[b0 + kk * brs]);
         }

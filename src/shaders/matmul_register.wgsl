@@ -9,7 +9,7 @@
 // values in a struct indexed in loops ran 0.6-0.9x the 64x64 kernel: keep everything named.
 // Operands are read through row/column strides (transposed views need no copy); the global
 // loads walk whichever stride is 1, so a warp reads consecutive words in either layout.
-// Params: as matmul.wgsl.
+// Params: `op::params::MatmulParams`.
 @group(0) @binding(0) var<storage, read> a: array<S>;
 @group(0) @binding(1) var<storage, read> b: array<S>;
 @group(0) @binding(2) var<storage, read_write> c: array<S>;
@@ -41,45 +41,45 @@ fn slot(e: u32, along_k: bool) -> vec2<u32> {
 
 // Element e of the A tile at k0: its value, 0 past the product's edges.
 fn load_a(e: u32, k0: u32, row0: u32, m: u32, k: u32, abase: u32) -> A {
-    let acs = p(9u);
+    let acs = p(P_A_COL_STRIDE);
     let s = slot(e, acs == 1u);
     let gi = row0 + s.x;
     let gk = k0 + s.y;
     if (gi < m && gk < k) {
-        return A(a[abase + gi * p(8u) + gk * acs]);
+        return A(a[abase + gi * p(P_A_ROW_STRIDE) + gk * acs]);
     }
     return A(0);
 }
 
 fn load_b(e: u32, k0: u32, col0: u32, n: u32, k: u32, bbase: u32) -> A {
-    let brs = p(10u);
+    let brs = p(P_B_ROW_STRIDE);
     let s = slot(e, brs == 1u);
     let gj = col0 + s.x;
     let gk = k0 + s.y;
     if (gj < n && gk < k) {
-        return A(b[bbase + gk * brs + gj * p(11u)]);
+        return A(b[bbase + gk * brs + gj * p(P_B_COL_STRIDE)]);
     }
     return A(0);
 }
 
 fn store_a(e: u32, v: A) {
-    let s = slot(e, p(9u) == 1u);
+    let s = slot(e, p(P_A_COL_STRIDE) == 1u);
     As[s.y * ROW + s.x / 4u][s.x % 4u] = v;
 }
 
 fn store_b(e: u32, v: A) {
-    let s = slot(e, p(10u) == 1u);
+    let s = slot(e, p(P_B_ROW_STRIDE) == 1u);
     Bs[s.y * ROW + s.x / 4u][s.x % 4u] = v;
 }
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let m = p(0u);
-    let n = p(1u);
-    let k = p(2u);
-    let batch = wid.z + p(7u);
-    let abase = p(5u) + batch * p(3u);
-    let bbase = p(6u) + batch * p(4u);
+    let m = p(P_M);
+    let n = p(P_N);
+    let k = p(P_K);
+    let batch = wid.z + p(P_FIRST_BATCH);
+    let abase = p(P_A_OFFSET) + batch * p(P_A_BATCH_STRIDE);
+    let bbase = p(P_B_OFFSET) + batch * p(P_B_BATCH_STRIDE);
     let row0 = wid.y * BM;
     let col0 = wid.x * BN;
     let tx = lid.x;

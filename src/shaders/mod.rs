@@ -10,6 +10,8 @@ pub(crate) use variants::all_variants;
 use crate::dtype::DType;
 use crate::op::binary::{BinaryOp, WGSL_IS_NAN};
 use crate::op::optim::OptimKind;
+use crate::op::param_layout::{wgsl_consts, Field, KernelParams};
+use crate::op::params::*;
 use crate::op::reduce::ReduceOp;
 use crate::op::{MapOp, MatmulProgram};
 
@@ -350,6 +352,34 @@ impl KernelKey {
         }
     }
 
+    /// The fields of the parameter struct this variant's WGSL program reads (`op::params`).
+    pub(crate) fn params(&self) -> &'static [Field] {
+        match self {
+            KernelKey::Map { .. } => MapParams::FIELDS,
+            KernelKey::Map4 { .. } => Map4Params::FIELDS,
+            KernelKey::Binary { .. } | KernelKey::BinaryRows4 { .. } => BinaryParams::FIELDS,
+            KernelKey::Binary4 { .. } => Binary4Params::FIELDS,
+            KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => ScalarParams::FIELDS,
+            KernelKey::Where { .. } | KernelKey::WhereRows4 { .. } => WhereParams::FIELDS,
+            KernelKey::Clamp4 => Clamp4Params::FIELDS,
+            KernelKey::ReduceSum4 => ReduceSum4Params::FIELDS,
+            KernelKey::Pad { .. } => PadParams::FIELDS,
+            KernelKey::Fill { .. } => FillParams::FIELDS,
+            KernelKey::Reduce { .. } => ReduceParams::FIELDS,
+            KernelKey::ReduceSmall { .. } => ReduceSmallParams::FIELDS,
+            KernelKey::ReduceStrided { .. } => StridedReduceParams::FIELDS,
+            KernelKey::Softmax { .. } => SoftmaxParams::FIELDS,
+            KernelKey::Matmul { program: MatmulProgram::Naive | MatmulProgram::Dot, .. } => MatmulItemsParams::FIELDS,
+            KernelKey::Matmul { .. } => MatmulParams::FIELDS,
+            KernelKey::Sort { .. } => SortParams::FIELDS,
+            KernelKey::Select { .. } => SelectParams::FIELDS,
+            KernelKey::Index { .. } => IndexParams::FIELDS,
+            KernelKey::IndexRows4 { .. } => IndexRows4Params::FIELDS,
+            KernelKey::IndexAdd { .. } => IndexAddParams::FIELDS,
+            KernelKey::Optim { .. } => OptimParams::FIELDS,
+        }
+    }
+
     /// The prelude lines specific to this variant.
     fn variant_prelude(&self) -> String {
         match *self {
@@ -473,12 +503,15 @@ impl KernelKey {
     /// The full WGSL source of this variant.
     pub(crate) fn render(&self) -> String {
         let enable = if self.needs_f16() { "enable f16;\n" } else { "" };
-        // Variants without a walk keep udiv's run-time check of the range.
+        // Variants without a walk keep udiv's run-time check of the range, and have no shape
+        // for WALK to read.
         let walk = self.walk().unwrap_or(Walk::DYNAMIC);
-        let consts = format!("const RANK: u32 = {}u;\n{}{WALK}", walk.rank, udiv_source(walk.narrow));
+        let walk_fn = if self.walk().is_some() { WALK } else { "" };
+        let consts = format!("const RANK: u32 = {}u;\n{}{walk_fn}", walk.rank, udiv_source(walk.narrow));
         format!(
             "{enable}const WG: u32 = {WG}u;\nstruct Params {{ v: array<vec4<u32>, 16> }}\n\
-             fn p(i: u32) -> u32 {{ return P.v[i / 4u][i % 4u]; }}\n{consts}{}\n{}",
+             fn p(i: u32) -> u32 {{ return P.v[i / 4u][i % 4u]; }}\n{}{consts}{}\n{}",
+            wgsl_consts(self.params()),
             self.variant_prelude(),
             self.body()
         )
@@ -500,8 +533,13 @@ fn optim_prelude(kind: OptimKind) -> String {
         b += 1;
     }
     src += &format!("@group(0) @binding({b}) var<uniform> P: Params;\n");
-    let read =
-        |k: usize| if k < states { format!("return s{k}_buf[p({}u) + i];", 3 + k) } else { "return 0.0;".into() };
+    let read = |k: usize| {
+        if k < states {
+            format!("return s{k}_buf[p(P_OFFSETS + {}u) + i];", 2 + k)
+        } else {
+            "return 0.0;".into()
+        }
+    };
     src += &format!("fn s0_in(i: u32) -> f32 {{ {} }}\nfn s1_in(i: u32) -> f32 {{ {} }}\n", read(0), read(1));
     let writes: String =
         outs.iter().take(1 + states).zip(["w", "a", "b"]).map(|(o, v)| format!(" {o}[i] = {v};")).collect();
@@ -527,7 +565,7 @@ fn udiv_source(narrow: bool) -> String {
 /// The strided kernels' walk (map, binary, where and their rows4 forms; pad and the index
 /// kernels walk with their own per-dim steps): the offsets, before the base offsets, of index
 /// `i` over the first `dims` dims for up to three operands whose strides start at parameter
-/// words `s.x`, `s.y`, `s.z` (the shape at word 4). From the innermost dim out, dim 0 peeled: every
+/// words `s.x`, `s.y`, `s.z` (the shape at `P_SHAPE`). From the innermost dim out, dim 0 peeled: every
 /// index is below the element count, so what is left is its coordinate. No dim past `dims` is
 /// visited: SwiftShader runs a loop as written, and 8 passes each branching on the rank made
 /// its broadcasts 1.6x a plain add. With `dims` and `s` constant (RANK, see [`Walk`]) LLVM
@@ -538,7 +576,7 @@ const WALK: &str = "fn walk(i: u32, dims: u32, s: vec3<u32>) -> vec3<u32> {
     var o = vec3<u32>(0u);
     for (var d = i32(dims) - 1; d >= 1; d--) {
         let du = u32(d);
-        let size = p(4u + du);
+        let size = p(P_SHAPE + du);
         let q = udiv(rem, size);
         o += (rem - q * size) * vec3<u32>(p(s.x + du), p(s.y + du), p(s.z + du));
         rem = q;
@@ -569,3 +607,28 @@ const REDUCE_FOLD: &str =
     }
 }
 ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether `src` reads a parameter word by number (`p(3u)`, `p(12u + d)`, CUDA's `P.v[3]`)
+    /// instead of through its struct's names.
+    fn positional(src: &str) -> bool {
+        let bytes = src.as_bytes();
+        src.match_indices("p(").any(|(i, _)| {
+            let word_start = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+            word_start && bytes.get(i + 2).is_some_and(|b| b.is_ascii_digit())
+        }) || src.contains("P.v[")
+    }
+
+    #[test]
+    fn kernels_read_parameters_by_name_within_one_uniform_slot() {
+        assert!(positional("x = p(3u);") && positional("P.v[2]") && !positional("op(3u)") && !positional("p(P_K)"));
+        for key in all_variants() {
+            assert!(!positional(key.body()), "{key:?} reads a parameter word by number");
+            let words: usize = key.params().iter().map(|f| f.len).sum();
+            assert!(words <= crate::op::param_layout::MAX_WORDS, "{key:?}: {words} words");
+        }
+    }
+}

@@ -2,27 +2,27 @@
 // statement): one thread per element reads the parameter, its gradient and the old state and
 // writes the new parameter and state. The prelude declares the bindings of the variant (KIND 0
 // SGD, 1 SGD with momentum, 2 Adam) and `s0_in`/`s1_in`/`store`.
-// Params: 0 n, 1..5 element offsets of p, g, s0, s1, 5 flags, 6..13 the scalars' f32 bits.
+// Params: `op::params::OptimParams`.
 const FIRST: u32 = 1u;
 const DECAY: u32 = 2u;
 const VARIANT: u32 = 4u;
 
 fn s(k: u32) -> f32 {
-    return bitcast<f32>(p(6u + k));
+    return bitcast<f32>(p(P_SCALARS + k));
 }
 
 fn has(f: u32) -> bool {
-    return (p(5u) & f) != 0u;
+    return (p(P_FLAGS) & f) != 0u;
 }
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = gid.x + gid.y * nwg.x * WG;
-    if (i >= p(0u)) {
+    if (i >= p(P_N)) {
         return;
     }
-    var w = p_in[p(1u) + i];
-    var g = g_in[p(2u) + i];
+    var w = p_in[p(P_OFFSETS) + i];
+    var g = g_in[p(P_OFFSETS + 1u) + i];
     if (KIND < 2u) {
         if (has(DECAY)) {
             g = g + w * s(0u);

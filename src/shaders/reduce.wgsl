@@ -1,6 +1,6 @@
 // Reduce each row of a contiguous [m, k] input; each workgroup folds one chunk of one row, so a
 // long row is reduced in several passes ([m, k] -> [m, chunks] -> ... -> [m, 1]).
-// Params: 0 m, 1 k, 2 chunk length, 3 chunks per row, 4 src offset.
+// Params: `op::params::ReduceParams`.
 @group(0) @binding(0) var<storage, read> src: array<S>;
 @group(0) @binding(1) var<storage, read_write> dst: array<D>;
 @group(0) @binding(2) var<uniform> P: Params;
@@ -35,10 +35,10 @@ fn merge(t: u32, o: u32) {
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let m = p(0u);
-    let k = p(1u);
-    let chunk = p(2u);
-    let nchunks = p(3u);
+    let m = p(P_ROWS);
+    let k = p(P_K);
+    let chunk = p(P_CHUNK);
+    let nchunks = p(P_CHUNKS);
     let g = wid.x + wid.y * nwg.x;
     let row = g / nchunks;
     let c = g % nchunks;
@@ -48,7 +48,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var idx = 0u;
     var has = false;
     if (live) {
-        let base = p(4u) + row * k;
+        let base = p(P_OFFSET) + row * k;
         let end = min(c * chunk + chunk, k);
         if (SELECT) {
             for (var j = c * chunk + t; j < end; j += WG) {

@@ -3,7 +3,7 @@
 // kept index (g / m2, g % m2), at src offset off + (g / m2) * rs1 + (g % m2) * rs2; it folds the
 // k1 x k2 reduced elements at a * es1 + b * es2 from there in row-major order, so the arg forms'
 // index is a * k2 + b. Neighbouring outputs of a column reduction read neighbouring elements.
-// Same prelude as reduce.wgsl. Params: 0 m, 1 off, 2 m2, 3 rs1, 4 rs2, 5 k1, 6 k2, 7 es1, 8 es2.
+// Same prelude as reduce.wgsl. Params: `op::params::StridedReduceParams`.
 @group(0) @binding(0) var<storage, read> src: array<S>;
 @group(0) @binding(1) var<storage, read_write> dst: array<D>;
 @group(0) @binding(2) var<uniform> P: Params;
@@ -11,16 +11,16 @@
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let g = gid.x + gid.y * nwg.x * WG;
-    if (g >= p(0u)) {
+    if (g >= p(P_OUTPUTS)) {
         return;
     }
-    let m2 = p(2u);
+    let m2 = p(P_M2);
     let o = udiv(g, m2);
-    let base = p(1u) + o * p(3u) + (g - o * m2) * p(4u);
-    let k1 = p(5u);
-    let k2 = p(6u);
-    let es1 = p(7u);
-    let es2 = p(8u);
+    let base = p(P_OFFSET) + o * p(P_RS1) + (g - o * m2) * p(P_RS2);
+    let k1 = p(P_K1);
+    let k2 = p(P_K2);
+    let es1 = p(P_ES1);
+    let es2 = p(P_ES2);
     var acc = identity();
     var idx = 0u;
     var has = false;

@@ -3,7 +3,7 @@
 // (neighbouring threads read neighbouring vec4s) in four lanes and writes their sum. The first
 // pass of a software adapter's serial sum (reduce_small.wgsl folds the partials): a vec4 a
 // step and no bookkeeping where reduce_small takes one element and its fold's checks.
-// Params: 0 m, 1 k (in vec4s), 2 src offset (in vec4s), 3 nchunks.
+// Params: `op::params::ReduceSum4Params`.
 @group(0) @binding(0) var<storage, read> src: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read_write> dst: array<f32>;
 @group(0) @binding(2) var<uniform> P: Params;
@@ -11,13 +11,13 @@
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let g = gid.x + gid.y * nwg.x * WG;
-    let nchunks = p(3u);
-    if (g >= p(0u) * nchunks) {
+    let nchunks = p(P_CHUNKS);
+    if (g >= p(P_ROWS) * nchunks) {
         return;
     }
-    let k = p(1u);
+    let k = p(P_K);
     let row = udiv(g, nchunks);
-    let base = p(2u) + row * k;
+    let base = p(P_OFFSET) + row * k;
     var acc = vec4<f32>(0.0);
     for (var j = g - row * nchunks; j < k; j += nchunks) {
         acc += src[base + j];

@@ -4,9 +4,7 @@
 // best `keep` positions in a sorted list, inserting only what beats the worst kept; a second
 // pass (mode 1) picks each row's best `keep` among its chunks' candidates. The sorting network
 // ran 55 passes over a 1024-wide row; this reads it once.
-// Params: 0 m, 1 k (row length), 2 src offset (elements), 3 descending, 4 keep, 5 nchunks,
-// 6 chunk (positions per chunk), 7 mode (0: chunks of the source rows into [m, nchunks, keep]
-// candidates, or the result when nchunks is 1; 1: candidates into [m, keep]).
+// Params: `op::params::SelectParams`.
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read> cand: array<u32>;
 @group(0) @binding(2) var<storage, read_write> out: array<u32>;
@@ -18,7 +16,7 @@ const NONE: u32 = 0xffffffffu;
 // Whether (ka at position a) ranks before (kb at position b).
 fn beats(ka: u32, a: u32, kb: u32, b: u32) -> bool {
     if (ka != kb) {
-        return select((ka < kb), (ka > kb), p(3u) == 1u);
+        return select((ka < kb), (ka > kb), p(P_DESCENDING) == 1u);
     }
     return a < b;
 }
@@ -26,16 +24,16 @@ fn beats(ka: u32, a: u32, kb: u32, b: u32) -> bool {
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let t = gid.x + gid.y * nwg.x * WG;
-    let m = p(0u);
-    let keep = p(4u);
-    let nchunks = p(5u);
-    let mode = p(7u);
+    let m = p(P_ROWS);
+    let keep = p(P_KEEP);
+    let nchunks = p(P_CHUNKS);
+    let mode = p(P_MERGE);
     let threads = select(m, m * nchunks, mode == 0u);
     if (t >= threads) {
         return;
     }
     let row = select(t, t / nchunks, mode == 0u);
-    let base = p(2u) + row * p(1u);
+    let base = p(P_OFFSET) + row * p(P_LEN);
     var kpos: array<u32, MAX_KEEP>;
     var kkey: array<u32, MAX_KEEP>;
     var cnt = 0u;
@@ -45,8 +43,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var n: u32;
     var start = 0u;
     if (mode == 0u) {
-        start = (t % nchunks) * p(6u);
-        n = min(p(6u), p(1u) - start);
+        start = (t % nchunks) * p(P_CHUNK);
+        n = min(p(P_CHUNK), p(P_LEN) - start);
     } else {
         n = nchunks * keep;
     }

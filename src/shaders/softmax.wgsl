@@ -9,7 +9,7 @@
 // A NaN anywhere in a row makes the whole row NaN (as PyTorch): the maximum carries the NaN,
 // found by its bits (`is_nan`), and every output of that row is that NaN. Left to float
 // arithmetic, SwiftShader (fast-math: max drops NaN, exp of it is not NaN) gave 0s instead.
-// Params: 0 m, 1 k, 2 src offset, 3 one thread per row.
+// Params: `op::params::SoftmaxParams`.
 @group(0) @binding(0) var<storage, read> src: array<S>;
 @group(0) @binding(1) var<storage, read_write> dst: array<S>;
 @group(0) @binding(2) var<uniform> P: Params;
@@ -69,8 +69,8 @@ fn row_sum(t: u32) -> f32 {
 }
 
 fn serial_row(row: u32) {
-    let k = p(1u);
-    let base = p(2u) + row * k;
+    let k = p(P_K);
+    let base = p(P_OFFSET) + row * k;
     var mx = bitcast<f32>(0xff7fffffu);
     for (var j = 0u; j < k; j++) {
         mx = nmax(mx, f32(src[base + j]));
@@ -89,9 +89,9 @@ fn serial_row(row: u32) {
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let m = p(0u);
-    let k = p(1u);
-    if (p(3u) == 1u) {
+    let m = p(P_ROWS);
+    let k = p(P_K);
+    if (p(P_SERIAL) == 1u) {
         let r = (wid.x + wid.y * nwg.x) * WG + lid.x;
         if (r < m) {
             serial_row(r);
@@ -101,7 +101,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let row = wid.x + wid.y * nwg.x;
     let live = row < m;
     let t = lid.x;
-    let base = p(2u) + row * k;
+    let base = p(P_OFFSET) + row * k;
     let rest = t + CACHE * WG;
     var xs: array<f32, CACHE>;
     var mx = bitcast<f32>(0xff7fffffu); // -f32::MAX, exactly (Tint rejects -3.4028235e38 as out of range)

@@ -1,8 +1,7 @@
 // where(cond, a, b) with broadcasting, RUN vec4s of a row per thread: binary_rows4.wgsl's
 // shape of work (see there) for three operands, each running along the rows or, where
 // C_SPLAT / A_SPLAT / B_SPLAT say, constant along them (a `masked_fill` by a [n, 1] mask).
-// Params: as where.wgsl's (0 threads: numel / (4 RUN) here, 1 rank, 2 cond offset, 3 a offset,
-// 4..12 shape, 12..20 cond strides, 20..28 a strides, 28..36 b strides, 36 b offset).
+// Params: `op::params::WhereParams`.
 @group(0) @binding(0) var<storage, read> cond: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read> a: array<vec4<S>>;
 @group(0) @binding(2) var<storage, read> b: array<vec4<S>>;
@@ -33,18 +32,18 @@ fn load_b(o: u32) -> vec4<S> {
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = gid.x + gid.y * nwg.x * WG;
-    if (i >= p(0u)) {
+    if (i >= p(P_NUMEL)) {
         return;
     }
     let inner = RANK - 1u;
-    let runs = p(4u + inner) / (4u * RUN);
+    let runs = p(P_SHAPE + inner) / (4u * RUN);
     let rem = udiv(i, runs);
     let c = (i - rem * runs) * RUN * 4u;
-    var co = p(2u) + select(c, 0u, C_SPLAT);
-    var ao = p(3u) + select(c, 0u, A_SPLAT);
-    var bo = p(36u) + select(c, 0u, B_SPLAT);
+    var co = p(P_C_OFFSET) + select(c, 0u, C_SPLAT);
+    var ao = p(P_A_OFFSET) + select(c, 0u, A_SPLAT);
+    var bo = p(P_B_OFFSET) + select(c, 0u, B_SPLAT);
     // The row's offsets over the outer dims (the prelude's walk).
-    let o = walk(rem, inner, vec3<u32>(12u, 20u, 28u));
+    let o = walk(rem, inner, vec3<u32>(P_C_STRIDES, P_A_STRIDES, P_B_STRIDES));
     co += o.x;
     ao += o.y;
     bo += o.z;

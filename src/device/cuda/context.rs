@@ -16,24 +16,26 @@ use crate::device::policy::{launch_blocking, lock};
 use crate::device::transfer::TransferStats;
 use crate::device::DeviceInfo;
 use crate::error::{Error, Result};
+use crate::op::param_layout::{KernelParams, MAX_WORDS};
 use crate::shaders::KernelKey;
 
-/// Kernel parameters: one by-value struct of 64-bit words (the `Params` of prelude.cu).
+/// Kernel parameters as they travel: the words of an `op::params` struct widened to 64 bits,
+/// zero past their end. The kernel's generated `Params` struct (source.rs) is those words in
+/// order, so the driver copies the struct's size from the front of this block.
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub(super) struct Params(pub(super) [u64; 40]);
+struct Words([u64; MAX_WORDS]);
 
-// SAFETY: plain old data, laid out as prelude.cu's `struct Params { u64 v[40]; }`.
-unsafe impl DeviceRepr for Params {}
+// SAFETY: plain old data; every generated `Params` struct is a prefix of it (u64 fields only).
+unsafe impl DeviceRepr for Words {}
 
-impl Params {
-    /// Parameter words (see `shaders::params`), zero past their end.
-    pub(super) fn words(values: &[usize]) -> Params {
-        let mut p = [0u64; 40];
-        for (slot, v) in p.iter_mut().zip(values) {
-            *slot = *v as u64;
+impl Words {
+    fn of<P: KernelParams>(params: &P) -> Words {
+        let mut w = [0u64; MAX_WORDS];
+        for (slot, v) in w.iter_mut().zip(params.words()) {
+            *slot = v as u64;
         }
-        Params(p)
+        Words(w)
     }
 }
 
@@ -164,12 +166,26 @@ impl CudaDevice {
     }
 
     /// Launches `key` over `grid` blocks of `block` threads with device pointers `ptrs` and
-    /// `params`. In launch-blocking mode it waits and names the kernel in any error.
-    pub(super) fn launch(
+    /// `params`, which must be the struct `key`'s kernel reads (`source::params`; checked in
+    /// debug builds). In launch-blocking mode it waits and names the kernel in any error.
+    pub(super) fn launch<P: KernelParams>(
         &self,
         key: KernelKey,
         ptrs: &[u64],
-        params: &Params,
+        params: &P,
+        grid: (u32, u32, u32),
+        block: (u32, u32, u32),
+    ) -> Result<()> {
+        debug_assert_eq!(P::FIELDS, super::source::params(&key), "{key:?} launched with another kernel's parameters");
+        self.launch_words(key, ptrs, &Words::of(params), grid, block)
+    }
+
+    /// [`CudaDevice::launch`] with the words packed (one copy of the body).
+    fn launch_words(
+        &self,
+        key: KernelKey,
+        ptrs: &[u64],
+        params: &Words,
         grid: (u32, u32, u32),
         block: (u32, u32, u32),
     ) -> Result<()> {

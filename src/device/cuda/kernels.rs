@@ -6,7 +6,7 @@ use std::sync::Arc;
 use cudarc::cublas::result::gemm_strided_batched_ex;
 use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType};
 
-use super::context::{CudaDevice, Params};
+use super::context::CudaDevice;
 use super::pool::CudaStorage;
 use crate::device::backend::Kernels;
 use crate::dtype::{CpuData, DType};
@@ -15,6 +15,8 @@ use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
 use crate::op::fill::Fill;
 use crate::op::optim::OptimStep;
+use crate::op::param_layout::KernelParams;
+use crate::op::params::*;
 use crate::op::reduce::{strided_params, InPlace, ReduceOp};
 use crate::op::sort::{bitonic_steps, SelectPlan};
 use crate::op::{IndexMode, MapOp, MatOperand, MatmulArgs, MatmulProgram};
@@ -45,7 +47,7 @@ impl CudaDevice {
         if n == 0 {
             return Ok(());
         }
-        let p = Params::words(&params::map(sl, dl)?);
+        let p = params::map(sl, dl)?;
         let key = KernelKey::Map { op, src: src.dtype(), dst: dst.dtype(), walk: Walk::DYNAMIC };
         self.launch(key, &[src.ptr(0), dst.ptr(0)], &p, grid(n), BLOCK)
     }
@@ -118,10 +120,10 @@ impl CudaDevice {
 
     /// One thread per output element of an index-family kernel (`index`, `index_add`) over a
     /// source and an index buffer, into a fresh output of `n` elements of the source's dtype.
-    fn launch_indexed(
+    fn launch_indexed<P: KernelParams>(
         self: &Arc<Self>,
         key: KernelKey,
-        params: &[usize],
+        params: &P,
         src: &CudaStorage,
         idx: &CudaStorage,
         n: usize,
@@ -130,7 +132,7 @@ impl CudaDevice {
         if n == 0 {
             return Ok(out);
         }
-        self.launch(key, &[src.ptr(0), idx.ptr(0), out.ptr(0)], &Params::words(params), grid(n), BLOCK)?;
+        self.launch(key, &[src.ptr(0), idx.ptr(0), out.ptr(0)], params, grid(n), BLOCK)?;
         Ok(out)
     }
 }
@@ -191,13 +193,13 @@ impl CudaDevice {
         let plan = SelectPlan::new((m, k), l.offset(), descending, keep, SELECT_THREADS)?;
         let key = KernelKey::Select { dtype: src.dtype() };
         let first = self.alloc(m * plan.nchunks * keep, DType::I32)?;
-        let p = Params::words(&plan.params(false));
+        let p = plan.params(false);
         self.launch(key, &[src.ptr(0), src.ptr(0), first.ptr(0)], &p, grid(m * plan.nchunks), BLOCK)?;
         if plan.nchunks == 1 {
             return Ok(first);
         }
         let out = self.alloc(m * keep, DType::I32)?;
-        self.launch(key, &[src.ptr(0), first.ptr(0), out.ptr(0)], &Params::words(&plan.params(true)), grid(m), BLOCK)?;
+        self.launch(key, &[src.ptr(0), first.ptr(0), out.ptr(0)], &plan.params(true), grid(m), BLOCK)?;
         Ok(out)
     }
 }
@@ -212,7 +214,7 @@ impl Kernels for Arc<CudaDevice> {
     fn fill(&self, n: usize, value: Fill, dtype: DType) -> Result<CudaStorage> {
         let out = self.alloc(n, dtype)?;
         if n > 0 {
-            let p = Params::words(&params::fill(n, value, dtype, 0));
+            let p = params::fill(n, value, dtype, 0);
             self.launch(KernelKey::Fill { dtype }, &[out.ptr(0)], &p, grid(n), BLOCK)?;
         }
         Ok(out)
@@ -239,7 +241,7 @@ impl Kernels for Arc<CudaDevice> {
         if n == 0 {
             return Ok(out);
         }
-        let p = Params::words(&params::binary(op.name(), la, lb, shape)?);
+        let p = params::binary(op.name(), la, lb, shape)?;
         self.launch(
             KernelKey::Binary { op, dtype, walk: Walk::DYNAMIC },
             &[a.ptr(0), b.ptr(0), out.ptr(0)],
@@ -256,7 +258,8 @@ impl Kernels for Arc<CudaDevice> {
             return Ok(None);
         }
         let out = self.alloc(n, op.out_dtype(dtype))?;
-        let p = Params::words(&[n, la.offset(), crate::shaders::scalar_bits(value, dtype) as usize]);
+        let p =
+            ScalarParams { count: n, offset: la.offset(), bits: crate::shaders::scalar_bits(value, dtype) as usize };
         self.launch(KernelKey::BinaryScalar { op, dtype }, &[a.ptr(0), out.ptr(0)], &p, grid(n), BLOCK)?;
         Ok(Some(out))
     }
@@ -277,7 +280,7 @@ impl Kernels for Arc<CudaDevice> {
         if n == 0 {
             return Ok(out);
         }
-        let p = Params::words(&params::where_(lc, la, lb, shape)?);
+        let p = params::where_(lc, la, lb, shape)?;
         let ptrs = [c.ptr(0), a.ptr(0), b.ptr(0), out.ptr(0)];
         self.launch(KernelKey::Where { dtype, walk: Walk::DYNAMIC }, &ptrs, &p, grid(n), BLOCK)?;
         Ok(out)
@@ -293,7 +296,7 @@ impl Kernels for Arc<CudaDevice> {
             if let Some(p) = strided_params(l, m, InPlace::hardware(true)) {
                 let out = self.alloc(m, out_dtype)?;
                 let key = KernelKey::ReduceStrided { op, src: dtype, dst: out_dtype };
-                self.launch(key, &[src.ptr(0), out.ptr(0)], &Params::words(&p), grid(m), BLOCK)?;
+                self.launch(key, &[src.ptr(0), out.ptr(0)], &p, grid(m), BLOCK)?;
                 return Ok(out);
             }
             let rows = self.map(src, l, MapOp::Cast, dtype)?;
@@ -305,7 +308,7 @@ impl Kernels for Arc<CudaDevice> {
         }
         if k <= SMALL_ROW {
             let key = KernelKey::ReduceSmall { op, src: dtype, dst: out_dtype };
-            let p = Params::words(&[m, k, l.offset()]);
+            let p = ReduceSmallParams { rows: m, k, offset: l.offset(), chunks: 1 };
             self.launch(key, &[src.ptr(0), out.ptr(0)], &p, grid(m), BLOCK)?;
             return Ok(out);
         }
@@ -317,7 +320,7 @@ impl Kernels for Arc<CudaDevice> {
             let nchunks = if op.is_arg() { 1 } else { k.div_ceil(REDUCE_CHUNK).max(1) };
             let chunk = if nchunks == 1 { k.max(1) } else { REDUCE_CHUNK };
             let src_ptr = temp.as_ref().map_or(src.ptr(0), |t| t.ptr(0));
-            let p = Params::words(&[m, k, chunk, nchunks, off]);
+            let p = ReduceParams { rows: m, k, chunk, chunks: nchunks, offset: off };
             let blocks = (m * nchunks).clamp(1, MAX_BLOCKS) as u32;
             if nchunks == 1 {
                 let key = KernelKey::Reduce { op, src: sd, dst: out_dtype };
@@ -337,7 +340,7 @@ impl Kernels for Arc<CudaDevice> {
         let dtype = src.dtype();
         let out = self.alloc(m * k, dtype)?;
         if m * k > 0 {
-            let p = Params::words(&[m, k, l.offset()]);
+            let p = SoftmaxParams { rows: m, k, offset: l.offset(), serial: 0 };
             let blocks = m.clamp(1, MAX_BLOCKS) as u32;
             self.launch(KernelKey::Softmax { log, dtype }, &[src.ptr(0), out.ptr(0)], &p, (blocks, 1, 1), BLOCK)?;
         }
@@ -353,7 +356,7 @@ impl Kernels for Arc<CudaDevice> {
         let work = self.alloc(m * np, DType::I32)?;
         let key = KernelKey::Sort { dtype: src.dtype() };
         let step = |kk: usize, j: usize, threads: usize| {
-            let p = Params::words(&[m, k, np, l.offset(), descending as usize, kk, j]);
+            let p = SortParams { rows: m, len: k, np, offset: l.offset(), descending: descending as usize, kk, j };
             self.launch(key, &[src.ptr(0), work.ptr(0)], &p, grid(threads), BLOCK)
         };
         step(0, 0, m * np)?;
@@ -411,18 +414,17 @@ impl Kernels for Arc<CudaDevice> {
         let out = self.alloc(total, dtype)?;
         let program = g.program();
         if program != MatmulProgram::Tiled {
-            let mut words = params::matmul(g, 0);
-            words[7] = total;
+            let p = params::matmul_items(g, total, false);
             let launch = if program == MatmulProgram::Dot { (grid(total * WG as usize).0, 1, 1) } else { grid(total) };
             let key = KernelKey::Matmul { dtype, program };
-            self.launch(key, &[a.ptr(0), b.ptr(0), out.ptr(0)], &Params::words(&words), launch, BLOCK)?;
+            self.launch(key, &[a.ptr(0), b.ptr(0), out.ptr(0)], &p, launch, BLOCK)?;
             return Ok(out);
         }
         const TILE: usize = 16;
         let mut base = 0;
         while base < g.batch {
             let count = (g.batch - base).min(65535);
-            let p = Params::words(&params::matmul(g, base));
+            let p = params::matmul(g, base);
             let gx = u32::try_from(g.n.div_ceil(TILE)).map_err(|_| Error::invalid("matmul", "too many columns"))?;
             let gy = u32::try_from(g.m.div_ceil(TILE)).map_err(|_| Error::invalid("matmul", "too many rows"))?;
             if gy > 65535 {
@@ -488,9 +490,8 @@ impl Kernels for Arc<CudaDevice> {
         let mut ptrs: Vec<u64> = (0..4).map(|i| inputs.get(i).map_or(g.ptr(g_off), |(s, off)| s.ptr(*off))).collect();
         let first = outs.first().map_or(0, |o| o.ptr(0));
         ptrs.extend((0..3).map(|i| outs.get(i).map_or(first, |o| o.ptr(0))));
-        let mut p = vec![n, 0, 0, 0, 0];
-        p.extend(step.words().map(|w| w as usize));
-        self.launch(KernelKey::Optim { kind: step.kind }, &ptrs, &Params::words(&p), grid(n), BLOCK)?;
+        // The pointers carry the offsets; the kernel reads no offset words.
+        self.launch(KernelKey::Optim { kind: step.kind }, &ptrs, &step.params(n), grid(n), BLOCK)?;
         Ok(outs)
     }
 

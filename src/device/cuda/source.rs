@@ -7,6 +7,8 @@
 
 use crate::dtype::DType;
 use crate::op::binary::BinaryOp;
+use crate::op::param_layout::{cuda_struct, Field, KernelParams};
+use crate::op::params::*;
 use crate::op::reduce::ReduceOp;
 use crate::op::{MapOp, MatmulProgram};
 use crate::shaders::{accumulator, KernelKey, WG};
@@ -241,9 +243,45 @@ const REDUCE_FOLD: &str = "__device__ __forceinline__ void fold(A& acc, u64& idx
 }
 ";
 
+/// The fields of the parameter struct a variant's CUDA body reads (`op::params`; the vec4 keys
+/// render the scalar bodies, whose layouts they take).
+pub(crate) fn params(key: &KernelKey) -> &'static [Field] {
+    match key {
+        KernelKey::Map { .. } | KernelKey::Map4 { .. } => MapParams::FIELDS,
+        KernelKey::Binary { .. } | KernelKey::Binary4 { .. } => BinaryParams::FIELDS,
+        KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => ScalarParams::FIELDS,
+        KernelKey::Where { .. } => WhereParams::FIELDS,
+        KernelKey::Fill { .. } => FillParams::FIELDS,
+        KernelKey::Reduce { .. } => ReduceParams::FIELDS,
+        KernelKey::ReduceSmall { .. } => ReduceSmallParams::FIELDS,
+        KernelKey::ReduceStrided { .. } => StridedReduceParams::FIELDS,
+        KernelKey::Softmax { .. } => SoftmaxParams::FIELDS,
+        KernelKey::Matmul { program: MatmulProgram::Naive | MatmulProgram::Dot, .. } => MatmulItemsParams::FIELDS,
+        KernelKey::Matmul { .. } => MatmulParams::FIELDS,
+        KernelKey::Sort { .. } => SortParams::FIELDS,
+        KernelKey::Select { .. } => SelectParams::FIELDS,
+        KernelKey::Index { .. } => IndexParams::FIELDS,
+        KernelKey::IndexAdd { .. } => IndexAddParams::FIELDS,
+        KernelKey::Optim { .. } => OptimParams::FIELDS,
+        // WGSL-only programs: their CUDA body is an #error.
+        KernelKey::BinaryRows4 { .. }
+        | KernelKey::WhereRows4 { .. }
+        | KernelKey::IndexRows4 { .. }
+        | KernelKey::Clamp4
+        | KernelKey::ReduceSum4
+        | KernelKey::Pad { .. } => &[],
+    }
+}
+
 /// The full CUDA C source of a variant.
 pub(crate) fn render(key: &KernelKey) -> String {
-    format!("#define WG {WG}\n{}\n{}\n{}", include_str!("kernels/prelude.cu"), variant(key), body(key))
+    format!(
+        "#define WG {WG}\n{}\n{}{}\n{}",
+        include_str!("kernels/prelude.cu"),
+        cuda_struct(params(key)),
+        variant(key),
+        body(key)
+    )
 }
 
 #[cfg(test)]
@@ -262,6 +300,14 @@ mod tests {
                     assert!(src.contains(&format!(" {alias};\n")), "{key:?} uses {alias} without defining it");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn kernels_read_parameters_by_name() {
+        for key in crate::shaders::all_variants().into_iter().filter(|k| !k.wgsl_only()) {
+            assert!(!body(&key).contains("P.v["), "{key:?} reads a parameter word by number");
+            assert!(render(&key).contains("struct Params { u64 "), "{key:?} has no parameter struct");
         }
     }
 

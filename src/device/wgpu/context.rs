@@ -12,6 +12,7 @@ use crate::device::policy::{launch_blocking, lock};
 use crate::device::transfer::TransferStats;
 use crate::device::DeviceInfo;
 use crate::error::{Error, Result};
+use crate::op::param_layout::KernelParams;
 use crate::shaders::KernelKey;
 
 /// Dispatches recorded before the encoder is submitted without being asked to: keeps the GPU
@@ -259,14 +260,24 @@ impl WgpuDevice {
     }
 
     /// Records one dispatch of `key` over `buffers` (bound at 0..n) and `params` (a uniform at
-    /// n) into the pending encoder.
-    pub(crate) fn dispatch(
+    /// n) into the pending encoder. `params` must be the struct `key`'s program reads
+    /// (`KernelKey::params`; checked in debug builds, so the tests catch a mismatch).
+    pub(crate) fn dispatch<P: KernelParams>(
         &self,
         key: KernelKey,
         buffers: &[Bind],
-        params: &[u32],
+        params: &P,
         groups: (u32, u32, u32),
     ) -> Result<()> {
+        debug_assert_eq!(P::FIELDS, key.params(), "{key:?} launched with another program's parameters");
+        // Buffer limits (< 4 GiB per binding) keep every element index and count within u32.
+        let words: Vec<u32> = params.words().into_iter().map(|w| w as u32).collect();
+        self.dispatch_words(key, buffers, &words, groups)
+    }
+
+    /// [`WgpuDevice::dispatch`] after the words are narrowed (one copy of the body, whatever
+    /// the parameter struct: code size).
+    fn dispatch_words(&self, key: KernelKey, buffers: &[Bind], params: &[u32], groups: (u32, u32, u32)) -> Result<()> {
         if lock(&self.lost).is_some() {
             return self.ensure_alive();
         }

@@ -12,6 +12,8 @@ use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
 use crate::op::fill::Fill;
 use crate::op::optim::OptimStep;
+use crate::op::param_layout::KernelParams;
+use crate::op::params::*;
 use crate::op::reduce::{strided_params, InPlace, ReduceOp};
 use crate::op::{IndexMode, MapOp, MatmulArgs};
 use crate::shaders::{accumulator, params, KernelKey, Walk, WG};
@@ -49,15 +51,13 @@ fn whole_vec4s(bufs: &[&WgpuStorage]) -> bool {
     bufs.iter().all(|s| s.buffer().size().is_multiple_of(16))
 }
 
-/// The vec4s a thread of binary_rows4 / where_rows4 takes for params `p` (word 1 the rank, 4..
-/// the shape): runs of 8 where the rows divide into them, else of VEC4_PER_THREAD (an operand
+/// The vec4s a thread of binary_rows4 / where_rows4 takes for rows of `cols` elements: runs of 8 where the rows divide into them, else of VEC4_PER_THREAD (an operand
 /// constant along the row loads once per run). Chromium's SwiftShader pays more per
 /// invocation than lavapipe: ten chained [1024,1024] + [1024] took 17.5 ms there with runs of
 /// 4 (TF.js 7.7), 11.6 with 8 and 8.7 with 16, and + [1024,1] 22.4, 9.2 and 7.8; on lavapipe
 /// (Node, Dawn) runs of 8 took the bias add from 2.4-2.7 to 2.7-3.3 ms and the column from
 /// 1.8-2.1 to 1.5 (TF.js about 4 for both), runs of 16 to 4.1-5.7 and 3.7-4.7.
-fn rows4_run(p: &[u32]) -> usize {
-    let cols = p[3 + p[1] as usize] as usize;
+fn rows4_run(cols: usize) -> usize {
     if cols.is_multiple_of(32) {
         8
     } else if cols.is_multiple_of(4 * VEC4_PER_THREAD) {
@@ -75,11 +75,6 @@ pub(super) fn u(x: usize) -> u32 {
 /// Whether every count/offset is a multiple of 4, so the vec4 kernels apply.
 pub(super) fn aligned4(vals: &[usize]) -> bool {
     vals.iter().all(|v| v % 4 == 0)
-}
-
-/// Parameter words (see `shaders::params`) as the u32s a uniform holds.
-pub(super) fn words(w: &[usize]) -> Vec<u32> {
-    w.iter().map(|&x| u(x)).collect()
 }
 
 impl WgpuDevice {
@@ -104,7 +99,7 @@ impl WgpuDevice {
             return self.map_pieces(op, src, sl.offset(), sd, dst, dl.offset(), dd, n);
         }
         if sl.is_contiguous() && dl.is_contiguous() && aligned4(&[n, sl.offset(), dl.offset()]) {
-            let p = [n / 4, sl.offset() / 4, dl.offset() / 4].map(u);
+            let p = Map4Params { count: n / 4, src_offset: sl.offset() / 4, dst_offset: dl.offset() / 4 };
             return self.dispatch(
                 KernelKey::Map4 { op, src: sd, dst: dd },
                 &[Bind::whole(src), Bind::whole(dst)],
@@ -117,21 +112,21 @@ impl WgpuDevice {
         // arithmetic (a division per dim) cost ~20 ns an element on lavapipe (a transposing
         // copy of 1M: 22 ms; a convolution's im2col of 9.4M: 228 ms).
         let rows = self.software() && params::rows(&mut p, MAP_ROW_MIN_LEN, MAP_ROW_MIN_ROWS);
-        let items = if rows { p[0] } else { n };
+        let items = if rows { p.numel } else { n };
         self.dispatch(
-            KernelKey::Map { op, src: sd, dst: dd, walk: Walk::of(p[1] as usize, n) },
+            KernelKey::Map { op, src: sd, dst: dd, walk: Walk::of(p.rank, n) },
             &[Bind::whole(src), Bind::whole(dst)],
-            &words(&p),
+            &p,
             self.groups(items, WG)?,
         )
     }
 
     /// An index-family kernel (`index`, `index_add`) over a source and an index buffer, into a
     /// fresh output of `n` elements of the source's dtype, on `threads` threads.
-    fn launch_indexed(
+    fn launch_indexed<P: KernelParams>(
         self: &Arc<Self>,
         key: KernelKey,
-        params: &[usize],
+        params: &P,
         src: &WgpuStorage,
         idx: &WgpuStorage,
         (n, threads): (usize, usize),
@@ -140,9 +135,8 @@ impl WgpuDevice {
         if n == 0 {
             return Ok(out);
         }
-        let p = words(params);
         let binds = [Bind::whole(src.buffer()), Bind::whole(idx.buffer()), Bind::whole(out.buffer())];
-        self.dispatch(key, &binds, &p, self.groups(threads, WG)?)?;
+        self.dispatch(key, &binds, params, self.groups(threads, WG)?)?;
         Ok(out)
     }
 }
@@ -177,12 +171,7 @@ impl WgpuDevice {
                 let out_dtype = op.output_dtype(dtype);
                 let out = self.alloc(m, out_dtype)?;
                 let key = KernelKey::ReduceStrided { op, src: dtype, dst: out_dtype };
-                self.dispatch(
-                    key,
-                    &[Bind::whole(src.buffer()), Bind::whole(out.buffer())],
-                    &p.map(u),
-                    self.groups(m, WG)?,
-                )?;
+                self.dispatch(key, &[Bind::whole(src.buffer()), Bind::whole(out.buffer())], &p, self.groups(m, WG)?)?;
                 Ok(out)
             }
             _ => {
@@ -215,7 +204,7 @@ impl WgpuDevice {
         {
             let nchunks = (k / 4 / 64).min(SERIAL_THREADS.div_ceil(m)).max(2);
             let partial = self.alloc(m * nchunks, DType::F32)?;
-            let p = [u(m), u(k / 4), u(off / 4), u(nchunks)];
+            let p = ReduceSum4Params { rows: m, k: k / 4, offset: off / 4, chunks: nchunks };
             let bufs = [Bind::whole(&src_buf), Bind::whole(partial.buffer())];
             self.dispatch(KernelKey::ReduceSum4, &bufs, &p, self.groups(m * nchunks, WG)?)?;
             temp = Some(partial);
@@ -225,7 +214,7 @@ impl WgpuDevice {
             // Enough threads to fill the adapter's lanes and cores, each folding >= 64 elements.
             let nchunks = if op.is_arg() { 1 } else { (k / 64).min(SERIAL_THREADS.div_ceil(m)).max(1) };
             let src_buf = temp.as_ref().map_or(src.buffer(), |t| t.buffer()).clone();
-            let p = [u(m), u(k), u(off), u(nchunks)];
+            let p = ReduceSmallParams { rows: m, k, offset: off, chunks: nchunks };
             let last = nchunks == 1;
             let dst_dtype = if last { out_dtype } else { accumulator(src.dtype()) };
             let next = if last { None } else { Some(self.alloc(m * nchunks, dst_dtype)?) };
@@ -259,7 +248,7 @@ impl Kernels for Arc<WgpuDevice> {
                 self.dispatch(
                     KernelKey::Fill { dtype },
                     &[Bind::whole(out.buffer())],
-                    &params::fill(n, value, dtype, 0).map(u),
+                    &params::fill(n, value, dtype, 0),
                     self.groups(n, WG)?,
                 )?;
             }
@@ -293,32 +282,32 @@ impl Kernels for Arc<WgpuDevice> {
             return Ok(out);
         }
         if params::same_shape(la, lb, shape) && aligned4(&[n, la.offset(), lb.offset()]) {
-            let p = [n / 4, la.offset() / 4, lb.offset() / 4].map(u);
+            let p = Binary4Params { count: n / 4, a_offset: la.offset() / 4, b_offset: lb.offset() / 4 };
             let bufs = [Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())];
             self.dispatch(KernelKey::Binary4 { op, dtype }, &bufs, &p, self.vec4_groups(n)?)?;
             return Ok(out);
         }
-        let mut p = words(&params::binary(op.name(), la, lb, shape)?);
+        let mut p = params::binary(op.name(), la, lb, shape)?;
         if let Some(splat) = params::rows4(&p).filter(|_| whole_vec4s(&[a, b])) {
             // Vec4 loads and a row's offsets once per four outputs.
-            let run = rows4_run(&p);
-            p[0] = u(n / (4 * run));
-            let walk = Walk::of(p[1] as usize, n);
+            let run = rows4_run(p.shape[p.rank - 1]);
+            p.numel = n / (4 * run);
+            let walk = Walk::of(p.rank, n);
             let key = KernelKey::BinaryRows4 { op, dtype, walk, splat, run: run as u8 };
             let bufs = [Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())];
             self.dispatch(key, &bufs, &p, self.groups(n / (4 * run), WG)?)?;
             return Ok(out);
         }
         // A rank-2 broadcast with few columns runs one thread per row (binary.wgsl's mode 2).
-        let rows = p[1] == 2 && p[28] == 0 && p[5] <= ROW_COLS;
+        let rows = p.rank == 2 && p.mode == 0 && p.shape[1] <= ROW_COLS as usize;
         if rows {
-            p[28] = 2;
+            p.mode = 2;
         }
         self.dispatch(
-            KernelKey::Binary { op, dtype, walk: Walk::of(p[1] as usize, n) },
+            KernelKey::Binary { op, dtype, walk: Walk::of(p.rank, n) },
             &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
             &p,
-            self.groups(if rows { p[4] as usize } else { n }, WG)?,
+            self.groups(if rows { p.shape[0] } else { n }, WG)?,
         )?;
         Ok(out)
     }
@@ -334,13 +323,13 @@ impl Kernels for Arc<WgpuDevice> {
         if self.exceeds(&[out.buffer()]) {
             return Ok(None);
         }
-        let bits = crate::shaders::scalar_bits(value, dtype);
+        let bits = crate::shaders::scalar_bits(value, dtype) as usize;
         let bufs = [Bind::whole(a.buffer()), Bind::whole(out.buffer())];
         if aligned4(&[n, la.offset()]) {
-            let p = [u(n / 4), u(la.offset() / 4), bits];
+            let p = ScalarParams { count: n / 4, offset: la.offset() / 4, bits };
             self.dispatch(KernelKey::BinaryScalar4 { op, dtype }, &bufs, &p, self.vec4_groups(n)?)?;
         } else {
-            let p = [u(n), u(la.offset()), bits];
+            let p = ScalarParams { count: n, offset: la.offset(), bits };
             self.dispatch(KernelKey::BinaryScalar { op, dtype }, &bufs, &p, self.groups(n, WG)?)?;
         }
         Ok(Some(out))
@@ -362,15 +351,15 @@ impl Kernels for Arc<WgpuDevice> {
         if n == 0 {
             return Ok(out);
         }
-        let mut p = words(&params::where_(lc, la, lb, shape)?);
+        let mut p = params::where_(lc, la, lb, shape)?;
         let bufs =
             [Bind::whole(c.buffer()), Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())];
-        let walk = Walk::of(p[1] as usize, n);
+        let walk = Walk::of(p.rank, n);
         // Vec4 runs wherever the rows allow, same-shape operands too (one row: where.wgsl's
         // own fast path loads one element at a time).
         if let Some(splat) = params::where_rows4(&p).filter(|_| whole_vec4s(&[c, a, b])) {
-            let run = rows4_run(&p);
-            p[0] = u(n / (4 * run));
+            let run = rows4_run(p.shape[p.rank - 1]);
+            p.numel = n / (4 * run);
             let key = KernelKey::WhereRows4 { dtype, walk, splat, run: run as u8 };
             self.dispatch(key, &bufs, &p, self.groups(n / (4 * run), WG)?)?;
             return Ok(out);
@@ -410,7 +399,7 @@ impl Kernels for Arc<WgpuDevice> {
         }
         if temp.is_none() && k <= SMALL_ROW {
             let key = KernelKey::ReduceSmall { op, src: sd, dst: out_dtype };
-            let p = [u(m), u(k), u(off), 1];
+            let p = ReduceSmallParams { rows: m, k, offset: off, chunks: 1 };
             self.dispatch(key, &[Bind::whole(src.buffer()), Bind::whole(out.buffer())], &p, self.groups(m, WG)?)?;
             return Ok(out);
         }
@@ -426,7 +415,7 @@ impl Kernels for Arc<WgpuDevice> {
             let nchunks = if op.is_arg() { 1 } else { k.div_ceil(chunk).max(1) };
             let chunk = if nchunks == 1 { k.max(1) } else { chunk };
             let src_buf = temp.as_ref().map_or(src.buffer(), |t| t.buffer()).clone();
-            let params = [u(m), u(k), u(chunk), u(nchunks), u(off)];
+            let params = ReduceParams { rows: m, k, chunk, chunks: nchunks, offset: off };
             let groups = self.fold(m * nchunks)?;
             if nchunks == 1 {
                 self.dispatch(
@@ -461,7 +450,7 @@ impl Kernels for Arc<WgpuDevice> {
             self.dispatch(
                 KernelKey::Softmax { log, dtype },
                 &[Bind::whole(src.buffer()), Bind::whole(out.buffer())],
-                &[u(m), u(k), u(l.offset()), serial as u32],
+                &SoftmaxParams { rows: m, k, offset: l.offset(), serial: serial as usize },
                 groups,
             )?;
         }
@@ -532,12 +521,10 @@ impl Kernels for Arc<WgpuDevice> {
         let ins: Vec<(&WgpuStorage, usize)> = (0..2 + states).map(|i| *inputs.get(i).unwrap_or(&grad)).collect();
         let mut binds: Vec<Bind> = ins.iter().map(|(s, _)| Bind::whole(s.buffer())).collect();
         binds.extend(outs.iter().map(|o| Bind::whole(o.buffer())));
-        let mut p = [0u32; 13];
-        p[0] = u(n);
-        for (k, (_, off)) in ins.iter().enumerate() {
-            p[1 + k] = u(*off);
+        let mut p = step.params(n);
+        for (slot, (_, off)) in p.offsets.iter_mut().zip(&ins) {
+            *slot = *off;
         }
-        p[5..13].copy_from_slice(&step.words());
         self.dispatch(KernelKey::Optim { kind: step.kind }, &binds, &p, self.groups(n, WG)?)?;
         Ok(outs)
     }

@@ -12,6 +12,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::op::fill::Fill;
+use crate::op::params::MatmulParams;
 use crate::op::reduce::ReduceOp;
 use crate::op::{MapOp, MatOperand, MatmulArgs, MatmulProgram};
 use crate::shaders::{params, KernelKey, WG};
@@ -63,9 +64,9 @@ impl WgpuDevice {
         let params = |k, a_step, b_step, a_off, b_off, base| {
             let a = MatOperand { offset: a_off, batch_stride: a_step, ..g.a };
             let b = MatOperand { offset: b_off, batch_stride: b_step, ..g.b };
-            params::matmul(&MatmulArgs { k, a, b, ..*g }, base).map(u)
+            params::matmul(&MatmulArgs { k, a, b, ..*g }, base)
         };
-        let launch = |p: [u32; 12], count: usize| self.dispatch(key, &bind, &p, (u(gx), u(gy), u(count)));
+        let launch = |p: MatmulParams, count: usize| self.dispatch(key, &bind, &p, (u(gx), u(gy), u(count)));
         // Slice s starts at inner index s * len: A moves len columns, B len rows.
         launch(params(len, len * g.a.col_stride, len * g.b.row_stride, g.a.offset, g.b.offset, 0), full)?;
         if rest > 0 {
@@ -122,9 +123,7 @@ impl WgpuDevice {
             let total = g.batch * g.m * g.n;
             let row_mode = program == MatmulProgram::Naive && g.n <= ROW_COLS as usize;
             let items = if row_mode { g.batch * g.m } else { total };
-            let mut p = params::matmul(g, 0).map(u).to_vec();
-            p[7] = u(items);
-            p.push(row_mode as u32);
+            let p = params::matmul_items(g, items, row_mode);
             let groups = if program == MatmulProgram::Dot { self.fold(total)? } else { self.groups(items, WG)? };
             self.dispatch(
                 KernelKey::Matmul { dtype, program },
@@ -143,8 +142,8 @@ impl WgpuDevice {
         // Software adapters run the tiles from registers (matmul_blocked.wgsl: no barriers),
         // with vec4 loads where the operands' rows allow them (matmul_blocked4.wgsl). Hardware
         // GPUs run large products in 128x128 tiles from registers (matmul_register.wgsl).
-        // `extra`: a parameter word past matmul's own, where the program reads one.
-        let (program, (x, y), extra) = if self.software() {
+        // `row_blocks`: matmul_blocked's rows of blocks per workgroup (0 for the others).
+        let (program, (x, y), row_blocks) = if self.software() {
             let blocked = if g.vec4_aligned() { MatmulProgram::Blocked4 } else { MatmulProgram::Blocked };
             // A workgroup's 16 rows of threads each take a block of `rows` rows of C; a short
             // product keeps only as many rows of blocks as it needs (a power of two) and spreads
@@ -154,21 +153,20 @@ impl WgpuDevice {
             // Both at least TILE (or m itself), so the block counts stay within gx and gy,
             // which were checked against the workgroup limit above.
             let (tile_m, tile_n) = (groups * rows, 16 * cols * (16 / groups));
-            (blocked, (g.n.div_ceil(tile_n), g.m.div_ceil(tile_m)), Some(u(groups)))
+            (blocked, (g.n.div_ceil(tile_n), g.m.div_ceil(tile_m)), groups)
         } else {
             // Fewer blocks than 64x64 tiles, so within the limit checked above too.
             let (rx, ry) = (g.n.div_ceil(REGISTER_TILE), g.m.div_ceil(REGISTER_TILE));
             if g.batch * rx * ry >= register_min_tiles() {
-                (MatmulProgram::Register, (rx, ry), None)
+                (MatmulProgram::Register, (rx, ry), 0)
             } else {
-                (MatmulProgram::Tiled, (gx, gy), None)
+                (MatmulProgram::Tiled, (gx, gy), 0)
             }
         };
         let mut base = 0;
         while base < g.batch {
             let count = (g.batch - base).min(max);
-            let mut p = params::matmul(g, base).map(u).to_vec();
-            p.extend(extra);
+            let p = MatmulParams { row_blocks, ..params::matmul(g, base) };
             self.dispatch(
                 KernelKey::Matmul { dtype, program },
                 &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],

@@ -4,11 +4,12 @@
 use std::sync::Arc;
 
 use super::context::Bind;
-use super::kernels::{aligned4, u, words, MAP_ROW_MIN_LEN, MAP_ROW_MIN_ROWS};
+use super::kernels::{aligned4, MAP_ROW_MIN_LEN, MAP_ROW_MIN_ROWS};
 use super::{WgpuDevice, WgpuStorage};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Layout;
+use crate::op::params::Clamp4Params;
 use crate::shaders::{params, KernelKey, Walk, WG};
 use crate::shape::numel;
 
@@ -38,7 +39,12 @@ impl WgpuDevice {
         if self.exceeds(&[out.buffer()]) {
             return Ok(None);
         }
-        let p = [u(n / 4), u(l.offset() / 4), lo.to_bits(), hi.to_bits()];
+        let p = Clamp4Params {
+            count: n / 4,
+            offset: l.offset() / 4,
+            lo_bits: lo.to_bits() as usize,
+            hi_bits: hi.to_bits() as usize,
+        };
         let bufs = [Bind::whole(src.buffer()), Bind::whole(out.buffer())];
         self.dispatch(KernelKey::Clamp4, &bufs, &p, self.vec4_groups(n)?)?;
         Ok(Some(out))
@@ -67,14 +73,13 @@ impl WgpuDevice {
         if self.software() {
             params::pad_rows(&mut p, MAP_ROW_MIN_LEN, MAP_ROW_MIN_ROWS);
         }
-        let mut p = words(&p);
-        p[3] = value.to_bits();
+        p.value_bits = value.to_bits() as usize;
         let out = self.alloc(n, DType::F32)?;
         if self.exceeds(&[out.buffer()]) {
             return Ok(None);
         }
         let bufs = [Bind::whole(src.buffer()), Bind::whole(out.buffer())];
-        let groups = self.groups(p[0] as usize, WG)?;
+        let groups = self.groups(p.numel, WG)?;
         self.dispatch(KernelKey::Pad { walk: Walk::of(shape.len(), n) }, &bufs, &p, groups)?;
         Ok(Some(out))
     }

@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use super::context::Bind;
-use super::kernels::u;
 use super::{WgpuDevice, WgpuStorage};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::op::params::SortParams;
 use crate::op::sort::{bitonic_steps, SelectPlan};
 use crate::op::MapOp;
 use crate::shaders::{KernelKey, WG};
@@ -48,7 +48,7 @@ impl WgpuDevice {
         let key = KernelKey::Sort { dtype: src.dtype() };
         let binds = [Bind::whole(src.buffer()), Bind::whole(work.buffer())];
         let step = |kk: usize, j: usize, threads: usize| {
-            let p = [m, k, np, l.offset(), descending as usize, kk, j].map(u);
+            let p = SortParams { rows: m, len: k, np, offset: l.offset(), descending: descending as usize, kk, j };
             self.dispatch(key, &binds, &p, self.groups(threads, WG)?)
         };
         step(0, 0, m * np)?;
@@ -86,13 +86,13 @@ impl WgpuDevice {
         let key = KernelKey::Select { dtype: src.dtype() };
         let first = self.alloc(m * plan.nchunks * keep, DType::I32)?;
         let binds = [Bind::whole(src.buffer()), Bind::whole(src.buffer()), Bind::whole(first.buffer())];
-        self.dispatch(key, &binds, &plan.params(false).map(u), self.groups(m * plan.nchunks, WG)?)?;
+        self.dispatch(key, &binds, &plan.params(false), self.groups(m * plan.nchunks, WG)?)?;
         if plan.nchunks == 1 {
             return Ok(first);
         }
         let out = self.alloc(m * keep, DType::I32)?;
         let binds = [Bind::whole(src.buffer()), Bind::whole(first.buffer()), Bind::whole(out.buffer())];
-        self.dispatch(key, &binds, &plan.params(true).map(u), self.groups(m, WG)?)?;
+        self.dispatch(key, &binds, &plan.params(true), self.groups(m, WG)?)?;
         Ok(out)
     }
 }

@@ -54,6 +54,7 @@ use crate::error::Result;
 use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
 use crate::op::fill::Fill;
+use crate::op::params::*;
 use crate::op::reduce::ReduceOp;
 use crate::op::MapOp;
 use crate::shaders::{accumulator, params, KernelKey, Walk, WG};
@@ -80,10 +81,6 @@ fn operand(l: &Layout, shape: &[usize]) -> Option<Operand> {
     }
 }
 
-fn u(x: usize) -> u32 {
-    x as u32
-}
-
 impl WgpuDevice {
     /// A contiguous map over `n` elements in binding-sized pieces.
     #[allow(clippy::too_many_arguments)]
@@ -106,12 +103,20 @@ impl WgpuDevice {
             let (sb, so) = span(src, s0 + start, len, se);
             let (db, dof) = span(dst, d0 + start, len, de);
             if [len, so, dof].iter().all(|v| v % 4 == 0) {
-                let p = [len / 4, so / 4, dof / 4].map(u);
+                let p = Map4Params { count: len / 4, src_offset: so / 4, dst_offset: dof / 4 };
                 self.dispatch(KernelKey::Map4 { op, src: sd, dst: dd }, &[sb, db], &p, self.groups(len / 4, WG)?)?;
             } else {
-                let mut p = [0u32; 29];
-                p[..5].copy_from_slice(&[u(len), 1, u(so), u(dof), u(len)]);
-                (p[12], p[20], p[28]) = (1, 1, 1);
+                let p = MapParams {
+                    numel: len,
+                    rank: 1,
+                    src_offset: so,
+                    dst_offset: dof,
+                    shape: [len, 0, 0, 0, 0, 0, 0, 0],
+                    src_strides: [1, 0, 0, 0, 0, 0, 0, 0],
+                    dst_strides: [1, 0, 0, 0, 0, 0, 0, 0],
+                    fast: 1,
+                    row_len: 0,
+                };
                 self.dispatch(
                     KernelKey::Map { op, src: sd, dst: dd, walk: Walk::of(1, len) },
                     &[sb, db],
@@ -155,12 +160,19 @@ impl WgpuDevice {
             let (ob, _) = span(out, start, len, if op.is_comparison() { 4 } else { esz });
             let both = sa == 1 && sb == 1;
             if both && [len, ao, bo].iter().all(|v| v % 4 == 0) {
-                let p = [len / 4, ao / 4, bo / 4].map(u);
+                let p = Binary4Params { count: len / 4, a_offset: ao / 4, b_offset: bo / 4 };
                 self.dispatch(KernelKey::Binary4 { op, dtype }, &[ab, bb, ob], &p, self.groups(len / 4, WG)?)?;
             } else {
-                let mut p = [0u32; 29];
-                p[..5].copy_from_slice(&[u(len), 1, u(ao), u(bo), u(len)]);
-                (p[12], p[20], p[28]) = (sa, sb, both as u32);
+                let p = BinaryParams {
+                    numel: len,
+                    rank: 1,
+                    a_offset: ao,
+                    b_offset: bo,
+                    shape: [len, 0, 0, 0, 0, 0, 0, 0],
+                    a_strides: [sa, 0, 0, 0, 0, 0, 0, 0],
+                    b_strides: [sb, 0, 0, 0, 0, 0, 0, 0],
+                    mode: both as usize,
+                };
                 self.dispatch(
                     KernelKey::Binary { op, dtype, walk: Walk::of(1, len) },
                     &[ab, bb, ob],
@@ -181,7 +193,7 @@ impl WgpuDevice {
         while start < n {
             let len = piece.min(n - start);
             let (ob, _) = span(out, start, len, esz);
-            let p = params::fill(len, value, dtype, start).map(u);
+            let p = params::fill(len, value, dtype, start);
             self.dispatch(KernelKey::Fill { dtype }, &[ob], &p, self.groups(len, WG)?)?;
             start += len;
         }
@@ -210,7 +222,7 @@ impl WgpuDevice {
             let chunks = len.div_ceil(REDUCE_CHUNK);
             let (sb, so) = span(src, offset + start, len, dtype.gpu_size_in_bytes());
             let (db, _) = span(partials.buffer(), start / REDUCE_CHUNK, chunks, acc.gpu_size_in_bytes());
-            let p = [1, u(len), u(REDUCE_CHUNK), u(chunks), u(so)];
+            let p = ReduceParams { rows: 1, k: len, chunk: REDUCE_CHUNK, chunks, offset: so };
             self.dispatch(KernelKey::Reduce { op, src: dtype, dst: acc }, &[sb, db], &p, self.fold(chunks)?)?;
             start += len;
         }
@@ -254,7 +266,7 @@ impl WgpuDevice {
             let rows = group.min(m - r0);
             let (sb, so) = span(src, offset + r0 * k, rows * k, esz);
             let (db, _) = span(&dst, r0 * chunks, rows * chunks, dst_dtype.gpu_size_in_bytes());
-            let p = [u(rows), u(k), u(chunk), u(chunks), u(so)];
+            let p = ReduceParams { rows, k, chunk, chunks, offset: so };
             let key = KernelKey::Reduce { op, src: dtype, dst: dst_dtype };
             self.dispatch(key, &[sb, db], &p, self.fold(rows * chunks)?)?;
             r0 += rows;

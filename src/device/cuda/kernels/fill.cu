@@ -1,7 +1,7 @@
-// n copies of one value, given as the bits of an f32, i32 or u32; or with P.v[2] = 1 uniform
+// n copies of one value, given as the bits of an f32, i32 or u32; or with P.mode = 1 uniform
 // samples in [0, 1) of the counter-based generator (op::fill and fill.wgsl: Threefry-2x32-20
-// under key (v[3], v[4]) at counter (v[5] + i, 0), the top 24 bits of its first word).
-// Params: 0 numel, 1 bits, 2 mode, 3 key low, 4 key high, 5 index of the first element.
+// under key (key_lo, key_hi) at counter (first + i, 0), the top 24 bits of its first word).
+// Params: `op::params::FillParams`.
 __device__ __forceinline__ unsigned rotl32(unsigned x, unsigned r) { return (x << r) | (x >> (32u - r)); }
 
 __device__ __forceinline__ unsigned threefry(unsigned k0, unsigned k1, unsigned c) {
@@ -22,15 +22,15 @@ __device__ __forceinline__ unsigned threefry(unsigned k0, unsigned k1, unsigned 
 }
 
 extern "C" __global__ void k(D* __restrict__ dst, Params P) {
-    if (P.v[2] == 1) {
-        unsigned k0 = (unsigned)P.v[3], k1 = (unsigned)P.v[4], base = (unsigned)P.v[5];
-        FOR_EACH(i, P.v[0]) {
+    if (P.mode == 1) {
+        unsigned k0 = (unsigned)P.key_lo, k1 = (unsigned)P.key_hi, base = (unsigned)P.first;
+        FOR_EACH(i, P.numel) {
             dst[i] = (D)((float)(threefry(k0, k1, base + (unsigned)i) >> 8) * (1.0f / 16777216.0f));
         }
         return;
     }
-    D x = value((unsigned)P.v[1]);
-    FOR_EACH(i, P.v[0]) {
+    D x = value((unsigned)P.bits);
+    FOR_EACH(i, P.numel) {
         dst[i] = x;
     }
 }

@@ -1,11 +1,12 @@
 // Register-blocked matmul without shared memory (see matmul_blocked.wgsl): 16x16 threads per
 // block, a 128x64 tile of C per block, an 8x4 block per thread. The wgpu backend runs it on
 // software adapters; the CUDA integer path keeps the shared-memory tiles, and this kernel is
-// compiled with the rest so the key space stays the same on both backends. Params as matmul.cu.
+// compiled with the rest so the key space stays the same on both backends. Params:
+// `op::params::MatmulParams`.
 extern "C" __global__ void k(const S* __restrict__ a, const S* __restrict__ b, S* __restrict__ c, Params P) {
-    u64 m = P.v[0], n = P.v[1], k = P.v[2];
-    u64 batch = P.v[7] + blockIdx.z;
-    u64 abase = P.v[5] + batch * P.v[3], bbase = P.v[6] + batch * P.v[4];
+    u64 m = P.m, n = P.n, k = P.k;
+    u64 batch = P.first_batch + blockIdx.z;
+    u64 abase = P.a_offset + batch * P.a_batch_stride, bbase = P.b_offset + batch * P.b_batch_stride;
     u64 r0 = blockIdx.y * 128ull + threadIdx.y * 8ull, c0 = blockIdx.x * 64ull + threadIdx.x * 4ull;
     A acc[8][4];
     for (int i = 0; i < 8; i++)
@@ -14,11 +15,11 @@ extern "C" __global__ void k(const S* __restrict__ a, const S* __restrict__ b, S
         A bv[4];
         for (int j = 0; j < 4; j++) {
             u64 col = c0 + j < n ? c0 + j : n - 1;
-            bv[j] = (A)load(b[bbase + kk * P.v[10] + col * P.v[11]]);
+            bv[j] = (A)load(b[bbase + kk * P.b_row_stride + col * P.b_col_stride]);
         }
         for (int i = 0; i < 8; i++) {
             u64 row = r0 + i < m ? r0 + i : m - 1;
-            A av = (A)load(a[abase + row * P.v[8] + kk * P.v[9]]);
+            A av = (A)load(a[abase + row * P.a_row_stride + kk * P.a_col_stride]);
             for (int j = 0; j < 4; j++) acc[i][j] += av * bv[j];
         }
     }

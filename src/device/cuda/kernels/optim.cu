@@ -3,7 +3,7 @@
 // writes the new parameter and state. Every variant takes the same pointers (p, g, s0, s1 at
 // their element offsets, then the outputs); those a variant does not have are stand-ins that
 // are never touched. KIND (from the variant prelude): 0 SGD, 1 SGD with momentum, 2 Adam.
-// Params: 0 n, 5 flags, 6..13 the scalars' f32 bits.
+// Params: `op::params::OptimParams`.
 #define FIRST 1u
 #define DECAY 2u
 #define VARIANT 4u
@@ -11,10 +11,10 @@
 extern "C" __global__ void k(const float* __restrict__ pin, const float* __restrict__ gin,
                              const float* __restrict__ s0in, const float* __restrict__ s1in,
                              float* __restrict__ pout, float* __restrict__ s0out, float* __restrict__ s1out, Params P) {
-    const unsigned flags = (unsigned)P.v[5];
+    const unsigned flags = (unsigned)P.flags;
     float s[7];
-    for (int j = 0; j < 7; j++) s[j] = __uint_as_float((unsigned)P.v[6 + j]);
-    FOR_EACH(i, P.v[0]) {
+    for (int j = 0; j < 7; j++) s[j] = __uint_as_float((unsigned)P.scalars[j]);
+    FOR_EACH(i, P.n) {
         float w = pin[i];
         float g = gin[i];
         if (KIND < 2) {

@@ -1,8 +1,8 @@
-// Shared by every CUDA kernel variant; the generated part (types S/D/A/C and the op function)
-// follows it. Parameters come in one by-value struct of 64-bit words, so sizes and offsets past
-// 4 Gi elements index correctly.
+// Shared by every CUDA kernel variant; the generated part (the `Params` struct of the
+// variant's `op::params` layout, types S/D/A/C and the op function) follows it. Parameters come
+// in one by-value struct of 64-bit words, so sizes and offsets past 4 Gi elements index
+// correctly.
 typedef unsigned long long u64;
-struct Params { u64 v[40]; };
 
 // f16 is stored as its bit pattern and computed in f32 through PTX conversions, so the kernels
 // need no CUDA headers (NVRTC ships none by default).

@@ -1,18 +1,18 @@
 // Reduce each row of a contiguous [m, k] input; each block folds one chunk of one row, so a long
 // row is reduced in several passes ([m, k] -> [m, chunks] -> ... -> [m, 1]).
-// Params: 0 m, 1 k, 2 chunk length, 3 chunks per row, 4 src offset.
+// Params: `op::params::ReduceParams`.
 extern "C" __global__ void k(const S* __restrict__ src, D* __restrict__ dst, Params P) {
     __shared__ A sv[WG];
     __shared__ u64 si[WG];
     __shared__ bool sh[WG];
-    u64 m = P.v[0], k = P.v[1], chunk = P.v[2], nchunks = P.v[3];
+    u64 m = P.rows, k = P.k, chunk = P.chunk, nchunks = P.chunks;
     unsigned t = threadIdx.x;
     for (u64 g = blockIdx.x; g < m * nchunks; g += gridDim.x) {
         u64 row = g / nchunks, c = g % nchunks;
         A acc = identity();
         u64 idx = 0;
         bool has = false;
-        u64 base = P.v[4] + row * k;
+        u64 base = P.offset + row * k;
         u64 end = c * chunk + chunk < k ? c * chunk + chunk : k;
         for (u64 j = c * chunk + t; j < end; j += WG) {
             fold(acc, idx, has, load(src[base + j]), j);

@@ -1,7 +1,7 @@
 // Top-k selection, as select.wgsl (its header explains the two modes): one thread per (row,
 // chunk) keeps the chunk's best `keep` positions in a sorted list; a second launch picks each
 // row's best among the chunks' candidates. `key` comes from the variant (op::sort).
-// Params: 0 m, 1 len, 2 src offset, 3 descending, 4 keep, 5 nchunks, 6 chunk, 7 mode.
+// Params: `op::params::SelectParams`.
 #define MAX_KEEP 32
 #define NONE 0xffffffffu
 
@@ -11,11 +11,11 @@ __device__ __forceinline__ bool beats(unsigned ka, unsigned a, unsigned kb, unsi
 }
 
 extern "C" __global__ void k(const S* __restrict__ src, const unsigned* __restrict__ cand, unsigned* __restrict__ out, Params P) {
-    u64 m = P.v[0], len = P.v[1], keep = P.v[4], nchunks = P.v[5], chunk = P.v[6];
-    bool desc = P.v[3] == 1, merge = P.v[7] == 1;
+    u64 m = P.rows, len = P.len, keep = P.keep, nchunks = P.chunks, chunk = P.chunk;
+    bool desc = P.descending == 1, merge = P.merge == 1;
     FOR_EACH(t, merge ? m : m * nchunks) {
         u64 row = merge ? t : t / nchunks;
-        u64 base = P.v[2] + row * len;
+        u64 base = P.offset + row * len;
         u64 start = merge ? 0 : (t % nchunks) * chunk;
         u64 n = merge ? nchunks * keep : (chunk < len - start ? chunk : len - start);
         unsigned kpos[MAX_KEEP], kkey[MAX_KEEP];

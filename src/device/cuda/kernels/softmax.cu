@@ -1,11 +1,11 @@
 // Softmax / log-softmax of each row of a contiguous [m, k] input, one block per row: max, then
-// sum of exp(x - max), then the output. Params: 0 m, 1 k, 2 src offset.
+// sum of exp(x - max), then the output. Params: `op::params::SoftmaxParams`.
 extern "C" __global__ void k(const S* __restrict__ src, S* __restrict__ dst, Params P) {
     __shared__ float red[WG];
-    u64 m = P.v[0], k = P.v[1];
+    u64 m = P.rows, k = P.k;
     unsigned t = threadIdx.x;
     for (u64 row = blockIdx.x; row < m; row += gridDim.x) {
-        u64 base = P.v[2] + row * k;
+        u64 base = P.offset + row * k;
         float mx = -3.402823466e38f;
         for (u64 j = t; j < k; j += WG) {
             mx = fmaxf(mx, load(src[base + j]));
