@@ -43,7 +43,7 @@ impl<'a> Bind<'a> {
 }
 
 /// Words in a kernel's params uniform (`array<vec4<u32>, 16>`).
-pub(crate) const PARAM_WORDS: usize = 64;
+pub(crate) const PARAM_WORDS: usize = crate::op::param_layout::MAX_WORDS;
 
 pub(crate) struct Pipeline {
     pipeline: wgpu::ComputePipeline,
