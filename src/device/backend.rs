@@ -1,6 +1,10 @@
-//! The backend seam: one method per kernel family. Each backend (CPU, wgpu; CUDA later)
-//! implements `Kernels` over its own storage type; `storage.rs` forwards to it. Ops above this
-//! line have already checked devices, shapes and dtypes.
+//! The backend seam: one value describing a launch ([`KernelCall`]), which `storage.rs` builds
+//! once per op and hands to the backend its operands live on, and the [`Kernels`] trait each
+//! backend (CPU, wgpu, CUDA) implements over its own storage type. Ops above this line have
+//! already checked devices, shapes and dtypes; which kernel serves which shape or adapter is
+//! each backend's own choice below it.
+
+use std::borrow::Cow;
 
 use crate::dtype::{CpuData, DType};
 use crate::error::Result;
@@ -10,100 +14,272 @@ use crate::op::fill::Fill;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
 use crate::op::{IndexMode, MapOp, MatmulArgs};
+use crate::shape::numel;
 
-/// The kernel families every backend provides. Outputs are always contiguous.
+/// One operand of a kernel: a storage handle `S` read through a layout.
+#[derive(Debug, Clone)]
+pub(crate) struct Operand<'a, S> {
+    pub s: S,
+    pub l: Cow<'a, Layout>,
+}
+
+impl<'a, S> Operand<'a, S> {
+    /// `s` read through `l`.
+    pub(crate) fn new(s: S, l: &'a Layout) -> Self {
+        Operand { s, l: Cow::Borrowed(l) }
+    }
+
+    fn map<T>(&self, f: &mut impl FnMut(&S) -> Result<T>) -> Result<Operand<'a, T>> {
+        Ok(Operand { s: f(&self.s)?, l: self.l.clone() })
+    }
+
+    fn into_owned(self) -> Operand<'static, S> {
+        Operand { s: self.s, l: Cow::Owned(self.l.into_owned()) }
+    }
+}
+
+/// One kernel launch with one output: the family, its operands (handles `S`: a `&Storage`
+/// above the backends, a backend's own storage reference below, an index into host copies in
+/// a CPU fallback) and its arguments. Dtypes are the operands' (u8/i8 operands are widened to
+/// i32 by `storage.rs` before any backend sees them, for every family but fill, map's casts
+/// and cat). Outputs are always contiguous.
+#[derive(Debug, Clone)]
+pub(crate) enum KernelCall<'a, S> {
+    /// `n` elements of one value or of uniform samples (see [`Fill`]; samples are f32).
+    Fill { n: usize, value: Fill, dtype: DType },
+    /// Strided read of `src` (of `from`), elementwise op or cast to `dst`, contiguous write.
+    Map { src: Operand<'a, S>, op: MapOp, from: DType, dst: DType },
+    /// Broadcast binary op of two operands of `dtype` into `shape`.
+    Binary { op: BinaryOp, a: Operand<'a, S>, b: Operand<'a, S>, shape: Cow<'a, [usize]>, dtype: DType },
+    /// `a op value` (`value` in `dtype`), by a scalar kernel where the backend has one.
+    BinaryScalar { op: BinaryOp, a: Operand<'a, S>, value: f64, dtype: DType },
+    /// `c ? a : b` with broadcasting into `shape`; `c` is bool, `a` and `b` of `dtype`.
+    Where { c: Operand<'a, S>, a: Operand<'a, S>, b: Operand<'a, S>, shape: Cow<'a, [usize]>, dtype: DType },
+    /// Each row of the `[m, k]` view `src` (of `dtype`; possibly strided, [kept.., reduced..])
+    /// reduced to one value of `out`.
+    Reduce { op: ReduceOp, src: Operand<'a, S>, m: usize, k: usize, dtype: DType, out: DType },
+    /// Softmax (or log-softmax) of each row of a contiguous `[m, k]` view.
+    Softmax { src: Operand<'a, S>, m: usize, k: usize, log: bool, dtype: DType },
+    /// The first `keep` of the positions (i32, `[m, keep]`) that sort each row of a contiguous
+    /// `[m, k]` view stably, ascending or descending in `op::sort`'s key order: argsort with
+    /// `keep = k`, topk with fewer.
+    Argsort { src: Operand<'a, S>, m: usize, k: usize, descending: bool, keep: usize, dtype: DType },
+    /// Batched matmul over strided operands of `dtype`.
+    Matmul { a: S, b: S, args: MatmulArgs, dtype: DType },
+    /// `index_select` / `gather` of `src` (of `dtype`) along `dim` into `shape`; the index is
+    /// contiguous.
+    Index {
+        mode: IndexMode,
+        src: Operand<'a, S>,
+        idx: Operand<'a, S>,
+        dim: usize,
+        shape: Cow<'a, [usize]>,
+        dtype: DType,
+    },
+    /// The adjoint of `Index`: sums `src` into zeros of `shape` along `dim` at the positions the
+    /// (contiguous) index names, in increasing source order on every backend. With `assign`,
+    /// each position takes the last source element that names it instead (`scatter`).
+    IndexAdd {
+        mode: IndexMode,
+        src: Operand<'a, S>,
+        idx: Operand<'a, S>,
+        dim: usize,
+        shape: Cow<'a, [usize]>,
+        dtype: DType,
+        assign: bool,
+    },
+    /// Concatenation of `parts` (of `dtype`) along `dim` into a tensor of `shape`.
+    Cat { parts: Vec<Operand<'a, S>>, dim: usize, shape: Cow<'a, [usize]>, dtype: DType },
+}
+
+impl<'a, S> KernelCall<'a, S> {
+    /// The op name errors, the placement log and fallbacks give this call.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            KernelCall::Fill { value: Fill::Value(_), .. } => "full",
+            KernelCall::Fill { value: Fill::Uniform { .. }, .. } => "rand",
+            KernelCall::Map { op: MapOp::Unary(u), .. } => u.name(),
+            KernelCall::Map { op: MapOp::Cast, from, dst, .. } if from == dst => "contiguous",
+            KernelCall::Map { op: MapOp::Cast, .. } => "to_dtype",
+            KernelCall::Binary { op, .. } | KernelCall::BinaryScalar { op, .. } => op.name(),
+            KernelCall::Where { .. } => "where",
+            KernelCall::Reduce { op, .. } => op.name(),
+            KernelCall::Softmax { log: true, .. } => "log_softmax",
+            KernelCall::Softmax { log: false, .. } => "softmax",
+            KernelCall::Argsort { k, keep, .. } if keep < k => "topk",
+            KernelCall::Argsort { .. } => "argsort",
+            KernelCall::Matmul { .. } => "matmul",
+            KernelCall::Index { mode: IndexMode::Select, .. } => "index_select",
+            KernelCall::Index { mode: IndexMode::Gather, .. } => "gather",
+            KernelCall::IndexAdd { assign: true, .. } => "scatter",
+            KernelCall::IndexAdd { mode: IndexMode::Select, .. } => "index_add",
+            KernelCall::IndexAdd { mode: IndexMode::Gather, .. } => "scatter_add",
+            KernelCall::Cat { .. } => "cat",
+        }
+    }
+
+    /// The shape and dtype of the call's (contiguous) output.
+    pub(crate) fn output(&self) -> (Cow<'_, [usize]>, DType) {
+        match self {
+            KernelCall::Fill { n, dtype, .. } => (Cow::Owned(vec![*n]), *dtype),
+            KernelCall::Map { src, dst, .. } => (Cow::Borrowed(src.l.shape()), *dst),
+            KernelCall::Binary { op, shape, dtype, .. } => (Cow::Borrowed(shape), op.out_dtype(*dtype)),
+            KernelCall::BinaryScalar { op, a, dtype, .. } => (Cow::Borrowed(a.l.shape()), op.out_dtype(*dtype)),
+            KernelCall::Where { shape, dtype, .. }
+            | KernelCall::Index { shape, dtype, .. }
+            | KernelCall::IndexAdd { shape, dtype, .. }
+            | KernelCall::Cat { shape, dtype, .. } => (Cow::Borrowed(shape), *dtype),
+            KernelCall::Reduce { m, out, .. } => (Cow::Owned(vec![*m]), *out),
+            KernelCall::Softmax { m, k, dtype, .. } => (Cow::Owned(vec![*m, *k]), *dtype),
+            KernelCall::Argsort { m, k, keep, .. } => (Cow::Owned(vec![*m, (*keep).min(*k)]), DType::I32),
+            KernelCall::Matmul { args, dtype, .. } => (Cow::Owned(vec![args.batch, args.m, args.n]), *dtype),
+        }
+    }
+
+    /// The output's element count.
+    pub(crate) fn output_numel(&self) -> usize {
+        numel(&self.output().0)
+    }
+
+    /// The operands' handles, in the order the call names them.
+    pub(crate) fn operands(&self) -> Vec<&S> {
+        match self {
+            KernelCall::Fill { .. } => vec![],
+            KernelCall::Map { src, .. }
+            | KernelCall::BinaryScalar { a: src, .. }
+            | KernelCall::Reduce { src, .. }
+            | KernelCall::Softmax { src, .. }
+            | KernelCall::Argsort { src, .. } => vec![&src.s],
+            KernelCall::Binary { a, b, .. } => vec![&a.s, &b.s],
+            KernelCall::Where { c, a, b, .. } => vec![&c.s, &a.s, &b.s],
+            KernelCall::Matmul { a, b, .. } => vec![a, b],
+            KernelCall::Index { src, idx, .. } | KernelCall::IndexAdd { src, idx, .. } => vec![&src.s, &idx.s],
+            KernelCall::Cat { parts, .. } => parts.iter().map(|p| &p.s).collect(),
+        }
+    }
+
+    /// The same call over other handles: `f` maps each operand's (a backend's storage from a
+    /// `&Storage`, or an index into host copies), failing the whole call if one fails.
+    pub(crate) fn map<T>(&self, mut f: impl FnMut(&S) -> Result<T>) -> Result<KernelCall<'a, T>> {
+        let f = &mut f;
+        Ok(match self {
+            KernelCall::Fill { n, value, dtype } => KernelCall::Fill { n: *n, value: *value, dtype: *dtype },
+            KernelCall::Map { src, op, from, dst } => {
+                KernelCall::Map { src: src.map(f)?, op: *op, from: *from, dst: *dst }
+            }
+            KernelCall::Binary { op, a, b, shape, dtype } => {
+                KernelCall::Binary { op: *op, a: a.map(f)?, b: b.map(f)?, shape: shape.clone(), dtype: *dtype }
+            }
+            KernelCall::BinaryScalar { op, a, value, dtype } => {
+                KernelCall::BinaryScalar { op: *op, a: a.map(f)?, value: *value, dtype: *dtype }
+            }
+            KernelCall::Where { c, a, b, shape, dtype } => {
+                KernelCall::Where { c: c.map(f)?, a: a.map(f)?, b: b.map(f)?, shape: shape.clone(), dtype: *dtype }
+            }
+            KernelCall::Reduce { op, src, m, k, dtype, out } => {
+                KernelCall::Reduce { op: *op, src: src.map(f)?, m: *m, k: *k, dtype: *dtype, out: *out }
+            }
+            KernelCall::Softmax { src, m, k, log, dtype } => {
+                KernelCall::Softmax { src: src.map(f)?, m: *m, k: *k, log: *log, dtype: *dtype }
+            }
+            KernelCall::Argsort { src, m, k, descending, keep, dtype } => KernelCall::Argsort {
+                src: src.map(f)?,
+                m: *m,
+                k: *k,
+                descending: *descending,
+                keep: *keep,
+                dtype: *dtype,
+            },
+            KernelCall::Matmul { a, b, args, dtype } => {
+                KernelCall::Matmul { a: f(a)?, b: f(b)?, args: *args, dtype: *dtype }
+            }
+            KernelCall::Index { mode, src, idx, dim, shape, dtype } => KernelCall::Index {
+                mode: *mode,
+                src: src.map(f)?,
+                idx: idx.map(f)?,
+                dim: *dim,
+                shape: shape.clone(),
+                dtype: *dtype,
+            },
+            KernelCall::IndexAdd { mode, src, idx, dim, shape, dtype, assign } => KernelCall::IndexAdd {
+                mode: *mode,
+                src: src.map(f)?,
+                idx: idx.map(f)?,
+                dim: *dim,
+                shape: shape.clone(),
+                dtype: *dtype,
+                assign: *assign,
+            },
+            KernelCall::Cat { parts, dim, shape, dtype } => KernelCall::Cat {
+                parts: parts.iter().map(|p| p.map(f)).collect::<Result<_>>()?,
+                dim: *dim,
+                shape: shape.clone(),
+                dtype: *dtype,
+            },
+        })
+    }
+
+    /// The call with its layouts and shape owned, to outlive the op (a web fallback's host
+    /// step runs later).
+    pub(crate) fn into_owned(self) -> KernelCall<'static, S> {
+        let own = |s: Cow<'a, [usize]>| Cow::Owned(s.into_owned());
+        match self {
+            KernelCall::Fill { n, value, dtype } => KernelCall::Fill { n, value, dtype },
+            KernelCall::Map { src, op, from, dst } => KernelCall::Map { src: src.into_owned(), op, from, dst },
+            KernelCall::Binary { op, a, b, shape, dtype } => {
+                KernelCall::Binary { op, a: a.into_owned(), b: b.into_owned(), shape: own(shape), dtype }
+            }
+            KernelCall::BinaryScalar { op, a, value, dtype } => {
+                KernelCall::BinaryScalar { op, a: a.into_owned(), value, dtype }
+            }
+            KernelCall::Where { c, a, b, shape, dtype } => {
+                KernelCall::Where { c: c.into_owned(), a: a.into_owned(), b: b.into_owned(), shape: own(shape), dtype }
+            }
+            KernelCall::Reduce { op, src, m, k, dtype, out } => {
+                KernelCall::Reduce { op, src: src.into_owned(), m, k, dtype, out }
+            }
+            KernelCall::Softmax { src, m, k, log, dtype } => {
+                KernelCall::Softmax { src: src.into_owned(), m, k, log, dtype }
+            }
+            KernelCall::Argsort { src, m, k, descending, keep, dtype } => {
+                KernelCall::Argsort { src: src.into_owned(), m, k, descending, keep, dtype }
+            }
+            KernelCall::Matmul { a, b, args, dtype } => KernelCall::Matmul { a, b, args, dtype },
+            KernelCall::Index { mode, src, idx, dim, shape, dtype } => {
+                KernelCall::Index { mode, src: src.into_owned(), idx: idx.into_owned(), dim, shape: own(shape), dtype }
+            }
+            KernelCall::IndexAdd { mode, src, idx, dim, shape, dtype, assign } => KernelCall::IndexAdd {
+                mode,
+                src: src.into_owned(),
+                idx: idx.into_owned(),
+                dim,
+                shape: own(shape),
+                dtype,
+                assign,
+            },
+            KernelCall::Cat { parts, dim, shape, dtype } => KernelCall::Cat {
+                parts: parts.into_iter().map(Operand::into_owned).collect(),
+                dim,
+                shape: own(shape),
+                dtype,
+            },
+        }
+    }
+}
+
+/// What every backend provides: uploads, one entry point for every single-output kernel call,
+/// and the fused optimizer update (several outputs: the parameter and its states).
 pub(crate) trait Kernels {
     /// The backend's storage of one tensor's elements.
     type Storage;
 
     /// Copies host data to the device.
     fn upload(&self, data: &CpuData) -> Result<Self::Storage>;
-    /// `n` elements of one value or of uniform samples (see [`Fill`]; samples are f32).
-    fn fill(&self, n: usize, value: Fill, dtype: DType) -> Result<Self::Storage>;
-    /// Strided read, elementwise op or cast, contiguous write.
-    fn map(&self, src: &Self::Storage, l: &Layout, op: MapOp, dst: DType) -> Result<Self::Storage>;
-    /// Broadcast binary op; `a` and `b` share a dtype.
-    #[allow(clippy::too_many_arguments)]
-    fn binary(
-        &self,
-        op: BinaryOp,
-        a: &Self::Storage,
-        la: &Layout,
-        b: &Self::Storage,
-        lb: &Layout,
-        shape: &[usize],
-    ) -> Result<Self::Storage>;
-    /// `a op value` over a contiguous `a` (`value` in `a`'s dtype), or None where this backend
-    /// has no kernel for it, and the caller broadcasts a filled 0-d tensor through `binary`
-    /// instead. A backend whose broadcast of a one-element operand costs as much as this (the
-    /// CPU's) keeps the default.
-    fn binary_scalar(
-        &self,
-        _op: BinaryOp,
-        _a: &Self::Storage,
-        _la: &Layout,
-        _value: f64,
-    ) -> Result<Option<Self::Storage>> {
-        Ok(None)
-    }
-    /// `c ? a : b` with broadcasting; `c` is bool.
-    #[allow(clippy::too_many_arguments)]
-    fn where_(
-        &self,
-        c: &Self::Storage,
-        lc: &Layout,
-        a: &Self::Storage,
-        la: &Layout,
-        b: &Self::Storage,
-        lb: &Layout,
-        shape: &[usize],
-    ) -> Result<Self::Storage>;
-    /// Reduces each row of a contiguous `[m, k]` view to one value.
-    fn reduce(&self, op: ReduceOp, src: &Self::Storage, l: &Layout, m: usize, k: usize) -> Result<Self::Storage>;
-    /// Softmax (or log-softmax) of each row of a contiguous `[m, k]` view.
-    fn softmax(&self, src: &Self::Storage, l: &Layout, m: usize, k: usize, log: bool) -> Result<Self::Storage>;
-    /// The positions (i32, contiguous `[m, k]`) that sort each row of a contiguous `[m, k]` view,
-    /// ascending or descending in `op::sort`'s key order, stably (equal keys keep their order).
-    fn argsort(&self, src: &Self::Storage, l: &Layout, m: usize, k: usize, descending: bool) -> Result<Self::Storage>;
-    /// Batched matmul over strided operands.
-    fn matmul(&self, a: &Self::Storage, b: &Self::Storage, args: &MatmulArgs) -> Result<Self::Storage>;
-    /// `index_select` / `gather` along `dim`; the index is contiguous.
-    #[allow(clippy::too_many_arguments)]
-    fn index(
-        &self,
-        mode: IndexMode,
-        src: &Self::Storage,
-        l: &Layout,
-        idx: &Self::Storage,
-        li: &Layout,
-        dim: usize,
-        shape: &[usize],
-    ) -> Result<Self::Storage>;
-    /// The adjoint of `index`: sums `src` into zeros of `shape` along `dim` at the positions the
-    /// (contiguous) index names, in increasing source order on every backend. With `assign`,
-    /// each position takes the last source element that names it instead (`scatter`).
-    #[allow(clippy::too_many_arguments)]
-    fn index_add(
-        &self,
-        mode: IndexMode,
-        src: &Self::Storage,
-        l: &Layout,
-        idx: &Self::Storage,
-        li: &Layout,
-        dim: usize,
-        shape: &[usize],
-        assign: bool,
-    ) -> Result<Self::Storage>;
+    /// Runs `call` over this backend's storages. The backend picks the program (by shape,
+    /// alignment, adapter) and composes what it has no single kernel for.
+    fn launch(&self, call: &KernelCall<'_, &Self::Storage>) -> Result<Self::Storage>;
     /// One fused optimizer update of `n` contiguous f32 elements: `inputs` are the parameter,
     /// its gradient and, after the first step, `step.kind.states()` state tensors, each with
     /// the element offset it starts at. Returns the new parameter, then the new states.
     fn optim(&self, step: &OptimStep, inputs: &[(&Self::Storage, usize)], n: usize) -> Result<Vec<Self::Storage>>;
-    /// Concatenation along `dim` into a new contiguous tensor of `shape`.
-    fn cat(
-        &self,
-        parts: &[(&Self::Storage, &Layout)],
-        dim: usize,
-        shape: &[usize],
-        dtype: DType,
-    ) -> Result<Self::Storage>;
 }

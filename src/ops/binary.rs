@@ -1,10 +1,12 @@
 //! Binary elementwise ops with NumPy broadcasting, their scalar forms, `where` and `clamp`, and
 //! their backward rules. The op descriptors live in `crate::op::binary`.
 
+use crate::device::backend::KernelCall;
 use crate::dtype::DType;
 use crate::error::Result;
 pub use crate::op::binary::BinaryOp;
 use crate::ops::grad::{binary_rule, sum_to, unary_rule};
+use crate::storage::Storage;
 use crate::tensor::node::BackwardFn;
 use crate::tensor::Tensor;
 
@@ -138,37 +140,28 @@ impl Tensor {
         // Dividing by a power of two runs as the product by its reciprocal: the same bits, a
         // cheaper kernel (`exact_reciprocal`), in f32.
         let reciprocal = if op == BinaryOp::Div { crate::op::binary::exact_reciprocal(other) } else { None };
-        if !(op.int_only() && compute.is_float()) && self.is_contiguous() && self.storage().has_scalar_kernels() {
-            // The scalar rides in the kernel's parameters where the backend can: no 0-d tensor,
-            // no fill, no broadcast walk.
-            let a = self.to_dtype(compute)?;
-            let (kernel_op, value) = match (compute, reciprocal) {
-                (DType::F32, Some(r)) => (BinaryOp::Mul, r),
-                _ => (op, other),
-            };
-            if let Some(storage) = a.storage().binary_scalar(kernel_op, a.layout(), value, compute) {
-                let (device, shape, out) = (a.device(), a.shape().to_vec(), op.out_dtype(compute));
-                crate::device::placement::record(op.name(), &[device], device);
-                if op.is_comparison() || op.int_only() {
-                    return Ok(Tensor::from_op_nondiff(storage, &shape, out, device, op.name(), &[&a]));
-                }
-                return Ok(Tensor::from_op(storage, &shape, out, device, op.name(), &[&a], |y| {
-                    scalar_backward(op, &a, other, y)
-                }));
-            }
+        if op.int_only() && compute.is_float() {
+            // No kernel computes it (bitwise ops of floats): the broadcast path reports that.
+            let s = Tensor::full_on(&[], other, dtype, self.device())?;
+            return self.binary(&s, op);
         }
-        if let (DType::F32, Some(r)) = (dtype, reciprocal) {
-            // The product by the exact reciprocal here too (the CPU's `f32x4.div` in wasm
-            // costs several products), recorded as the division it is.
-            let t = {
-                let _paused = crate::tensor::node::pause();
-                self.binary(&Tensor::full_on(&[], r, dtype, self.device())?, BinaryOp::Mul)?
-            };
-            let a = self.clone();
-            return Ok(Tensor::composite(t, op.name(), &[self], move |y| scalar_backward(op, &a, other, y)));
+        // The scalar rides in the kernel's parameters where the backend has a scalar kernel
+        // for the layout (no 0-d tensor, no broadcast walk); the backend broadcasts a filled
+        // value otherwise. Division by a power of two runs as the product by its reciprocal
+        // (the CPU's `f32x4.div` in wasm costs several products), recorded as the division.
+        let a = self.to_dtype(compute)?;
+        let (kernel_op, value) = match (compute, reciprocal) {
+            (DType::F32, Some(r)) => (BinaryOp::Mul, r),
+            _ => (op, other),
+        };
+        let storage =
+            a.storage().binary_scalar(kernel_op, a.layout(), value, compute).map_err(|e| e.in_op(op.name()))?;
+        let (device, shape, out) = (a.device(), a.shape().to_vec(), op.out_dtype(compute));
+        crate::device::placement::record(op.name(), &[device], device);
+        if op.is_comparison() || op.int_only() {
+            return Ok(Tensor::from_op_nondiff(storage, &shape, out, device, op.name(), &[&a]));
         }
-        let s = Tensor::full_on(&[], other, dtype, self.device())?;
-        self.binary(&s, op)
+        Ok(Tensor::from_op(storage, &shape, out, device, op.name(), &[&a], |y| scalar_backward(op, &a, other, y)))
     }
 
     /// Picks from `a` where `self` (the condition; nonzero means true) holds, else from `b`,
@@ -182,8 +175,10 @@ impl Tensor {
         let dtype = DType::promote(a.dtype(), b.dtype());
         crate::device::placement::record(op, &[self.device(), a.device(), b.device()], device);
         let (c, a, b) = (self.to_dtype(DType::Bool)?, a.to_dtype(dtype)?, b.to_dtype(dtype)?);
-        let storage =
-            c.storage().where_(c.layout(), a.storage(), a.layout(), b.storage(), b.layout(), &shape, dtype)?;
+        let storage = Storage::launch(
+            KernelCall::Where { c: c.operand(), a: a.operand(), b: b.operand(), shape: (&shape[..]).into(), dtype },
+            None,
+        )?;
         let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
         let cond = c.clone();
         Ok(Tensor::from_op(storage, &shape, dtype, device, op, &[&c, &a, &b], |_| {

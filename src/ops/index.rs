@@ -5,11 +5,13 @@
 //! readback or `synchronize` reports, as PyTorch's device-side assert (the kernel reads an
 //! out-of-range index as 0). Gradient rules reuse indices already checked and skip the check.
 
+use crate::device::backend::KernelCall;
 use crate::device::DeviceKind;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::op::IndexMode;
 use crate::shape::normalize_dim;
+use crate::storage::Storage;
 use crate::tensor::checks::check_index;
 use crate::tensor::Tensor;
 
@@ -93,10 +95,15 @@ impl Tensor {
         if checked {
             check_on_device(op, &index, dim, self.shape()[dim])?;
         }
-        let storage = self
-            .storage()
-            .index(mode, self.layout(), index.storage(), index.layout(), dim, shape, self.dtype())
-            .map_err(named(op))?;
+        let call = KernelCall::Index {
+            mode,
+            src: self.operand(),
+            idx: index.operand(),
+            dim,
+            shape: shape.into(),
+            dtype: self.dtype(),
+        };
+        let storage = Storage::launch(call, None).map_err(named(op))?;
         // The gradient adds each output's gradient back at the source position it came from.
         let src_shape = self.shape().to_vec();
         let idx = index.clone();
@@ -217,10 +224,16 @@ impl Tensor {
         };
         crate::device::placement::record(op, &[self.device(), index.device()], self.device());
         let index = index.contiguous()?;
-        let storage = self
-            .storage()
-            .index_add(mode, self.layout(), index.storage(), index.layout(), dim, shape, self.dtype(), assign)
-            .map_err(|e| e.in_op(op))?;
+        let call = KernelCall::IndexAdd {
+            mode,
+            src: self.operand(),
+            idx: index.operand(),
+            dim,
+            shape: shape.into(),
+            dtype: self.dtype(),
+            assign,
+        };
+        let storage = Storage::launch(call, None).map_err(|e| e.in_op(op))?;
         // The adjoint's adjoint: the gradient of what was placed is read back at the same
         // indices (for scatter, every source element gets the gradient of the position it named).
         let idx = index.clone();

@@ -241,6 +241,11 @@ impl Tensor {
         &self.0.storage
     }
 
+    /// The storage read through the layout: this tensor as a kernel's operand.
+    pub(crate) fn operand(&self) -> crate::device::backend::Operand<'_, &Storage> {
+        crate::device::backend::Operand::new(self.storage().as_ref(), self.layout())
+    }
+
     /// Shape, strides and offset into the storage.
     pub fn layout(&self) -> &Layout {
         &self.0.layout

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use half::f16;
 
-use crate::device::backend::Kernels;
+use crate::device::backend::Operand;
 use crate::device::memory::MemoryStats;
 use crate::device::pinned::PinnedHost;
 use crate::device::{Device, DeviceInfo};
@@ -15,7 +15,6 @@ use crate::error::{Error, Result};
 use crate::layout::{Layout, StridedOffsets};
 use crate::op::binary::BinaryOp;
 use crate::op::fill::Fill;
-use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
 use crate::op::{IndexMode, MapOp, MatmulArgs};
 use crate::shape::numel;
@@ -27,6 +26,7 @@ mod alloc;
 mod broadcast;
 mod elementwise;
 mod gemm;
+mod launch;
 mod optim;
 mod par;
 mod reduce;
@@ -221,8 +221,8 @@ macro_rules! with_type {
 pub(crate) struct CpuBackend;
 
 impl CpuBackend {
-    /// The first `keep` positions of [`Kernels::argsort`]'s rows (topk), selected without
-    /// sorting whole rows.
+    /// The first `keep` positions of each row's stable sort (argsort, or topk's fewer, selected
+    /// without sorting whole rows).
     pub(crate) fn argsort_keep(
         &self,
         src: &CpuStorage,
@@ -326,14 +326,9 @@ impl CpuBackend {
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 const SIMD_ROWS_FROM: usize = 4;
 
-impl Kernels for CpuBackend {
-    type Storage = CpuStorage;
-
-    fn upload(&self, data: &CpuData) -> Result<CpuStorage> {
-        CpuStorage::new(data.clone())
-    }
-
-    fn fill(&self, n: usize, value: Fill, dtype: DType) -> Result<CpuStorage> {
+/// The CPU's kernel families (`launch.rs` dispatches a `KernelCall` to them).
+impl CpuBackend {
+    pub(crate) fn fill(&self, n: usize, value: Fill, dtype: DType) -> Result<CpuStorage> {
         reserve(n, dtype)?;
         match value {
             Fill::Value(v) => CpuStorage::new(CpuData::from_f64(dtype, std::iter::repeat_n(v, n))),
@@ -351,7 +346,7 @@ impl Kernels for CpuBackend {
         }
     }
 
-    fn map(&self, src: &CpuStorage, l: &Layout, op: MapOp, dst: DType) -> Result<CpuStorage> {
+    pub(crate) fn map(&self, src: &CpuStorage, l: &Layout, op: MapOp, dst: DType) -> Result<CpuStorage> {
         reserve(l.numel(), dst)?;
         let d = &src.data;
         let out = match (op, d) {
@@ -371,7 +366,7 @@ impl Kernels for CpuBackend {
         CpuStorage::new(out)
     }
 
-    fn binary(
+    pub(crate) fn binary(
         &self,
         op: BinaryOp,
         a: &CpuStorage,
@@ -384,16 +379,15 @@ impl Kernels for CpuBackend {
         CpuStorage::new(binary_data(op, &a.data, la, &b.data, lb, shape)?)
     }
 
-    fn where_(
+    pub(crate) fn where_(
         &self,
-        c: &CpuStorage,
-        lc: &Layout,
-        a: &CpuStorage,
-        la: &Layout,
-        b: &CpuStorage,
-        lb: &Layout,
+        c: &Operand<&CpuStorage>,
+        a: &Operand<&CpuStorage>,
+        b: &Operand<&CpuStorage>,
         shape: &[usize],
     ) -> Result<CpuStorage> {
+        let (lc, la, lb) = (&*c.l, &*a.l, &*b.l);
+        let (c, a, b) = (c.s, a.s, b.s);
         reserve(numel(shape), a.data.dtype())?;
         let cv = u8::slice(&c.data);
         let dtype = a.data.dtype();
@@ -403,11 +397,11 @@ impl Kernels for CpuBackend {
         CpuStorage::new(out)
     }
 
-    fn reduce(&self, op: ReduceOp, src: &CpuStorage, l: &Layout, m: usize, k: usize) -> Result<CpuStorage> {
+    pub(crate) fn reduce(&self, op: ReduceOp, src: &CpuStorage, l: &Layout, m: usize, k: usize) -> Result<CpuStorage> {
         CpuStorage::new(self.reduce_data(op, src, l, m, k)?)
     }
 
-    fn softmax(&self, src: &CpuStorage, l: &Layout, m: usize, k: usize, log: bool) -> Result<CpuStorage> {
+    pub(crate) fn softmax(&self, src: &CpuStorage, l: &Layout, m: usize, k: usize, log: bool) -> Result<CpuStorage> {
         reserve(m * k, src.data.dtype())?;
         let rows = l.offset()..l.offset() + m * k;
         let out = match &src.data {
@@ -425,11 +419,7 @@ impl Kernels for CpuBackend {
         CpuStorage::new(out)
     }
 
-    fn argsort(&self, src: &CpuStorage, l: &Layout, m: usize, k: usize, descending: bool) -> Result<CpuStorage> {
-        sort::argsort(src, l.offset(), (m, k), descending, k)
-    }
-
-    fn matmul(&self, a: &CpuStorage, b: &CpuStorage, args: &MatmulArgs) -> Result<CpuStorage> {
+    pub(crate) fn matmul(&self, a: &CpuStorage, b: &CpuStorage, args: &MatmulArgs) -> Result<CpuStorage> {
         reserve(args.batch * args.m * args.n, a.data.dtype())?;
         let out = match (&a.data, &b.data) {
             (CpuData::F32(av), CpuData::F32(bv)) => CpuData::F32(sgemm_batched(av, bv, args)),
@@ -455,16 +445,16 @@ impl Kernels for CpuBackend {
         CpuStorage::new(out)
     }
 
-    fn index(
+    pub(crate) fn index(
         &self,
         mode: IndexMode,
-        src: &CpuStorage,
-        l: &Layout,
-        idx: &CpuStorage,
-        li: &Layout,
+        src: &Operand<&CpuStorage>,
+        idx: &Operand<&CpuStorage>,
         dim: usize,
         shape: &[usize],
     ) -> Result<CpuStorage> {
+        let (l, li) = (&*src.l, &*idx.l);
+        let (src, idx) = (src.s, idx.s);
         let op = match mode {
             IndexMode::Select => "index_select",
             IndexMode::Gather => "gather",
@@ -527,34 +517,22 @@ impl Kernels for CpuBackend {
         CpuStorage::new(out)
     }
 
-    fn index_add(
+    pub(crate) fn cat(
         &self,
-        mode: IndexMode,
-        src: &CpuStorage,
-        l: &Layout,
-        idx: &CpuStorage,
-        li: &Layout,
+        parts: &[Operand<&CpuStorage>],
         dim: usize,
         shape: &[usize],
-        assign: bool,
+        dtype: DType,
     ) -> Result<CpuStorage> {
-        scatter::index_add(mode, src, l, idx, li, dim, shape, assign)
-    }
-
-    fn optim(&self, step: &OptimStep, inputs: &[(&CpuStorage, usize)], n: usize) -> Result<Vec<CpuStorage>> {
-        optim::optim(step, inputs, n)
-    }
-
-    fn cat(&self, parts: &[(&CpuStorage, &Layout)], dim: usize, shape: &[usize], dtype: DType) -> Result<CpuStorage> {
         reserve(numel(shape), dtype)?;
         let out = with_width!(dtype, T => {
             let mut out = vec![T::default(); numel(shape)];
             let dst = Layout::contiguous(shape);
             let mut start = 0;
-            for (s, l) in parts {
-                let len = l.shape()[dim];
+            for part in parts {
+                let len = part.l.shape()[dim];
                 let region = dst.narrow("cat", dim as isize, start, len)?;
-                broadcast::copy_into(&mut out, &region, T::of(&s.data), l);
+                broadcast::copy_into(&mut out, &region, T::of(&part.s.data), &part.l);
                 start += len;
             }
             T::wrap_as(dtype, out)

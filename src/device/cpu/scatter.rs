@@ -7,9 +7,10 @@
 use half::f16;
 
 use super::{reserve, CpuStorage, Scalar};
+use crate::device::backend::Operand;
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
-use crate::layout::{Layout, StridedOffsets};
+use crate::layout::StridedOffsets;
 use crate::op::IndexMode;
 use crate::shape::{contiguous_strides, numel};
 
@@ -17,17 +18,15 @@ use crate::shape::{contiguous_strides, numel};
 /// for `Select`, `idx` is 1-D and picks the output slice of each source slice along `dim`; for
 /// `Gather`, `idx` has the source's shape and picks per element. With `assign`, each position
 /// takes the last source element that names it.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn index_add(
-    mode: IndexMode,
-    src: &CpuStorage,
-    l: &Layout,
-    idx: &CpuStorage,
-    li: &Layout,
+    (mode, assign): (IndexMode, bool),
+    src: &Operand<&CpuStorage>,
+    idx: &Operand<&CpuStorage>,
     dim: usize,
     shape: &[usize],
-    assign: bool,
 ) -> Result<CpuStorage> {
+    let (l, li) = (&*src.l, &*idx.l);
+    let (src, idx) = (src.s, idx.s);
     let op = match (mode, assign) {
         (_, true) => "scatter",
         (IndexMode::Select, _) => "index_add",

@@ -8,7 +8,7 @@ use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation
 
 use super::context::CudaDevice;
 use super::pool::CudaStorage;
-use crate::device::backend::Kernels;
+use crate::device::backend::Operand;
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
@@ -204,14 +204,13 @@ impl CudaDevice {
     }
 }
 
-impl Kernels for Arc<CudaDevice> {
-    type Storage = CudaStorage;
-
-    fn upload(&self, data: &CpuData) -> Result<CudaStorage> {
+/// CUDA's kernel families (`launch.rs` dispatches a `KernelCall` to them).
+impl CudaDevice {
+    pub(crate) fn upload(self: &Arc<Self>, data: &CpuData) -> Result<CudaStorage> {
         self.upload_with(data, false)
     }
 
-    fn fill(&self, n: usize, value: Fill, dtype: DType) -> Result<CudaStorage> {
+    pub(crate) fn fill(self: &Arc<Self>, n: usize, value: Fill, dtype: DType) -> Result<CudaStorage> {
         let out = self.alloc(n, dtype)?;
         if n > 0 {
             let p = params::fill(n, value, dtype, 0);
@@ -220,14 +219,14 @@ impl Kernels for Arc<CudaDevice> {
         Ok(out)
     }
 
-    fn map(&self, src: &CudaStorage, l: &Layout, op: MapOp, dst: DType) -> Result<CudaStorage> {
+    pub(crate) fn map(self: &Arc<Self>, src: &CudaStorage, l: &Layout, op: MapOp, dst: DType) -> Result<CudaStorage> {
         let out = self.alloc(l.numel(), dst)?;
         self.launch_map(op, src, l, &out, &Layout::contiguous(l.shape()))?;
         Ok(out)
     }
 
-    fn binary(
-        &self,
+    pub(crate) fn binary(
+        self: &Arc<Self>,
         op: BinaryOp,
         a: &CudaStorage,
         la: &Layout,
@@ -252,7 +251,13 @@ impl Kernels for Arc<CudaDevice> {
         Ok(out)
     }
 
-    fn binary_scalar(&self, op: BinaryOp, a: &CudaStorage, la: &Layout, value: f64) -> Result<Option<CudaStorage>> {
+    pub(crate) fn binary_scalar(
+        self: &Arc<Self>,
+        op: BinaryOp,
+        a: &CudaStorage,
+        la: &Layout,
+        value: f64,
+    ) -> Result<Option<CudaStorage>> {
         let (dtype, n) = (a.dtype(), la.numel());
         if !la.is_contiguous() || n == 0 {
             return Ok(None);
@@ -264,16 +269,15 @@ impl Kernels for Arc<CudaDevice> {
         Ok(Some(out))
     }
 
-    fn where_(
-        &self,
-        c: &CudaStorage,
-        lc: &Layout,
-        a: &CudaStorage,
-        la: &Layout,
-        b: &CudaStorage,
-        lb: &Layout,
+    pub(crate) fn where_(
+        self: &Arc<Self>,
+        c: &Operand<&CudaStorage>,
+        a: &Operand<&CudaStorage>,
+        b: &Operand<&CudaStorage>,
         shape: &[usize],
     ) -> Result<CudaStorage> {
+        let (lc, la, lb) = (&*c.l, &*a.l, &*b.l);
+        let (c, a, b) = (c.s, a.s, b.s);
         let dtype = a.dtype();
         let n = numel(shape);
         let out = self.alloc(n, dtype)?;
@@ -286,7 +290,14 @@ impl Kernels for Arc<CudaDevice> {
         Ok(out)
     }
 
-    fn reduce(&self, op: ReduceOp, src: &CudaStorage, l: &Layout, m: usize, k: usize) -> Result<CudaStorage> {
+    pub(crate) fn reduce(
+        self: &Arc<Self>,
+        op: ReduceOp,
+        src: &CudaStorage,
+        l: &Layout,
+        m: usize,
+        k: usize,
+    ) -> Result<CudaStorage> {
         let dtype = src.dtype();
         let out_dtype = op.output_dtype(dtype);
         if !l.is_contiguous() {
@@ -336,7 +347,14 @@ impl Kernels for Arc<CudaDevice> {
         }
     }
 
-    fn softmax(&self, src: &CudaStorage, l: &Layout, m: usize, k: usize, log: bool) -> Result<CudaStorage> {
+    pub(crate) fn softmax(
+        self: &Arc<Self>,
+        src: &CudaStorage,
+        l: &Layout,
+        m: usize,
+        k: usize,
+        log: bool,
+    ) -> Result<CudaStorage> {
         let dtype = src.dtype();
         let out = self.alloc(m * k, dtype)?;
         if m * k > 0 {
@@ -347,7 +365,14 @@ impl Kernels for Arc<CudaDevice> {
         Ok(out)
     }
 
-    fn argsort(&self, src: &CudaStorage, l: &Layout, m: usize, k: usize, descending: bool) -> Result<CudaStorage> {
+    pub(crate) fn argsort(
+        self: &Arc<Self>,
+        src: &CudaStorage,
+        l: &Layout,
+        m: usize,
+        k: usize,
+        descending: bool,
+    ) -> Result<CudaStorage> {
         if m * k == 0 {
             return self.alloc(0, DType::I32);
         }
@@ -372,7 +397,7 @@ impl Kernels for Arc<CudaDevice> {
         Ok(out)
     }
 
-    fn matmul(&self, a: &CudaStorage, b: &CudaStorage, g: &MatmulArgs) -> Result<CudaStorage> {
+    pub(crate) fn matmul(self: &Arc<Self>, a: &CudaStorage, b: &CudaStorage, g: &MatmulArgs) -> Result<CudaStorage> {
         let dtype = a.dtype();
         let total = g.batch * g.m * g.n;
         if total == 0 || g.k == 0 {
@@ -446,36 +471,40 @@ impl Kernels for Arc<CudaDevice> {
         Ok(out)
     }
 
-    fn index(
-        &self,
+    pub(crate) fn index(
+        self: &Arc<Self>,
         mode: IndexMode,
-        src: &CudaStorage,
-        l: &Layout,
-        idx: &CudaStorage,
-        li: &Layout,
+        src: &Operand<&CudaStorage>,
+        idx: &Operand<&CudaStorage>,
         dim: usize,
         shape: &[usize],
     ) -> Result<CudaStorage> {
+        let (l, li) = (&*src.l, &*idx.l);
+        let (src, idx) = (src.s, idx.s);
         let key = KernelKey::Index { dtype: src.dtype(), index: idx.dtype(), walk: Walk::DYNAMIC };
         self.launch_indexed(key, &params::index(mode, l, li, dim, shape)?, src, idx, numel(shape))
     }
 
-    fn index_add(
-        &self,
-        mode: IndexMode,
-        src: &CudaStorage,
-        l: &Layout,
-        idx: &CudaStorage,
-        li: &Layout,
+    pub(crate) fn index_add(
+        self: &Arc<Self>,
+        (mode, assign): (IndexMode, bool),
+        src: &Operand<&CudaStorage>,
+        idx: &Operand<&CudaStorage>,
         dim: usize,
         shape: &[usize],
-        assign: bool,
     ) -> Result<CudaStorage> {
+        let (l, li) = (&*src.l, &*idx.l);
+        let (src, idx) = (src.s, idx.s);
         let key = KernelKey::IndexAdd { dtype: src.dtype(), index: idx.dtype(), walk: Walk::DYNAMIC };
         self.launch_indexed(key, &params::index_add(mode, l, li, dim, shape, assign)?, src, idx, numel(shape))
     }
 
-    fn optim(&self, step: &OptimStep, inputs: &[(&CudaStorage, usize)], n: usize) -> Result<Vec<CudaStorage>> {
+    pub(crate) fn fused_optim(
+        self: &Arc<Self>,
+        step: &OptimStep,
+        inputs: &[(&CudaStorage, usize)],
+        n: usize,
+    ) -> Result<Vec<CudaStorage>> {
         let states = step.kind.states();
         let outs = (0..=states).map(|_| self.alloc(n, DType::F32)).collect::<Result<Vec<_>>>()?;
         let Some(&(g, g_off)) = inputs.get(1) else {
@@ -495,14 +524,20 @@ impl Kernels for Arc<CudaDevice> {
         Ok(outs)
     }
 
-    fn cat(&self, parts: &[(&CudaStorage, &Layout)], dim: usize, shape: &[usize], dtype: DType) -> Result<CudaStorage> {
+    pub(crate) fn cat(
+        self: &Arc<Self>,
+        parts: &[Operand<&CudaStorage>],
+        dim: usize,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<CudaStorage> {
         let out = self.alloc(numel(shape), dtype)?;
         let dst = Layout::contiguous(shape);
         let mut start = 0;
-        for (s, l) in parts {
-            let len = l.shape()[dim];
+        for part in parts {
+            let len = part.l.shape()[dim];
             let region = dst.narrow("cat", dim as isize, start, len)?;
-            self.launch_map(MapOp::Cast, s, l, &out, &region)?;
+            self.launch_map(MapOp::Cast, part.s, &part.l, &out, &region)?;
             start += len;
         }
         Ok(out)

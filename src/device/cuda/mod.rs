@@ -14,6 +14,8 @@ mod discover;
 #[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
 mod kernels;
 #[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
+mod launch;
+#[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
 mod pool;
 // Pure rendering: compiled (and unit-tested) with or without the feature.
 pub(crate) mod source;

@@ -3,16 +3,13 @@
 
 use std::sync::Arc;
 
-use crate::device::backend::Kernels;
+use crate::device::backend::{KernelCall, Kernels};
 use crate::device::memory::MemoryStats;
 use crate::device::transfer::TransferStats;
 use crate::device::DeviceInfo;
 use crate::dtype::{CpuData, DType};
 use crate::error::Result as LibResult;
 use crate::layout::Layout;
-use crate::op::binary::BinaryOp;
-use crate::op::reduce::ReduceOp;
-use crate::op::{IndexMode, MapOp, MatmulArgs};
 
 /// A CUDA device; none can exist in this build.
 pub(crate) enum CudaDevice {}
@@ -43,16 +40,6 @@ pub(crate) fn get(ordinal: usize) -> Result<Arc<CudaDevice>, String> {
 impl CudaDevice {
     pub(crate) fn launches(&self) -> u64 {
         match *self {}
-    }
-    pub(crate) fn select_top(
-        self: &Arc<Self>,
-        _: &CudaStorage,
-        _: &Layout,
-        _: (usize, usize),
-        _: bool,
-        _: usize,
-    ) -> LibResult<CudaStorage> {
-        match **self {}
     }
     pub(crate) fn stats(&self) -> &MemoryStats {
         match *self {}
@@ -87,6 +74,9 @@ impl CudaStorage {
     pub(crate) fn device(&self) -> &Arc<CudaDevice> {
         match *self {}
     }
+    pub(crate) fn dtype(&self) -> DType {
+        match *self {}
+    }
     pub(crate) fn read(&self, _l: &Layout) -> LibResult<CpuData> {
         match *self {}
     }
@@ -97,70 +87,7 @@ impl Kernels for Arc<CudaDevice> {
     fn upload(&self, _: &CpuData) -> LibResult<CudaStorage> {
         match **self {}
     }
-    fn fill(&self, _: usize, _: crate::op::fill::Fill, _: DType) -> LibResult<CudaStorage> {
-        match **self {}
-    }
-    fn map(&self, _: &CudaStorage, _: &Layout, _: MapOp, _: DType) -> LibResult<CudaStorage> {
-        match **self {}
-    }
-    fn binary(
-        &self,
-        _: BinaryOp,
-        _: &CudaStorage,
-        _: &Layout,
-        _: &CudaStorage,
-        _: &Layout,
-        _: &[usize],
-    ) -> LibResult<CudaStorage> {
-        match **self {}
-    }
-    fn where_(
-        &self,
-        _: &CudaStorage,
-        _: &Layout,
-        _: &CudaStorage,
-        _: &Layout,
-        _: &CudaStorage,
-        _: &Layout,
-        _: &[usize],
-    ) -> LibResult<CudaStorage> {
-        match **self {}
-    }
-    fn reduce(&self, _: ReduceOp, _: &CudaStorage, _: &Layout, _: usize, _: usize) -> LibResult<CudaStorage> {
-        match **self {}
-    }
-    fn softmax(&self, _: &CudaStorage, _: &Layout, _: usize, _: usize, _: bool) -> LibResult<CudaStorage> {
-        match **self {}
-    }
-    fn argsort(&self, _: &CudaStorage, _: &Layout, _: usize, _: usize, _: bool) -> LibResult<CudaStorage> {
-        match **self {}
-    }
-    fn matmul(&self, _: &CudaStorage, _: &CudaStorage, _: &MatmulArgs) -> LibResult<CudaStorage> {
-        match **self {}
-    }
-    fn index(
-        &self,
-        _: IndexMode,
-        _: &CudaStorage,
-        _: &Layout,
-        _: &CudaStorage,
-        _: &Layout,
-        _: usize,
-        _: &[usize],
-    ) -> LibResult<CudaStorage> {
-        match **self {}
-    }
-    fn index_add(
-        &self,
-        _: IndexMode,
-        _: &CudaStorage,
-        _: &Layout,
-        _: &CudaStorage,
-        _: &Layout,
-        _: usize,
-        _: &[usize],
-        _: bool,
-    ) -> LibResult<CudaStorage> {
+    fn launch(&self, _: &KernelCall<'_, &CudaStorage>) -> LibResult<CudaStorage> {
         match **self {}
     }
     fn optim(
@@ -169,9 +96,6 @@ impl Kernels for Arc<CudaDevice> {
         _: &[(&CudaStorage, usize)],
         _: usize,
     ) -> LibResult<Vec<CudaStorage>> {
-        match **self {}
-    }
-    fn cat(&self, _: &[(&CudaStorage, &Layout)], _: usize, _: &[usize], _: DType) -> LibResult<CudaStorage> {
         match **self {}
     }
 }

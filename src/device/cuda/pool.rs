@@ -48,7 +48,6 @@ impl CudaStorage {
     /// The elements of `l`, in row-major order, on the host, through pinned staging in chunks
     /// of at most `STAGE_CHUNK` bytes (a huge tensor never needs as much page-locked memory).
     pub(crate) fn read(&self, l: &Layout) -> Result<CpuData> {
-        use crate::device::backend::Kernels;
         let n = l.numel();
         if n == 0 {
             return Ok(CpuData::from_gpu_bytes(self.dtype, &[], 0));

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use super::context::Bind;
 use super::{WgpuDevice, WgpuStorage};
-use crate::device::backend::Kernels;
-use crate::dtype::{CpuData, DType};
+use crate::device::backend::Operand;
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
@@ -232,14 +232,9 @@ impl WgpuDevice {
     }
 }
 
-impl Kernels for Arc<WgpuDevice> {
-    type Storage = WgpuStorage;
-
-    fn upload(&self, data: &CpuData) -> Result<WgpuStorage> {
-        self.upload_data(data)
-    }
-
-    fn fill(&self, n: usize, value: Fill, dtype: DType) -> Result<WgpuStorage> {
+/// wgpu's kernel families (`launch.rs` dispatches a `KernelCall` to them).
+impl WgpuDevice {
+    pub(crate) fn fill(self: &Arc<Self>, n: usize, value: Fill, dtype: DType) -> Result<WgpuStorage> {
         let out = self.alloc(n, dtype)?;
         if n > 0 {
             if self.too_big(n, dtype.gpu_size_in_bytes()) {
@@ -256,14 +251,14 @@ impl Kernels for Arc<WgpuDevice> {
         Ok(out)
     }
 
-    fn map(&self, src: &WgpuStorage, l: &Layout, op: MapOp, dst: DType) -> Result<WgpuStorage> {
+    pub(crate) fn map(self: &Arc<Self>, src: &WgpuStorage, l: &Layout, op: MapOp, dst: DType) -> Result<WgpuStorage> {
         let out = self.alloc(l.numel(), dst)?;
         self.launch_map(op, src.buffer(), l, src.dtype(), out.buffer(), &Layout::contiguous(l.shape()), dst)?;
         Ok(out)
     }
 
-    fn binary(
-        &self,
+    pub(crate) fn binary(
+        self: &Arc<Self>,
         op: BinaryOp,
         a: &WgpuStorage,
         la: &Layout,
@@ -312,7 +307,13 @@ impl Kernels for Arc<WgpuDevice> {
         Ok(out)
     }
 
-    fn binary_scalar(&self, op: BinaryOp, a: &WgpuStorage, la: &Layout, value: f64) -> Result<Option<WgpuStorage>> {
+    pub(crate) fn binary_scalar(
+        self: &Arc<Self>,
+        op: BinaryOp,
+        a: &WgpuStorage,
+        la: &Layout,
+        value: f64,
+    ) -> Result<Option<WgpuStorage>> {
         let dtype = a.dtype();
         let n = la.numel();
         // Strided views and tensors split across bindings take the broadcast path.
@@ -335,16 +336,15 @@ impl Kernels for Arc<WgpuDevice> {
         Ok(Some(out))
     }
 
-    fn where_(
-        &self,
-        c: &WgpuStorage,
-        lc: &Layout,
-        a: &WgpuStorage,
-        la: &Layout,
-        b: &WgpuStorage,
-        lb: &Layout,
+    pub(crate) fn where_(
+        self: &Arc<Self>,
+        c: &Operand<&WgpuStorage>,
+        a: &Operand<&WgpuStorage>,
+        b: &Operand<&WgpuStorage>,
         shape: &[usize],
     ) -> Result<WgpuStorage> {
+        let (lc, la, lb) = (&*c.l, &*a.l, &*b.l);
+        let (c, a, b) = (c.s, a.s, b.s);
         let dtype = a.dtype();
         let n = numel(shape);
         let out = self.alloc(n, dtype)?;
@@ -368,7 +368,14 @@ impl Kernels for Arc<WgpuDevice> {
         Ok(out)
     }
 
-    fn reduce(&self, op: ReduceOp, src: &WgpuStorage, l: &Layout, m: usize, k: usize) -> Result<WgpuStorage> {
+    pub(crate) fn reduce(
+        self: &Arc<Self>,
+        op: ReduceOp,
+        src: &WgpuStorage,
+        l: &Layout,
+        m: usize,
+        k: usize,
+    ) -> Result<WgpuStorage> {
         if !l.is_contiguous() {
             return self.reduce_view(op, src, l, m, k);
         }
@@ -439,7 +446,14 @@ impl Kernels for Arc<WgpuDevice> {
         }
     }
 
-    fn softmax(&self, src: &WgpuStorage, l: &Layout, m: usize, k: usize, log: bool) -> Result<WgpuStorage> {
+    pub(crate) fn softmax(
+        self: &Arc<Self>,
+        src: &WgpuStorage,
+        l: &Layout,
+        m: usize,
+        k: usize,
+        log: bool,
+    ) -> Result<WgpuStorage> {
         let dtype = src.dtype();
         let out = self.alloc(m * k, dtype)?;
         if m * k > 0 {
@@ -457,24 +471,31 @@ impl Kernels for Arc<WgpuDevice> {
         Ok(out)
     }
 
-    fn argsort(&self, src: &WgpuStorage, l: &Layout, m: usize, k: usize, descending: bool) -> Result<WgpuStorage> {
+    pub(crate) fn argsort(
+        self: &Arc<Self>,
+        src: &WgpuStorage,
+        l: &Layout,
+        m: usize,
+        k: usize,
+        descending: bool,
+    ) -> Result<WgpuStorage> {
         self.bitonic_argsort(src, l, m, k, descending)
     }
 
-    fn matmul(&self, a: &WgpuStorage, b: &WgpuStorage, g: &MatmulArgs) -> Result<WgpuStorage> {
+    pub(crate) fn matmul(self: &Arc<Self>, a: &WgpuStorage, b: &WgpuStorage, g: &MatmulArgs) -> Result<WgpuStorage> {
         self.launch_matmul(a, b, g)
     }
 
-    fn index(
-        &self,
+    pub(crate) fn index(
+        self: &Arc<Self>,
         mode: IndexMode,
-        src: &WgpuStorage,
-        l: &Layout,
-        idx: &WgpuStorage,
-        li: &Layout,
+        src: &Operand<&WgpuStorage>,
+        idx: &Operand<&WgpuStorage>,
         dim: usize,
         shape: &[usize],
     ) -> Result<WgpuStorage> {
+        let (l, li) = (&*src.l, &*idx.l);
+        let (src, idx) = (src.s, idx.s);
         let n = numel(shape);
         if mode == IndexMode::Select {
             if let Some(p) = params::index_rows4(l, li, dim, shape).filter(|_| whole_vec4s(&[src])) {
@@ -486,17 +507,16 @@ impl Kernels for Arc<WgpuDevice> {
         self.launch_indexed(key, &params::index(mode, l, li, dim, shape)?, src, idx, (n, n))
     }
 
-    fn index_add(
-        &self,
-        mode: IndexMode,
-        src: &WgpuStorage,
-        l: &Layout,
-        idx: &WgpuStorage,
-        li: &Layout,
+    pub(crate) fn index_add(
+        self: &Arc<Self>,
+        (mode, assign): (IndexMode, bool),
+        src: &Operand<&WgpuStorage>,
+        idx: &Operand<&WgpuStorage>,
         dim: usize,
         shape: &[usize],
-        assign: bool,
     ) -> Result<WgpuStorage> {
+        let (l, li) = (&*src.l, &*idx.l);
+        let (src, idx) = (src.s, idx.s);
         let key =
             KernelKey::IndexAdd { dtype: src.dtype(), index: idx.dtype(), walk: Walk::of(shape.len(), numel(shape)) };
         self.launch_indexed(
@@ -508,7 +528,12 @@ impl Kernels for Arc<WgpuDevice> {
         )
     }
 
-    fn optim(&self, step: &OptimStep, inputs: &[(&WgpuStorage, usize)], n: usize) -> Result<Vec<WgpuStorage>> {
+    pub(crate) fn fused_optim(
+        self: &Arc<Self>,
+        step: &OptimStep,
+        inputs: &[(&WgpuStorage, usize)],
+        n: usize,
+    ) -> Result<Vec<WgpuStorage>> {
         let states = step.kind.states();
         let outs = (0..=states).map(|_| self.alloc(n, DType::F32)).collect::<Result<Vec<_>>>()?;
         let Some(&grad) = inputs.get(1) else {
@@ -529,14 +554,20 @@ impl Kernels for Arc<WgpuDevice> {
         Ok(outs)
     }
 
-    fn cat(&self, parts: &[(&WgpuStorage, &Layout)], dim: usize, shape: &[usize], dtype: DType) -> Result<WgpuStorage> {
+    pub(crate) fn cat(
+        self: &Arc<Self>,
+        parts: &[Operand<&WgpuStorage>],
+        dim: usize,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<WgpuStorage> {
         let out = self.alloc(numel(shape), dtype)?;
         let dst = Layout::contiguous(shape);
         let mut start = 0;
-        for (s, l) in parts {
-            let len = l.shape()[dim];
+        for part in parts {
+            let len = part.l.shape()[dim];
             let region = dst.narrow("cat", dim as isize, start, len)?;
-            self.launch_map(MapOp::Cast, s.buffer(), l, s.dtype(), out.buffer(), &region, dtype)?;
+            self.launch_map(MapOp::Cast, part.s.buffer(), &part.l, part.s.dtype(), out.buffer(), &region, dtype)?;
             start += len;
         }
         Ok(out)

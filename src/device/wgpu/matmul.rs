@@ -7,7 +7,6 @@ use std::sync::Arc;
 use super::context::Bind;
 use super::kernels::{u, ROW_COLS};
 use super::{WgpuDevice, WgpuStorage};
-use crate::device::backend::Kernels;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;

@@ -7,6 +7,7 @@ mod context;
 mod fallback;
 mod hold;
 mod kernels;
+mod launch;
 mod matmul;
 mod one_pass;
 mod pinned;

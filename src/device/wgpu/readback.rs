@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use super::{WgpuDevice, WgpuStorage};
-use crate::device::backend::Kernels;
 use crate::dtype::CpuData;
 use crate::error::{Error, Result};
 use crate::layout::Layout;

@@ -1,0 +1,62 @@
+//! CUDA's entry point: a [`KernelCall`] dispatched to its kernel family, with the routing that
+//! is CUDA's own: a scalar operand rides in the parameters of a contiguous operand (else it is
+//! filled and broadcast), and top-k selects its few positions per row (select.cu) up to
+//! `op::sort::SELECT_MAX_KEEP`, beyond which it narrows a full sort.
+
+use std::sync::Arc;
+
+use super::{CudaDevice, CudaStorage};
+use crate::device::backend::{KernelCall, Kernels};
+use crate::dtype::{CpuData, DType};
+use crate::error::Result;
+use crate::layout::Layout;
+use crate::op::fill::Fill;
+use crate::op::optim::OptimStep;
+use crate::op::sort::SELECT_MAX_KEEP;
+use crate::op::MapOp;
+
+impl Kernels for Arc<CudaDevice> {
+    type Storage = CudaStorage;
+
+    fn upload(&self, data: &CpuData) -> Result<CudaStorage> {
+        CudaDevice::upload(self, data)
+    }
+
+    fn launch(&self, call: &KernelCall<'_, &CudaStorage>) -> Result<CudaStorage> {
+        match call {
+            KernelCall::Fill { n, value, dtype } => self.fill(*n, *value, *dtype),
+            KernelCall::Map { src, op, dst, .. } => self.map(src.s, &src.l, *op, *dst),
+            KernelCall::Binary { op, a, b, shape, .. } => self.binary(*op, a.s, &a.l, b.s, &b.l, shape),
+            KernelCall::BinaryScalar { op, a, value, dtype } => match self.binary_scalar(*op, a.s, &a.l, *value)? {
+                Some(out) => Ok(out),
+                None => {
+                    let s = self.fill(1, Fill::Value(*value), *dtype)?;
+                    self.binary(*op, a.s, &a.l, &s, &Layout::contiguous(&[]), a.l.shape())
+                }
+            },
+            KernelCall::Where { c, a, b, shape, .. } => self.where_(c, a, b, shape),
+            KernelCall::Reduce { op, src, m, k, .. } => self.reduce(*op, src.s, &src.l, *m, *k),
+            KernelCall::Softmax { src, m, k, log, .. } => self.softmax(src.s, &src.l, *m, *k, *log),
+            KernelCall::Argsort { src, m, k, descending, keep, .. } => {
+                if keep < k && *keep <= SELECT_MAX_KEEP {
+                    return self.select_top(src.s, &src.l, (*m, *k), *descending, *keep);
+                }
+                let full = self.argsort(src.s, &src.l, *m, *k, *descending)?;
+                match keep < k {
+                    true => self.map(&full, &Layout::strided(&[*m, *keep], &[*k, 1], 0), MapOp::Cast, DType::I32),
+                    false => Ok(full),
+                }
+            }
+            KernelCall::Matmul { a, b, args, .. } => self.matmul(a, b, args),
+            KernelCall::Index { mode, src, idx, dim, shape, .. } => self.index(*mode, src, idx, *dim, shape),
+            KernelCall::IndexAdd { mode, src, idx, dim, shape, assign, .. } => {
+                self.index_add((*mode, *assign), src, idx, *dim, shape)
+            }
+            KernelCall::Cat { parts, dim, shape, dtype } => self.cat(parts, *dim, shape, *dtype),
+        }
+    }
+
+    fn optim(&self, step: &OptimStep, inputs: &[(&CudaStorage, usize)], n: usize) -> Result<Vec<CudaStorage>> {
+        self.fused_optim(step, inputs, n)
+    }
+}
