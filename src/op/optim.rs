@@ -65,8 +65,7 @@ impl OptimStep {
 
     /// Adam's (or, `decoupled`, AdamW's) update at step `t` (1-based), as PyTorch's
     /// `_single_tensor_adam`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn adam(lr: f64, b1: f64, b2: f64, eps: f64, weight_decay: f64, decoupled: bool, t: u32) -> OptimStep {
+    pub fn adam(lr: f64, (b1, b2): (f64, f64), eps: f64, weight_decay: f64, decoupled: bool, t: u32) -> OptimStep {
         let flags = flag(t == 1, FIRST) | flag(weight_decay != 0.0, DECAY) | flag(decoupled, VARIANT);
         let wd = if decoupled { 1.0 - lr * weight_decay } else { weight_decay };
         let bc1 = 1.0 - b1.powi(t as i32);

@@ -81,7 +81,7 @@ impl AdamCore {
                 None => (vec![], 1),
             };
             let fused = if o.fused {
-                let step = OptimStep::adam(o.lr, b1, b2, o.eps, o.weight_decay, self.decoupled, t);
+                let step = OptimStep::adam(o.lr, (b1, b2), o.eps, o.weight_decay, self.decoupled, t);
                 fused::update(&step, &value, &g, &state)?
             } else {
                 None

@@ -61,15 +61,10 @@ impl<const N: usize> Rows<N> {
 
 /// One output row of `k` elements: `a` and `b` start at `oa`/`ob` and step `ia`/`ib`.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn row<const PATTERNS: bool, T: Copy, U>(
     out: &mut [MaybeUninit<U>],
-    a: &[T],
-    oa: usize,
-    ia: usize,
-    b: &[T],
-    ob: usize,
-    ib: usize,
+    (a, oa, ia): (&[T], usize, usize),
+    (b, ob, ib): (&[T], usize, usize),
     f: &impl Fn(T, T) -> U,
 ) {
     let k = out.len();
@@ -130,7 +125,7 @@ pub(super) fn zip_broadcast<const PATTERNS: bool, T: Copy + Sync, U: Send>(
     let write = |first: usize, chunk: &mut [MaybeUninit<U>]| {
         for (i, out) in chunk.chunks_mut(rows.k).enumerate() {
             let [pa, pb] = rows.starts(first + i);
-            row::<PATTERNS, T, U>(out, a, pa, ia, b, pb, ib, &f);
+            row::<PATTERNS, T, U>(out, (a, pa, ia), (b, pb, ib), &f);
         }
     };
     // SAFETY: `fill` hands out chunks of whole rows of k elements; `row` writes all k of each.

@@ -86,7 +86,7 @@ mod tests {
         let steps = [
             OptimStep::sgd(0.1, 0.0, 0.0, 0.01, false, false),
             OptimStep::sgd(0.1, 0.9, 0.0, 0.0, true, false),
-            OptimStep::adam(1e-3, 0.9, 0.999, 1e-8, 0.01, true, 3),
+            OptimStep::adam(1e-3, (0.9, 0.999), 1e-8, 0.01, true, 3),
         ];
         for step in steps {
             let states = step.kind.states();

@@ -79,16 +79,11 @@ pub(super) fn aligned4(vals: &[usize]) -> bool {
 
 impl WgpuDevice {
     /// Records a strided copy/cast/unary from `src` (layout `sl`) into `dst` (layout `dl`).
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn launch_map(
         &self,
         op: MapOp,
-        src: &wgpu::Buffer,
-        sl: &Layout,
-        sd: DType,
-        dst: &wgpu::Buffer,
-        dl: &Layout,
-        dd: DType,
+        (src, sl, sd): (&wgpu::Buffer, &Layout, DType),
+        (dst, dl, dd): (&wgpu::Buffer, &Layout, DType),
     ) -> Result<()> {
         let n = sl.numel();
         if n == 0 {
@@ -96,7 +91,7 @@ impl WgpuDevice {
         }
         let esz = sd.gpu_size_in_bytes().max(dd.gpu_size_in_bytes());
         if sl.is_contiguous() && dl.is_contiguous() && (self.too_big(n, esz) || self.exceeds(&[src, dst])) {
-            return self.map_pieces(op, src, sl.offset(), sd, dst, dl.offset(), dd, n);
+            return self.map_pieces(op, (src, sl.offset(), sd), (dst, dl.offset(), dd), n);
         }
         if sl.is_contiguous() && dl.is_contiguous() && aligned4(&[n, sl.offset(), dl.offset()]) {
             let p = Map4Params { count: n / 4, src_offset: sl.offset() / 4, dst_offset: dl.offset() / 4 };
@@ -253,7 +248,7 @@ impl WgpuDevice {
 
     pub(crate) fn map(self: &Arc<Self>, src: &WgpuStorage, l: &Layout, op: MapOp, dst: DType) -> Result<WgpuStorage> {
         let out = self.alloc(l.numel(), dst)?;
-        self.launch_map(op, src.buffer(), l, src.dtype(), out.buffer(), &Layout::contiguous(l.shape()), dst)?;
+        self.launch_map(op, (src.buffer(), l, src.dtype()), (out.buffer(), &Layout::contiguous(l.shape()), dst))?;
         Ok(out)
     }
 
@@ -567,7 +562,7 @@ impl WgpuDevice {
         for part in parts {
             let len = part.l.shape()[dim];
             let region = dst.narrow("cat", dim as isize, start, len)?;
-            self.launch_map(MapOp::Cast, part.s.buffer(), &part.l, part.s.dtype(), out.buffer(), &region, dtype)?;
+            self.launch_map(MapOp::Cast, (part.s.buffer(), &part.l, part.s.dtype()), (out.buffer(), &region, dtype))?;
             start += len;
         }
         Ok(out)

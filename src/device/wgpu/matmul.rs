@@ -75,19 +75,12 @@ impl WgpuDevice {
         // partial is [slices, m*n]; sum over slices as rows of its transpose.
         let rows = Layout::contiguous(&[total, mn]).transpose("matmul", 0, 1)?;
         let by_row = self.alloc(total * mn, dtype)?;
-        self.launch_map(
-            MapOp::Cast,
-            partial.buffer(),
-            &rows,
-            dtype,
-            by_row.buffer(),
-            &Layout::contiguous(&[mn, total]),
-            dtype,
-        )?;
+        let by_row_layout = Layout::contiguous(&[mn, total]);
+        self.launch_map(MapOp::Cast, (partial.buffer(), &rows, dtype), (by_row.buffer(), &by_row_layout, dtype))?;
         self.reduce(ReduceOp::Sum, &by_row, &Layout::contiguous(&[mn, total]), mn, total)
     }
 
-    /// `a @ b` (see `Kernels::matmul`): the program by shape (`MatmulArgs::program`), split-K
+    /// `a @ b` (see `KernelCall::Matmul`): the program by shape (`MatmulArgs::program`), split-K
     /// for few tiles over a long inner dim, and on software adapters the blocked programs.
     pub(super) fn launch_matmul(
         self: &Arc<Self>,

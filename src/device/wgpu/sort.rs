@@ -62,7 +62,7 @@ impl WgpuDevice {
         let out = self.alloc(m * k, DType::I32)?;
         let rows = Layout::contiguous(&[m, np]).narrow("argsort", 1, 0, k)?;
         let dst = Layout::contiguous(&[m, k]);
-        self.launch_map(MapOp::Cast, work.buffer(), &rows, DType::I32, out.buffer(), &dst, DType::I32)?;
+        self.launch_map(MapOp::Cast, (work.buffer(), &rows, DType::I32), (out.buffer(), &dst, DType::I32))?;
         Ok(out)
     }
 

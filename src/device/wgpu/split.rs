@@ -83,16 +83,11 @@ fn operand(l: &Layout, shape: &[usize]) -> Option<Operand> {
 
 impl WgpuDevice {
     /// A contiguous map over `n` elements in binding-sized pieces.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn map_pieces(
         &self,
         op: MapOp,
-        src: &wgpu::Buffer,
-        s0: usize,
-        sd: DType,
-        dst: &wgpu::Buffer,
-        d0: usize,
-        dd: DType,
+        (src, s0, sd): (&wgpu::Buffer, usize, DType),
+        (dst, d0, dd): (&wgpu::Buffer, usize, DType),
         n: usize,
     ) -> Result<()> {
         let (se, de) = (sd.gpu_size_in_bytes(), dd.gpu_size_in_bytes());
@@ -131,7 +126,6 @@ impl WgpuDevice {
 
     /// A binary op over `n` output elements in pieces, when each operand either follows the
     /// output or is a single broadcast element; `Ok(false)` when it cannot split.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn binary_pieces(
         &self,
         op: BinaryOp,
@@ -235,7 +229,7 @@ impl WgpuDevice {
     /// groups of whole rows. Rows that fold in one pass write straight into `out` (returns
     /// `None`); longer rows write one partial per `REDUCE_CHUNK` into a temporary the ordinary
     /// passes finish (returned). `Ok(Err(()))` when even 128 rows do not fit one binding.
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    #[allow(clippy::type_complexity)]
     pub(crate) fn reduce_rows_pieces(
         self: &Arc<Self>,
         op: ReduceOp,
