@@ -141,6 +141,25 @@ impl<'a, S> KernelCall<'a, S> {
         numel(&self.output().0)
     }
 
+    /// The first operand's handle, if any (which backend runs the call), without collecting
+    /// the others.
+    pub(crate) fn first_operand(&self) -> Option<&S> {
+        match self {
+            KernelCall::Fill { .. } => None,
+            KernelCall::Map { src, .. }
+            | KernelCall::BinaryScalar { a: src, .. }
+            | KernelCall::Reduce { src, .. }
+            | KernelCall::Softmax { src, .. }
+            | KernelCall::Argsort { src, .. }
+            | KernelCall::Binary { a: src, .. }
+            | KernelCall::Index { src, .. }
+            | KernelCall::IndexAdd { src, .. }
+            | KernelCall::Where { c: src, .. } => Some(&src.s),
+            KernelCall::Matmul { a, .. } => Some(a),
+            KernelCall::Cat { parts, .. } => parts.first().map(|p| &p.s),
+        }
+    }
+
     /// The operands' handles, in the order the call names them.
     pub(crate) fn operands(&self) -> Vec<&S> {
         match self {

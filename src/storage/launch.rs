@@ -66,7 +66,7 @@ impl Storage {
             return widened;
         }
         let name = call.name();
-        let backend = match (device, call.operands().first()) {
+        let backend = match (device, call.first_operand()) {
             (Some(d), _) => Backend::of(d)?,
             (None, Some(s)) => s.backend(),
             (None, None) => return Err(Error::invalid(name, "internal: a kernel call with no operand and no device")),
