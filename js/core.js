@@ -5,6 +5,7 @@
 // (wt.data: datasets and the DataLoader), parallel.js (wt.parallel: data parallel training) and
 // models.js (wt.models: nanoGPT's GPT). Internal state (the bound wasm module, tidy scopes) is in internal.js.
 export { Tensor } from './tensor.js';
+import './inplace.js'; // adds the in-place methods (add_, zero_, ...) to Tensor
 export * from './create.js';
 export * from './scope.js';
 export * from './devices.js';

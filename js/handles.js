@@ -5,6 +5,7 @@
 // and loadStateDict free after use.
 import * as check from './check.js';
 import { finalizer, scopes } from './internal.js';
+import { forget, releasedByStepScope, touch } from './stepscope.js';
 import { Tensor } from './tensor.js';
 
 // Parameters and buffers whose new value an async module call (to, loadStateDict) is still
@@ -49,6 +50,11 @@ export function consumeHandOff(fn, t, kinds) {
 /** Why a disposed tensor is gone, for the error that says it can no longer be used. */
 export function gone(t) {
   const by = consumedBy.get(t);
+  if (releasedByStepScope(t)) {
+    return 'was released by the step scope: it was made during training (after an optimizer\'s first step(), outside wt.tidy) '
+      + 'and then not used for a whole training step; call wt.keep(t) on a tensor held across steps without use (and dispose it '
+      + 'yourself), or turn the scope off with wt.setStepScope(false)';
+  }
   if (by === undefined) return 'was disposed';
   return `was freed by ${by} once it had used it (saving frees the tensors of a stateDict() or loadSafetensors() dict, loadStateDict those of a loadSafetensors() dict); make a new dict (call stateDict() again, or load the file again) to use it twice`;
 }
@@ -58,6 +64,7 @@ export function rawOf(fn, arg, t) {
   if (!(t instanceof Tensor)) check.fail(TypeError, fn, arg, t, 'a Tensor');
   if (t.disposed) throw new Error(`${fn}: ${arg} ${gone(t)}; it can no longer be used`);
   refusePending(fn, arg, t);
+  touch(t);
   return t.raw;
 }
 
@@ -78,9 +85,25 @@ export function assignRaw(t, raw) {
   old.free();
 }
 
+// Gradients read through `p.grad`, with the tensor they were read from: an in-place op on one
+// writes it back (PyTorch's `p.grad.zero_()` changes `p`'s gradient).
+const gradOwners = new WeakMap();
+
+/** @internal Records that `g` is the gradient read from `owner`; returns `g`. */
+export function gradOf(g, owner) {
+  gradOwners.set(g, owner);
+  return g;
+}
+
+/** @internal The tensor whose gradient `g` was read from, if it was one. */
+export function gradOwner(g) {
+  return gradOwners.get(g);
+}
+
 /** @internal Takes `t` out of every wt.tidy() scope: modules own their parameters and buffers. */
 export function untrack(t) {
   for (const s of scopes) s.delete(t);
+  forget(t);
 }
 
 /**

@@ -370,6 +370,37 @@ export declare class Tensor<D extends DType = DType> {
   readonly requiresGrad: boolean;
   /** Marks this leaf as needing a gradient (or not), in place; returns this tensor. */
   requiresGrad_(on?: boolean): this;
+
+  // In-place ops (PyTorch's names): this Tensor takes the result and is returned. The shape and
+  // dtype stay (a float result into an integer tensor is refused, as PyTorch); a leaf that
+  // requires grad is refused unless grad mode is off (wt.noGrad), where it stays a leaf with its
+  // gradient. An in-place op on `p.grad` writes the gradient back.
+  add_(other: Tensor | number | boolean): this;
+  sub_(other: Tensor | number | boolean): this;
+  mul_(other: Tensor | number | boolean): this;
+  div_(other: Tensor | number | boolean): this;
+  pow_(other: Tensor | number | boolean): this;
+  remainder_(other: Tensor | number | boolean): this;
+  fmod_(other: Tensor | number | boolean): this;
+  neg_(): this; abs_(): this; exp_(): this; log_(): this; sqrt_(): this; rsqrt_(): this; reciprocal_(): this;
+  square_(): this; sin_(): this; cos_(): this; tan_(): this; tanh_(): this; sigmoid_(): this; relu_(): this;
+  floor_(): this; ceil_(): this; round_(): this; sign_(): this; erf_(): this; log1p_(): this; expm1_(): this;
+  asin_(): this; acos_(): this; atan_(): this; sinh_(): this; cosh_(): this; asinh_(): this; acosh_(): this; atanh_(): this;
+  /** Limits the values to [min, max] in place. */
+  clamp_(min?: number | null, max?: number | null): this;
+  /** `this + weight * (end - this)` in place (an EMA update: `ema.lerp_(p, 1 - decay)`). */
+  lerp_(end: Tensor, weight: Tensor | number): this;
+  maskedFill_(mask: Tensor<'bool'>, value: number | boolean): this;
+  /** Every element set to `value`. */
+  fill_(value: number | boolean): this;
+  /** Every element set to zero. */
+  zero_(): this;
+  /** `src`'s values (broadcast, cast to this dtype; on this tensor's device); gradients flow to `src`. */
+  copy_(src: Tensor): this;
+  /** Values drawn uniformly from [from, to) (defaults 0, 1), from the global generator. */
+  uniform_(from?: number, to?: number): this;
+  /** Values drawn from N(mean, std^2) (defaults 0, 1), from the global generator. */
+  normal_(mean?: number, std?: number): this;
   /** Whether this is a leaf of the graph (made by you, not recorded from an op). */
   readonly isLeaf: boolean;
   /** The name of the op that made this tensor when it was recorded, else null. */
@@ -535,6 +566,17 @@ export function tidy<T>(name: string, fn: () => T): T;
  * `with tf.device(...)`); scopes nest. `fn` must be synchronous.
  */
 export function withDevice<T>(device: DeviceLike, fn: () => T): T;
+/**
+ * Exempts a Tensor (or the Tensors in an array, object or Map) from wt.tidy() scopes and from
+ * the step scope, as TensorFlow.js's `tf.keep`: it lives until disposed. Returns its argument.
+ */
+export function keep<T>(value: T): T;
+/**
+ * Turns the step scope on or off (on by default); returns the previous setting. The step scope
+ * disposes, at each training step, the tensors made during training outside wt.tidy that went a
+ * whole training step unused, so a loop written without tidy stays bounded.
+ */
+export function setStepScope(on: boolean): boolean;
 /**
  * Runs `fn` without recording the autograd graph (PyTorch's `torch.no_grad()`): results do not
  * require grad. `fn` must be synchronous.

@@ -5,6 +5,7 @@
 // PyTorch, and one moved after it fails clearly) and gives each Tensor its updated value.
 import * as check from './check.js';
 import { watchStep } from './leakwatch.js';
+import { stepBoundary } from './stepscope.js';
 import { core, finalizer } from './internal.js';
 import { ownRaws } from './nnargs.js';
 import { assignRaw, markHandOff, rawOf, Tensor } from './tensor.js';
@@ -160,6 +161,7 @@ export class Optimizer {
   /** One update of every parameter that has a gradient (the others, frozen ones included, are skipped). */
   step() {
     const raw = this.#live('step');
+    stepBoundary(this);
     const current = ownRaws('step', this.#params.map((p, i) => [`params[${i}]`, p]));
     let next;
     try {

@@ -2,6 +2,12 @@
 import * as check from './check.js';
 import { core, scopes } from './internal.js';
 import { Tensor } from './tensor.js';
+import { forget } from './stepscope.js';
+
+export { setStepScope } from './stepscope.js';
+
+// Tensors wt.keep() exempted from tidy scopes and the step scope.
+const kept = new WeakSet();
 
 /**
  * Runs `fn` (optionally named first, as in TensorFlow.js), then disposes every tensor it created
@@ -22,21 +28,45 @@ export function tidy(nameOrFn, maybeFn) {
     throw e;
   }
   scopes.pop();
-  const keep = new Set();
-  const seen = new Set();
-  const visit = (v) => {
-    if (v instanceof Tensor) keep.add(v);
-    else if (v && typeof v === 'object' && !seen.has(v) && !ArrayBuffer.isView(v)) {
-      seen.add(v);
-      (v instanceof Map ? [...v.values()] : Object.values(v)).forEach(visit);
-    }
-  };
-  visit(result);
+  const keep = tensorsIn(result);
   for (const t of scope) {
-    if (!keep.has(t)) t.dispose();
-    else if (scopes.length) scopes[scopes.length - 1].add(t);
+    // What tidy returns is its caller's to manage: the step scope does not take it.
+    if (!keep.has(t) && !kept.has(t)) t.dispose();
+    else if (!kept.has(t) && scopes.length) scopes[scopes.length - 1].add(t);
   }
   return result;
+}
+
+/** The Tensors in `v`: itself, or those in its arrays, objects and Maps, at any depth. */
+function tensorsIn(v) {
+  const found = new Set();
+  const seen = new Set();
+  const visit = (x) => {
+    if (x instanceof Tensor) found.add(x);
+    else if (x && typeof x === 'object' && !seen.has(x) && !ArrayBuffer.isView(x)) {
+      seen.add(x);
+      (x instanceof Map ? [...x.values()] : Object.values(x)).forEach(visit);
+    }
+  };
+  visit(v);
+  return found;
+}
+
+/**
+ * Exempts `value` (a Tensor, or the Tensors in an array, object or Map) from the enclosing
+ * wt.tidy() scopes and from the step scope, as TensorFlow.js's `tf.keep`: it lives until you
+ * dispose() it. Returns `value`.
+ */
+export function keep(value) {
+  check.arity('keep', arguments.length, 1);
+  const found = tensorsIn(value);
+  if (found.size === 0) check.fail(TypeError, 'keep', 'value', value, 'a Tensor, or an array or object of Tensors');
+  for (const t of found) {
+    kept.add(t);
+    for (const s of scopes) s.delete(t);
+    forget(t);
+  }
+  return value;
 }
 
 /**

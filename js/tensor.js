@@ -6,7 +6,8 @@ import { core, finalizer, scopes, wasmExports } from './internal.js';
 import { full, tensor } from './create.js';
 import { TENSOR_ARITY, guardMethods } from './arity.js';
 import { formatTensor } from './format.js';
-import { gone, pair, rawOf, refusePending } from './handles.js';
+import { gone, gradOf, pair, rawOf, refusePending } from './handles.js';
+import { forget, touch, track } from './stepscope.js';
 
 export { assignRaw, consumeHandOff, markHandOff, rawOf, setPending, untrack } from './handles.js';
 
@@ -29,11 +30,13 @@ export class Tensor {
     this.disposed = false;
     finalizer.register(this, raw, this);
     if (scopes.length) scopes[scopes.length - 1].add(this);
+    else track(this);
   }
 
   #live(fn) {
     if (this.disposed) throw new Error(`${fn}: this tensor ${gone(this)}; it can no longer be used`);
     refusePending(fn, 'this tensor', this);
+    touch(this);
     return this.raw;
   }
 
@@ -467,7 +470,7 @@ export class Tensor {
    */
   get grad() {
     const g = this.#live('grad').gradient();
-    return g === undefined ? null : new Tensor(g);
+    return g === undefined ? null : gradOf(new Tensor(g), this);
   }
   /** Replaces the gradient; `null` clears it (as an optimizer's zeroGrad does). */
   set grad(value) {
@@ -563,6 +566,7 @@ export class Tensor {
     finalizer.unregister(this);
     this.raw.free();
     for (const s of scopes) s.delete(this);
+    forget(this);
   }
   [Symbol.dispose]() { this.dispose(); }
   /**

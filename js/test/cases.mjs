@@ -13,6 +13,7 @@ import { dataCases } from './data.mjs';
 import { parallelCases } from './parallel.mjs';
 import { specialCases } from './special.mjs';
 import { idiomCases } from './idioms.mjs';
+import { inplaceCases } from './inplace.mjs';
 import { gptCases } from './gpt.mjs';
 import { transformerCases } from './transformer.mjs';
 
@@ -576,6 +577,7 @@ export function cases(wt, devices) {
   list.push(...dataCases(wt, devices));
   list.push(...parallelCases(wt, devices));
   list.push(...idiomCases(wt, devices));
+  list.push(...inplaceCases(wt, devices));
   list.push(...gptCases(wt, devices));
   list.push(...transformerCases(wt, devices));
   return list;

@@ -11,7 +11,10 @@
 // Global switches a call may flip (default device, soft placement, limits, ...) are restored
 // after each call, so runs stay independent and a failing run shrinks to a minimal sequence.
 
-import { TENSOR_ARITY } from '../arity.js';
+import { TENSOR_ARITY as BASE_ARITY } from '../arity.js';
+import { INPLACE_ARITY } from '../inplace.js';
+
+const TENSOR_ARITY = { ...BASE_ARITY, ...INPLACE_ARITY };
 
 const BROKEN = /unreachable|memory access out of bounds|null pointer passed|recursive use of an object|panicked|RuntimeError|is not a function|Cannot read properties of (undefined|null)/;
 
@@ -109,6 +112,9 @@ export async function fuzz(wt, fc, devices, { numRuns = 1000, perRun = 100, seed
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('reshape', 'view', 'expand', 'broadcastTo', 'permute'), args: fc.tuple(pick(fc.array(fc.integer({ min: -1, max: 4 }), { maxLength: 3 }))) }),
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('transpose'), args: fc.tuple(pick(dim), pick(dim)) }),
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('narrow', 'slice'), args: fc.tuple(pick(dim), pick(fc.integer({ min: 0, max: 4 })), pick(fc.integer({ min: 0, max: 4 })), pick(fc.integer({ min: -1, max: 3 }))) }),
+    fc.record({ kind: fc.constant('method'), name: fc.constantFrom('neg_', 'abs_', 'exp_', 'sqrt_', 'relu_', 'sigmoid_', 'zero_', 'floor_'), args: fc.constant([]) }),
+    fc.record({ kind: fc.constant('method'), name: fc.constantFrom('add_', 'sub_', 'mul_', 'div_', 'pow_', 'copy_', 'fill_'), args: fc.tuple(pick(fc.oneof(fc.constant('TENSOR'), fc.double({ noNaN: true, min: -4, max: 4 })))) }),
+    fc.record({ kind: fc.constant('method'), name: fc.constantFrom('clamp_', 'uniform_', 'normal_'), args: fc.tuple(pick(fc.double({ noNaN: true, min: -2, max: 2 })), pick(fc.double({ noNaN: true, min: -2, max: 2 }))) }),
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('clamp'), args: fc.tuple(pick(fc.double({ noNaN: true, min: -2, max: 2 })), pick(fc.double({ noNaN: true, min: -2, max: 2 }))) }),
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('toDtype'), args: fc.tuple(pick(dtypeName)) }),
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom('where'), args: fc.tuple(pick(fc.constant('TENSOR')), pick(fc.constant('TENSOR'))) }),

@@ -6,6 +6,7 @@
 // [N, C, d] inputs and probability targets.
 import { assert, close } from './assert.mjs';
 import { TENSOR_ARITY, VARARGS } from '../arity.js';
+import { INPLACE_ARITY } from '../inplace.js';
 import { resetLeakWatch } from '../leakwatch.js';
 import creation from '../../tests/fixtures/creation.json' with { type: 'json' };
 import clip from '../../tests/fixtures/clip.json' with { type: 'json' };
@@ -46,7 +47,12 @@ export function idiomCases(wt, devices) {
       return k !== 'constructor' && typeof d.value === 'function';
     });
     for (const m of methods) {
-      assert.ok(m in TENSOR_ARITY || VARARGS.has(m), `Tensor.${m} is missing from js/arity.js`);
+      assert.ok(m in TENSOR_ARITY || VARARGS.has(m) || m in INPLACE_ARITY, `Tensor.${m} is missing from js/arity.js`);
+    }
+    // An in-place method takes what its out-of-place method takes.
+    for (const [name, max] of Object.entries(INPLACE_ARITY)) {
+      const base = name.slice(0, -1);
+      if (base in TENSOR_ARITY) assert.equal(max, TENSOR_ARITY[base], `Tensor.${name} takes what ${base} takes`);
     }
     // The guard wraps each method; the class body's own source is read back through the
     // class's text to compare the declared parameter counts.
@@ -310,6 +316,9 @@ export function idiomCases(wt, devices) {
 
     add(`${device}: idioms: a training loop that leaks warns once, with the fix`, async () => {
       resetLeakWatch();
+      // The step scope (on by default) would release the kept losses: this is the loop written
+      // with the scope turned off.
+      const wasOn = wt.setStepScope(false);
       const m = new wt.nn.Linear(4, 2, { seed: 1 });
       await m.to(device);
       const opt = new wt.optim.SGD(m.parameters(), { lr: 0.01 });
@@ -328,6 +337,7 @@ export function idiomCases(wt, devices) {
         }
       } finally {
         console.warn = warn;
+        wt.setStepScope(wasOn);
       }
       assert.equal(warned.length, 1, `warned ${warned.length} times`);
       assert.match(warned[0], /wt\.tidy/);

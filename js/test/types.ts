@@ -89,6 +89,9 @@ export async function check(): Promise<void> {
   const g: wt.Tensor<'float32'> | null = w.grad;
   w.grad = null;
   const marked: wt.Tensor<'float32'> = x.requiresGrad_();
+  const updated: wt.Tensor<'float32'> = wt.noGrad(() => w.sub_(0.1).mul_(x).clamp_(-1, 1).zero_().fill_(2).copy_(x).uniform_().normal_(0, 1));
+  const heldOn: boolean = wt.setStepScope(true);
+  const heldDict: { a: wt.Tensor<'float32'> } = wt.keep({ a: x });
   const flags: boolean[] = [w.requiresGrad, w.isLeaf];
   const fn: string | null = loss.gradFn;
   const frozen: wt.Tensor<'float32'> = wt.noGrad(() => w.mul(2));

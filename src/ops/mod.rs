@@ -9,6 +9,7 @@ pub mod classify;
 pub mod composed;
 pub(crate) mod grad;
 pub mod index;
+pub mod inplace;
 pub mod logical;
 pub mod matmul;
 pub mod movement;

@@ -9,6 +9,7 @@ mod composed;
 mod create;
 mod data;
 mod grad;
+mod inplace;
 mod live;
 mod manage;
 mod nn;
