@@ -40,3 +40,27 @@ export function guardMethods(proto, table) {
     Object.defineProperty(proto, name, { value: guarded, writable: true, configurable: true, enumerable: false });
   }
 }
+
+/**
+ * Wraps the `forward` of each built-in module class in `classes` (and of the base classes it
+ * inherits one from, below `stop`) so that extra positional arguments are refused, naming the
+ * class: `lin.forward(x, y)` is "Linear.forward: takes at most 1 argument, got 2".
+ */
+export function guardForward(classes, stop) {
+  for (const C of classes) {
+    if (typeof C !== 'function' || !C.prototype) continue;
+    for (let p = C.prototype; p && p !== stop.prototype; p = Object.getPrototypeOf(p)) {
+      const own = Object.getOwnPropertyDescriptor(p, 'forward');
+      if (!own || typeof own.value !== 'function' || own.value.guarded) continue;
+      const method = own.value;
+      const max = method.length;
+      const base = p.constructor.name;
+      const guarded = function (...args) {
+        if (args.length > max) arity(`${this?.constructor?.name ?? base}.forward`, args.length, max);
+        return method.apply(this, args);
+      };
+      Object.defineProperties(guarded, { name: { value: 'forward' }, guarded: { value: true } });
+      Object.defineProperty(p, 'forward', { value: guarded, writable: true, configurable: true, enumerable: false });
+    }
+  }
+}

@@ -39,16 +39,17 @@ class Conv extends Module {
 
 /** 1-D convolution layer of `[N, C, L]` input (PyTorch's `nn.Conv1d`); options `stride`, `padding`, `dilation`, `groups`, `bias`, `seed`, `device`. */
 export class Conv1d extends Conv {
-  constructor(inChannels, outChannels, kernelSize, opts) { super('Conv1d', inChannels, outChannels, kernelSize, opts); }
+  constructor(inChannels, outChannels, kernelSize, opts) { check.arity('Conv1d', arguments.length, 4); super('Conv1d', inChannels, outChannels, kernelSize, opts); }
 }
 /** 2-D convolution layer of `[N, C, H, W]` input (PyTorch's `nn.Conv2d`). */
 export class Conv2d extends Conv {
-  constructor(inChannels, outChannels, kernelSize, opts) { super('Conv2d', inChannels, outChannels, kernelSize, opts); }
+  constructor(inChannels, outChannels, kernelSize, opts) { check.arity('Conv2d', arguments.length, 4); super('Conv2d', inChannels, outChannels, kernelSize, opts); }
 }
 
 /** 2-D max pooling (PyTorch's `nn.MaxPool2d`); options as `F.maxPool2d`'s. */
 export class MaxPool2d extends Module {
   constructor(kernelSize, opts) {
+    check.arity('MaxPool2d', arguments.length, 2);
     super();
     this.kernelSize = ints('MaxPool2d', 'kernelSize', kernelSize);
     this.options = check.options('MaxPool2d', opts, ['stride', 'padding', 'dilation', 'ceilMode']);
@@ -60,6 +61,7 @@ export class MaxPool2d extends Module {
 /** 2-D average pooling (PyTorch's `nn.AvgPool2d`); options as `F.avgPool2d`'s. */
 export class AvgPool2d extends Module {
   constructor(kernelSize, opts) {
+    check.arity('AvgPool2d', arguments.length, 2);
     super();
     this.kernelSize = ints('AvgPool2d', 'kernelSize', kernelSize);
     this.options = check.options('AvgPool2d', opts, ['stride', 'padding', 'ceilMode', 'countIncludePad', 'divisorOverride']);
@@ -71,6 +73,7 @@ export class AvgPool2d extends Module {
 /** 2-D adaptive average pooling to `outputSize` (PyTorch's `nn.AdaptiveAvgPool2d`). */
 export class AdaptiveAvgPool2d extends Module {
   constructor(outputSize) {
+    check.arity('AdaptiveAvgPool2d', arguments.length, 1);
     super();
     this.outputSize = ints('AdaptiveAvgPool2d', 'outputSize', outputSize);
   }

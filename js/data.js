@@ -149,6 +149,7 @@ export class DataLoader {
   #epoch = 0n;
 
   constructor(dataset, opts) {
+    check.arity('DataLoader', arguments.length, 2);
     const fn = 'DataLoader';
     this.#dataset = asDataset(fn, dataset);
     const o = check.options(fn, opts, ['batchSize', 'shuffle', 'seed', 'dropLast']);

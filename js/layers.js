@@ -26,6 +26,7 @@ const count = (fn, arg, v) => check.integer(fn, arg, v, 0, 2 ** 31 - 1);
 /** `y = x W^T + b`: `weight` `[outFeatures, inFeatures]`, `bias` `[outFeatures]`, uniform(±1/sqrt(in)) as PyTorch's. */
 export class Linear extends Module {
   constructor(inFeatures, outFeatures, opts) {
+    check.arity('Linear', arguments.length, 3);
     super();
     const fn = 'Linear';
     const o = check.options(fn, opts, ['bias', 'seed', 'device']);
@@ -41,6 +42,7 @@ export class Linear extends Module {
 /** A table of `numEmbeddings` learned vectors of size `embeddingDim` (N(0, 1)), looked up by int32 index. */
 export class Embedding extends Module {
   constructor(numEmbeddings, embeddingDim, opts) {
+    check.arity('Embedding', arguments.length, 3);
     super();
     const fn = 'Embedding';
     const o = check.options(fn, opts, ['paddingIdx', 'seed', 'device']);
@@ -56,6 +58,7 @@ export class Embedding extends Module {
 /** Normalises over the trailing `normalizedShape` dims, with a learned `weight` (ones) and `bias` (zeros). */
 export class LayerNorm extends Module {
   constructor(normalizedShape, opts) {
+    check.arity('LayerNorm', arguments.length, 2);
     super();
     const fn = 'LayerNorm';
     const o = check.options(fn, opts, ['eps', 'elementwiseAffine', 'bias', 'device']);
@@ -74,6 +77,7 @@ export class LayerNorm extends Module {
 /** Normalises `[N, C, *]` input over `numGroups` groups of channels, with per-channel `weight` and `bias`. */
 export class GroupNorm extends Module {
   constructor(numGroups, numChannels, opts) {
+    check.arity('GroupNorm', arguments.length, 3);
     super();
     const fn = 'GroupNorm';
     const o = check.options(fn, opts, ['eps', 'affine', 'device']);
@@ -126,17 +130,18 @@ class BatchNorm extends Module {
  * the running statistics, registered buffers, updated), running statistics in evaluation.
  */
 export class BatchNorm1d extends BatchNorm {
-  constructor(numFeatures, opts) { super('BatchNorm1d', numFeatures, opts); }
+  constructor(numFeatures, opts) { check.arity('BatchNorm1d', arguments.length, 2); super('BatchNorm1d', numFeatures, opts); }
 }
 /** Batch normalisation of `[N, C, H, W]` input (see BatchNorm1d). */
 export class BatchNorm2d extends BatchNorm {
-  constructor(numFeatures, opts) { super('BatchNorm2d', numFeatures, opts); }
+  constructor(numFeatures, opts) { check.arity('BatchNorm2d', arguments.length, 2); super('BatchNorm2d', numFeatures, opts); }
 }
 
 /** Zeroes elements with probability `p` while training; with a `seed`, the sequence of masks is reproducible. */
 export class Dropout extends Module {
   #calls = 0;
   constructor(p = 0.5, opts) {
+    check.arity('Dropout', arguments.length, 2);
     super();
     const o = check.options('Dropout', opts, ['seed']);
     this.p = probability('Dropout', p);
@@ -205,6 +210,7 @@ export class Sequential extends Module {
 /** Flattens dims `startDim` to `endDim` (default 1 to -1) into one, as PyTorch's `nn.Flatten`. */
 export class Flatten extends Module {
   constructor(startDim = 1, endDim = -1) {
+    check.arity('Flatten', arguments.length, 2);
     super();
     this.startDim = check.dim('Flatten', startDim, 'startDim');
     this.endDim = check.dim('Flatten', endDim, 'endDim');
@@ -229,6 +235,12 @@ export class Identity extends Module {
 
 const activation = (name, method) => ({
   [name]: class extends Module {
+    /** `opts.inplace` is accepted for PyTorch's signature (`nn.ReLU(inplace=True)`); results are the same. */
+    constructor(opts) {
+      check.arity(name, arguments.length, 1);
+      super();
+      check.options(name, opts, ['inplace']);
+    }
     forward(x) {
       rawOf(name, 'input', x);
       return x[method]();
@@ -241,6 +253,7 @@ export const ReLU = activation('ReLU', 'relu');
 /** GELU as a module: the exact (erf) form, or `new GELU({ approximate: 'tanh' })`. */
 export class GELU extends Module {
   constructor(opts) {
+    check.arity('GELU', arguments.length, 1);
     super();
     const o = check.options('GELU', opts, ['approximate']);
     this.approximate = o.approximate ?? 'none';
@@ -262,6 +275,7 @@ export const Sigmoid = activation('Sigmoid', 'sigmoid');
 /** `x` where positive, `weight * x` elsewhere, with `numParameters` learned slopes (1, or one per channel of dim 1) starting at `init`: PyTorch's `nn.PReLU` (defaults 1 and 0.25). */
 export class PReLU extends Module {
   constructor(numParameters = 1, opts) {
+    check.arity('PReLU', arguments.length, 2);
     super();
     const fn = 'PReLU';
     const o = check.options(fn, opts, ['init', 'device']);
@@ -277,6 +291,7 @@ const lossModule = (name, f, keys) => ({
   [name]: class extends Module {
     #opts;
     constructor(opts) {
+      check.arity(name, arguments.length, 1);
       super();
       this.#opts = { ...check.options(name, opts, keys) };
     }

@@ -187,14 +187,16 @@ export declare class Flatten extends Module {
 }
 /** Returns its input. */
 export declare class Identity extends Module { forward(x: Tensor): Tensor }
-export declare class ReLU extends Module { forward(x: Tensor): Tensor }
+/** `inplace` is accepted for PyTorch's signature (`nn.ReLU(inplace=True)`); results are the same. */
+export interface ActivationOptions { inplace?: boolean | undefined }
+export declare class ReLU extends Module { constructor(opts?: ActivationOptions); forward(x: Tensor): Tensor }
 export declare class GELU extends Module {
   constructor(options?: { approximate?: 'none' | 'tanh' | undefined });
   forward(x: Tensor): Tensor;
 }
-export declare class SiLU extends Module { forward(x: Tensor): Tensor }
-export declare class Tanh extends Module { forward(x: Tensor): Tensor }
-export declare class Sigmoid extends Module { forward(x: Tensor): Tensor }
+export declare class SiLU extends Module { constructor(opts?: ActivationOptions); forward(x: Tensor): Tensor }
+export declare class Tanh extends Module { constructor(opts?: ActivationOptions); forward(x: Tensor): Tensor }
+export declare class Sigmoid extends Module { constructor(opts?: ActivationOptions); forward(x: Tensor): Tensor }
 /** `x` where positive, `weight * x` elsewhere, with `numParameters` learned slopes (1, or one per channel), each starting at `init` (PyTorch's `nn.PReLU`; defaults 1 and 0.25). */
 export declare class PReLU extends Module {
   constructor(numParameters?: number, opts?: { init?: number | undefined; device?: DeviceLike | undefined });

@@ -3,6 +3,11 @@
 // (js/transformer.js), wt.nn.functional
 // (js/functional.js), wt.nn.utils (js/nnutils.js: gradient clipping), wt.nn.init (js/nninit.js)
 // and .safetensors checkpoints (js/checkpoint.js).
+import { guardForward } from './arity.js';
+import { Module } from './module.js';
+import * as layers from './layers.js';
+import * as convlayers from './convlayers.js';
+
 export { Module, Parameter } from './module.js';
 export * from './layers.js';
 export * from './convlayers.js';
@@ -11,3 +16,6 @@ export * as functional from './functional.js';
 export * as utils from './nnutils.js';
 export * as init from './nninit.js';
 export { loadSafetensors, safetensorsMetadata, saveSafetensors } from './checkpoint.js';
+
+// The built-in layers' forward refuses extra positional arguments, as their constructors do.
+guardForward([...Object.values(layers), ...Object.values(convlayers)], Module);

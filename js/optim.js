@@ -211,6 +211,7 @@ function sgdOptions(fn, o, d) {
  */
 export class SGD extends Optimizer {
   constructor(params, opts) {
+    check.arity('SGD', arguments.length, 2);
     const fn = 'SGD';
     const defaults = check.options(fn, opts, [...SGD_KEYS, 'fused']);
     const fused = check.flag(fn, 'fused', defaults.fused, true);
@@ -251,6 +252,7 @@ function adamGroups(fn, params, opts, weightDecay, decoupled) {
  */
 export class Adam extends Optimizer {
   constructor(params, opts) {
+    check.arity('Adam', arguments.length, 2);
     super(...adamGroups('Adam', params, opts, 0, false));
   }
 }
@@ -262,6 +264,7 @@ export class Adam extends Optimizer {
  */
 export class AdamW extends Optimizer {
   constructor(params, opts) {
+    check.arity('AdamW', arguments.length, 2);
     super(...adamGroups('AdamW', params, opts, 0.01, true));
   }
 }
@@ -274,6 +277,7 @@ const RMSPROP_KEYS = ['lr', 'alpha', 'eps', 'weightDecay', 'momentum', 'centered
  */
 export class RMSprop extends Optimizer {
   constructor(params, opts) {
+    check.arity('RMSprop', arguments.length, 2);
     const fn = 'RMSprop';
     const defaults = check.options(fn, opts, RMSPROP_KEYS);
     const resolve = (o) => {

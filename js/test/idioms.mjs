@@ -187,6 +187,37 @@ export function idiomCases(wt, devices) {
           assert.throws(() => m[name](...Array(max + 1).fill(0)), (e) => e instanceof TypeError && e.message.startsWith(`${name}: takes at most`));
         }
       }
+      for (const [name, max] of Object.entries(INPLACE_ARITY)) {
+        assert.throws(() => m[name](...Array(max + 1).fill(0)), (e) => e instanceof TypeError && e.message.startsWith(`${name}: takes at most`));
+      }
+      // Constructors of modules, optimizers and loaders, and built-in modules' forward.
+      const { nn, optim, data } = wt;
+      const makes = {
+        Linear: [3, 2, {}], Embedding: [4, 2, {}], LayerNorm: [3, {}], GroupNorm: [1, 2, {}], BatchNorm1d: [3, {}],
+        BatchNorm2d: [3, {}], Dropout: [0.5, {}], Flatten: [1, -1], GELU: [{}], PReLU: [1, {}], ReLU: [{}], Tanh: [{}],
+        MSELoss: [{}], CrossEntropyLoss: [{}], Conv1d: [1, 1, 1, {}], Conv2d: [1, 1, 1, {}], MaxPool2d: [2, {}],
+        AvgPool2d: [2, {}], AdaptiveAvgPool2d: [1], MultiheadAttention: [4, 2, {}], TransformerEncoderLayer: [4, 2, {}],
+        TransformerDecoderLayer: [4, 2, {}],
+      };
+      for (const [name, args] of Object.entries(makes)) {
+        assert.throws(() => new nn[name](...args, 0), (e) => e instanceof TypeError && e.message.startsWith(`${name}: takes at most ${args.length}`), name);
+        new nn[name](...args).dispose();
+      }
+      const p = [wt.zeros([1]).requiresGrad_(true)];
+      for (const name of ['SGD', 'Adam', 'AdamW', 'RMSprop']) {
+        assert.throws(() => new optim[name](p, { lr: 0.1 }, 0), (e) => e instanceof TypeError && e.message.startsWith(`${name}: takes at most 2`), name);
+      }
+      assert.throws(() => new data.DataLoader([1, 2], {}, 0), /DataLoader: takes at most 2/);
+      assert.throws(() => new wt.models.GPT({ vocabSize: 4, blockSize: 2, nLayer: 1, nHead: 1, nEmbd: 2 }, 0), /GPT: takes at most 1/);
+      const lin = new nn.Linear(3, 2);
+      await lin.to(device);
+      assert.throws(() => lin.forward(m, m), /Linear\.forward: takes at most 1 argument, got 2/);
+      const bn = new nn.BatchNorm1d(3);
+      assert.throws(() => bn.forward(m, 1), /BatchNorm1d\.forward: takes at most 1/);
+      assert.throws(() => new nn.MSELoss().forward(m, m, 1), /MSELoss\.forward: takes at most 2/);
+      assert.throws(() => new nn.Sequential(lin).forward(m, 1), /Sequential\.forward: takes at most 1/);
+      [lin, bn].forEach((x) => x.dispose());
+      p[0].dispose();
       // Nothing was lost.
       assert.deepEqual(Array.from(await m.add(1).data()), [1, 1, 1, 1, 1, 1]);
     });

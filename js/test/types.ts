@@ -258,6 +258,7 @@ export async function check(): Promise<void> {
     const heads = new wt.nn.ModuleDict({ a: new wt.nn.Linear(2, 2) });
     const a: wt.nn.Linear | undefined = heads.get('a');
     const layers: wt.nn.Module[] = [...new wt.nn.Sequential(new wt.nn.ReLU())];
+    const relu: wt.nn.ReLU = new wt.nn.ReLU({ inplace: true });
     void [first, a, layers];
   }
   // Parameter groups, clipping and schedules (issue 45).
