@@ -1,10 +1,11 @@
 // The demo page: devices, the k-means workload on a canvas per device, training on handwritten
-// digits (trainui.js), a benchmark chart, and a memory/placement panel. webtensor runs in a Worker (worker.js), so the page stays responsive;
+// digits (trainui.js), a GPT on Shakespeare (gptui.js), a benchmark chart, and a memory/placement panel. webtensor runs in a Worker (worker.js), so the page stays responsive;
 // every long run shows progress and can be cancelled (the worker is terminated and restarted).
 // One value, state.device, is the selected device: every caption, the memory chart and the
 // placement log follow it. Built from the package itself (vite.config.js aliases `webtensor`).
 import { lineChart, memoryChart } from './charts.js';
 import { setupTraining } from './trainui.js';
+import { setupShakespeare } from './gptui.js';
 
 const W = 480;
 const H = 320;
@@ -108,7 +109,9 @@ async function cancel() {
   for (const job of pending.values()) job.reject(new DOMException('cancelled', 'AbortError'));
   pending.clear();
   state.cancelled++;
-  if (state.training) state.training.trained = false; // the model lived in the old worker
+  if (state.training) state.training.trained = false; // the models lived in the old worker
+  if (state.gpt) Object.assign(state.gpt, { trained: false, stopped: false });
+  refreshTraining();
   status('cancelled; restarting the compute worker…');
   await startWorker();
   status('cancelled');
@@ -157,7 +160,8 @@ function renderRun() {
   }
 }
 
-let refreshTraining = () => {};
+let refreshTrainingSections = [];
+const refreshTraining = () => refreshTrainingSections.forEach((f) => f());
 
 function select(device) {
   state.device = device;
@@ -206,6 +210,8 @@ function status(text) {
 const PANELS = {
   workload: { box: 'progress-box', bar: 'progress', label: 'progress-label', cancel: 'cancel' },
   train: { box: 'train-progress-box', bar: 'train-progress', label: 'train-progress-label', cancel: 'train-cancel' },
+  // The GPT's button stops the run at the next step (it can resume) instead of ending the worker.
+  gpt: { box: 'gpt-progress-box', bar: 'gpt-progress', label: 'gpt-progress-label', cancel: 'gpt-stop' },
 };
 
 async function busy(label, f, panel = 'workload') {
@@ -284,7 +290,7 @@ async function main() {
     $('banner').hidden = false;
     $('banner').textContent = 'WebGPU is not available in this browser: everything runs on the CPU (inside WebAssembly).';
   }
-  refreshTraining = setupTraining({ $, ask, busy, progress, state });
+  refreshTrainingSections = [setupTraining({ $, ask, busy, progress, state }), setupShakespeare({ $, ask, busy, progress, state })];
   select(best);
   setInterval(() => {
     if (!state.busy) ask({ type: 'sample', device: state.device }).catch(() => {});

@@ -94,3 +94,35 @@ export function probsChart(svg, probs) {
   }).join('');
   svg.setAttribute('aria-label', `probabilities by digit: ${probs.map((p, d) => `${d} ${(100 * p).toFixed(1)}%`).join(', ')}`);
 }
+
+/** Lines of `series` ([name, [[step, y], ...]]) over training steps, both axes linear from 0. */
+export function stepChart(svg, series, { unit, empty, title }) {
+  const [w, h, m] = [460, 220, 36];
+  svg.setAttribute('viewBox', `0 0 ${w} ${h}`);
+  const all = series.flatMap(([, r]) => r).filter(([, y]) => Number.isFinite(y));
+  if (!all.length) {
+    svg.innerHTML = `<text x="${w / 2}" y="${h / 2}" text-anchor="middle">${esc(empty)}</text>`;
+    svg.setAttribute('aria-label', `${title}: ${empty}`);
+    return;
+  }
+  const x1 = Math.max(...all.map(([x]) => x)) || 1;
+  const y1 = Math.max(...all.map(([, y]) => y)) * 1.1 || 1;
+  const px = (x) => m + (x / x1) * (w - 2 * m - 90);
+  const py = (y) => h - m - (y / y1) * (h - 2 * m);
+  let out = `<line x1="${m}" y1="${h - m}" x2="${w - m - 90}" y2="${h - m}" stroke="#767676"/><line x1="${m}" y1="${m}" x2="${m}" y2="${h - m}" stroke="#767676"/>`;
+  out += `<text x="4" y="${m - 6}">${y1 >= 100 ? Math.round(y1).toLocaleString('en') : y1.toFixed(2)} ${esc(unit)}</text><text x="4" y="${h - m + 4}">0</text>`;
+  out += `<text x="${m}" y="${h - 10}">step 0</text><text x="${px(x1) - 40}" y="${h - 10}">step ${x1}</text>`;
+  series.forEach(([name, rows], i) => {
+    const color = COLORS[i % COLORS.length];
+    const pts = rows.filter(([, y]) => Number.isFinite(y));
+    out += `<polyline points="${pts.map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(' ')}" fill="none" stroke="${color}" stroke-width="2"/>`;
+    out += `<rect x="${w - 120}" y="${m + i * 18 - 9}" width="10" height="10" fill="${color}"/><text x="${w - 106}" y="${m + i * 18}">${esc(name)}</text>`;
+  });
+  svg.innerHTML = out;
+  const last = series.map(([name, rows]) => {
+    const pts = rows.filter(([, y]) => Number.isFinite(y));
+    const [x, y] = pts[pts.length - 1] ?? [0, NaN];
+    return `${name} ${Number.isFinite(y) ? y.toFixed(y >= 100 ? 0 : 3) : 'none'} at step ${x}`;
+  }).join('; ');
+  svg.setAttribute('aria-label', `${title} by step, ${unit}: ${last}`);
+}

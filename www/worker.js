@@ -1,11 +1,13 @@
 // The page's compute thread: webtensor lives here, so the page never freezes while a workload
 // runs (a CPU k-means takes about a second, a software adapter far longer). Messages in:
-// { id, type: 'kmeans' | 'bench' | 'train' | 'predict' | 'test-image' | 'sample', ... }; out:
+// { id, type: 'kmeans' | 'bench' | 'train' | 'predict' | 'test-image' | 'gpt-train' | 'gpt-stop' |
+// 'gpt-generate' | 'gpt-checkpoint' | 'gpt-upload' | 'sample', ... }; out:
 // { type: 'ready' | 'progress' | 'result' | 'sample' | 'error', id, ... }. Cancelling is the page
 // terminating this worker.
 import * as wt from 'webtensor';
 import { bench, kmeans } from './workload.js';
 import { predict, testImage, train } from './training.js';
+import * as gpt from './shakespeare.js';
 
 /** Memory counters of `device` and the placement-log entries since the last sample. */
 function sample(device) {
@@ -44,6 +46,19 @@ async function handle(msg) {
     postMessage({ type: 'result', id, probs: await predict(wt, msg.pixels) });
   } else if (type === 'test-image') {
     postMessage({ type: 'result', id, ...(await testImage(wt, msg.index)) });
+  } else if (type === 'gpt-train') {
+    const report = (row) => progress(row.step, msg.until, row);
+    const r = await gpt.train(wt, { devices: msg.devices, until: msg.until, resume: msg.resume, evalEvery: msg.evalEvery, sampleEvery: msg.sampleEvery }, report);
+    postMessage({ type: 'result', id, ...r, sample: sample(msg.device) });
+  } else if (type === 'gpt-stop') {
+    postMessage({ type: 'result', id, ...gpt.stop() });
+  } else if (type === 'gpt-generate') {
+    postMessage({ type: 'result', id, text: await gpt.generate(wt, msg) });
+  } else if (type === 'gpt-checkpoint') {
+    const bytes = await gpt.checkpoint(wt);
+    postMessage({ type: 'result', id, bytes }, [bytes.buffer]);
+  } else if (type === 'gpt-upload') {
+    postMessage({ type: 'result', id, ...(await gpt.upload(wt, msg.bytes, msg.devices)) });
   } else if (type === 'sample') {
     postMessage({ type: 'sample', id, sample: sample(msg.device) });
   }

@@ -3,7 +3,9 @@
 // page's worker, with progress, while the page stays responsive), checks that every label
 // follows the selected device, cancels a run and runs again, runs the benchmark, trains the digits
 // model data parallel over the GPU and the cpu (chart, held-out and drawn digits classified,
-// cancel mid-training), checks the page
+// cancel mid-training), trains the Shakespeare GPT (stop and resume, falling loss, samples, a
+// prompt continued, the checkpoint downloaded and loaded back; data parallel over the GPU and
+// the cpu), checks the page
 // at phone width (390 px) and with axe-core (WCAG 2 A/AA), asserts that no error reached the
 // console, and saves full-page screenshots to target/screenshots/.
 import { mkdir, readFile } from 'node:fs/promises';
@@ -44,7 +46,7 @@ async function labelsFollow(page, device) {
 
 const idle = () => window.__demo.ready && !window.__demo.busy;
 
-await withPage(`${root}target/www`, '/?iterations=4&epochs=3', async (page, errors) => {
+await withPage(`${root}target/www`, '/?iterations=4&epochs=3&gptEval=10&gptSample=20&gptSeed=5', async (page, errors) => {
   await page.setViewportSize({ width: 1100, height: 900 });
   await page.waitForFunction(() => window.__demo?.ready, null, { timeout: 120_000 });
   await page.screenshot({ path: `${shots}/demo-first-visit.png`, fullPage: true });
@@ -142,6 +144,60 @@ await withPage(`${root}target/www`, '/?iterations=4&epochs=3', async (page, erro
   check(drawn.digit >= 0 && drawn.digit <= 9 && Math.abs(total - 1) < 1e-4, `a drawn vertical stroke reads as ${drawn.digit} (${(100 * drawn.probs[drawn.digit]).toFixed(1)}%); probabilities sum to ${total.toFixed(5)}`);
   check(/The model reads \d/.test(await page.$eval('#prediction', (p) => p.textContent)), 'the prediction is written out');
   await page.screenshot({ path: `${shots}/demo-drawn.png`, fullPage: true });
+  // The GPT on Shakespeare, on the cpu: stopped midway and resumed, the loss falls, samples come
+  // from the plays' characters, a prompt is continued, and the checkpoint downloaded and loaded
+  // back continues the prompt with the same text.
+  await page.check('input[name=device][value="cpu"]');
+  await page.fill('#gpt-steps', '60');
+  await page.click('#gpt-train');
+  await page.waitForFunction(() => window.__demo.gpt.step >= 10, null, { timeout: 300_000 });
+  await page.click('#gpt-stop');
+  await page.waitForFunction(() => !window.__demo.busy && window.__demo.gpt.stopped, null, { timeout: 300_000 });
+  const stoppedAt = await page.evaluate(() => window.__demo.gpt.step);
+  check(stoppedAt >= 10 && stoppedAt < 60, `Stop ends the run at step ${stoppedAt} of 60`);
+  await page.click('#gpt-resume');
+  await page.waitForFunction(() => !window.__demo.busy && window.__demo.gpt.trained && !window.__demo.gpt.stopped, null, { timeout: 600_000 });
+  const gptRun = await page.evaluate(() => window.__demo.gpt);
+  const batchLosses = gptRun.rows.filter((r) => r.loss !== undefined).map((r) => r.loss);
+  const vals = gptRun.rows.filter((r) => r.val !== undefined).map((r) => r.val);
+  check(gptRun.step === 60 && gptRun.rows.length === 60, `Resume trains on to step ${gptRun.step} (${gptRun.rows.length} steps reported)`);
+  check(vals.length >= 4 && vals[vals.length - 1] < vals[0] - 0.2 && batchLosses[batchLosses.length - 1] < batchLosses[0], `the GPT's loss falls: validation ${vals.map((v) => v.toFixed(2)).join(', ')}`);
+  const printable = (s) => /^[\n\x20-\x7e]*$/.test(s);
+  check(gptRun.samples.length >= 2 && gptRun.samples.every((s) => s.text.length === 120 && printable(s.text)), `samples come from the vocabulary: ${JSON.stringify(gptRun.samples.at(-1)?.text.slice(0, 60))}`);
+  check(await page.$eval('#chart-gpt-loss', (s) => s.querySelectorAll('polyline').length === 3 && /validation/.test(s.getAttribute('aria-label'))), 'the loss chart draws train and validation, with a text alternative');
+  check(await page.$eval('#chart-gpt-speed', (s) => /tokens\/s/.test(s.getAttribute('aria-label')) && s.querySelector('polyline') !== null), 'the tokens/s chart is drawn');
+  check(await page.$eval('#chart-gpt-memory', (s) => s.querySelector('polyline') !== null), 'the memory chart is drawn');
+  await page.fill('#gpt-prompt', 'ROMEO:');
+  await page.fill('#gpt-tokens', '60');
+  await page.click('#gpt-generate');
+  await page.waitForFunction(() => !window.__demo.busy && window.__demo.gpt.generated, null, { timeout: 120_000 });
+  const before = await page.evaluate(() => window.__demo.gpt.generated.text);
+  check(before.length === 60 && printable(before) && (await page.$eval('#gpt-output', (p) => p.textContent)).startsWith('ROMEO:'), `the prompt is continued: ${JSON.stringify(before)}`);
+  await page.screenshot({ path: `${shots}/demo-gpt.png`, fullPage: true });
+  await (await page.$('section[aria-labelledby=gpt-title]')).screenshot({ path: `${shots}/demo-gpt-section.png` });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#gpt-download')]);
+  const saved = await download.path();
+  const head = (await readFile(saved)).subarray(0, 4000).toString('latin1');
+  check(/transformer\.wte\.weight/.test(head) && /"vocab"/.test(head) && /"iters":"60"/.test(head), `the checkpoint downloads with nanoGPT's keys and the vocabulary (${download.suggestedFilename()})`);
+  await page.evaluate(() => { window.__demo.gpt.generated = null; });
+  await page.setInputFiles('#gpt-upload', saved);
+  await page.waitForFunction(() => !window.__demo.busy && /Loaded/.test(document.querySelector('#gpt-output').textContent), null, { timeout: 120_000 });
+  await page.click('#gpt-generate');
+  await page.waitForFunction(() => !window.__demo.busy && window.__demo.gpt.generated, null, { timeout: 120_000 });
+  const after = await page.evaluate(() => window.__demo.gpt.generated.text);
+  check(after === before, `the loaded checkpoint continues the prompt with the same text (${after === before ? 'same' : JSON.stringify(after)})`);
+  if (gpu) {
+    // Data parallel over the GPU and the cpu: a short run learns (below ln 65 = 4.17 nats).
+    await page.check(`input[name=device][value="${gpu}"]`);
+    await page.selectOption('#gpt-second', 'cpu');
+    check((await page.$eval('#gpt-train', (b) => b.textContent)) === `Train on ${gpu} + cpu`, 'the GPT train button names both devices');
+    await page.fill('#gpt-steps', '10');
+    await page.click('#gpt-train');
+    await page.waitForFunction(() => !window.__demo.busy && window.__demo.gpt.trained && window.__demo.gpt.step === 10, null, { timeout: 600_000 });
+    const dp = await page.evaluate(() => window.__demo.gpt.rows.at(-1));
+    check(dp.val < 4.0 && dp.train < 4.0, `the GPT trains data parallel on ${gpu} + cpu: validation ${dp.val.toFixed(3)} after 10 steps, ${Math.round(dp.tokensPerS)} tokens/s`);
+    await page.selectOption('#gpt-second', '');
+  }
   // Cancel mid-training: the worker restarts and the model is gone until trained again.
   await page.fill('#train-epochs', '200');
   await page.click('#train');
