@@ -349,7 +349,8 @@ export class Module {
   /**
    * Loads a state dict (a plain object or a Map of key to Tensor): each value is converted to
    * the dtype of the slot it fills and moved to its device. Strict by default, as PyTorch's:
-   * every key must exist with the same shape and none may be missing. With `{ strict: false }`
+   * every key must exist with the same shape and none may be missing (a tied weight may come
+   * under any one of its names, as `safetensors.torch.save_model` writes it). With `{ strict: false }`
    * unmatched keys are skipped. All or nothing: on an error nothing changed. The tensors of a
    * dict made by `loadSafetensors(File)` are freed once loaded. Resolves to
    * `{ missingKeys, unexpectedKeys }`.
@@ -359,7 +360,9 @@ export class Module {
     const strict = check.flag(fn, 'strict', check.options(fn, opts, ['strict']).strict, true);
     const given = dictEntries(fn, dict);
     const slots = this.#stateEntries();
-    const missingKeys = slots.filter(([k]) => !given.has(k)).map(([k]) => k);
+    // A tied weight may come under any one of its names (`safetensors.torch.save_model` writes one).
+    const tiedGiven = (now) => slots.some(([n, t]) => t === now && given.has(n));
+    const missingKeys = slots.filter(([k, now]) => !given.has(k) && !tiedGiven(now)).map(([k]) => k);
     const unexpectedKeys = [...given.keys()].filter((k) => !slots.some(([n]) => n === k));
     if (strict && (missingKeys.length || unexpectedKeys.length)) {
       throw new Error(`${fn}: missing keys ${JSON.stringify(missingKeys)}, unexpected keys ${JSON.stringify(unexpectedKeys)} (expected ${JSON.stringify(slots.map(([k]) => k))})`);

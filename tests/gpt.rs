@@ -4,7 +4,10 @@
 //! the logits, loss and every parameter's gradient; 20 training steps as nanoGPT's train.py takes
 //! them (AdamW over decay / no-decay groups, clipping at 1.0, warmup then cosine) with the loss,
 //! gradient norm and learning rate of each; greedy generation (KV cache, cropping past the
-//! block size) token for token.
+//! block size) token for token. A nanoGPT checkpoint saved by PyTorch with
+//! `safetensors.torch.save_model` (`tests/fixtures/nanogpt.safetensors`, by
+//! `scripts/check_gpt_checkpoints.py`, which also checks the other direction with PyTorch) loads
+//! and gives PyTorch's logits.
 
 mod common;
 use common::*;
@@ -17,7 +20,7 @@ use webtensor::optim::lr_scheduler::{CosineAnnealingLR, LinearLR, LrScheduler, S
 use webtensor::optim::Optimizer;
 use webtensor::{DType, Device, Tensor};
 
-device_tests!(gpt_matches_nanogpt);
+device_tests!(gpt_matches_nanogpt, nanogpt_checkpoint_loads);
 
 fn config(f: &Value) -> GptConfig {
     let c = &f["config"];
@@ -113,4 +116,29 @@ fn gpt_matches_nanogpt(d: Device) {
     assert_eq!(i32s(&a), i32s(&b));
     assert!(i32s(&a).iter().all(|&t| t >= 0 && (t as usize) < c.vocab_size));
     assert_eq!(a.dtype(), DType::I32);
+}
+
+fn nanogpt_checkpoint_loads(d: Device) {
+    let f = fixture_json("nanogpt.json");
+    let path = format!("{}/tests/fixtures/nanogpt.safetensors", env!("CARGO_MANIFEST_DIR"));
+    let bytes = std::fs::read(path).expect("the checkpoint fixture");
+    let dict = webtensor::nn::load_safetensors(&bytes, Some(d)).unwrap();
+    let names: Vec<&str> = dict.iter().map(|(k, _)| k.as_str()).collect();
+    assert!(
+        names.contains(&"lm_head.weight") && !names.contains(&"transformer.wte.weight"),
+        "one name of the tied pair"
+    );
+    let model = Gpt::new(config(&f), 0, d).unwrap();
+    model.load_state_dict_blocking(&dict).unwrap();
+    model.eval();
+    let wte = model.state_dict().into_iter().find(|(k, _)| k == "transformer.wte.weight").unwrap().1;
+    let head = dict.iter().find(|(k, _)| k == "lm_head.weight").unwrap().1.clone();
+    assert_eq!(f32s(&wte), f32s(&head), "the tied embedding took the head's values");
+    let idx = ints(&f["idx"], &[2, 10], d);
+    let (logits, _) = model.forward_with_targets(&idx, None).unwrap();
+    assert_close(&f32s(&logits), &floats(&f["logits"]), 1e-4, &format!("PyTorch's logits on {d}"));
+    // Without the tied name either, a key is missing.
+    let partial: Vec<(String, Tensor)> = dict.iter().filter(|(k, _)| k != "lm_head.weight").cloned().collect();
+    let err = model.load_state_dict_blocking(&partial).unwrap_err().to_string();
+    assert!(err.contains(r#"missing keys ["transformer.wte.weight", "lm_head.weight"]"#), "{err}");
 }

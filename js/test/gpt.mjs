@@ -65,6 +65,23 @@ export function gptCases(wt, devices) {
       opt.dispose();
       gpt.dispose();
     });
+
+    add(`${device}: models: a GPT state dict with one name of the tied pair loads (as safetensors' save_model writes it)`, async () => {
+      const cfg = { vocabSize: c.vocab_size, blockSize: c.block_size, nLayer: c.n_layer, nHead: c.n_head, nEmbd: c.n_embd, bias: c.bias, device };
+      const src = new wt.models.GPT({ ...cfg, seed: 3 });
+      const dst = new wt.models.GPT({ ...cfg, seed: 4 });
+      const dict = src.stateDict();
+      dict['transformer.wte.weight'].dispose();
+      delete dict['transformer.wte.weight'];
+      const r = await dst.loadStateDict(dict);
+      assert.deepEqual(r.missingKeys, [], 'the tied name is not missing');
+      close(await dst.transformer.get('wte').weight.data(), await src.lm_head.weight.data(), 0, 'the embedding took the head\'s values');
+      dict['lm_head.weight'].dispose();
+      delete dict['lm_head.weight'];
+      await assert.rejects(dst.loadStateDict(dict), /missing keys \["transformer\.wte\.weight","lm_head\.weight"\]/);
+      Object.values(dict).forEach((t) => t.dispose());
+      [src, dst].forEach((m) => m.dispose());
+    });
   }
   return list;
 }

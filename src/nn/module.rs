@@ -204,7 +204,8 @@ pub trait Module: Send + Sync {
     }
 
     /// Loads a `state_dict` (strictly, as PyTorch's default): every key must exist with the
-    /// same shape, and none may be missing. Values are converted to each slot's dtype and moved
+    /// same shape, and none may be missing (a tied weight may be given under any one of its
+    /// names, as `safetensors.torch.save_model` writes it). Values are converted to each slot's dtype and moved
     /// to its device. All or nothing: on an error nothing changed.
     fn load_state_dict<'a>(&'a self, dict: &'a [(String, Tensor)]) -> ModuleFuture<'a> {
         Box::pin(load_into(self.named_parameter_slots(), self.named_buffers(), dict))
@@ -278,8 +279,17 @@ async fn load_into(
         .map(|(n, p)| (n.clone(), p.tensor()))
         .chain(buffers.iter().map(|(n, b)| (n.clone(), b.tensor())))
         .collect();
-    let missing: Vec<&str> =
-        current.iter().filter(|(n, _)| !dict.iter().any(|(k, _)| k == n)).map(|(n, _)| n.as_str()).collect();
+    let has = |name: &str| dict.iter().any(|(k, _)| k == name);
+    // A tied weight may come under any one of its names: `safetensors.torch.save_model` writes
+    // one name of each shared tensor (nanoGPT's `lm_head.weight` for the embedding too).
+    let tied_elsewhere =
+        |i: usize| params.get(i).is_some_and(|(_, p)| params.iter().any(|(n, q)| q.same_as(p) && has(n)));
+    let missing: Vec<&str> = current
+        .iter()
+        .enumerate()
+        .filter(|(i, (n, _))| !has(n) && !tied_elsewhere(*i))
+        .map(|(_, (n, _))| n.as_str())
+        .collect();
     let unexpected: Vec<&str> =
         dict.iter().filter(|(k, _)| !current.iter().any(|(n, _)| n == k)).map(|(k, _)| k.as_str()).collect();
     if !missing.is_empty() || !unexpected.is_empty() {
@@ -290,9 +300,13 @@ async fn load_into(
             }),
         ));
     }
-    let mut values = Vec::with_capacity(current.len());
+    let mut values: Vec<Option<Tensor>> = Vec::with_capacity(current.len());
     for (name, now) in &current {
-        let Some((_, v)) = dict.iter().find(|(k, _)| k == name) else { continue };
+        let Some((_, v)) = dict.iter().find(|(k, _)| k == name) else {
+            // A tied name the dict gives under another name: that one fills the slot.
+            values.push(None);
+            continue;
+        };
         if v.shape() != now.shape() {
             return Err(Error::ShapeMismatch {
                 op: OP,
@@ -305,15 +319,19 @@ async fn load_into(
             let _g = crate::tensor::node::pause();
             v.detach().to_dtype(now.dtype())?
         };
-        values.push(v.to(now.device()).await?.deep_copy()?);
+        values.push(Some(v.to(now.device()).await?.deep_copy()?));
     }
     let (pv, bv) = values.split_at(params.len());
     for ((_, p), v) in params.iter().zip(pv) {
         // As PyTorch's (an in-place copy): the gradient and requires_grad stay.
-        p.replace(v.clone(), p.grad())?;
+        if let Some(v) = v {
+            p.replace(v.clone(), p.grad())?;
+        }
     }
     for ((_, b), v) in buffers.iter().zip(bv) {
-        b.replace(v.clone());
+        if let Some(v) = v {
+            b.replace(v.clone());
+        }
     }
     Ok(())
 }
