@@ -6,9 +6,6 @@ import { forget } from './stepscope.js';
 
 export { setStepScope } from './stepscope.js';
 
-// Tensors wt.keep() exempted from tidy scopes and the step scope.
-const kept = new WeakSet();
-
 /**
  * Runs `fn` (optionally named first, as in TensorFlow.js), then disposes every tensor it created
  * except those in its result. If `fn` throws, every tensor it created is disposed and the error
@@ -30,9 +27,10 @@ export function tidy(nameOrFn, maybeFn) {
   scopes.pop();
   const keep = tensorsIn(result);
   for (const t of scope) {
-    // What tidy returns is its caller's to manage: the step scope does not take it.
-    if (!keep.has(t) && !kept.has(t)) t.dispose();
-    else if (!kept.has(t) && scopes.length) scopes[scopes.length - 1].add(t);
+    // What tidy returns is its caller's to manage: the step scope does not take it. (A tensor
+    // wt.keep() took is in no scope any more.)
+    if (!keep.has(t)) t.dispose();
+    else if (scopes.length) scopes[scopes.length - 1].add(t);
   }
   return result;
 }
@@ -62,7 +60,6 @@ export function keep(value) {
   const found = tensorsIn(value);
   if (found.size === 0) check.fail(TypeError, 'keep', 'value', value, 'a Tensor, or an array or object of Tensors');
   for (const t of found) {
-    kept.add(t);
     for (const s of scopes) s.delete(t);
     forget(t);
   }

@@ -15,6 +15,8 @@
 // unreachable handle is still collected (and freed by the finalizer) when training has stopped
 // and no boundary comes.
 
+import * as check from './check.js';
+
 let enabled = true;
 let active = false; // whether an optimizer has stepped since the scope was (re)enabled
 let step = 0; // the current training step's number (only grows, so old marks never match)
@@ -96,8 +98,10 @@ export function releasedByStepScope(t) {
  * collection; turning it off hands every tracked tensor to the caller.
  */
 export function setStepScope(on) {
+  check.arity('setStepScope', arguments.length, 1);
+  if (typeof on !== 'boolean') check.fail(TypeError, 'setStepScope', 'on', on, 'true or false');
   const was = enabled;
-  enabled = Boolean(on);
+  enabled = on;
   if (!enabled) {
     active = false;
     current = [];

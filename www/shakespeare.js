@@ -11,8 +11,8 @@ const BATCH = 16;
 const LR = 3e-3;
 const EVAL_BATCHES = 4;
 
-let corpus = null; // a promise of { vocab, stoi, train, val } (Int32Array ids), loaded once
-let run = null; // { dp, opt, devices, step, rng, stop, config, vocab }
+let corpus = null; // a promise of { vocab, train, val } (Int32Array ids), loaded once
+let run = null; // { dp, opt, devices, step, rng, stop, config, vocab, stoi }
 
 /** The corpus, decompressed in the worker (DecompressionStream) and encoded once. */
 function load() {
@@ -31,7 +31,7 @@ async function fetchCorpus() {
   const stoi = new Map(vocab.map((c, i) => [c, i]));
   const ids = Int32Array.from(text, (c) => stoi.get(c));
   const n = Math.floor(0.9 * ids.length);
-  return { vocab, stoi, train: ids.subarray(0, n), val: ids.subarray(n) };
+  return { vocab, train: ids.subarray(0, n), val: ids.subarray(n) };
 }
 
 /** mulberry32: the page's seeded batch offsets (nanoGPT draws them with torch.randint). */
@@ -78,7 +78,7 @@ async function start(wt, devices, config, vocab, seed) {
     const rest = params.filter((p) => p.rank < 2);
     return new wt.optim.AdamW([{ params: decay, weightDecay: 0.1 }, { params: rest, weightDecay: 0 }], { lr: LR, betas: [0.9, 0.99] });
   });
-  run = { dp, opt, devices, step: 0, rng: generator(seed + 1), stop: false, config, vocab };
+  run = { dp, opt, devices, step: 0, rng: generator(seed + 1), stop: false, config, vocab, stoi: new Map(vocab.map((c, i) => [c, i])) };
   return run;
 }
 
@@ -105,7 +105,7 @@ async function estimate(wt, c) {
 /** `tokens` characters generated after `prompt` (nanoGPT's sample.py: temperature, top-k). */
 export async function generate(wt, { prompt, tokens, temperature, topK, seed }) {
   if (!run) throw new Error('train the model (or upload a checkpoint) first');
-  const stoi = new Map(run.vocab.map((c, i) => [c, i]));
+  const { stoi } = run;
   const text = prompt === '' ? '\n' : prompt;
   const unknown = [...new Set(text)].filter((ch) => !stoi.has(ch));
   if (unknown.length) throw new Error(`the prompt has characters the model does not know: ${unknown.map((ch) => JSON.stringify(ch)).join(', ')}`);

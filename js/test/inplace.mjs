@@ -165,6 +165,9 @@ export function inplaceCases(wt, devices) {
       assert.deepEqual(Array.from(await mine.data()), [1]);
       assert.equal(wt.setStepScope(true), false);
       assert.throws(() => wt.keep(3), /keep: value must be a Tensor/);
+      assert.throws(() => wt.setStepScope(), /setStepScope: on must be true or false, got undefined/);
+      assert.throws(() => wt.setStepScope(true, 1), /setStepScope: takes at most 1 argument/);
+      assert.throws(() => wt.keep(kept, 1), /keep: takes at most 1 argument/);
       [setup, epochData, kept, running, mine].forEach((t) => t.dispose());
       [opt, opt2].forEach((o) => o.dispose());
       [lin, other].forEach((m) => m.dispose());
