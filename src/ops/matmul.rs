@@ -72,6 +72,9 @@ impl Tensor {
             // 8-bit integers multiply in i32 and wrap back, as every op on them does.
             return self.to_dtype(DType::I32)?.matmul(&other.to_dtype(DType::I32)?)?.to_dtype(dtype);
         }
+        if self.rank() >= 3 && other.rank() == 2 && self.shape()[self.rank() - 1] == other.shape()[0] {
+            return self.matmul_folded(other);
+        }
         let a = if self.rank() == 1 { self.unsqueeze(0)? } else { self.clone() };
         let b = if other.rank() == 1 { other.unsqueeze(-1)? } else { other.clone() };
         let (ra, rb) = (a.rank(), b.rank());
@@ -123,6 +126,21 @@ impl Tensor {
             out = out.squeeze(Some(if other.rank() == 1 { -1 } else { -2 }))?;
         }
         Ok(out)
+    }
+
+    /// `[batch.., m, k] @ [k, n]` as one `[batch * m, k] @ [k, n]` product, PyTorch's folding:
+    /// the batch dims become rows (a view when they can be, else a copy), so the weight is
+    /// never broadcast. Broadcast, its gradient would be a product per batch entry summed over
+    /// the batch (every Linear over [B, T, C]: B weight-sized products and a reduction,
+    /// 15% of a GPT training step on the CPU), where folded it is one `x^T dY`.
+    fn matmul_folded(&self, other: &Tensor) -> Result<Tensor> {
+        let r = self.rank();
+        let k = self.shape()[r - 1];
+        let lead: Vec<isize> = self.shape()[..r - 1].iter().map(|&s| s as isize).collect();
+        let rows = self.reshape(&[lead.iter().product(), k as isize])?;
+        let mut shape = lead;
+        shape.push(other.shape()[1] as isize);
+        rows.matmul(other)?.reshape(&shape)
     }
 }
 
