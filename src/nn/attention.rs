@@ -1,8 +1,10 @@
 //! `scaled_dot_product_attention`, PyTorch's `F.scaled_dot_product_attention` by its reference
 //! ("math") formula: `softmax(q k^T * scale + mask) v`, composed from matmul, masking and
 //! softmax so its gradient comes from their rules; a fully masked query gets zero weights, as
-//! PyTorch's safe softmax gives.
+//! PyTorch's safe softmax gives. Where it applies, the fused kernel (attention_fused.rs) gives
+//! the same values without storing the `[.., L, S]` probabilities.
 
+use super::attention_fused::Fused;
 use crate::error::{Error, Result};
 use crate::nn::dropout::dropout;
 use crate::tensor::Tensor;
@@ -23,6 +25,11 @@ pub struct AttentionOptions {
     pub scale: Option<f64>,
     /// Seed of the dropout mask (`None` draws from the global generator).
     pub seed: Option<u64>,
+    /// Use the reference ("math") formula, composed from matmul, masking and softmax, instead
+    /// of the fused kernel: its gradient is differentiable again (a double backward), and it
+    /// stores the `[.., L, S]` probabilities. The fused kernel is the default wherever it
+    /// applies (f32 on the CPU and wgpu; see attention_fused.rs).
+    pub math: bool,
 }
 
 /// Attention of `query` `[.., L, E]` over `key` `[.., S, E]` and `value` `[.., S, Ev]`:
@@ -56,6 +63,24 @@ pub fn scaled_dot_product_attention(
         return Err(Error::invalid(op, "give attn_mask or is_causal, not both (as PyTorch)"));
     }
     let scale = options.scale.unwrap_or(1.0 / (e as f64).sqrt());
+    if let Some(m) = &options.attn_mask {
+        query.same_device(m, op)?;
+    }
+    if !(0.0..=1.0).contains(&options.dropout_p) {
+        return Err(Error::invalid(op, format!("dropout_p must be in [0, 1], got {}", options.dropout_p)));
+    }
+    if !options.math {
+        let fused = Fused {
+            mask: options.attn_mask.as_ref(),
+            causal: options.is_causal,
+            scale,
+            dropout_p: options.dropout_p,
+            seed: options.seed,
+        };
+        if let Some(out) = super::attention_fused::attention(query, key, value, &fused)? {
+            return Ok(out);
+        }
+    }
     let mut scores = query.matmul(&key.transpose(-2, -1)?)?.mul_scalar(scale)?;
     let causal;
     let mask = if options.is_causal {

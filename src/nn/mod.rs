@@ -36,6 +36,7 @@
 
 mod activation;
 mod attention;
+mod attention_fused;
 mod batch_norm;
 mod containers;
 mod conv;

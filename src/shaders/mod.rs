@@ -182,6 +182,37 @@ pub(crate) enum KernelKey {
     Optim {
         kind: OptimKind,
     },
+    /// One pass of the fused attention (attention.wgsl; f32).
+    Attention {
+        pass: AttentionPass,
+    },
+}
+
+/// The passes of the fused attention: the forward is `Lse` then `Out`, the backward `Delta`,
+/// then `GradQ`, `GradK` and `GradV`, all writing regions of one output buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum AttentionPass {
+    /// Each query row's log-sum-exp.
+    Lse,
+    /// The output, from the log-sum-exps.
+    Out,
+    /// `D_i = dO_i . O_i` per query row.
+    Delta,
+    GradQ,
+    GradK,
+    GradV,
+}
+
+impl AttentionPass {
+    /// Every pass, in the order of their `PART` numbers.
+    pub(crate) const ALL: [AttentionPass; 6] = [
+        AttentionPass::Lse,
+        AttentionPass::Out,
+        AttentionPass::Delta,
+        AttentionPass::GradQ,
+        AttentionPass::GradK,
+        AttentionPass::GradV,
+    ];
 }
 
 impl KernelKey {
@@ -207,6 +238,7 @@ impl KernelKey {
             | KernelKey::IndexRows4 { dtype, .. }
             | KernelKey::IndexAdd { dtype, .. } => dtype == DType::F16,
             KernelKey::Optim { .. }
+            | KernelKey::Attention { .. }
             | KernelKey::Sort { .. }
             | KernelKey::Select { .. }
             | KernelKey::Clamp4
@@ -246,6 +278,7 @@ impl KernelKey {
             KernelKey::IndexRows4 { .. } => wgsl!("index_rows4"),
             KernelKey::IndexAdd { .. } => wgsl!("index_add"),
             KernelKey::Optim { .. } => wgsl!("optim"),
+            KernelKey::Attention { .. } => wgsl!("attention"),
         }
     }
 
@@ -274,6 +307,7 @@ impl KernelKey {
             KernelKey::IndexRows4 { .. } => IndexRows4Params::FIELDS,
             KernelKey::IndexAdd { .. } => IndexAddParams::FIELDS,
             KernelKey::Optim { .. } => OptimParams::FIELDS,
+            KernelKey::Attention { .. } => AttentionParams::FIELDS,
         }
     }
 
@@ -361,6 +395,10 @@ impl KernelKey {
                 storage_type(index)
             ),
             KernelKey::Optim { kind } => optim_prelude(kind),
+            KernelKey::Attention { pass } => {
+                let part = AttentionPass::ALL.iter().position(|&p| p == pass).unwrap_or(0);
+                format!("const PART: u32 = {part}u;\n")
+            }
         }
     }
 
@@ -378,6 +416,7 @@ impl KernelKey {
                 | KernelKey::Clamp4
                 | KernelKey::ReduceSum4
                 | KernelKey::Pad { .. }
+                | KernelKey::Attention { .. }
                 | KernelKey::Matmul { program: MatmulProgram::Register, .. }
         )
     }

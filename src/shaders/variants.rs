@@ -1,7 +1,7 @@
 //! Every kernel variant the backends can ask for, listed so each one's source can be rendered
 //! and validated (naga for WGSL, NVRTC for CUDA) without a GPU.
 
-use super::{accumulator, KernelKey, Walk};
+use super::{accumulator, AttentionPass, KernelKey, Walk};
 use crate::dtype::DType;
 use crate::op::binary::BinaryOp;
 use crate::op::optim::OptimKind;
@@ -81,6 +81,9 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
     }
     for kind in [OptimKind::Sgd, OptimKind::SgdMomentum, OptimKind::Adam] {
         v.push(KernelKey::Optim { kind });
+    }
+    for pass in AttentionPass::ALL {
+        v.push(KernelKey::Attention { pass });
     }
     v.push(KernelKey::Clamp4);
     v.push(KernelKey::ReduceSum4);

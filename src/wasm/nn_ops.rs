@@ -221,6 +221,7 @@ pub fn scaled_dot_product_attention(
         is_causal: flag(op, "isCausal", &is_causal)?,
         scale,
         seed: args::seed(op, seed)?,
+        ..Default::default()
     };
     wrap(nn::scaled_dot_product_attention(&q.t, &k.t, &v.t, &o))
 }

@@ -2,7 +2,7 @@
 //! packed, runtime-dispatched AVX2/AVX-512/NEON kernels, threaded on the CPU pool), in wasm
 //! through `wasm_gemm`'s 4x8 kernel; integers through a plain triple loop.
 
-use crate::op::MatmulArgs;
+use crate::op::{MatOperand, MatmulArgs};
 
 pub(crate) fn sgemm_batched(a: &[f32], b: &[f32], g: &MatmulArgs) -> Vec<f32> {
     let mut c = vec![0.0f32; g.batch * g.m * g.n];
@@ -94,6 +94,59 @@ fn native_block_split(a: &[f32], b: &[f32], g: &MatmulArgs, bi: usize, cb: &mut 
             )
         }
     });
+}
+
+/// One single-threaded product `c (+)= a . b` of an `m x k` and a `k x n` operand (each at its
+/// `MatOperand`'s offset and strides; batch strides unused) into row-major `c` of `n` columns:
+/// the fused kernels' block products. With `accumulate` the product is added to `c`.
+pub(super) fn gemm_block(
+    a: &[f32],
+    ao: MatOperand,
+    b: &[f32],
+    bo: MatOperand,
+    (m, n, k): (usize, usize, usize),
+    c: &mut [f32],
+    accumulate: bool,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    let c = &mut c[..m * n];
+    let g = MatmulArgs { batch: 1, m, n, k, a: ao, b: bo };
+    #[cfg(target_arch = "wasm32")]
+    {
+        // wasm_gemm adds its product to c.
+        if !accumulate {
+            c.fill(0.0);
+        }
+        super::wasm_gemm::sgemm(a, b, &g, 0, c);
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    // SAFETY: the operands' offsets and strides address elements of `a` and `b` (the callers
+    // build them from views of those buffers), and `c` holds m rows of n.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            c.as_mut_ptr(),
+            1,
+            n as isize,
+            accumulate,
+            a.as_ptr().add(g.a.offset),
+            g.a.col_stride as isize,
+            g.a.row_stride as isize,
+            b.as_ptr().add(g.b.offset),
+            g.b.col_stride as isize,
+            g.b.row_stride as isize,
+            1.0,
+            1.0,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        )
+    }
 }
 
 pub(crate) fn naive_matmul<T: Copy>(a: &[T], b: &[T], g: &MatmulArgs, zero: T, fma: impl Fn(T, T, T) -> T) -> Vec<T> {

@@ -23,6 +23,7 @@ use elementwise::{binary_data, cast, copy, narrow_reached, unary, widen};
 use width::{with_width, Bits};
 
 mod alloc;
+mod attention;
 mod broadcast;
 mod elementwise;
 mod gemm;
@@ -399,6 +400,47 @@ impl CpuBackend {
 
     pub(crate) fn reduce(&self, op: ReduceOp, src: &CpuStorage, l: &Layout, m: usize, k: usize) -> Result<CpuStorage> {
         CpuStorage::new(self.reduce_data(op, src, l, m, k)?)
+    }
+
+    /// Fused attention (see `op::attention`): the forward, or with `grad` (the forward's output
+    /// and the output's gradient) the backward.
+    pub(crate) fn attention(
+        &self,
+        q: &CpuStorage,
+        k: &CpuStorage,
+        v: &CpuStorage,
+        mask: Option<&CpuStorage>,
+        grad: Option<(&CpuStorage, &CpuStorage)>,
+        args: &crate::op::attention::AttentionArgs,
+    ) -> Result<CpuStorage> {
+        fn f32s(s: &CpuStorage) -> Result<&[f32]> {
+            match &s.data {
+                CpuData::F32(v) => Ok(v.as_slice()),
+                d => Err(Error::UnsupportedDType {
+                    op: "scaled_dot_product_attention",
+                    dtype: d.dtype(),
+                    reason: "the fused kernel takes f32 operands".into(),
+                }),
+            }
+        }
+        let inputs = attention::Inputs {
+            q: f32s(q)?,
+            k: f32s(k)?,
+            v: f32s(v)?,
+            mask: mask.map(f32s).transpose()?,
+            dout: grad.map(|(_, g)| f32s(g)).transpose()?,
+        };
+        let out = match grad {
+            None => {
+                reserve(args.forward_len(), DType::F32)?;
+                attention::forward(&inputs, args)
+            }
+            Some((saved, _)) => {
+                reserve(args.backward_len(), DType::F32)?;
+                attention::backward(&inputs, f32s(saved)?, args)
+            }
+        };
+        CpuStorage::new(CpuData::F32(out))
     }
 
     pub(crate) fn softmax(&self, src: &CpuStorage, l: &Layout, m: usize, k: usize, log: bool) -> Result<CpuStorage> {

@@ -113,6 +113,7 @@ fn body(key: &KernelKey) -> &'static str {
         | KernelKey::Clamp4
         | KernelKey::ReduceSum4
         | KernelKey::Pad { .. }
+        | KernelKey::Attention { .. }
         | KernelKey::Matmul { program: MatmulProgram::Register, .. } => WGSL_ONLY,
         KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => include_str!("kernels/binary_scalar.cu"),
         KernelKey::Where { .. } => include_str!("kernels/where.cu"),
@@ -160,7 +161,8 @@ fn variant(key: &KernelKey) -> String {
         | KernelKey::IndexRows4 { .. }
         | KernelKey::Clamp4
         | KernelKey::ReduceSum4
-        | KernelKey::Pad { .. } => String::new(),
+        | KernelKey::Pad { .. }
+        | KernelKey::Attention { .. } => String::new(),
         KernelKey::BinaryScalar { op, dtype } | KernelKey::BinaryScalar4 { op, dtype } => {
             format!("{}{f} S scalar(unsigned bits) {{ return {}; }}\n", binary_prelude(op, dtype), value_from_bits(dtype))
         }
@@ -269,7 +271,8 @@ pub(crate) fn params(key: &KernelKey) -> &'static [Field] {
         | KernelKey::IndexRows4 { .. }
         | KernelKey::Clamp4
         | KernelKey::ReduceSum4
-        | KernelKey::Pad { .. } => &[],
+        | KernelKey::Pad { .. }
+        | KernelKey::Attention { .. } => &[],
     }
 }
 

@@ -3,6 +3,7 @@
 //! (`pool.rs`), the kernel launches (`kernels.rs`) and readback (`readback.rs`).
 
 mod adapters;
+mod attention;
 mod context;
 mod fallback;
 mod hold;

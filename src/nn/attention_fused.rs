@@ -1,0 +1,157 @@
+//! The fused path of [`super::scaled_dot_product_attention`]: one kernel call for the forward
+//! and one for the backward (the attention family, `op::attention`), which never store the
+//! `[.., L, S]` scores or probabilities: the backward recomputes them from each query row's
+//! log-sum-exp. The values equal the composed formula's (safe softmax for rows that may
+//! attend to nothing, dropout from the same generator and counters); the gradients are not
+//! themselves differentiable (as PyTorch's fused kernels), so a double backward through
+//! attention takes the composed path (`AttentionOptions::fused: false`).
+
+use crate::creation::next_seed;
+use crate::device::DeviceKind;
+use crate::error::Result;
+use crate::op::attention::{AttentionArgs, RowsView};
+use crate::storage::Storage;
+use crate::tensor::node::BackwardFn;
+use crate::tensor::Tensor;
+use crate::DType;
+
+/// What the fused path takes beyond the operands.
+pub(super) struct Fused<'a> {
+    pub mask: Option<&'a Tensor>,
+    pub causal: bool,
+    pub scale: f64,
+    pub dropout_p: f64,
+    pub seed: Option<u64>,
+}
+
+/// `t` as `[n1, n2, rows, cols]` with a unit last stride (a view where it can be), and where
+/// its rows are.
+fn rows4(t: &Tensor) -> Result<(Tensor, RowsView)> {
+    let mut x = t.clone();
+    while x.rank() < 4 {
+        x = x.unsqueeze(0)?;
+    }
+    if x.layout().strides()[3] != 1 && x.shape()[3] > 1 {
+        x = x.contiguous()?;
+    }
+    let st = x.layout().strides();
+    let view = RowsView { offset: x.layout().offset(), s0: st[0], s1: st[1], s2: st[2] };
+    Ok((x, view))
+}
+
+/// The fused attention, or `None` where it does not apply and the caller composes: dtypes
+/// other than f32, batch dims that differ between query, key and value (they broadcast in the
+/// composed form), more than two batch dims, empty operands, a float mask that requires grad,
+/// a mask that does not broadcast (the composed form reports it), dropout of 1, and CUDA,
+/// which has no attention kernel yet.
+pub(super) fn attention(q: &Tensor, k: &Tensor, v: &Tensor, o: &Fused) -> Result<Option<Tensor>> {
+    let device = q.device();
+    let (r, rk, rv) = (q.rank(), k.rank(), v.rank());
+    let batch = &q.shape()[..r - 2];
+    let f32s = [q, k, v].iter().all(|t| t.dtype() == DType::F32);
+    let mask_ok = o
+        .mask
+        .is_none_or(|m| m.rank() <= 4 && (m.dtype() == DType::Bool || (m.dtype() == DType::F32 && !m.requires_grad())));
+    if !f32s
+        || !mask_ok
+        || r > 4
+        || k.shape()[..rk - 2] != *batch
+        || v.shape()[..rv - 2] != *batch
+        || [q, k, v].iter().any(|t| t.numel() == 0)
+        || o.dropout_p >= 1.0
+        || device.kind() == DeviceKind::Cuda
+    {
+        return Ok(None);
+    }
+    let (l, e) = (q.shape()[r - 2], q.shape()[r - 1]);
+    let (s, ev) = (k.shape()[rk - 2], v.shape()[rv - 1]);
+    // Operands made 4-D and row-addressable outside the graph: the op records its own node.
+    let grad_mode = crate::autograd::no_grad();
+    let (q4, qv) = rows4(q)?;
+    let (k4, kv) = rows4(k)?;
+    let (v4, vv) = rows4(v)?;
+    let (n1, n2) = (q4.shape()[0], q4.shape()[1]);
+    let mask = match o.mask {
+        None => None,
+        Some(m) => {
+            let additive = if m.dtype() == DType::Bool {
+                Tensor::zeros(m.shape(), DType::F32, device)?.masked_fill(&m.logical_not()?, f64::NEG_INFINITY)?
+            } else {
+                m.clone()
+            };
+            let Ok(full) = additive.broadcast_to(&[n1, n2, l, s]) else {
+                drop(grad_mode);
+                return Ok(None);
+            };
+            let st = full.layout().strides().to_vec();
+            let view = RowsView { offset: full.layout().offset(), s0: st[0], s1: st[1], s2: st[2] };
+            Some((full, view, st[3]))
+        }
+    };
+    let dropout = (o.dropout_p > 0.0).then(|| {
+        let p = o.dropout_p;
+        (p as f32, (1.0 / (1.0 - p)) as f32, o.seed.unwrap_or_else(next_seed))
+    });
+    let args = AttentionArgs {
+        n1,
+        n2,
+        l,
+        s,
+        e,
+        ev,
+        scale: o.scale as f32,
+        causal: o.causal,
+        dropout,
+        q: qv,
+        k: kv,
+        v: vv,
+        mask: mask.as_ref().map(|(_, view, col)| (*view, *col)),
+        dout: None,
+    };
+    let op = "scaled_dot_product_attention";
+    let ms = mask.as_ref().map(|(m, _, _)| m.storage().as_ref());
+    let storage =
+        Storage::attention((q4.storage().as_ref(), k4.storage().as_ref(), v4.storage().as_ref()), ms, None, &args)
+            .map_err(|e| e.in_op(op))?;
+    crate::device::placement::record(op, &[q.device(), k.device(), v.device()], device);
+    let all = Tensor::from_parts(storage, &[args.forward_len()], DType::F32, device);
+    let mut out_shape = batch.to_vec();
+    out_shape.extend([l, ev]);
+    let out = region(&all, 0, &out_shape)?;
+    drop(grad_mode);
+    let (shapes, saved) = ([q.shape().to_vec(), k.shape().to_vec(), v.shape().to_vec()], (q4, k4, v4));
+    let mask = mask.map(|(m, _, _)| m);
+    Ok(Some(Tensor::composite(out, op, &[q, k, v], move |_| backward(args, saved, mask, all, shapes))))
+}
+
+/// Elements `at..` of the 1-D `all` viewed as `shape` (no graph: `all` requires no grad).
+fn region(all: &Tensor, at: usize, shape: &[usize]) -> Result<Tensor> {
+    let n = crate::shape::numel(shape);
+    let dims: Vec<isize> = shape.iter().map(|&d| d as isize).collect();
+    all.narrow(0, at, n)?.reshape(&dims)
+}
+
+/// The rule: one backward call over the saved operands and the forward's output, whose result
+/// holds the three gradients side by side.
+fn backward(
+    args: AttentionArgs,
+    (q4, k4, v4): (Tensor, Tensor, Tensor),
+    mask: Option<Tensor>,
+    all: Tensor,
+    shapes: [Vec<usize>; 3],
+) -> BackwardFn {
+    Box::new(move |g, need| {
+        let _grad_mode = crate::autograd::no_grad();
+        // The gradient has the output's shape: as 4-D rows, a view wherever its rows are unit-strided.
+        let (g4, gv) = rows4(g)?;
+        let a = AttentionArgs { dout: Some(gv), ..args };
+        let ms = mask.as_ref().map(|m| m.storage().as_ref());
+        let grads = (q4.storage().as_ref(), k4.storage().as_ref(), v4.storage().as_ref());
+        let storage = Storage::attention(grads, ms, Some((all.storage().as_ref(), g4.storage().as_ref())), &a)
+            .map_err(|e| e.in_op("scaled_dot_product_attention_backward"))?;
+        let t = Tensor::from_parts(storage, &[a.backward_len()], DType::F32, g.device());
+        let [dk_at, dv_at, _] = a.grad_at();
+        let starts = [0, dk_at, dv_at];
+        (0..3).map(|i| need[i].then(|| region(&t, starts[i], &shapes[i])).transpose()).collect()
+    })
+}

@@ -1,0 +1,245 @@
+// Fused attention (op::attention), one pass per program (PART, from the prelude): a thread per
+// (row, chunk of CHUNK output columns), looping over the other side's rows; no [heads, L, S]
+// tensor. Forward: PART 0 writes each query row's log-sum-exp (online max and sum), PART 1 the
+// output from it. Backward: PART 2 writes D_i = dO_i . O_i, PART 3 the query's gradient (a
+// thread per query row and chunk), PART 4 and 5 the key's and the value's (a thread per key row
+// and chunk, over the queries that see that key). Each pass reads what the earlier ones wrote
+// through the one read-write binding (a buffer may not be bound writable and readable at once).
+// Masked scores are -inf (the mask's own, or past the causal diagonal, which the loops skip);
+// a row with nothing to attend to has log-sum-exp -inf and zero output and gradients.
+// Params: `op::params::AttentionParams`.
+@group(0) @binding(0) var<storage, read> q: array<f32>;
+@group(0) @binding(1) var<storage, read> k: array<f32>;
+@group(0) @binding(2) var<storage, read> v: array<f32>;
+@group(0) @binding(3) var<storage, read> mask: array<f32>;
+@group(0) @binding(4) var<storage, read> saved: array<f32>;
+@group(0) @binding(5) var<storage, read> dout: array<f32>;
+@group(0) @binding(6) var<storage, read_write> out: array<f32>;
+@group(0) @binding(7) var<uniform> P: Params;
+
+const CHUNK: u32 = 32u;
+
+fn neg_inf() -> f32 {
+    return bitcast<f32>(0xff800000u);
+}
+
+// Whether a score or log-sum-exp stands for "masked": -inf, or below every finite score a
+// float mask could mean (drivers may fold -inf arithmetic loosely).
+fn masked_value(x: f32) -> bool {
+    return x < -3.0e38;
+}
+
+// The first element of row `r` of head `n` of a view whose (offset, s0, s1, s2) start at word
+// `at` of the parameters.
+fn row_at(at: u32, n: u32, r: u32) -> u32 {
+    let n2 = p(P_N2);
+    return p(at) + (n / n2) * p(at + 1u) + (n % n2) * p(at + 2u) + r * p(at + 3u);
+}
+
+fn rotl(x: u32, r: u32) -> u32 {
+    return (x << r) | (x >> (32u - r));
+}
+
+fn mix(x: vec2<u32>, r: u32) -> vec2<u32> {
+    let a = x.x + x.y;
+    return vec2<u32>(a, rotl(x.y, r) ^ a);
+}
+
+// Threefry-2x32-20 at counter (c, 0), as fill.wgsl (op::fill).
+fn threefry(k0: u32, k1: u32, c: u32) -> u32 {
+    let k2 = 0x1BD11BDAu ^ k0 ^ k1;
+    var x = vec2<u32>(c + k0, k1);
+    x = mix(mix(mix(mix(x, 13u), 15u), 26u), 6u) + vec2<u32>(k1, k2 + 1u);
+    x = mix(mix(mix(mix(x, 17u), 29u), 16u), 24u) + vec2<u32>(k2, k0 + 2u);
+    x = mix(mix(mix(mix(x, 13u), 15u), 26u), 6u) + vec2<u32>(k0, k1 + 3u);
+    x = mix(mix(mix(mix(x, 17u), 29u), 16u), 24u) + vec2<u32>(k1, k2 + 4u);
+    x = mix(mix(mix(mix(x, 13u), 15u), 26u), 6u) + vec2<u32>(k2, k0 + 5u);
+    return x.x;
+}
+
+// Dropout's multiplier of p_ij: the kept scale, 0 where dropped, 1 without dropout.
+fn keep(n: u32, i: u32, j: u32) -> f32 {
+    if (p(P_DROPOUT) == 0u) {
+        return 1.0;
+    }
+    let u = f32(threefry(p(P_KEY_LO), p(P_KEY_HI), (n * p(P_L) + i) * p(P_S) + j) >> 8u) * (1.0 / 16777216.0);
+    return select(0.0, bitcast<f32>(p(P_DROP_SCALE)), u >= bitcast<f32>(p(P_DROP_P)));
+}
+
+// scale * q_i . k_j + mask_ij for head n.
+fn score(n: u32, i: u32, j: u32) -> f32 {
+    let qa = row_at(P_Q, n, i);
+    let ka = row_at(P_K, n, j);
+    var acc = 0.0;
+    for (var c = 0u; c < p(P_E); c++) {
+        acc += q[qa + c] * k[ka + c];
+    }
+    var x = acc * bitcast<f32>(p(P_SCALE));
+    if (p(P_MASKED) == 1u) {
+        x += mask[row_at(P_M, n, i) + j * p(P_M + 4u)];
+    }
+    return x;
+}
+
+// The keys query row i sees: 0..key_end(i).
+fn key_end(i: u32) -> u32 {
+    return select(p(P_S), min(i + 1u, p(P_S)), p(P_CAUSAL) == 1u);
+}
+
+// dO_i . v_j of head n.
+fn dot_grad_value(n: u32, i: u32, j: u32) -> f32 {
+    let ga = row_at(P_G, n, i);
+    let va = row_at(P_V, n, j);
+    var acc = 0.0;
+    for (var c = 0u; c < p(P_EV); c++) {
+        acc += dout[ga + c] * v[va + c];
+    }
+    return acc;
+}
+
+fn lse_pass(r: u32) {
+    let n = r / p(P_L);
+    let i = r % p(P_L);
+    var mx = neg_inf();
+    var sum = 0.0;
+    var any = false;
+    for (var j = 0u; j < key_end(i); j++) {
+        let x = score(n, i, j);
+        if (masked_value(x)) {
+            continue;
+        }
+        if (!any || x > mx) {
+            sum = select(0.0, sum * exp(mx - x), any) + 1.0;
+            mx = x;
+            any = true;
+        } else {
+            sum += exp(x - mx);
+        }
+    }
+    out[p(P_LSE_AT) + r] = select(neg_inf(), mx + log(sum), any);
+}
+
+fn out_pass(r: u32, c0: u32, width: u32) {
+    let n = r / p(P_L);
+    let i = r % p(P_L);
+    let lse = out[p(P_LSE_AT) + r];
+    var acc: array<f32, CHUNK>;
+    if (!masked_value(lse)) {
+        for (var j = 0u; j < key_end(i); j++) {
+            let x = score(n, i, j);
+            if (masked_value(x)) {
+                continue;
+            }
+            let w = exp(min(x - lse, 0.0)) * keep(n, i, j);
+            let va = row_at(P_V, n, j) + c0;
+            for (var c = 0u; c < width; c++) {
+                acc[c] += w * v[va + c];
+            }
+        }
+    }
+    for (var c = 0u; c < width; c++) {
+        out[r * p(P_EV) + c0 + c] = acc[c];
+    }
+}
+
+fn delta_pass(r: u32) {
+    let n = r / p(P_L);
+    let i = r % p(P_L);
+    let ga = row_at(P_G, n, i);
+    var acc = 0.0;
+    for (var c = 0u; c < p(P_EV); c++) {
+        acc += dout[ga + c] * saved[r * p(P_EV) + c];
+    }
+    out[p(P_D_AT) + r] = acc;
+}
+
+fn grad_q_pass(r: u32, c0: u32, width: u32) {
+    let n = r / p(P_L);
+    let i = r % p(P_L);
+    let lse = saved[p(P_LSE_AT) + r];
+    let d = out[p(P_D_AT) + r];
+    var acc: array<f32, CHUNK>;
+    if (!masked_value(lse)) {
+        for (var j = 0u; j < key_end(i); j++) {
+            let x = score(n, i, j);
+            if (masked_value(x)) {
+                continue;
+            }
+            let pr = exp(min(x - lse, 0.0));
+            let ds = pr * (dot_grad_value(n, i, j) * keep(n, i, j) - d);
+            let ka = row_at(P_K, n, j) + c0;
+            for (var c = 0u; c < width; c++) {
+                acc[c] += ds * k[ka + c];
+            }
+        }
+    }
+    let scale = bitcast<f32>(p(P_SCALE));
+    for (var c = 0u; c < width; c++) {
+        out[r * p(P_E) + c0 + c] = acc[c] * scale;
+    }
+}
+
+// The key's (PART 4) or the value's (PART 5) gradient for key row r = n * S + j.
+fn grad_kv_pass(r: u32, c0: u32, width: u32, key: bool) {
+    let n = r / p(P_S);
+    let j = r % p(P_S);
+    var acc: array<f32, CHUNK>;
+    // Causal: only queries i >= j see key j.
+    let first = select(0u, j, p(P_CAUSAL) == 1u);
+    for (var i = first; i < p(P_L); i++) {
+        let lse = saved[p(P_LSE_AT) + n * p(P_L) + i];
+        if (masked_value(lse)) {
+            continue;
+        }
+        let x = score(n, i, j);
+        if (masked_value(x)) {
+            continue;
+        }
+        let pr = exp(min(x - lse, 0.0));
+        if (key) {
+            let ds = pr * (dot_grad_value(n, i, j) * keep(n, i, j) - out[p(P_D_AT) + n * p(P_L) + i]);
+            let qa = row_at(P_Q, n, i) + c0;
+            for (var c = 0u; c < width; c++) {
+                acc[c] += ds * q[qa + c];
+            }
+        } else {
+            let w = pr * keep(n, i, j);
+            let ga = row_at(P_G, n, i) + c0;
+            for (var c = 0u; c < width; c++) {
+                acc[c] += w * dout[ga + c];
+            }
+        }
+    }
+    if (key) {
+        let scale = bitcast<f32>(p(P_SCALE));
+        for (var c = 0u; c < width; c++) {
+            out[p(P_DK_AT) + r * p(P_E) + c0 + c] = acc[c] * scale;
+        }
+    } else {
+        for (var c = 0u; c < width; c++) {
+            out[p(P_DV_AT) + r * p(P_EV) + c0 + c] = acc[c];
+        }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = gid.x + gid.y * nwg.x * WG;
+    if (t >= p(P_THREADS)) {
+        return;
+    }
+    let chunks = p(P_CHUNKS);
+    let r = t / chunks;
+    let c0 = (t % chunks) * CHUNK;
+    // The width of this chunk of the pass's output row.
+    let cols = select(p(P_EV), p(P_E), PART == 3u || PART == 4u);
+    let width = min(CHUNK, cols - min(c0, cols));
+    switch PART {
+        case 0u: { lse_pass(r); }
+        case 1u: { out_pass(r, c0, width); }
+        case 2u: { delta_pass(r); }
+        case 3u: { grad_q_pass(r, c0, width); }
+        case 4u: { grad_kv_pass(r, c0, width, true); }
+        default: { grad_kv_pass(r, c0, width, false); }
+    }
+}
