@@ -19,8 +19,9 @@
 
 const CHUNK: u32 = 32u;
 
+// -inf, made at run time: Tint refuses a constant expression whose value is infinite.
 fn neg_inf() -> f32 {
-    return bitcast<f32>(0xff800000u);
+    return bitcast<f32>(0xff800000u | (p(P_CAUSAL) & 0u));
 }
 
 // Whether a score or log-sum-exp stands for "masked": -inf, or below every finite score a
