@@ -19,6 +19,7 @@ use crate::layout::Layout;
 use crate::op::attention::AttentionArgs;
 use crate::op::binary::BinaryOp;
 use crate::op::fill::Fill;
+use crate::op::layer_norm::LayerNormArgs;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
 use crate::op::{MapOp, MatmulArgs};
@@ -171,6 +172,17 @@ impl Storage {
         args: &AttentionArgs,
     ) -> Result<Storage> {
         Storage::launch(KernelCall::Attention { q, k, v, mask, grad, args: *args }, None)
+    }
+
+    /// Fused LayerNorm over f32 rows laid out as `args` says (see `op::layer_norm`): the
+    /// forward, or with `grad` (the forward's output and the output's gradient) the backward.
+    pub(crate) fn layer_norm(
+        x: &Storage,
+        (w, b): (Option<&Storage>, Option<&Storage>),
+        grad: Option<(&Storage, &Storage)>,
+        args: &LayerNormArgs,
+    ) -> Result<Storage> {
+        Storage::launch(KernelCall::LayerNorm { x, w, b, grad, args: *args }, None)
     }
 
     /// Softmax (or log-softmax) of each row of the contiguous `[m, k]` view `l`.

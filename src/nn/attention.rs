@@ -26,9 +26,9 @@ pub struct AttentionOptions {
     /// Seed of the dropout mask (`None` draws from the global generator).
     pub seed: Option<u64>,
     /// Use the reference ("math") formula, composed from matmul, masking and softmax, instead
-    /// of the fused kernel: its gradient is differentiable again (a double backward), and it
-    /// stores the `[.., L, S]` probabilities. The fused kernel is the default wherever it
-    /// applies (f32 on the CPU and wgpu; see attention_fused.rs).
+    /// of the fused kernel (PyTorch's math backend), which stores the `[.., L, S]`
+    /// probabilities: to compare against. The fused kernel is the default wherever it applies
+    /// (f32 on the CPU and wgpu; see attention_fused.rs).
     pub math: bool,
 }
 

@@ -2,9 +2,7 @@
 //! and one for the backward (the attention family, `op::attention`), which never store the
 //! `[.., L, S]` scores or probabilities: the backward recomputes them from each query row's
 //! log-sum-exp. The values equal the composed formula's (safe softmax for rows that may
-//! attend to nothing, dropout from the same generator and counters); the gradients are not
-//! themselves differentiable (as PyTorch's fused kernels), so a double backward through
-//! attention takes the composed path (`AttentionOptions::fused: false`).
+//! attend to nothing, dropout from the same generator and counters).
 
 use crate::creation::next_seed;
 use crate::device::DeviceKind;

@@ -45,6 +45,7 @@ mod dropout;
 mod embedding;
 mod interpolate;
 mod layer_norm;
+mod layer_norm_fused;
 mod linear;
 pub mod loss;
 mod module;

@@ -69,6 +69,12 @@ pub fn layer_norm(
     }
     check_shape(OP, "weight", weight, normalized_shape)?;
     check_shape(OP, "bias", bias, normalized_shape)?;
+    for t in [weight, bias].into_iter().flatten() {
+        x.same_device(t, OP)?;
+    }
+    if let Some(y) = super::layer_norm_fused::layer_norm(x, k, weight, bias, eps)? {
+        return Ok(y);
+    }
     let dims: Vec<isize> = (-(k as isize)..0).collect();
     affine(normalize(x, &dims, eps)?, weight, bias)
 }

@@ -6,6 +6,7 @@
 pub(crate) mod attention;
 pub mod binary;
 pub(crate) mod fill;
+pub(crate) mod layer_norm;
 pub(crate) mod math;
 pub mod optim;
 pub(crate) mod param_layout;

@@ -346,4 +346,23 @@ kernel_params! {
         dv_at,
         d_at,
     }
+
+    /// layer_norm.wgsl: one pass of the fused LayerNorm (`op::layer_norm`), a thread per row
+    /// (forward, dx) or per column (dw, db).
+    struct LayerNormParams {
+        threads,
+        rows,
+        n,
+        /// f32 bits.
+        eps,
+        x_offset,
+        /// 1 with a weight (a bias), and where it starts.
+        has_w,
+        w_offset,
+        has_b,
+        b_offset,
+        dy_offset,
+        /// Where the means start in the forward's output (the rstds follow them).
+        mean_at,
+    }
 }

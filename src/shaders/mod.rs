@@ -186,6 +186,10 @@ pub(crate) enum KernelKey {
     Attention {
         pass: AttentionPass,
     },
+    /// One pass of the fused LayerNorm (layer_norm.wgsl; f32): 0 forward, 1 dx, 2 dw and db.
+    LayerNorm {
+        pass: u8,
+    },
 }
 
 /// The passes of the fused attention: the forward is `Lse` then `Out`, the backward `Delta`,
@@ -239,6 +243,7 @@ impl KernelKey {
             | KernelKey::IndexAdd { dtype, .. } => dtype == DType::F16,
             KernelKey::Optim { .. }
             | KernelKey::Attention { .. }
+            | KernelKey::LayerNorm { .. }
             | KernelKey::Sort { .. }
             | KernelKey::Select { .. }
             | KernelKey::Clamp4
@@ -279,6 +284,7 @@ impl KernelKey {
             KernelKey::IndexAdd { .. } => wgsl!("index_add"),
             KernelKey::Optim { .. } => wgsl!("optim"),
             KernelKey::Attention { .. } => wgsl!("attention"),
+            KernelKey::LayerNorm { .. } => wgsl!("layer_norm"),
         }
     }
 
@@ -308,6 +314,7 @@ impl KernelKey {
             KernelKey::IndexAdd { .. } => IndexAddParams::FIELDS,
             KernelKey::Optim { .. } => OptimParams::FIELDS,
             KernelKey::Attention { .. } => AttentionParams::FIELDS,
+            KernelKey::LayerNorm { .. } => LayerNormParams::FIELDS,
         }
     }
 
@@ -399,6 +406,7 @@ impl KernelKey {
                 let part = AttentionPass::ALL.iter().position(|&p| p == pass).unwrap_or(0);
                 format!("const PART: u32 = {part}u;\n")
             }
+            KernelKey::LayerNorm { pass } => format!("const PART: u32 = {pass}u;\n"),
         }
     }
 
@@ -417,6 +425,7 @@ impl KernelKey {
                 | KernelKey::ReduceSum4
                 | KernelKey::Pad { .. }
                 | KernelKey::Attention { .. }
+                | KernelKey::LayerNorm { .. }
                 | KernelKey::Matmul { program: MatmulProgram::Register, .. }
         )
     }

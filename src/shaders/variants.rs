@@ -85,6 +85,9 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
     for pass in AttentionPass::ALL {
         v.push(KernelKey::Attention { pass });
     }
+    for pass in 0..3 {
+        v.push(KernelKey::LayerNorm { pass });
+    }
     v.push(KernelKey::Clamp4);
     v.push(KernelKey::ReduceSum4);
     v.push(KernelKey::Pad { walk: Walk::DYNAMIC });

@@ -53,10 +53,10 @@ impl Kernels for Arc<CudaDevice> {
                 self.index_add((*mode, *assign), src, idx, *dim, shape)
             }
             KernelCall::Cat { parts, dim, shape, dtype } => self.cat(parts, *dim, shape, *dtype),
-            // ops/attention.rs composes attention on CUDA until a kernel is verified on a GPU.
-            KernelCall::Attention { .. } => Err(crate::error::Error::invalid(
-                "scaled_dot_product_attention",
-                "internal: CUDA has no fused attention kernel; the op composes it there",
+            // The ops compose attention and LayerNorm on CUDA until kernels are verified on a GPU.
+            KernelCall::Attention { .. } | KernelCall::LayerNorm { .. } => Err(crate::error::Error::invalid(
+                call.name(),
+                "internal: CUDA has no kernel of this fused family; the op composes it there",
             )),
         }
     }

@@ -114,6 +114,7 @@ fn body(key: &KernelKey) -> &'static str {
         | KernelKey::ReduceSum4
         | KernelKey::Pad { .. }
         | KernelKey::Attention { .. }
+        | KernelKey::LayerNorm { .. }
         | KernelKey::Matmul { program: MatmulProgram::Register, .. } => WGSL_ONLY,
         KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => include_str!("kernels/binary_scalar.cu"),
         KernelKey::Where { .. } => include_str!("kernels/where.cu"),
@@ -162,7 +163,8 @@ fn variant(key: &KernelKey) -> String {
         | KernelKey::Clamp4
         | KernelKey::ReduceSum4
         | KernelKey::Pad { .. }
-        | KernelKey::Attention { .. } => String::new(),
+        | KernelKey::Attention { .. }
+        | KernelKey::LayerNorm { .. } => String::new(),
         KernelKey::BinaryScalar { op, dtype } | KernelKey::BinaryScalar4 { op, dtype } => {
             format!("{}{f} S scalar(unsigned bits) {{ return {}; }}\n", binary_prelude(op, dtype), value_from_bits(dtype))
         }
@@ -272,7 +274,8 @@ pub(crate) fn params(key: &KernelKey) -> &'static [Field] {
         | KernelKey::Clamp4
         | KernelKey::ReduceSum4
         | KernelKey::Pad { .. }
-        | KernelKey::Attention { .. } => &[],
+        | KernelKey::Attention { .. }
+        | KernelKey::LayerNorm { .. } => &[],
     }
 }
 

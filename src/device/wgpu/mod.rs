@@ -9,6 +9,7 @@ mod fallback;
 mod hold;
 mod kernels;
 mod launch;
+mod layer_norm;
 mod matmul;
 mod one_pass;
 mod pinned;
