@@ -78,7 +78,6 @@ pub(super) fn attention(q: &Tensor, k: &Tensor, v: &Tensor, o: &Fused) -> Result
                 m.clone()
             };
             let Ok(full) = additive.broadcast_to(&[n1, n2, l, s]) else {
-                drop(grad_mode);
                 return Ok(None);
             };
             let st = full.layout().strides().to_vec();

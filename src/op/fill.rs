@@ -5,8 +5,8 @@
 //! dropout's masks no longer travel from the host (a GPT step at nanoGPT's size uploaded 600 MB
 //! of masks per step). Threefry needs only 32-bit adds, rotations and xors, which WGSL, CUDA and
 //! Rust all do exactly (no 64-bit or high-half multiplies, which WGSL lacks). The CPU runs
-//! [`uniform`]; `fill.wgsl` and `fill.cu` hold the same rounds, and the cross-device test holds
-//! them equal bit for bit.
+//! [`uniform`]; [`WGSL_THREEFRY`] (in the preludes of fill.wgsl and attention.wgsl) and
+//! `fill.cu` hold the same rounds, and the cross-device test holds them equal bit for bit.
 
 /// What a fill writes into each element.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -41,6 +41,31 @@ pub(crate) fn threefry2x32(key: [u32; 2], ctr: [u32; 2]) -> [u32; 2] {
     }
     [x0, x1]
 }
+
+/// The same generator in WGSL, for the programs that draw samples (fill.wgsl, attention.wgsl's
+/// dropout): `threefry(k0, k1, c)` is the first word of [`threefry2x32`] at counter `(c, 0)`,
+/// its rounds written out so nothing is indexed at run time.
+pub(crate) const WGSL_THREEFRY: &str = "\
+fn rotl(x: u32, r: u32) -> u32 {
+    return (x << r) | (x >> (32u - r));
+}
+
+fn mix(x: vec2<u32>, r: u32) -> vec2<u32> {
+    let a = x.x + x.y;
+    return vec2<u32>(a, rotl(x.y, r) ^ a);
+}
+
+fn threefry(k0: u32, k1: u32, c: u32) -> u32 {
+    let k2 = 0x1BD11BDAu ^ k0 ^ k1;
+    var x = vec2<u32>(c + k0, k1);
+    x = mix(mix(mix(mix(x, 13u), 15u), 26u), 6u) + vec2<u32>(k1, k2 + 1u);
+    x = mix(mix(mix(mix(x, 17u), 29u), 16u), 24u) + vec2<u32>(k2, k0 + 2u);
+    x = mix(mix(mix(mix(x, 13u), 15u), 26u), 6u) + vec2<u32>(k0, k1 + 3u);
+    x = mix(mix(mix(mix(x, 17u), 29u), 16u), 24u) + vec2<u32>(k1, k2 + 4u);
+    x = mix(mix(mix(mix(x, 13u), 15u), 26u), 6u) + vec2<u32>(k2, k0 + 5u);
+    return x.x;
+}
+";
 
 /// Sample `i` of `seed` as an f32 in [0, 1): the top 24 bits of the first output word for
 /// counter (i mod 2^32, i / 2^32), so every value is a multiple of 2^-24 and exact in f32.

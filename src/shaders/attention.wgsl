@@ -37,26 +37,7 @@ fn row_at(at: u32, n: u32, r: u32) -> u32 {
     return p(at) + (n / n2) * p(at + 1u) + (n % n2) * p(at + 2u) + r * p(at + 3u);
 }
 
-fn rotl(x: u32, r: u32) -> u32 {
-    return (x << r) | (x >> (32u - r));
-}
-
-fn mix(x: vec2<u32>, r: u32) -> vec2<u32> {
-    let a = x.x + x.y;
-    return vec2<u32>(a, rotl(x.y, r) ^ a);
-}
-
-// Threefry-2x32-20 at counter (c, 0), as fill.wgsl (op::fill).
-fn threefry(k0: u32, k1: u32, c: u32) -> u32 {
-    let k2 = 0x1BD11BDAu ^ k0 ^ k1;
-    var x = vec2<u32>(c + k0, k1);
-    x = mix(mix(mix(mix(x, 13u), 15u), 26u), 6u) + vec2<u32>(k1, k2 + 1u);
-    x = mix(mix(mix(mix(x, 17u), 29u), 16u), 24u) + vec2<u32>(k2, k0 + 2u);
-    x = mix(mix(mix(mix(x, 13u), 15u), 26u), 6u) + vec2<u32>(k0, k1 + 3u);
-    x = mix(mix(mix(mix(x, 17u), 29u), 16u), 24u) + vec2<u32>(k1, k2 + 4u);
-    x = mix(mix(mix(mix(x, 13u), 15u), 26u), 6u) + vec2<u32>(k2, k0 + 5u);
-    return x.x;
-}
+// `threefry` (fill.wgsl's generator) is op::fill::WGSL_THREEFRY, in the prelude.
 
 // Dropout's multiplier of p_ij: the kept scale, 0 where dropped, 1 without dropout.
 fn keep(n: u32, i: u32, j: u32) -> f32 {

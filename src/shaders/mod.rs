@@ -13,6 +13,7 @@ pub(crate) use variants::all_variants;
 
 use crate::dtype::DType;
 use crate::op::binary::{BinaryOp, WGSL_IS_NAN};
+use crate::op::fill::WGSL_THREEFRY;
 use crate::op::optim::OptimKind;
 use crate::op::param_layout::{wgsl_consts, Field, KernelParams};
 use crate::op::params::*;
@@ -358,7 +359,7 @@ impl KernelKey {
             KernelKey::Clamp4 | KernelKey::ReduceSum4 | KernelKey::Pad { .. } => String::new(),
             KernelKey::Fill { dtype } => {
                 format!(
-                    "alias D = {};\nfn value(bits: u32) -> D {{ return {}; }}\n",
+                    "alias D = {};\nfn value(bits: u32) -> D {{ return {}; }}\n{WGSL_THREEFRY}",
                     storage_type(dtype),
                     scalar_from_bits(dtype)
                 )
@@ -404,7 +405,7 @@ impl KernelKey {
             KernelKey::Optim { kind } => optim_prelude(kind),
             KernelKey::Attention { pass } => {
                 let part = AttentionPass::ALL.iter().position(|&p| p == pass).unwrap_or(0);
-                format!("const PART: u32 = {part}u;\n")
+                format!("const PART: u32 = {part}u;\n{WGSL_THREEFRY}")
             }
             KernelKey::LayerNorm { pass } => format!("const PART: u32 = {pass}u;\n"),
         }
