@@ -75,6 +75,8 @@ pub use tensor::checks::synchronize_blocking;
 pub use tensor::{Tensor, ToOptions};
 
 pub use device::policy::{launch_blocking, set_launch_blocking};
+#[cfg(not(target_arch = "wasm32"))]
+pub use device::profile::{profile_report, profiling, reset_profile, set_profiling, ProfileRow};
 pub use device::wgpu::recover;
 #[cfg(not(target_arch = "wasm32"))]
 pub use device::wgpu::recover_blocking;

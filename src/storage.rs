@@ -214,6 +214,20 @@ impl Storage {
     /// with the element offset its contiguous data starts at. No CPU fallback: a wgpu error
     /// (a tensor past one binding) goes back to the optimizer, which then runs separate ops.
     pub(crate) fn optim(step: &OptimStep, inputs: &[(&Arc<Storage>, usize)], n: usize) -> Result<Vec<Storage>> {
+        #[cfg(not(target_arch = "wasm32"))]
+        if crate::device::profile::profiling() {
+            let t0 = std::time::Instant::now();
+            let out = Storage::optim_now(step, inputs, n)?;
+            if let Some(s) = out.first() {
+                s.finish()?;
+            }
+            crate::device::profile::record("optimizer step", t0.elapsed());
+            return Ok(out);
+        }
+        Storage::optim_now(step, inputs, n)
+    }
+
+    fn optim_now(step: &OptimStep, inputs: &[(&Arc<Storage>, usize)], n: usize) -> Result<Vec<Storage>> {
         const OP: &str = "optimizer step";
         macro_rules! collect {
             ($variant:ident) => {

@@ -379,6 +379,10 @@ pub fn bench(recipe_name: &str, device: Device, steps: usize) -> Res<serde_json:
     for i in 0..steps + 3 {
         let (x, y) = corpus.batch(Split::Train, r.batch_size, r.model.block_size, i as u64, device)?;
         webtensor::synchronize_blocking(device)?;
+        if i == 3 {
+            // The profile (WEBTENSOR_PROFILE=1) covers the timed steps only.
+            webtensor::reset_profile();
+        }
         let t0 = Instant::now();
         let (_, loss) = model.forward_with_targets(&x, Some(&y))?;
         let loss = loss.ok_or("no loss")?;
@@ -393,9 +397,19 @@ pub fn bench(recipe_name: &str, device: Device, steps: usize) -> Res<serde_json:
     }
     times.sort_by(f64::total_cmp);
     let median = times[times.len() / 2];
-    Ok(serde_json::json!({
+    let mut out = serde_json::json!({
         "model": "gpt", "config": r.name, "device": device.to_string(), "batch_size": r.batch_size,
         "block_size": r.model.block_size, "parameters": model.num_parameters(true), "steps": steps,
         "ms_per_step": median, "tokens_per_s": (r.batch_size * r.model.block_size) as f64 / (median / 1e3),
-    }))
+    });
+    if webtensor::profiling() {
+        // Per step: each op's calls and waited-for milliseconds, the most time first.
+        let per = steps.max(1) as f64;
+        let rows: Vec<_> = webtensor::profile_report()
+            .iter()
+            .map(|r| serde_json::json!({"op": r.op, "calls": r.calls as f64 / per, "ms": r.ms / per}))
+            .collect();
+        out["profile_per_step"] = serde_json::Value::Array(rows);
+    }
+    Ok(out)
 }

@@ -10,6 +10,8 @@ pub mod memory;
 pub(crate) mod pinned;
 pub mod placement;
 pub mod policy;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod profile;
 pub mod scope;
 pub mod transfer;
 pub(crate) mod wgpu;

@@ -60,8 +60,31 @@ impl Storage {
     }
 
     /// Runs `call` on the backend of its operands (or `device`'s, for calls that make a tensor
-    /// there: fills, concatenations).
+    /// there: fills, concatenations); with the profiler on, waits for it and records its time.
     pub(crate) fn launch(call: KernelCall<'_, &Storage>, device: Option<Device>) -> Result<Storage> {
+        #[cfg(not(target_arch = "wasm32"))]
+        if crate::device::profile::profiling() {
+            let (name, t0) = (call.name(), std::time::Instant::now());
+            let out = Storage::launch_now(call, device)?;
+            out.finish()?;
+            crate::device::profile::record(name, t0.elapsed());
+            return Ok(out);
+        }
+        Storage::launch_now(call, device)
+    }
+
+    /// Waits until the work queued on this storage's device has finished (the profiler's
+    /// wait; the CPU's calls finish before they return).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn finish(&self) -> Result<()> {
+        match self {
+            Storage::Wgpu(s) => crate::block::block_on(s.device().synchronize()),
+            Storage::Cuda(s) => s.device().synchronize(),
+            Storage::Cpu(_) | Storage::Meta(_) => Ok(()),
+        }
+    }
+
+    fn launch_now(call: KernelCall<'_, &Storage>, device: Option<Device>) -> Result<Storage> {
         if let Some(widened) = Storage::widened(&call, device) {
             return widened;
         }
