@@ -86,6 +86,11 @@ pub(crate) fn tiled_matmul_cases(label: &str) {
         let a = randn(&[71, 130], 48, d).narrow(0, 1, 70).unwrap();
         a.t().unwrap().matmul(&randn(&[90, 70], 49, d).t().unwrap()).unwrap()
     });
+    // A weight gradient's shape, X^T @ dY over many rows: hardware GPUs split its long inner
+    // dimension into slices (more output tiles than software adapters split at).
+    check(&format!("tiled ({label}) X^T @ dY: [4500, 300]^T @ [4500, 260]"), 1e-3, |d| {
+        randn(&[4500, 300], 54, d).t().unwrap().matmul(&randn(&[4500, 260], 55, d)).unwrap()
+    });
     check(&format!("tiled ({label}) on integers"), 0.0, |d| {
         let a = randn(&[65, 40], 50, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap();
         a.matmul(&randn(&[40, 129], 51, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap()).unwrap()

@@ -16,10 +16,15 @@ use crate::op::reduce::ReduceOp;
 use crate::op::{MapOp, MatOperand, MatmulArgs, MatmulProgram};
 use crate::shaders::{params, KernelKey, WG};
 
-/// A matmul with fewer output tiles than this and a long inner dimension splits K (see
-/// `matmul_split_k`).
+/// On software adapters, a matmul with fewer 64x64 output tiles than this and a long inner
+/// dimension splits K (see `matmul_split_k`).
 const SPLIT_K_TILES: usize = 16;
 const SPLIT_K_MIN: usize = 4096;
+/// On hardware GPUs, a long inner dimension is split until the product has about this many
+/// workgroups (tiles times slices): enough to fill a large GPU several times over. A GPT's
+/// weight gradients (`[C, B*T] @ [B*T, 4C]`: 144 tiles, each walking 16384 rows) otherwise
+/// leave most of an H200 idle.
+const SPLIT_K_GROUPS: usize = 1024;
 /// Matmul output tile (see matmul.wgsl).
 const TILE: usize = 64;
 /// The register-tiled program's output tile (see matmul_register.wgsl).
@@ -47,11 +52,15 @@ impl WgpuDevice {
     /// into slices computed as a batch by the same kernel (a slice's operands are the originals
     /// shifted by the slice start, expressed as batch strides), and the slices are summed by the
     /// row reduction.
-    fn matmul_split_k(self: &Arc<Self>, a: &WgpuStorage, b: &WgpuStorage, g: &MatmulArgs) -> Result<WgpuStorage> {
+    fn matmul_split_k(
+        self: &Arc<Self>,
+        a: &WgpuStorage,
+        b: &WgpuStorage,
+        g: &MatmulArgs,
+        slices: usize,
+    ) -> Result<WgpuStorage> {
         let dtype = a.dtype();
         let (gx, gy) = (g.n.div_ceil(TILE), g.m.div_ceil(TILE));
-        let tiles = gx * gy;
-        let slices = (256 / tiles).clamp(2, 64).min(g.k / 1024).max(2);
         let len = g.k.div_ceil(slices);
         let (full, rest) = (g.k / len, g.k % len);
         let total = full + (rest > 0) as usize;
@@ -127,9 +136,19 @@ impl WgpuDevice {
         }
         // f16 partials would be rounded (and can overflow) before the slices are summed; f16
         // keeps the single pass, which accumulates in f32.
-        if g.batch == 1 && gx * gy < SPLIT_K_TILES && g.k >= SPLIT_K_MIN && dtype != DType::F16 {
-            drop(out);
-            return self.matmul_split_k(a, b, g);
+        if g.batch == 1 && g.k >= SPLIT_K_MIN && dtype != DType::F16 {
+            let tiles = gx * gy;
+            let slices = match self.software() {
+                true if tiles < SPLIT_K_TILES => (256 / tiles).clamp(2, 64),
+                true => 1,
+                false => (SPLIT_K_GROUPS / tiles).min(64),
+            };
+            // Slices of at least 1024 of the inner dimension.
+            let slices = slices.min(g.k / 1024);
+            if slices >= 2 {
+                drop(out);
+                return self.matmul_split_k(a, b, g, slices);
+            }
         }
         // Software adapters run the tiles from registers (matmul_blocked.wgsl: no barriers),
         // with vec4 loads where the operands' rows allow them (matmul_blocked4.wgsl). Hardware
