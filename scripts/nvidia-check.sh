@@ -4,7 +4,8 @@
 # and this script runs, within a deadline, what only that GPU can show:
 #   1. matmul on cuda:0 (cuBLAS) and webgpu:0 (NVIDIA's Vulkan), the wgpu programs forced each
 #      way (64x64 tiles vs register-tiled 128x128), beside PyTorch fp32 (TF32 off);
-#   2. a GPT training step at nanoGPT's shakespeare-char size on cuda:0, webgpu:0 and PyTorch;
+#   2. a GPT training step at nanoGPT's shakespeare-char size on cuda:0, webgpu:0 (each with and
+#      without the fused kernels) and PyTorch;
 #   3. the test suites on cpu, webgpu:0 and cuda:0 (WEBTENSOR_REQUIRE_GPU/CUDA=1).
 # Prepare here:
 #   cargo build --release -p webtensor-native --features cuda
@@ -62,9 +63,15 @@ WEBTENSOR_MATMUL_REGISTER_TILES=0 run 60 mm-webgpu-register \
 run 90 mm-torch python3 scripts/bench_torch_cuda.py "$out/mm-cuda.txt" "$out/mm-webgpu-tiled.txt" \
   "$out/mm-webgpu-register.txt"
 fi
-# 2. A GPT training step at nanoGPT's shakespeare-char size (10.7M parameters, batch 64 x 256).
-[ -z "${SKIP_GPT:-}" ] && run 90 gpt-cuda "$bin" bench-train --model gpt --config shakespeare-char --device cuda:0 --steps 10 --json
-[ -z "${SKIP_GPT:-}" ] && run 120 gpt-webgpu "$bin" bench-train --model gpt --config shakespeare-char --device webgpu:0 --steps 10 --json
+# 2. A GPT training step at nanoGPT's shakespeare-char size (10.7M parameters, batch 64 x 256),
+# with the fused kernels (attention, LayerNorm) and without them (WEBTENSOR_FUSED_KERNELS=0).
+gpt=(bench-train --model gpt --config shakespeare-char --steps 10 --json --device)
+if [ -z "${SKIP_GPT:-}" ]; then
+  run 90 gpt-cuda "$bin" "${gpt[@]}" cuda:0
+  WEBTENSOR_FUSED_KERNELS=0 run 90 gpt-cuda-composed "$bin" "${gpt[@]}" cuda:0
+  run 120 gpt-webgpu "$bin" "${gpt[@]}" webgpu:0
+  WEBTENSOR_FUSED_KERNELS=0 run 120 gpt-webgpu-composed "$bin" "${gpt[@]}" webgpu:0
+fi
 run 90 gpt-torch python3 scripts/train_gpt_torch.py --config shakespeare-char --device cuda --iters 30 \
   --eval-iters 1 --eval-interval 1000 --json
 # 3. The suites, most telling first (the matmul programs against the CPU, the GPT, sampling,
@@ -78,7 +85,7 @@ suites() {
     [ -x "/tmp/wt-bin/test-$s" ] && run 90 "test-$s" "/tmp/wt-bin/test-$s" --test-threads 4
   done
 }
-suites vs_cpu gpt sample cuda
+suites attention fused_norm cuda gpt vs_cpu sample
 if [ -z "${SKIP_TRAIN:-}" ]; then
   run 150 train-cuda "$bin" train --model gpt --config shakespeare-char --iters 500 --eval-interval 250 \
     --eval-iters 20 --devices cuda:0 --out /tmp/gpt-cuda --json

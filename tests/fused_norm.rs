@@ -50,14 +50,30 @@ fn grads(
 }
 
 fn fused_layer_norm_matches_the_composed_formula(d: Device) {
+    if d.kind() != webtensor::DeviceKind::WebGpu {
+        return check(d);
+    }
+    // wgpu has a form for software adapters (a thread per row) and one for hardware GPUs (a
+    // workgroup per row): both run on whichever adapter is under test.
+    for software in [true, false] {
+        webtensor::__set_software_kernels(d, Some(software)).unwrap();
+        check(d);
+    }
+    webtensor::__set_software_kernels(d, None).unwrap();
+}
+
+fn check(d: Device) {
     let eps = 1e-5;
-    // (input shape, normalised dims, weight, bias)
-    let cases: [(&[usize], usize, bool, bool); 5] = [
+    // (input shape, normalised dims, weight, bias): rows past one chunk of the GPU programs'
+    // weight-gradient partials (64) and rows longer than a workgroup (256) among them.
+    let cases: [(&[usize], usize, bool, bool); 7] = [
         (&[4, 7, 48], 1, true, true),
         (&[3, 130], 1, true, false),
         (&[2, 5, 6, 8], 2, true, true),
         (&[9, 33], 1, false, false),
         (&[6, 1], 1, true, true),
+        (&[3, 100, 40], 1, true, true),
+        (&[130, 520], 1, true, true),
     ];
     for (i, &(shape, k, has_w, has_b)) in cases.iter().enumerate() {
         let what = format!("{shape:?} over {k} dims, weight {has_w}, bias {has_b} on {d}");

@@ -20,6 +20,7 @@ fn isolated_device_measurements() {
         transfers_are_counted(g);
         events_time_gpu_work(g);
     }
+    fused_kernels_follow_the_setting();
     for d in devices().into_iter().chain([Device::META]) {
         memory_limit_refuses_cleanly(d);
         soak_allocations_return_to_start(d);
@@ -264,4 +265,30 @@ fn arange_past_the_memory_limit_is_an_error() {
     let e = Tensor::arange(4.0, 4_294_967_299.0, 1.0, DType::F32, Device::CPU).unwrap_err();
     webtensor::set_memory_limit(Device::CPU, None).unwrap();
     assert!(matches!(e, Error::OutOfMemory { .. }), "{e:?}");
+}
+
+/// Which op made attention's output on `d` under the current fused-kernel setting.
+fn attention_op(d: Device) -> String {
+    let q = Tensor::randn(&[1, 2, 5, 8], Some(1), Device::CPU).unwrap().to_blocking(d).unwrap();
+    let q = q.requires_grad_(true).unwrap();
+    let out = webtensor::nn::scaled_dot_product_attention(&q, &q, &q, &Default::default()).unwrap();
+    out.grad_fn().unwrap_or("none").to_string()
+}
+
+/// `set_fused_kernels`: Auto fuses attention where it pays (the CPU, software adapters) and
+/// composes on hardware GPUs; Always fuses everywhere; Never composes everywhere.
+fn fused_kernels_follow_the_setting() {
+    use webtensor::{set_fused_kernels, FusedKernels};
+    const FUSED: &str = "scaled_dot_product_attention";
+    for d in devices() {
+        let software = webtensor::devices().iter().any(|i| i.device == d && i.software);
+        let pays = d == Device::CPU || software;
+        set_fused_kernels(FusedKernels::Auto);
+        assert_eq!(attention_op(d) == FUSED, pays, "Auto on {d}");
+        set_fused_kernels(FusedKernels::Always);
+        assert_eq!(attention_op(d), FUSED, "Always on {d}");
+        set_fused_kernels(FusedKernels::Never);
+        assert_ne!(attention_op(d), FUSED, "Never on {d}");
+    }
+    set_fused_kernels(FusedKernels::Auto);
 }

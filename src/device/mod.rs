@@ -379,6 +379,20 @@ pub(crate) enum Backend {
 }
 
 impl Backend {
+    /// Whether the fused attention kernels (op::attention: a thread per row and chunk of
+    /// columns, the other side's rows walked one by one) beat the composed formula here: on the
+    /// CPU and software adapters they do (a GPT step on lavapipe 592 -> 462 ms); on hardware GPUs
+    /// the composed formula's batched matmuls win until the kernels are tiled (an H200 GPT step:
+    /// CUDA 359 ms fused against 77 composed, NVIDIA's Vulkan 619 against 199), so there the op
+    /// composes (see `policy::set_fused_kernels`).
+    pub(crate) fn fused_attention_pays(device: Device) -> bool {
+        match Backend::of(device) {
+            Ok(Backend::Cpu | Backend::Meta) => true,
+            Ok(Backend::Wgpu(d)) => d.software(),
+            Ok(Backend::Cuda(_)) | Err(_) => false,
+        }
+    }
+
     pub(crate) fn of(device: Device) -> Result<Backend> {
         match device.kind {
             DeviceKind::Cpu => Ok(Backend::Cpu),

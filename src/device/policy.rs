@@ -32,6 +32,49 @@ pub fn launch_blocking() -> bool {
     LAUNCH_BLOCKING.load(Ordering::Relaxed) == 2
 }
 
+/// When the ops run the fused kernel families (attention, LayerNorm) instead of their composed
+/// formulas (the same values, many more kernels), as PyTorch's `enable_flash_sdp` /
+/// `enable_math_sdp` switches choose an attention backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FusedKernels {
+    /// Where they apply and pay on the device (the default; see `Backend::fused_attention_pays`).
+    Auto,
+    /// Wherever they apply, also where the composed formula is faster (to test the kernels).
+    Always,
+    /// Never: every op composes (to measure what the kernels give, or to rule them out when
+    /// hunting a wrong result).
+    Never,
+}
+
+/// 0 = not yet read from the environment, then 1 + the mode's place in Auto, Always, Never.
+static FUSED: AtomicU8 = AtomicU8::new(0);
+
+/// Sets when the ops use the fused kernels (natively also `WEBTENSOR_FUSED_KERNELS`: `0` for
+/// [`FusedKernels::Never`], `1` for [`FusedKernels::Always`]). Applies to ops issued after it.
+pub fn set_fused_kernels(mode: FusedKernels) {
+    FUSED.store(1 + mode as u8, Ordering::Relaxed);
+}
+
+/// When the ops use the fused kernels (see [`set_fused_kernels`]).
+pub fn fused_kernels() -> FusedKernels {
+    if FUSED.load(Ordering::Relaxed) == 0 {
+        #[cfg(not(target_arch = "wasm32"))]
+        let mode = match std::env::var("WEBTENSOR_FUSED_KERNELS").as_deref().map(str::trim) {
+            Ok("0") => FusedKernels::Never,
+            Ok("1") => FusedKernels::Always,
+            _ => FusedKernels::Auto,
+        };
+        #[cfg(target_arch = "wasm32")]
+        let mode = FusedKernels::Auto;
+        let _ = FUSED.compare_exchange(0, 1 + mode as u8, Ordering::Relaxed, Ordering::Relaxed);
+    }
+    match FUSED.load(Ordering::Relaxed) {
+        2 => FusedKernels::Always,
+        3 => FusedKernels::Never,
+        _ => FusedKernels::Auto,
+    }
+}
+
 /// Whether an op that failed with `err` should run on the CPU instead: soft placement is on and
 /// the failure is a dtype the device lacks (TensorFlow's soft placement, for kernels). Every
 /// other error is the caller's to see.

@@ -5,7 +5,7 @@
 //! attend to nothing, dropout from the same generator and counters).
 
 use crate::creation::next_seed;
-use crate::device::DeviceKind;
+use crate::device::policy::FusedKernels;
 use crate::error::Result;
 use crate::op::attention::{AttentionArgs, RowsView};
 use crate::storage::Storage;
@@ -37,11 +37,22 @@ fn rows4(t: &Tensor) -> Result<(Tensor, RowsView)> {
     Ok((x, view))
 }
 
+/// Whether the fused kernels are wanted on `device` (`set_fused_kernels`, and by default where
+/// they pay).
+fn wanted(device: crate::Device) -> bool {
+    match crate::device::policy::fused_kernels() {
+        FusedKernels::Always => true,
+        FusedKernels::Never => false,
+        FusedKernels::Auto => crate::device::Backend::fused_attention_pays(device),
+    }
+}
+
 /// The fused attention, or `None` where it does not apply and the caller composes: dtypes
 /// other than f32, batch dims that differ between query, key and value (they broadcast in the
 /// composed form), more than two batch dims, empty operands, a float mask that requires grad,
-/// a mask that does not broadcast (the composed form reports it), dropout of 1, and CUDA,
-/// which has no attention kernel yet.
+/// a mask that does not broadcast (the composed form reports it), dropout of 1, devices where
+/// the kernels lose to the composed formula (`Backend::fused_attention_pays`: hardware GPUs,
+/// until the kernels are tiled) unless `set_fused_kernels(Always)`, and `Never`.
 pub(super) fn attention(q: &Tensor, k: &Tensor, v: &Tensor, o: &Fused) -> Result<Option<Tensor>> {
     let device = q.device();
     let (r, rk, rv) = (q.rank(), k.rank(), v.rank());
@@ -57,7 +68,7 @@ pub(super) fn attention(q: &Tensor, k: &Tensor, v: &Tensor, o: &Fused) -> Result
         || v.shape()[..rv - 2] != *batch
         || [q, k, v].iter().any(|t| t.numel() == 0)
         || o.dropout_p >= 1.0
-        || device.kind() == DeviceKind::Cuda
+        || !wanted(device)
     {
         return Ok(None);
     }

@@ -3,7 +3,7 @@
 //! elementwise and reduction kernels each way. The forward's output also holds each row's
 //! mean and `rsqrt(var + eps)`, which the backward reads.
 
-use crate::device::DeviceKind;
+use crate::device::policy::FusedKernels;
 use crate::error::Result;
 use crate::op::layer_norm::LayerNormArgs;
 use crate::storage::Storage;
@@ -20,7 +20,7 @@ fn flat(t: &Tensor) -> Result<(Tensor, usize)> {
 
 /// Fused `F.layer_norm` of `x` over its last `k` dims (already checked against the weight and
 /// bias shapes), or `None` where it does not apply and the caller composes: dtypes other than
-/// f32 (for the input, the weight or the bias), empty input, and CUDA (no kernel yet).
+/// f32 (for the input, the weight or the bias), empty input, and `set_fused_kernels(Never)`.
 pub(super) fn layer_norm(
     x: &Tensor,
     k: usize,
@@ -30,7 +30,7 @@ pub(super) fn layer_norm(
 ) -> Result<Option<Tensor>> {
     let device = x.device();
     let all_f32 = x.dtype() == DType::F32 && [w, b].iter().flatten().all(|t| t.dtype() == DType::F32);
-    if !all_f32 || x.numel() == 0 || device.kind() == DeviceKind::Cuda {
+    if !all_f32 || x.numel() == 0 || crate::device::policy::fused_kernels() == FusedKernels::Never {
         return Ok(None);
     }
     let r = x.rank();

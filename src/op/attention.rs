@@ -18,6 +18,12 @@
 //! generator ([`super::fill::uniform`], as `rand` over `[n1, n2, L, S]` gives it) is at least
 //! `p`, scaled by `1 / (1 - p)`: the same mask as the composed path's `dropout` with that seed.
 
+use super::params::AttentionParams;
+use crate::shaders::AttentionPass;
+
+/// Output columns one GPU thread accumulates (attention.wgsl's and attention.cu's CHUNK).
+pub(crate) const CHUNK: usize = 32;
+
 /// Where one operand's rows are: element `(a, b, row, col)` of a `[n1, n2, rows, cols]` view
 /// is at `offset + a * s0 + b * s1 + row * s2 + col` (the last stride is 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +71,77 @@ pub(crate) struct AttentionArgs {
     pub dout: Option<RowsView>,
 }
 
+/// A view's (offset, s0, s1, s2) as parameter words.
+fn words(v: &RowsView) -> [usize; 4] {
+    [v.offset, v.s0, v.s1, v.s2]
+}
+
 impl AttentionArgs {
+    /// The programs' parameters for every pass (wgpu and CUDA), `threads` and `chunks` left for
+    /// the pass to set.
+    pub(crate) fn params(&self) -> AttentionParams {
+        let (m, mcol) = self.mask.unwrap_or((RowsView { offset: 0, s0: 0, s1: 0, s2: 0 }, 0));
+        let (p_drop, drop_scale, seed) = self.dropout.unwrap_or((0.0, 1.0, 0));
+        let [dk_at, dv_at, d_at] = self.grad_at();
+        AttentionParams {
+            threads: 0,
+            chunks: 1,
+            n2: self.n2,
+            l: self.l,
+            s: self.s,
+            e: self.e,
+            ev: self.ev,
+            q: words(&self.q),
+            k: words(&self.k),
+            v: words(&self.v),
+            m: [m.offset, m.s0, m.s1, m.s2, mcol],
+            masked: self.mask.is_some() as usize,
+            g: self.dout.as_ref().map_or([0; 4], words),
+            scale: self.scale.to_bits() as usize,
+            causal: self.causal as usize,
+            dropout: self.dropout.is_some() as usize,
+            drop_p: p_drop.to_bits() as usize,
+            drop_scale: drop_scale.to_bits() as usize,
+            key_lo: seed as u32 as usize,
+            key_hi: (seed >> 32) as usize,
+            lse_at: self.lse_at(),
+            dk_at,
+            dv_at,
+            d_at,
+        }
+    }
+
+    /// The GPU programs' passes, in order, each with its rows and output columns: the forward's
+    /// log-sum-exps then output, or the backward's `D`, then dq, dk and dv.
+    pub(crate) fn passes(&self, backward: bool) -> Vec<(AttentionPass, usize, usize)> {
+        let (ql, kl) = (self.heads() * self.l, self.heads() * self.s);
+        if backward {
+            vec![
+                (AttentionPass::Delta, ql, 1),
+                (AttentionPass::GradQ, ql, self.e),
+                (AttentionPass::GradK, kl, self.e),
+                (AttentionPass::GradV, kl, self.ev),
+            ]
+        } else {
+            vec![(AttentionPass::Lse, ql, 1), (AttentionPass::Out, ql, self.ev)]
+        }
+    }
+
+    /// An error unless the GPU programs' u32 counters (dropout's, the row numbers) cover this
+    /// call on `device`.
+    pub(crate) fn check_counters(&self, device: impl FnOnce() -> String) -> crate::error::Result<()> {
+        if self.heads().saturating_mul(self.l).saturating_mul(self.s) <= u32::MAX as usize {
+            return Ok(());
+        }
+        Err(crate::error::Error::TooLarge {
+            op: "scaled_dot_product_attention",
+            device: device(),
+            bytes: (self.heads() * self.l * self.s) as u64,
+            limit_name: "heads * L * S (u32 counters of the attention programs)",
+            limit: u32::MAX as u64,
+        })
+    }
+
     /// Heads (`n1 * n2`).
     pub(crate) fn heads(&self) -> usize {
         self.n1 * self.n2

@@ -27,7 +27,36 @@ pub(crate) struct LayerNormArgs {
     pub dy_offset: usize,
 }
 
+use super::params::LayerNormParams;
+
+/// Rows per chunk of the GPU programs' first dw/db stage (layer_norm.wgsl's and .cu's LN_ROWS).
+pub(crate) const LN_ROWS: usize = 64;
+
 impl LayerNormArgs {
+    /// The GPU programs' parameters, `threads` left for the pass to set.
+    pub(crate) fn params(&self) -> LayerNormParams {
+        LayerNormParams {
+            threads: 0,
+            rows: self.rows,
+            n: self.n,
+            eps: self.eps.to_bits() as usize,
+            x_offset: self.x_offset,
+            has_w: self.w_offset.is_some() as usize,
+            w_offset: self.w_offset.unwrap_or(0),
+            has_b: self.b_offset.is_some() as usize,
+            b_offset: self.b_offset.unwrap_or(0),
+            dy_offset: self.dy_offset,
+            mean_at: self.stats_at().0,
+            chunks: self.wb_chunks(),
+        }
+    }
+
+    /// Chunks of [`LN_ROWS`] rows whose partial weight and bias gradients the GPU programs sum
+    /// first (then the chunks, in order, per column).
+    pub(crate) fn wb_chunks(&self) -> usize {
+        self.rows.div_ceil(LN_ROWS)
+    }
+
     /// Elements of the forward output: `y`, then the means, then the `rstd`s.
     pub(crate) fn forward_len(&self) -> usize {
         self.rows * self.n + 2 * self.rows

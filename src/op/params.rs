@@ -347,8 +347,7 @@ kernel_params! {
         d_at,
     }
 
-    /// layer_norm.wgsl: one pass of the fused LayerNorm (`op::layer_norm`), a thread per row
-    /// (forward, dx) or per column (dw, db).
+    /// layer_norm.wgsl / layer_norm.cu: one pass of the fused LayerNorm (`op::layer_norm`).
     struct LayerNormParams {
         threads,
         rows,
@@ -364,5 +363,7 @@ kernel_params! {
         dy_offset,
         /// Where the means start in the forward's output (the rstds follow them).
         mean_at,
+        /// Chunks of rows whose partial dw and db the first stage writes to scratch.
+        chunks,
     }
 }

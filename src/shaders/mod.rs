@@ -183,11 +183,13 @@ pub(crate) enum KernelKey {
     Optim {
         kind: OptimKind,
     },
-    /// One pass of the fused attention (attention.wgsl; f32).
+    /// One pass of the fused attention (attention.wgsl, attention.cu; f32).
     Attention {
         pass: AttentionPass,
     },
-    /// One pass of the fused LayerNorm (layer_norm.wgsl; f32): 0 forward, 1 dx, 2 dw and db.
+    /// One pass of the fused LayerNorm (layer_norm.wgsl, layer_norm.cu; f32): the forward and
+    /// dx a thread per row (0, 1: software adapters) or a workgroup per row (4, 5), dw and db's
+    /// partial sums per chunk of rows (2), then the chunks added (3).
     LayerNorm {
         pass: u8,
     },
@@ -218,6 +220,11 @@ impl AttentionPass {
         AttentionPass::GradK,
         AttentionPass::GradV,
     ];
+
+    /// The pass's `PART` number in the programs (its place in [`Self::ALL`]).
+    pub(crate) fn part(self) -> usize {
+        self as usize
+    }
 }
 
 impl KernelKey {
@@ -403,17 +410,15 @@ impl KernelKey {
                 storage_type(index)
             ),
             KernelKey::Optim { kind } => optim_prelude(kind),
-            KernelKey::Attention { pass } => {
-                let part = AttentionPass::ALL.iter().position(|&p| p == pass).unwrap_or(0);
-                format!("const PART: u32 = {part}u;\n{WGSL_THREEFRY}")
-            }
+            KernelKey::Attention { pass } => format!("const PART: u32 = {}u;\n{WGSL_THREEFRY}", pass.part()),
             KernelKey::LayerNorm { pass } => format!("const PART: u32 = {pass}u;\n"),
         }
     }
 
     /// Whether only the wgpu backend launches this variant (vec4 programs whose parameters no
     /// CUDA kernel reads: CUDA's kernels take every layout, and it composes clamp; the register
-    /// tiled matmul, where CUDA runs cuBLAS); the CUDA
+    /// tiled matmul, where CUDA runs cuBLAS; LayerNorm's thread-per-row forms for software
+    /// adapters); the CUDA
     /// backend neither renders nor compiles these.
     #[cfg_attr(not(all(feature = "cuda", not(target_arch = "wasm32"))), allow(dead_code))]
     pub(crate) fn wgsl_only(&self) -> bool {
@@ -425,8 +430,7 @@ impl KernelKey {
                 | KernelKey::Clamp4
                 | KernelKey::ReduceSum4
                 | KernelKey::Pad { .. }
-                | KernelKey::Attention { .. }
-                | KernelKey::LayerNorm { .. }
+                | KernelKey::LayerNorm { pass: 0 | 1 }
                 | KernelKey::Matmul { program: MatmulProgram::Register, .. }
         )
     }

@@ -85,7 +85,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
     for pass in AttentionPass::ALL {
         v.push(KernelKey::Attention { pass });
     }
-    for pass in 0..3 {
+    for pass in 0..6 {
         v.push(KernelKey::LayerNorm { pass });
     }
     v.push(KernelKey::Clamp4);

@@ -53,11 +53,8 @@ impl Kernels for Arc<CudaDevice> {
                 self.index_add((*mode, *assign), src, idx, *dim, shape)
             }
             KernelCall::Cat { parts, dim, shape, dtype } => self.cat(parts, *dim, shape, *dtype),
-            // The ops compose attention and LayerNorm on CUDA until kernels are verified on a GPU.
-            KernelCall::Attention { .. } | KernelCall::LayerNorm { .. } => Err(crate::error::Error::invalid(
-                call.name(),
-                "internal: CUDA has no kernel of this fused family; the op composes it there",
-            )),
+            KernelCall::Attention { q, k, v, mask, grad, args } => self.attention((q, k, v), *mask, *grad, args),
+            KernelCall::LayerNorm { x, w, b, grad, args } => self.layer_norm(x, (*w, *b), *grad, args),
         }
     }
 

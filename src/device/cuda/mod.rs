@@ -12,6 +12,8 @@ mod context;
 #[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
 mod discover;
 #[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
+mod fused;
+#[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
 mod kernels;
 #[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
 mod launch;

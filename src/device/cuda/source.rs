@@ -113,8 +113,7 @@ fn body(key: &KernelKey) -> &'static str {
         | KernelKey::Clamp4
         | KernelKey::ReduceSum4
         | KernelKey::Pad { .. }
-        | KernelKey::Attention { .. }
-        | KernelKey::LayerNorm { .. }
+        | KernelKey::LayerNorm { pass: 0 | 1 }
         | KernelKey::Matmul { program: MatmulProgram::Register, .. } => WGSL_ONLY,
         KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => include_str!("kernels/binary_scalar.cu"),
         KernelKey::Where { .. } => include_str!("kernels/where.cu"),
@@ -135,6 +134,8 @@ fn body(key: &KernelKey) -> &'static str {
         KernelKey::Index { .. } => include_str!("kernels/index.cu"),
         KernelKey::IndexAdd { .. } => include_str!("kernels/index_add.cu"),
         KernelKey::Optim { .. } => include_str!("kernels/optim.cu"),
+        KernelKey::Attention { .. } => include_str!("kernels/attention.cu"),
+        KernelKey::LayerNorm { .. } => include_str!("kernels/layer_norm.cu"),
     }
 }
 
@@ -162,9 +163,9 @@ fn variant(key: &KernelKey) -> String {
         | KernelKey::IndexRows4 { .. }
         | KernelKey::Clamp4
         | KernelKey::ReduceSum4
-        | KernelKey::Pad { .. }
-        | KernelKey::Attention { .. }
-        | KernelKey::LayerNorm { .. } => String::new(),
+        | KernelKey::Pad { .. } => String::new(),
+        KernelKey::Attention { pass } => format!("#define PART {}\n", pass.part()),
+        KernelKey::LayerNorm { pass } => format!("#define PART {pass}\n"),
         KernelKey::BinaryScalar { op, dtype } | KernelKey::BinaryScalar4 { op, dtype } => {
             format!("{}{f} S scalar(unsigned bits) {{ return {}; }}\n", binary_prelude(op, dtype), value_from_bits(dtype))
         }
@@ -267,15 +268,15 @@ pub(crate) fn params(key: &KernelKey) -> &'static [Field] {
         KernelKey::Index { .. } => IndexParams::FIELDS,
         KernelKey::IndexAdd { .. } => IndexAddParams::FIELDS,
         KernelKey::Optim { .. } => OptimParams::FIELDS,
+        KernelKey::Attention { .. } => AttentionParams::FIELDS,
+        KernelKey::LayerNorm { .. } => LayerNormParams::FIELDS,
         // WGSL-only programs: their CUDA body is an #error.
         KernelKey::BinaryRows4 { .. }
         | KernelKey::WhereRows4 { .. }
         | KernelKey::IndexRows4 { .. }
         | KernelKey::Clamp4
         | KernelKey::ReduceSum4
-        | KernelKey::Pad { .. }
-        | KernelKey::Attention { .. }
-        | KernelKey::LayerNorm { .. } => &[],
+        | KernelKey::Pad { .. } => &[],
     }
 }
 

@@ -143,7 +143,7 @@ impl WgpuDevice {
     }
 
     /// Whether to shape kernels for a software adapter (see `WgpuDevice::software_kernels`).
-    pub(super) fn software(&self) -> bool {
+    pub(crate) fn software(&self) -> bool {
         self.software_kernels.load(std::sync::atomic::Ordering::Relaxed)
     }
 

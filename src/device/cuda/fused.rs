@@ -1,0 +1,91 @@
+//! CUDA's fused transformer families (semantics in `op::attention` and `op::layer_norm`,
+//! kernels in attention.cu and layer_norm.cu): the same passes as wgpu's, with LayerNorm's
+//! rows a block each and its dw/db summed in two deterministic stages through scratch.
+
+use std::sync::Arc;
+
+use super::{CudaDevice, CudaStorage};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::op::attention::{AttentionArgs, CHUNK};
+use crate::op::layer_norm::LayerNormArgs;
+use crate::op::params::{AttentionParams, LayerNormParams};
+use crate::shaders::{KernelKey, WG};
+
+/// Blocks for a grid-stride loop over rows, a block each.
+const MAX_ROW_BLOCKS: usize = 1 << 16;
+
+fn grid(threads: usize) -> (u32, u32, u32) {
+    (threads.div_ceil(WG as usize).clamp(1, 1 << 20) as u32, 1, 1)
+}
+
+impl CudaDevice {
+    /// Fused attention: the forward, or with `grad` (the forward's output and the output's
+    /// gradient) the backward.
+    pub(super) fn attention(
+        self: &Arc<Self>,
+        (q, k, v): (&CudaStorage, &CudaStorage, &CudaStorage),
+        mask: Option<&CudaStorage>,
+        grad: Option<(&CudaStorage, &CudaStorage)>,
+        a: &AttentionArgs,
+    ) -> Result<CudaStorage> {
+        a.check_counters(|| self.name())?;
+        let len = if grad.is_some() { a.backward_len() } else { a.forward_len() };
+        let out = self.alloc(len, DType::F32)?;
+        let base = a.params();
+        let (saved, dout) = grad.unwrap_or((q, q));
+        let ptrs = [q.ptr(0), k.ptr(0), v.ptr(0), mask.unwrap_or(q).ptr(0), saved.ptr(0), dout.ptr(0), out.ptr(0)];
+        for (pass, rows, cols) in a.passes(grad.is_some()) {
+            let chunks = cols.div_ceil(CHUNK).max(1);
+            let threads = rows * chunks;
+            if threads == 0 {
+                continue;
+            }
+            let params = AttentionParams { threads, chunks, ..base };
+            self.launch(KernelKey::Attention { pass }, &ptrs, &params, grid(threads), (WG, 1, 1))?;
+        }
+        Ok(out)
+    }
+
+    /// Fused LayerNorm: the forward, or with `grad` (the forward's output and the output's
+    /// gradient) the backward.
+    pub(super) fn layer_norm(
+        self: &Arc<Self>,
+        x: &CudaStorage,
+        (w, b): (Option<&CudaStorage>, Option<&CudaStorage>),
+        grad: Option<(&CudaStorage, &CudaStorage)>,
+        a: &LayerNormArgs,
+    ) -> Result<CudaStorage> {
+        let len = if grad.is_some() { a.backward_len() } else { a.forward_len() };
+        let out = self.alloc(len, DType::F32)?;
+        if a.rows == 0 || a.n == 0 {
+            return Ok(out);
+        }
+        let rows_grid = (a.rows.min(MAX_ROW_BLOCKS) as u32, 1, 1);
+        let (saved, dy) = grad.unwrap_or((x, x));
+        let chunks = a.wb_chunks();
+        // The first dw/db stage's partial sums: [chunks, n] for dw, then for db.
+        let scratch = if grad.is_some() { Some(self.alloc(2 * chunks * a.n, DType::F32)?) } else { None };
+        let ptrs = [
+            x.ptr(0),
+            w.unwrap_or(x).ptr(0),
+            b.unwrap_or(x).ptr(0),
+            saved.ptr(0),
+            dy.ptr(0),
+            out.ptr(0),
+            scratch.as_ref().unwrap_or(x).ptr(0),
+        ];
+        let p = LayerNormParams { threads: a.rows, ..a.params() };
+        let block = (WG, 1, 1);
+        // Rows a block each (layer_norm.cu's PART 4 and 5; 0 and 1 are wgpu's software forms).
+        if grad.is_none() {
+            self.launch(KernelKey::LayerNorm { pass: 4 }, &ptrs, &p, rows_grid, block)?;
+            return Ok(out);
+        }
+        self.launch(KernelKey::LayerNorm { pass: 5 }, &ptrs, &p, rows_grid, block)?;
+        let partials = (a.n.div_ceil(32) as u32, chunks.min(65535) as u32, 1);
+        self.launch(KernelKey::LayerNorm { pass: 2 }, &ptrs, &p, partials, block)?;
+        self.launch(KernelKey::LayerNorm { pass: 3 }, &ptrs, &LayerNormParams { threads: a.n, ..p }, grid(a.n), block)?;
+        Ok(out)
+    }
+}
