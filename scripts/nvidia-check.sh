@@ -4,8 +4,8 @@
 # and this script runs, within a deadline, what only that GPU can show:
 #   1. matmul on cuda:0 (cuBLAS) and webgpu:0 (NVIDIA's Vulkan), the wgpu programs forced each
 #      way (64x64 tiles vs register-tiled 128x128), beside PyTorch fp32 (TF32 off);
-#   2. a GPT training step at nanoGPT's shakespeare-char size on cuda:0, webgpu:0 (each with and
-#      without the fused kernels) and PyTorch;
+#   2. a GPT training step at nanoGPT's shakespeare-char size on cuda:0, webgpu:0 (default routing,
+#      and every op composed with WEBTENSOR_FUSED_KERNELS=0) and PyTorch;
 #   3. the test suites on cpu, webgpu:0 and cuda:0 (WEBTENSOR_REQUIRE_GPU/CUDA=1).
 # Prepare here:
 #   cargo build --release -p webtensor-native --features cuda
