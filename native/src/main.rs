@@ -322,6 +322,14 @@ fn info() {
     for (var, what) in [
         ("WGPU_BACKEND", "restrict the wgpu backends searched (e.g. vulkan, gl)"),
         ("WEBTENSOR_LAUNCH_BLOCKING", "1: submit and check every op before the next (debugging)"),
+        (
+            "WEBTENSOR_PROFILE",
+            "1: wait for every kernel call and add its time to its op's row (bench-train --model gpt prints them)",
+        ),
+        (
+            "WEBTENSOR_FUSED_KERNELS",
+            "1: fused attention/LayerNorm wherever they apply; 0: every op composed; unset: where they pay",
+        ),
         ("MATMUL_NUM_THREADS", "threads for the cpu matmul (default: physical cores, at most 4)"),
         ("WEBTENSOR_CPU_THREADS", "threads for the other cpu kernels (default: the cores available)"),
         ("WEBTENSOR_STRIDED_REDUCE", "min outputs,outputs per folded element: when GPUs reduce strided views in place"),
