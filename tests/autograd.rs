@@ -6,7 +6,7 @@
 mod common;
 use common::*;
 
-use webtensor::{BackwardOptions, DType, Device, Tensor};
+use webtensor::{BackwardOptions, DType, Device, Tensor, UnaryOp};
 
 device_tests!(
     grads_accumulate_until_cleared,
@@ -134,6 +134,10 @@ fn finite_differences_agree(d: Device) {
             let mu = h.mean(&[-1], true).unwrap();
             let sd = h.var(&[-1], 0, true).unwrap().add_scalar(1e-5).unwrap().sqrt().unwrap();
             h.sub(&mu).unwrap().div(&sd).unwrap().gelu().unwrap().sum_all().unwrap()
+        }),
+        // GELU's derivative op (its backward's one kernel) has a gradient of its own.
+        ("gelu'", |x, w| {
+            x.matmul(w).unwrap().mul_scalar(2.0).unwrap().unary(UnaryOp::GeluGrad).unwrap().sum_all().unwrap()
         }),
         ("views", |x, w| {
             let y = x.t().unwrap().reshape(&[-1]).unwrap().narrow(0, 1, 4).unwrap();

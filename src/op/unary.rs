@@ -88,6 +88,12 @@ pub enum UnaryOp {
     /// the composition (expm1, a comparison, a where) took three; `Tensor::elu(alpha)` uses it
     /// for alpha 1.
     Elu,
+    /// The derivative of (exact) GELU, `Phi(x) + x phi(x)` (PyTorch's `aten::gelu_backward`
+    /// with a unit gradient): GELU's backward in one kernel where the formula took eleven.
+    /// Internal to the backward rules: not in [`UnaryOp::ALL`], so the op tables and the JS
+    /// surface do not list it.
+    #[doc(hidden)]
+    GeluGrad,
 }
 
 impl UnaryOp {
@@ -135,6 +141,11 @@ impl UnaryOp {
         ]
     };
 
+    /// The ops the backward rules use beside [`UnaryOp::ALL`] (derivatives); every kernel
+    /// variant is built and tested for them too.
+    #[doc(hidden)]
+    pub const INTERNAL: [UnaryOp; 1] = [UnaryOp::GeluGrad];
+
     /// The op's name, as errors and logs print it.
     pub fn name(self) -> &'static str {
         use UnaryOp::*;
@@ -176,6 +187,7 @@ impl UnaryOp {
             Hardswish => "hardswish",
             Hardsigmoid => "hardsigmoid",
             Elu => "elu",
+            GeluGrad => "gelu_backward",
         }
     }
 
@@ -183,7 +195,7 @@ impl UnaryOp {
     pub(crate) fn wgsl_helpers(self) -> String {
         use UnaryOp::*;
         let extra: &[&str] = match self {
-            Gelu | Erf => &[WGSL_ERF],
+            Gelu | Erf | GeluGrad => &[WGSL_ERF],
             Tanh | GeluTanh => &[WGSL_TANH],
             Sin | Cos => &[WGSL_SINCOS],
             Tan => &[WGSL_SINCOS, WGSL_FDIV],
@@ -213,7 +225,7 @@ impl UnaryOp {
     /// The CUDA helper functions the op's expression calls (beside the kernel prelude's).
     pub(crate) fn cuda_helpers(self) -> &'static str {
         match self {
-            UnaryOp::Gelu | UnaryOp::Erf => CUDA_ERF,
+            UnaryOp::Gelu | UnaryOp::Erf | UnaryOp::GeluGrad => CUDA_ERF,
             _ => "",
         }
     }
@@ -259,6 +271,10 @@ impl UnaryOp {
                 }
             }
             Gelu => 0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2)),
+            // Phi(x) + x phi(x); inf * 0 at x = +-inf is NaN, as PyTorch's.
+            GeluGrad => {
+                0.5 * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2)) + x * exp_f32(-0.5 * x * x) * INV_SQRT_2PI
+            }
             // PyTorch's kernel: kBeta = sqrt(2) * (2 / sqrt(pi)) / 2, in f32.
             GeluTanh => 0.5 * x * (1.0 + tanh_f32(GELU_BETA * (x + GELU_KAPPA * (x * x * x)))),
             Erf => erf(x),
@@ -358,6 +374,7 @@ impl UnaryOp {
             // WGSL's max of NaN is undefined: keep NaN as PyTorch does.
             Relu => "select(max(v, 0.0), v, is_nan(v))",
             Gelu => "0.5 * v * (1.0 + erf_approx(v * 0.70710678118654752))",
+            GeluGrad => "0.5 * (1.0 + erf_approx(v * 0.70710678118654752)) + v * exp(-0.5 * v * v) * 0.3989422804014327",
             GeluTanh => "0.5 * v * (1.0 + tanh_acc(0.7978845608028654 * (v + 0.044715 * (v * v * v))))",
             Erf => "erf_approx(v)",
             // fdiv: 1 + exp(88) is past 2^126, where drivers' division flushes (WGSL_FDIV).
@@ -425,6 +442,9 @@ impl UnaryOp {
             // fmaxf would drop a NaN operand; PyTorch keeps it.
             Relu => "(is_nan(v) ? v : fmaxf(v, 0.0f))",
             Gelu => "0.5f * v * (1.0f + erf_approx(v * 0.70710678118654752f))",
+            GeluGrad => {
+                "0.5f * (1.0f + erf_approx(v * 0.70710678118654752f)) + v * expf(-0.5f * v * v) * 0.3989422804014327f"
+            }
             GeluTanh => "0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * (v * v * v))))",
             Erf => "erf_approx(v)",
             Silu => "v / (1.0f + expf(-v))",
@@ -527,3 +547,5 @@ pub(crate) fn erf(x: f32) -> f32 {
 pub(crate) const GELU_BETA: f32 = 0.797_884_6;
 /// GELU's tanh form: the cubic term's weight (PyTorch's `kKappa`).
 pub(crate) const GELU_KAPPA: f32 = 0.044_715;
+/// 1 / sqrt(2 pi): the normal density's constant (GELU's derivative).
+const INV_SQRT_2PI: f32 = 0.398_942_3;

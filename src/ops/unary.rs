@@ -120,7 +120,7 @@ impl Tensor {
 /// The backward rule of `op` with input `x` and output `y` (each captured only when the rule
 /// reads it). Rounding ops have a zero gradient almost everywhere, as in PyTorch.
 fn backward(op: UnaryOp, x: &Tensor, y: &Tensor) -> BackwardFn {
-    use std::f64::consts::{FRAC_1_SQRT_2, PI};
+    use std::f64::consts::PI;
     use UnaryOp::*;
     let (x, y) = (x.clone(), y.clone());
     match op {
@@ -139,11 +139,12 @@ fn backward(op: UnaryOp, x: &Tensor, y: &Tensor) -> BackwardFn {
         Sigmoid => unary_rule(move |g| g.mul(&y.mul(&y.neg()?.add_scalar(1.0)?)?)),
         // PyTorch's threshold_backward: the gradient passes where the output is positive.
         Relu => unary_rule(move |g| y.gt_scalar(0.0)?.where_(g, &g.zeros_like()?)),
-        // Phi(x) + x * phi(x), with Phi the normal CDF and phi its density.
-        Gelu => unary_rule(move |g| {
-            let cdf = x.mul_scalar(FRAC_1_SQRT_2)?.erf()?.add_scalar(1.0)?.mul_scalar(0.5)?;
+        // Phi(x) + x * phi(x), with Phi the normal CDF and phi its density: one kernel.
+        Gelu => unary_rule(move |g| g.mul(&x.unary(GeluGrad)?)),
+        // GELU's second derivative, phi(x) (2 - x^2).
+        GeluGrad => unary_rule(move |g| {
             let pdf = x.square()?.mul_scalar(-0.5)?.exp()?.mul_scalar(1.0 / (2.0 * PI).sqrt())?;
-            g.mul(&cdf.add(&x.mul(&pdf)?)?)
+            g.mul(&x.square()?.neg()?.add_scalar(2.0)?.mul(&pdf)?)
         }),
         // PyTorch's backward of the tanh form: 0.5 (1 + t) + 0.5 x (1 - t^2) beta (1 + 3 kappa x^2),
         // with t = tanh(beta (x + kappa x^3)).

@@ -34,7 +34,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
         }
     }
     for d in [DType::F32, DType::F16, DType::I32, DType::U32] {
-        for op in UnaryOp::ALL {
+        for op in UnaryOp::ALL.into_iter().chain(UnaryOp::INTERNAL) {
             if op.supports(d) {
                 v.push(KernelKey::Map { op: MapOp::Unary(op), src: d, dst: d, walk: Walk::DYNAMIC });
                 v.push(KernelKey::Map4 { op: MapOp::Unary(op), src: d, dst: d });

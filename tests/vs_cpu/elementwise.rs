@@ -7,7 +7,7 @@ use webtensor::{BinaryOp, DType, Device, Tensor, UnaryOp};
 
 #[test]
 fn unary_ops_match_cpu() {
-    for op in UnaryOp::ALL {
+    for op in UnaryOp::ALL.into_iter().chain(UnaryOp::INTERNAL) {
         for shape in [&[0usize][..], &[1], &[257], &[3, 1000], &[7, 13, 11]] {
             // Positive inputs for the ops with restricted domains.
             let domain = |d| {

@@ -73,7 +73,7 @@ macro_rules! fold_op {
 /// (ELU's expm1 there: 37 ms per 1M, folded: see the commit).
 macro_rules! fold_unary {
     ($op:expr, $o:ident => $body:expr) => {
-        fold_const!(UnaryOp, $op, $o => $body, [Neg, Abs, Exp, Log, Sigmoid, Tanh, Silu, Gelu, Erf, Sqrt, Rsqrt, Reciprocal, Square, Relu, Floor, Ceil, Round, Sign, Log1p, Expm1, Softplus, Mish, Hardswish, Hardsigmoid, Elu])
+        fold_const!(UnaryOp, $op, $o => $body, [Neg, Abs, Exp, Log, Sigmoid, Tanh, Silu, Gelu, GeluGrad, Erf, Sqrt, Rsqrt, Reciprocal, Square, Relu, Floor, Ceil, Round, Sign, Log1p, Expm1, Softplus, Mish, Hardswish, Hardsigmoid, Elu])
     };
 }
 
