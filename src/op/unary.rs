@@ -271,10 +271,7 @@ impl UnaryOp {
                 }
             }
             Gelu => 0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2)),
-            // Phi(x) + x phi(x); inf * 0 at x = +-inf is NaN, as PyTorch's.
-            GeluGrad => {
-                0.5 * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2)) + x * exp_f32(-0.5 * x * x) * INV_SQRT_2PI
-            }
+            GeluGrad => gelu_grad(x),
             // PyTorch's kernel: kBeta = sqrt(2) * (2 / sqrt(pi)) / 2, in f32.
             GeluTanh => 0.5 * x * (1.0 + tanh_f32(GELU_BETA * (x + GELU_KAPPA * (x * x * x)))),
             Erf => erf(x),
@@ -529,18 +526,33 @@ pub(crate) const ERF_AS: [f32; 5] = [1.061_405_4, -1.453_152_1, 1.421_413_8, -0.
 /// wasm.
 #[inline(always)]
 pub(crate) fn erf(x: f32) -> f32 {
+    erf_given_exp(x, exp_nonpositive(-(x * x)))
+}
+
+/// [`erf`] with `exp(-x^2)` given, for callers that need that value too (GELU's derivative).
+#[inline]
+fn erf_given_exp(x: f32, e: f32) -> f32 {
     let z = x * x;
     let [c1, c2, c3, c4, c5] = ERF_SERIES;
     let p = (((((z / ERF_SERIES_DIVISOR + c1) * z + c2) * z + c3) * z + c4) * z + c5) * z + 1.0;
     let small = std::f32::consts::FRAC_2_SQRT_PI * x * p;
     let t = 1.0 / (1.0 + ERF_T * x.abs());
     let [a5, a4, a3, a2, a1] = ERF_AS;
-    let big = 1.0 - (((((a5 * t + a4) * t) + a3) * t + a2) * t + a1) * t * exp_nonpositive(-z);
+    let big = 1.0 - (((((a5 * t + a4) * t) + a3) * t + a2) * t + a1) * t * e;
     if x.abs() < ERF_SMALL {
         small
     } else {
         big.copysign(x)
     }
+}
+
+/// GELU's derivative `Phi(x) + x phi(x)`: `erf(x / sqrt 2)` and the density share one
+/// `exp(-x^2 / 2)`. `inf * 0` at `x = +-inf` is NaN, as PyTorch's.
+#[inline]
+fn gelu_grad(x: f32) -> f32 {
+    let u = x * std::f32::consts::FRAC_1_SQRT_2;
+    let e = exp_nonpositive(-(u * u));
+    0.5 * (1.0 + erf_given_exp(u, e)) + x * e * INV_SQRT_2PI
 }
 
 /// GELU's tanh form: `sqrt(2 / pi)` (PyTorch's `kBeta`, `M_SQRT2 * M_2_SQRTPI * 0.5`).
