@@ -77,9 +77,9 @@ fn words(v: &RowsView) -> [usize; 4] {
 }
 
 impl AttentionArgs {
-    /// The programs' parameters for every pass (wgpu and CUDA), `threads` and `chunks` left for
-    /// the pass to set.
-    pub(crate) fn params(&self) -> AttentionParams {
+    /// The programs' parameters shared by every pass (wgpu and CUDA); [`Self::launches`] sets
+    /// each pass's `threads` and `chunks`.
+    fn params(&self) -> AttentionParams {
         let (m, mcol) = self.mask.unwrap_or((RowsView { offset: 0, s0: 0, s1: 0, s2: 0 }, 0));
         let (p_drop, drop_scale, seed) = self.dropout.unwrap_or((0.0, 1.0, 0));
         let [dk_at, dv_at, d_at] = self.grad_at();
@@ -111,11 +111,12 @@ impl AttentionArgs {
         }
     }
 
-    /// The GPU programs' passes, in order, each with its rows and output columns: the forward's
-    /// log-sum-exps then output, or the backward's `D`, then dq, dk and dv.
-    pub(crate) fn passes(&self, backward: bool) -> Vec<(AttentionPass, usize, usize)> {
+    /// The GPU programs' passes in order, each with its parameters (a thread per row and chunk
+    /// of [`CHUNK`] output columns: `threads`, `chunks`): the forward's log-sum-exps then
+    /// output, or the backward's `D`, then dq, dk and dv. Passes with no thread are left out.
+    pub(crate) fn launches(&self, backward: bool) -> Vec<(AttentionPass, AttentionParams)> {
         let (ql, kl) = (self.heads() * self.l, self.heads() * self.s);
-        if backward {
+        let passes = if backward {
             vec![
                 (AttentionPass::Delta, ql, 1),
                 (AttentionPass::GradQ, ql, self.e),
@@ -124,7 +125,16 @@ impl AttentionArgs {
             ]
         } else {
             vec![(AttentionPass::Lse, ql, 1), (AttentionPass::Out, ql, self.ev)]
-        }
+        };
+        let base = self.params();
+        passes
+            .into_iter()
+            .filter_map(|(pass, rows, cols)| {
+                let chunks = cols.div_ceil(CHUNK).max(1);
+                let threads = rows * chunks;
+                (threads > 0).then_some((pass, AttentionParams { threads, chunks, ..base }))
+            })
+            .collect()
     }
 
     /// An error unless the GPU programs' u32 counters (dropout's, the row numbers) cover this

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use super::{CudaDevice, CudaStorage};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::op::attention::{AttentionArgs, CHUNK};
+use crate::op::attention::AttentionArgs;
 use crate::op::layer_norm::LayerNormArgs;
-use crate::op::params::{AttentionParams, LayerNormParams};
+use crate::op::params::LayerNormParams;
 use crate::shaders::{KernelKey, WG};
 
 /// Blocks for a grid-stride loop over rows, a block each.
@@ -32,17 +32,10 @@ impl CudaDevice {
         a.check_counters(|| self.name())?;
         let len = if grad.is_some() { a.backward_len() } else { a.forward_len() };
         let out = self.alloc(len, DType::F32)?;
-        let base = a.params();
         let (saved, dout) = grad.unwrap_or((q, q));
         let ptrs = [q.ptr(0), k.ptr(0), v.ptr(0), mask.unwrap_or(q).ptr(0), saved.ptr(0), dout.ptr(0), out.ptr(0)];
-        for (pass, rows, cols) in a.passes(grad.is_some()) {
-            let chunks = cols.div_ceil(CHUNK).max(1);
-            let threads = rows * chunks;
-            if threads == 0 {
-                continue;
-            }
-            let params = AttentionParams { threads, chunks, ..base };
-            self.launch(KernelKey::Attention { pass }, &ptrs, &params, grid(threads), (WG, 1, 1))?;
+        for (pass, params) in a.launches(grad.is_some()) {
+            self.launch(KernelKey::Attention { pass }, &ptrs, &params, grid(params.threads), (WG, 1, 1))?;
         }
         Ok(out)
     }

@@ -9,8 +9,7 @@ use super::context::Bind;
 use super::{WgpuDevice, WgpuStorage};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::op::attention::{AttentionArgs, CHUNK};
-use crate::op::params::AttentionParams;
+use crate::op::attention::AttentionArgs;
 use crate::shaders::{KernelKey, WG};
 
 impl WgpuDevice {
@@ -26,7 +25,6 @@ impl WgpuDevice {
         a.check_counters(|| self.name())?;
         let len = if grad.is_some() { a.backward_len() } else { a.forward_len() };
         let out = self.alloc(len, DType::F32)?;
-        let base = a.params();
         let (saved, dout) = grad.unwrap_or((q, q));
         let binds = [
             Bind::whole(q.buffer()),
@@ -37,14 +35,8 @@ impl WgpuDevice {
             Bind::whole(dout.buffer()),
             Bind::whole(out.buffer()),
         ];
-        for (pass, rows, cols) in a.passes(grad.is_some()) {
-            let chunks = cols.div_ceil(CHUNK).max(1);
-            let threads = rows * chunks;
-            if threads == 0 {
-                continue;
-            }
-            let params = AttentionParams { threads, chunks, ..base };
-            self.dispatch(KernelKey::Attention { pass }, &binds, &params, self.groups(threads, WG)?)?;
+        for (pass, params) in a.launches(grad.is_some()) {
+            self.dispatch(KernelKey::Attention { pass }, &binds, &params, self.groups(params.threads, WG)?)?;
         }
         Ok(out)
     }
