@@ -2,7 +2,8 @@
 # Training throughput of the same MLP (784-H-H-10, ReLU, cross-entropy, Adam; default H=128,
 # batch 64) against its peers, each pair side by side in one run on the same hardware:
 #   1. Node: webtensor `webgpu:0` vs TF.js 4.22 WebGPU (Dawn, the same adapter), and webtensor
-#      `cpu` (WebAssembly) vs tfjs-backend-wasm (bench/tfjs/train.mjs);
+#      `cpu` (WebAssembly) vs tfjs-backend-wasm (bench/tfjs/train.mjs); the same pairs training
+#      a GPT at nanoGPT's CPU size (bench/tfjs/gpt.mjs);
 #   2. headless Chromium: the same two pairs on the browser's adapter (bench/tfjs/train.html);
 #   3. native: webtensor `cpu` (and every other device) vs PyTorch on the CPU
 #      (scripts/bench-train-vs-torch.sh), when `python3 -c 'import torch'` works.
@@ -15,6 +16,9 @@ hidden="${HIDDEN:-128}"
 [ -f pkg/webtensor_bg.wasm ] || npm run -s build
 echo "== Node, Dawn: samples/s (ratio = webtensor / TF.js)"
 node bench/tfjs/train.mjs --batch "$batch" --hidden "$hidden" 2>&1 | grep -v '^Warning: max'
+echo
+echo "== Node, Dawn: a GPT training step (nanoGPT's CPU size; ratio = TF.js time / webtensor time)"
+node bench/tfjs/gpt.mjs 2>&1 | grep -v '^Warning: max'
 echo
 echo "== headless Chromium"
 node bench/tfjs/page-chromium.mjs train.html "batch=$batch&hidden=$hidden"
