@@ -4,7 +4,7 @@
 #   1. Node: webtensor `webgpu:0` vs TF.js 4.22 WebGPU (Dawn, the same adapter), and webtensor
 #      `cpu` (WebAssembly) vs tfjs-backend-wasm (bench/tfjs/train.mjs); the same pairs training
 #      a GPT at nanoGPT's CPU size (bench/tfjs/gpt.mjs);
-#   2. headless Chromium: the same two pairs on the browser's adapter (bench/tfjs/train.html);
+#   2. headless Chromium: the same pairs on the browser's adapter (bench/tfjs/train.html, gpt.html);
 #   3. native: webtensor `cpu` (and every other device) vs PyTorch on the CPU
 #      (scripts/bench-train-vs-torch.sh), when `python3 -c 'import torch'` works.
 # Usage: BATCH=64 HIDDEN=128 scripts/bench-train-vs-peers.sh
@@ -22,6 +22,7 @@ node bench/tfjs/gpt.mjs 2>&1 | grep -v '^Warning: max'
 echo
 echo "== headless Chromium"
 node bench/tfjs/page-chromium.mjs train.html "batch=$batch&hidden=$hidden"
+node bench/tfjs/page-chromium.mjs gpt.html "steps=5"
 echo
 echo "== native: ms per step (samples/s = batch / ms * 1000)"
 if python3 -c 'import torch' 2>/dev/null; then
