@@ -44,12 +44,22 @@ pub fn clip_grad_norm_(params: &[Parameter], max_norm: f64, options: ClipGradNor
         return Tensor::scalar(0.0, DType::F32, None);
     };
     let home = first.device();
+    // The p-norm of the gradients' p-norms. For p = 2 each gradient gives its sum of squares
+    // and one root is taken at the end: two kernels a gradient instead of a norm's three and a
+    // square of it again.
     let mut norms = Vec::with_capacity(gs.len());
     for (_, g) in &gs {
-        let n = g.norm(p, &[], false)?.to_dtype(DType::F32)?;
+        let n = match p == 2.0 {
+            true => g.to_dtype(DType::F32)?.square()?.sum_all()?,
+            false => g.norm(p, &[], false)?.to_dtype(DType::F32)?,
+        };
         norms.push(if n.device() == home { n } else { moved(OP, &n, home)? });
     }
-    let total = Tensor::stack(&norms, 0)?.norm(p, &[], false)?;
+    let stacked = Tensor::stack(&norms, 0)?;
+    let total = match p == 2.0 {
+        true => stacked.sum_all()?.sqrt()?,
+        false => stacked.norm(p, &[], false)?,
+    };
     if options.error_if_nonfinite {
         let v = read(OP, &total)?;
         if !v.is_finite() {
