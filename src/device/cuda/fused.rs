@@ -12,9 +12,10 @@ use crate::op::layer_norm::LayerNormArgs;
 use crate::op::params::LayerNormParams;
 use crate::shaders::{KernelKey, WG};
 
-/// Blocks for a grid-stride loop over rows, a block each.
+/// Most blocks a launch of a block per row asks for; the kernels stride over the rows past them.
 const MAX_ROW_BLOCKS: usize = 1 << 16;
 
+/// A 1-D grid of `WG`-thread blocks for `threads` threads (grid-stride loops cover the rest).
 fn grid(threads: usize) -> (u32, u32, u32) {
     (threads.div_ceil(WG as usize).clamp(1, 1 << 20) as u32, 1, 1)
 }
