@@ -84,6 +84,15 @@ export function setLogicalDeviceConfiguration(device: DeviceLike, configs: Logic
  */
 export function setLaunchBlocking(on: boolean): void;
 export function launchBlocking(): boolean;
+/** When the ops run the fused kernels (attention, LayerNorm) instead of their composed formulas. */
+export type FusedKernels = 'auto' | 'always' | 'never';
+/**
+ * `'auto'` (the default) fuses attention where it pays (the CPU, software adapters) and composes
+ * on hardware GPUs; `'always'` fuses wherever the kernels apply; `'never'` composes every op.
+ * Like PyTorch's `enable_flash_sdp` / `enable_math_sdp`. Applies to ops issued after it.
+ */
+export function setFusedKernels(mode: FusedKernels): void;
+export function fusedKernels(): FusedKernels;
 
 /** A point in a device's queued work, for timing. */
 export declare class Event {

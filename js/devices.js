@@ -83,6 +83,13 @@ export function setLogicalDeviceConfiguration(device, configs) {
 }
 export function setLaunchBlocking(on) { check.arity('setLaunchBlocking', arguments.length, 1); return core().setLaunchBlocking(check.flag('setLaunchBlocking', 'on', on)); }
 export function launchBlocking() { check.arity('launchBlocking', arguments.length, 0); return core().launchBlocking(); }
+const FUSED_MODES = ['auto', 'always', 'never'];
+export function setFusedKernels(mode) {
+  check.arity('setFusedKernels', arguments.length, 1);
+  if (!FUSED_MODES.includes(mode)) check.fail(TypeError, 'setFusedKernels', 'mode', mode, "'auto', 'always' or 'never'");
+  return core().setFusedKernels(mode);
+}
+export function fusedKernels() { check.arity('fusedKernels', arguments.length, 0); return core().fusedKernels(); }
 /** @internal Test hook: makes the next kernel on `device` invalid. */
 export function __injectDispatchError(device) { check.arity('__injectDispatchError', arguments.length, 1); return core().__injectDispatchError(dev('__injectDispatchError', device)); }
 /** @internal Test hook: destroys `device`, which is then reported lost (see `recover`). */

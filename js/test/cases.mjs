@@ -452,6 +452,27 @@ export function cases(wt, devices) {
       await wt.recover(device); // a no-op on a healthy device
     });
 
+    add(`${device}: setFusedKernels chooses the fused attention or the composed formula`, async () => {
+      const q = wt.randn([1, 2, 5, 8], { seed: 1, device }).requiresGrad_(true);
+      const op = () => wt.tidy(() => wt.nn.functional.scaledDotProductAttention(q, q, q).gradFn);
+      assert.equal(wt.fusedKernels(), 'auto');
+      try {
+        // The suite's adapters are software ones (lavapipe, SwiftShader), where the kernel pays.
+        assert.equal(op(), 'scaled_dot_product_attention', 'auto');
+        wt.setFusedKernels('never');
+        assert.equal(wt.fusedKernels(), 'never');
+        assert.ok(op() !== 'scaled_dot_product_attention', 'never composes');
+        wt.setFusedKernels('always');
+        assert.equal(op(), 'scaled_dot_product_attention', 'always');
+        assert.throws(() => wt.setFusedKernels('fast'), /'auto', 'always' or 'never'/);
+        assert.throws(() => wt.setFusedKernels(), /setFusedKernels/);
+        assert.equal(wt.fusedKernels(), 'always', 'a refused mode changes nothing');
+      } finally {
+        wt.setFusedKernels('auto');
+        q.dispose();
+      }
+    });
+
     if (device !== 'cpu') {
       add(`${device}: launch blocking names the kernel that failed`, async () => {
         const a = wt.ones([4], { device });

@@ -31,7 +31,11 @@ export async function check(): Promise<void> {
   const logicalIndex: number | null = info[0].logical;
   wt.setLaunchBlocking(true);
   const blocking: boolean = wt.launchBlocking();
-  void [split, logicalIndex, blocking];
+  wt.setFusedKernels('never');
+  const fused: wt.FusedKernels = wt.fusedKernels();
+  // @ts-expect-error the fused-kernel modes are a closed set
+  wt.setFusedKernels('fast');
+  void [split, logicalIndex, blocking, fused];
   // @ts-expect-error a memory limit is a number of bytes
   wt.setLogicalDeviceConfiguration('webgpu:0', [{ memoryLimit: '64M' }]);
   // Binary ops and matmul keep the dtype, so data() needs no cast.

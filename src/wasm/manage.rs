@@ -69,6 +69,37 @@ pub fn launch_blocking_js() -> bool {
     crate::launch_blocking()
 }
 
+/// When the ops run the fused kernels (attention, LayerNorm): `'auto'` (where they pay),
+/// `'always'` or `'never'` (see `set_fused_kernels`).
+#[wasm_bindgen(js_name = setFusedKernels)]
+pub fn set_fused_kernels_js(mode: &str) -> Result<(), JsValue> {
+    use crate::FusedKernels;
+    let mode = match mode {
+        "auto" => FusedKernels::Auto,
+        "always" => FusedKernels::Always,
+        "never" => FusedKernels::Never,
+        other => {
+            return Err(js_err(crate::Error::invalid(
+                "setFusedKernels",
+                format!("mode {other:?}; use 'auto', 'always' or 'never'"),
+            )))
+        }
+    };
+    crate::set_fused_kernels(mode);
+    Ok(())
+}
+
+/// The fused-kernel mode: `'auto'`, `'always'` or `'never'`.
+#[wasm_bindgen(js_name = fusedKernels)]
+pub fn fused_kernels_js() -> String {
+    match crate::fused_kernels() {
+        crate::FusedKernels::Auto => "auto",
+        crate::FusedKernels::Always => "always",
+        crate::FusedKernels::Never => "never",
+    }
+    .into()
+}
+
 /// Test hook: makes the next kernel dispatched on the device invalid.
 #[wasm_bindgen(js_name = __injectDispatchError)]
 pub fn inject_dispatch_error_js(name: JsValue) -> Result<(), JsValue> {
