@@ -8,6 +8,8 @@
 // back (which waits for them all). Both start at ln(65) and fall alike on the fixed batch
 // (4.22 / 4.20 at step 0, 1.59 / 1.62 at step 25, tfjs-wasm / webtensor cpu).
 
+import { median, round } from './train-core.mjs';
+
 export const CONFIG = { vocabSize: 65, blockSize: 64, nLayer: 4, nHead: 4, nEmbd: 128, batch: 12 };
 
 /** Fixed pseudo-random ids, [batch * blockSize] (inputs, or targets with another seed). */
@@ -86,22 +88,6 @@ export function tfjsStep(tf, c = CONFIG) {
   const opt = tf.train.adam(1e-3);
   return () => opt.minimize(loss, true);
 }
-
-/** Seconds for `n` steps, ended by reading the last loss. */
-async function round(step, n) {
-  const t0 = performance.now();
-  let loss = null;
-  for (let i = 0; i < n; i++) {
-    loss?.dispose();
-    loss = step();
-  }
-  const v = (await loss.data())[0];
-  loss.dispose();
-  if (!Number.isFinite(v)) throw new Error(`the loss is ${v}`);
-  return (performance.now() - t0) / 1e3;
-}
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
  * Runs each `[pair, webtensor device, tfjs backend]` of `pairs` and returns rows of `{ pair,

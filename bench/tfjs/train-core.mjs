@@ -36,8 +36,8 @@ function tfjsStep(tf, B, H, labels) {
   return () => opt.minimize(f, true);
 }
 
-/** Seconds for `n` steps, ended by reading the last loss. */
-async function round(step, n) {
+/** Seconds for `n` steps, ended by reading the last loss (gpt-core.mjs times its steps so too). */
+export async function round(step, n) {
   const t0 = performance.now();
   let loss = null;
   for (let i = 0; i < n; i++) {
@@ -50,7 +50,7 @@ async function round(step, n) {
   return (performance.now() - t0) / 1e3;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
  * Runs each `[pair, webtensor device, tfjs backend]` of `pairs` and returns rows of
