@@ -32,6 +32,14 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
+if ! command -v mpirun >/dev/null 2>&1 || ! command -v mpicc >/dev/null 2>&1 || ! ls /usr/lib/llvm-*/lib/libclang.so* >/dev/null 2>&1; then
+  need_root "Open MPI and libclang (the distributed tests run DDP across processes; rsmpi's bindings need clang)" \
+    "apt-get install -y openmpi-bin libopenmpi-dev libclang-dev"
+  step "installing Open MPI and libclang"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openmpi-bin libopenmpi-dev libclang-dev >/dev/null
+fi
+
 for target in wasm32-unknown-unknown x86_64-apple-darwin x86_64-pc-windows-msvc; do
   if ! rustup target list --installed 2>/dev/null | grep -q "^$target\$"; then
     step "adding the $target target"
@@ -44,15 +52,17 @@ nvrtc_lib=$(bash scripts/install-nvrtc.sh)
 export LD_LIBRARY_PATH="$nvrtc_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export WEBTENSOR_REQUIRE_NVRTC="${WEBTENSOR_REQUIRE_NVRTC:-1}"
 
-step "format and lints, with and without the cuda feature"
+step "format and lints, with and without the cuda, mpi and nccl features"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -q -- -D warnings
-cargo clippy --workspace --all-targets -q --features webtensor/cuda -- -D warnings
+cargo clippy --workspace --all-targets -q --features webtensor/cuda,webtensor/mpi,webtensor/nccl -- -D warnings
 
-step "native tests with the cuda feature (cpu, meta, webgpu; cuda:0 where one exists; WEBTENSOR_REQUIRE_GPU=$WEBTENSOR_REQUIRE_GPU)"
-cargo test --workspace --features webtensor/cuda
-step "without the cuda feature: unit tests and the clear 'not built' error"
-WEBTENSOR_REQUIRE_NVRTC=0 cargo test -q --lib --test cuda --test semantics
+step "native tests with the cuda and mpi features (cpu, meta, webgpu; cuda:0 where one exists; DDP across processes under mpirun; WEBTENSOR_REQUIRE_GPU=$WEBTENSOR_REQUIRE_GPU)"
+# Open MPI refuses to start ranks as root unless told (CI runs as root).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+cargo test --workspace --features webtensor/cuda,webtensor/mpi
+step "without the cuda and mpi features: unit tests and the clear 'not built' errors"
+WEBTENSOR_REQUIRE_NVRTC=0 cargo test -q --lib --test cuda --test semantics --test distributed
 
 step "the library builds for wasm32-unknown-unknown; the binary checks for macOS (Metal) and Windows (DX12)"
 cargo build --lib --target wasm32-unknown-unknown -q

@@ -22,6 +22,7 @@ mod clock;
 mod creation;
 pub mod data;
 pub mod device;
+pub mod distributed;
 mod dtype;
 mod error;
 mod layout;

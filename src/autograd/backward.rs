@@ -73,6 +73,10 @@ struct Pass {
     retain: bool,
     /// Every node reachable from the root, and how many edges from reachable nodes enter it.
     deps: HashMap<*const Node, (Arc<Node>, usize)>,
+    /// How many edges from reachable nodes enter each leaf (by id): a leaf's contributions are
+    /// summed and accumulated once, after the last, as PyTorch's AccumulateGrad node does, so
+    /// a tied weight's post-accumulate hooks see its whole gradient once.
+    leaf_deps: HashMap<u64, usize>,
 }
 
 impl Pass {
@@ -120,22 +124,26 @@ impl Pass {
             }
         };
         let mut deps: HashMap<*const Node, (Arc<Node>, usize)> = HashMap::new();
+        let mut leaf_deps: HashMap<u64, usize> = HashMap::new();
         if let Some(n) = root.node() {
             let mut stack = vec![n.clone()];
             deps.insert(key(n), (n.clone(), 0));
             while let Some(n) = stack.pop() {
                 for edge in lock(&n.next).iter().flatten() {
-                    if let Edge::Node(c) = edge {
-                        let entry = deps.entry(key(c)).or_insert_with(|| {
-                            stack.push(c.clone());
-                            (c.clone(), 0)
-                        });
-                        entry.1 += 1;
+                    match edge {
+                        Edge::Node(c) => {
+                            let entry = deps.entry(key(c)).or_insert_with(|| {
+                                stack.push(c.clone());
+                                (c.clone(), 0)
+                            });
+                            entry.1 += 1;
+                        }
+                        Edge::Leaf(t) => *leaf_deps.entry(t.id()).or_default() += 1,
                     }
                 }
             }
         }
-        Ok(Pass { root: root.clone(), seed, retain: options.retain_graph, deps })
+        Ok(Pass { root: root.clone(), seed, retain: options.retain_graph, deps, leaf_deps })
     }
 
     /// The device a gradient would have to leave asynchronously (a GPU, through `to`), if any.
@@ -152,9 +160,11 @@ impl Pass {
     async fn run(mut self) -> Result<()> {
         let _paused = node::pause();
         let Some(root) = self.root.node().cloned() else {
-            return accumulate(&self.root, self.seed);
+            accumulate(&self.root, self.seed)?;
+            return super::hooks::run_post_accumulate(&self.root);
         };
         let mut pending: HashMap<*const Node, Tensor> = HashMap::from([(key(&root), self.seed.clone())]);
+        let mut pending_leaf: HashMap<u64, Tensor> = HashMap::new();
         let mut ready = vec![root];
         while let Some(n) = ready.pop() {
             let grad = pending.remove(&key(&n));
@@ -188,7 +198,21 @@ impl Pass {
                 match edge {
                     Edge::Leaf(t) => {
                         if let Some(g) = g {
-                            accumulate(&t, g)?;
+                            let sum = match pending_leaf.remove(&t.id()) {
+                                Some(prev) => prev.add(&g)?,
+                                None => g,
+                            };
+                            pending_leaf.insert(t.id(), sum);
+                        }
+                        let left = self.leaf_deps.get_mut(&t.id()).map(|c| {
+                            *c -= 1;
+                            *c
+                        });
+                        if left == Some(0) {
+                            if let Some(sum) = pending_leaf.remove(&t.id()) {
+                                accumulate(&t, sum)?;
+                                super::hooks::run_post_accumulate(&t)?;
+                            }
                         }
                     }
                     Edge::Node(c) => {

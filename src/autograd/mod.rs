@@ -6,10 +6,13 @@
 //! - `mode.rs`: `no_grad`, `enable_grad`, `set_grad_enabled` (per thread).
 //! - `leaf.rs`: `requires_grad_`, `grad`, `set_grad`, `is_leaf`, `grad_fn`.
 //! - `backward.rs`: the traversal.
+//! - `hooks.rs`: post-accumulate gradient hooks (what DistributedDataParallel's reducer uses).
 
 mod backward;
+mod hooks;
 mod leaf;
 mod mode;
 
 pub use backward::BackwardOptions;
+pub use hooks::{GradHook, HookHandle};
 pub use mode::{enable_grad, is_grad_enabled, no_grad, set_grad_enabled, GradMode};

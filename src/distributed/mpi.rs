@@ -1,0 +1,397 @@
+//! The `mpi` backend (cargo feature `mpi`): one rank per process, started by `mpirun` (Open MPI
+//! or MPICH), collectives through MPI's non-blocking calls on host copies of the tensors, so
+//! tensors of any device take part (a GPU tensor is read back, reduced, and uploaded again).
+//!
+//! MPI is initialised with `MPI_THREAD_SERIALIZED` and every call goes through one lock, so the
+//! group may be used from any thread. A wait polls `MPI_Test` until the request completes or
+//! the group's timeout passes (`WEBTENSOR_DIST_TIMEOUT` seconds, 600 by default): a rank that
+//! died or stopped calling collectives then becomes an error on the others rather than a hang.
+//! (`mpirun` itself also ends the job when a rank exits early or is killed.)
+
+use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mpi::ffi;
+
+use crate::device::policy::lock;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+use crate::DType;
+
+use super::group::{check_rank, check_reduce, check_scatter_inputs, ProcessGroup, ReduceOp, Work};
+use super::Backend;
+
+/// MPI may be initialised once per process, and never again after it is finalised.
+static STARTED: AtomicBool = AtomicBool::new(false);
+
+/// The world communicator of this process's MPI job.
+pub struct MpiGroup {
+    rank: usize,
+    world: usize,
+    local_rank: usize,
+    timeout: Duration,
+    /// Serialises every MPI call (`MPI_THREAD_SERIALIZED`).
+    calls: Arc<Mutex<()>>,
+}
+
+/// Host buffers in a dtype MPI reduces natively: floats as f32, the signed integer and boolean
+/// types as i32 (their sums wrap back when cast), u32 as itself.
+enum Host {
+    F32(Vec<f32>),
+    I32(Vec<i32>),
+    U32(Vec<u32>),
+}
+
+impl Host {
+    fn transport(d: DType) -> DType {
+        match d {
+            DType::F32 | DType::F16 => DType::F32,
+            DType::U32 => DType::U32,
+            DType::I32 | DType::Bool | DType::U8 | DType::I8 => DType::I32,
+        }
+    }
+
+    /// Reads `t` back to the host in its transport dtype.
+    fn read(t: &Tensor) -> Result<Host> {
+        let moved = t.to_dtype(Host::transport(t.dtype()))?;
+        Ok(match moved.dtype() {
+            DType::F32 => Host::F32(moved.to_vec_blocking()?),
+            DType::U32 => Host::U32(moved.to_vec_blocking()?),
+            _ => Host::I32(moved.to_vec_blocking()?),
+        })
+    }
+
+    /// A zeroed buffer of `n` elements in `d`'s transport dtype.
+    fn zeros(d: DType, n: usize) -> Host {
+        match Host::transport(d) {
+            DType::F32 => Host::F32(vec![0.0; n]),
+            DType::U32 => Host::U32(vec![0; n]),
+            _ => Host::I32(vec![0; n]),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Host::F32(v) => v.len(),
+            Host::I32(v) => v.len(),
+            Host::U32(v) => v.len(),
+        }
+    }
+
+    fn ptr(&mut self) -> *mut c_void {
+        match self {
+            Host::F32(v) => v.as_mut_ptr().cast(),
+            Host::I32(v) => v.as_mut_ptr().cast(),
+            Host::U32(v) => v.as_mut_ptr().cast(),
+        }
+    }
+
+    fn datatype(&self) -> ffi::MPI_Datatype {
+        // SAFETY: reading the handles rsmpi's C shim exports (constants after MPI_Init).
+        unsafe {
+            match self {
+                Host::F32(_) => ffi::RSMPI_FLOAT,
+                Host::I32(_) => ffi::RSMPI_INT32_T,
+                Host::U32(_) => ffi::RSMPI_UINT32_T,
+            }
+        }
+    }
+
+    /// The elements `start..start + n` as a tensor of `shape` and `dtype` on `device`.
+    fn tensor(&self, start: usize, n: usize, shape: &[usize], dtype: DType, device: crate::Device) -> Result<Tensor> {
+        let t = match self {
+            Host::F32(v) => Tensor::from_slice(&v[start..start + n], shape, device)?,
+            Host::I32(v) => Tensor::from_slice(&v[start..start + n], shape, device)?,
+            Host::U32(v) => Tensor::from_slice(&v[start..start + n], shape, device)?,
+        };
+        if t.dtype() == dtype {
+            Ok(t)
+        } else {
+            t.to_dtype(dtype)
+        }
+    }
+}
+
+/// One started non-blocking collective and the buffers MPI reads and writes until it ends.
+struct Request {
+    req: ffi::MPI_Request,
+    _send: Option<Host>,
+    recv: Option<Host>,
+    done: bool,
+    calls: Arc<Mutex<()>>,
+}
+
+// SAFETY: the request handle and buffers are only touched under `calls` (MPI_THREAD_SERIALIZED).
+unsafe impl Send for Request {}
+
+impl Request {
+    /// Polls until the request completes or `timeout` passes.
+    fn wait(&mut self, op_name: &'static str, rank: usize, timeout: Duration) -> Result<()> {
+        let start = Instant::now();
+        let mut pause = Duration::from_micros(5);
+        while !self.test()? {
+            if start.elapsed() > timeout {
+                return Err(Error::invalid(
+                    op_name,
+                    format!(
+                        "rank {rank}: the collective did not complete within {} s: another rank has stopped, died, \
+                         or is not making the same collectives in the same order (set WEBTENSOR_DIST_TIMEOUT to \
+                         wait longer)",
+                        timeout.as_secs()
+                    ),
+                ));
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(2));
+        }
+        Ok(())
+    }
+
+    fn test(&mut self) -> Result<bool> {
+        if self.done {
+            return Ok(true);
+        }
+        let _serial = lock(&self.calls);
+        let mut flag: c_int = 0;
+        // SAFETY: `req` came from a started collective and is tested under the lock.
+        let rc = unsafe { ffi::MPI_Test(&mut self.req, &mut flag, ffi::RSMPI_STATUS_IGNORE) };
+        check_rc("MPI_Test", rc)?;
+        self.done = flag != 0;
+        Ok(self.done)
+    }
+}
+
+impl Drop for Request {
+    /// A request still running when its `Work` is dropped keeps its buffers: MPI may write them
+    /// later, so they are leaked rather than freed under it.
+    fn drop(&mut self) {
+        if !matches!(self.test(), Ok(true)) {
+            std::mem::forget(self._send.take());
+            std::mem::forget(self.recv.take());
+        }
+    }
+}
+
+fn check_rc(what: &str, rc: c_int) -> Result<()> {
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(Error::invalid("mpi", format!("{what} failed with MPI error code {rc}")))
+    }
+}
+
+fn count(op_name: &'static str, n: usize) -> Result<c_int> {
+    c_int::try_from(n).map_err(|_| {
+        Error::invalid(
+            op_name,
+            format!("{n} elements is more than one MPI call carries ({}); split the tensor", c_int::MAX),
+        )
+    })
+}
+
+impl MpiGroup {
+    /// Initialises MPI (once per process) and joins its world communicator.
+    pub fn init() -> Result<MpiGroup> {
+        const OP: &str = "init_process_group(mpi)";
+        if STARTED.swap(true, Ordering::SeqCst) {
+            return Err(Error::invalid(OP, "MPI was already initialised in this process; create one process group"));
+        }
+        let mut provided: c_int = 0;
+        // SAFETY: MPI_Init_thread with no arguments (allowed since MPI-2), called once.
+        let rc = unsafe {
+            ffi::MPI_Init_thread(
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                ffi::RSMPI_THREAD_SERIALIZED,
+                &mut provided,
+            )
+        };
+        check_rc("MPI_Init_thread", rc)?;
+        // SAFETY: reading the level constant.
+        if provided < unsafe { ffi::RSMPI_THREAD_SERIALIZED } {
+            return Err(Error::invalid(OP, "this MPI library does not support MPI_THREAD_SERIALIZED"));
+        }
+        let (mut rank, mut size, mut local): (c_int, c_int, c_int) = (0, 0, 0);
+        // SAFETY: queries on the world communicator after a successful init; the shared-memory
+        // split gives this rank's index among the ranks on its node.
+        unsafe {
+            let world = ffi::RSMPI_COMM_WORLD;
+            check_rc("MPI_Comm_rank", ffi::MPI_Comm_rank(world, &mut rank))?;
+            check_rc("MPI_Comm_size", ffi::MPI_Comm_size(world, &mut size))?;
+            let mut node: ffi::MPI_Comm = ffi::RSMPI_COMM_NULL;
+            let info = ffi::RSMPI_INFO_NULL;
+            check_rc(
+                "MPI_Comm_split_type",
+                ffi::MPI_Comm_split_type(world, ffi::RSMPI_COMM_TYPE_SHARED, rank, info, &mut node),
+            )?;
+            check_rc("MPI_Comm_rank", ffi::MPI_Comm_rank(node, &mut local))?;
+            check_rc("MPI_Comm_free", ffi::MPI_Comm_free(&mut node))?;
+        }
+        Ok(MpiGroup {
+            rank: rank as usize,
+            world: size as usize,
+            local_rank: local as usize,
+            timeout: super::timeout(),
+            calls: Arc::new(Mutex::new(())),
+        })
+    }
+
+    /// Starts a collective through `start(send, recv, request)` and returns its request.
+    fn start(
+        &self,
+        mut send: Option<Host>,
+        mut recv: Option<Host>,
+        start: impl FnOnce(*mut c_void, *mut c_void, *mut ffi::MPI_Request) -> c_int,
+    ) -> Result<Request> {
+        // SAFETY: a null request handle, overwritten by the start call.
+        let mut req: ffi::MPI_Request = unsafe { ffi::RSMPI_REQUEST_NULL };
+        let sp = send.as_mut().map_or(std::ptr::null_mut(), Host::ptr);
+        let rp = recv.as_mut().map_or(std::ptr::null_mut(), Host::ptr);
+        let rc = {
+            let _serial = lock(&self.calls);
+            start(sp, rp, &mut req)
+        };
+        check_rc("starting a collective", rc)?;
+        Ok(Request { req, _send: send, recv, done: false, calls: self.calls.clone() })
+    }
+
+    fn mpi_op(op: ReduceOp) -> ffi::MPI_Op {
+        // SAFETY: reading the op handles rsmpi's shim exports.
+        unsafe {
+            match op {
+                ReduceOp::Sum | ReduceOp::Avg => ffi::RSMPI_SUM,
+                ReduceOp::Max => ffi::RSMPI_MAX,
+                ReduceOp::Min => ffi::RSMPI_MIN,
+            }
+        }
+    }
+
+    /// The `Work` that waits for `req` and builds the result from its receive buffer.
+    fn work(
+        &self,
+        op_name: &'static str,
+        mut req: Request,
+        build: impl FnOnce(&Host) -> Result<Vec<Tensor>> + Send + 'static,
+    ) -> Work {
+        let (rank, timeout) = (self.rank, self.timeout);
+        Work::new(async move {
+            req.wait(op_name, rank, timeout)?;
+            match &req.recv {
+                Some(h) => build(h),
+                None => build(&Host::F32(Vec::new())),
+            }
+        })
+    }
+}
+
+impl Drop for MpiGroup {
+    fn drop(&mut self) {
+        let _serial = lock(&self.calls);
+        let mut done: c_int = 0;
+        // SAFETY: finalising once, when the only group of this process goes away.
+        unsafe {
+            ffi::MPI_Finalized(&mut done);
+            if done == 0 {
+                ffi::MPI_Finalize();
+            }
+        }
+    }
+}
+
+impl ProcessGroup for MpiGroup {
+    fn backend(&self) -> Backend {
+        Backend::Mpi
+    }
+
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn world_size(&self) -> usize {
+        self.world
+    }
+
+    fn local_rank(&self) -> usize {
+        self.local_rank
+    }
+
+    fn all_reduce(&self, tensor: &Tensor, op: ReduceOp) -> Result<Work> {
+        const OP: &str = "all_reduce";
+        check_reduce(OP, tensor, op)?;
+        let send = Host::read(tensor)?;
+        let n = count(OP, send.len())?;
+        let (dt, mop) = (send.datatype(), Self::mpi_op(op));
+        let recv = Host::zeros(tensor.dtype(), send.len());
+        // SAFETY: both buffers hold `n` elements of `dt` and live in the request until it ends.
+        let req = self.start(Some(send), Some(recv), |s, r, q| unsafe {
+            ffi::MPI_Iallreduce(s, r, n, dt, mop, ffi::RSMPI_COMM_WORLD, q)
+        })?;
+        let (shape, dtype, device, world) = (tensor.shape().to_vec(), tensor.dtype(), tensor.device(), self.world);
+        Ok(self.work(OP, req, move |h| {
+            let t = h.tensor(0, h.len(), &shape, dtype, device)?;
+            Ok(vec![if op == ReduceOp::Avg { t.div_scalar(world as f64)? } else { t }])
+        }))
+    }
+
+    fn broadcast(&self, tensor: &Tensor, src: usize) -> Result<Work> {
+        const OP: &str = "broadcast";
+        check_rank(OP, src, self.world)?;
+        let buf = if self.rank == src { Host::read(tensor)? } else { Host::zeros(tensor.dtype(), tensor.numel()) };
+        let (n, dt, root) = (count(OP, buf.len())?, buf.datatype(), src as c_int);
+        // SAFETY: one buffer of `n` elements, written in place, living in the request.
+        let req = self
+            .start(None, Some(buf), |_, r, q| unsafe { ffi::MPI_Ibcast(r, n, dt, root, ffi::RSMPI_COMM_WORLD, q) })?;
+        let (shape, dtype, device) = (tensor.shape().to_vec(), tensor.dtype(), tensor.device());
+        Ok(self.work(OP, req, move |h| Ok(vec![h.tensor(0, h.len(), &shape, dtype, device)?])))
+    }
+
+    fn all_gather(&self, tensor: &Tensor) -> Result<Work> {
+        const OP: &str = "all_gather";
+        let send = Host::read(tensor)?;
+        let each = send.len();
+        let (n, dt) = (count(OP, each)?, send.datatype());
+        let recv = Host::zeros(tensor.dtype(), each * self.world);
+        count(OP, each * self.world)?;
+        // SAFETY: `n` elements out, `n` per rank in, both living in the request.
+        let req = self.start(Some(send), Some(recv), |s, r, q| unsafe {
+            ffi::MPI_Iallgather(s, n, dt, r, n, dt, ffi::RSMPI_COMM_WORLD, q)
+        })?;
+        let (shape, dtype, device, world) = (tensor.shape().to_vec(), tensor.dtype(), tensor.device(), self.world);
+        Ok(self.work(OP, req, move |h| (0..world).map(|r| h.tensor(r * each, each, &shape, dtype, device)).collect()))
+    }
+
+    fn reduce_scatter(&self, inputs: &[Tensor], op: ReduceOp) -> Result<Work> {
+        const OP: &str = "reduce_scatter";
+        check_scatter_inputs(inputs, self.world)?;
+        check_reduce(OP, &inputs[0], op)?;
+        let send = Host::read(&Tensor::cat(&inputs.iter().map(Tensor::flatten).collect::<Result<Vec<_>>>()?, 0)?)?;
+        let each = inputs[0].numel();
+        let (n, dt, mop) = (count(OP, each)?, send.datatype(), Self::mpi_op(op));
+        let recv = Host::zeros(inputs[0].dtype(), each);
+        // SAFETY: `n * world` elements out, `n` in, both living in the request.
+        let req = self.start(Some(send), Some(recv), |s, r, q| unsafe {
+            ffi::MPI_Ireduce_scatter_block(s, r, n, dt, mop, ffi::RSMPI_COMM_WORLD, q)
+        })?;
+        let first = &inputs[0];
+        let (shape, dtype, device, world) = (first.shape().to_vec(), first.dtype(), first.device(), self.world);
+        Ok(self.work(OP, req, move |h| {
+            let t = h.tensor(0, h.len(), &shape, dtype, device)?;
+            Ok(vec![if op == ReduceOp::Avg { t.div_scalar(world as f64)? } else { t }])
+        }))
+    }
+
+    fn barrier(&self) -> Result<Work> {
+        // SAFETY: a barrier has no buffers.
+        let req = self.start(None, None, |_, _, q| unsafe { ffi::MPI_Ibarrier(ffi::RSMPI_COMM_WORLD, q) })?;
+        Ok(self.work("barrier", req, |_| Ok(Vec::new())))
+    }
+
+    fn abort(&self, code: i32) {
+        // SAFETY: MPI_Abort ends every process of the job; it does not return.
+        unsafe {
+            ffi::MPI_Abort(ffi::RSMPI_COMM_WORLD, code);
+        }
+    }
+}

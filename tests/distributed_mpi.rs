@@ -1,0 +1,171 @@
+//! DistributedDataParallel across processes (cargo feature `mpi`): runs `examples/ddp_check.rs`
+//! under `mpirun` with 1, 2 and 3 ranks on the CPU and on the GPU adapter (lavapipe in CI), and
+//! checks that the ranks reach the losses and weights of one process on the same global batches
+//! (SGD with momentum and AdamW, an uneven last batch, `no_sync` accumulation, many buckets
+//! against one), that every collective gives the right values, that a parameter no loss used is
+//! PyTorch's error unless `find_unused_parameters`, and that a rank that dies or stalls ends the
+//! job with an error instead of a hang.
+#![cfg(feature = "mpi")]
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The example binary, built (or found up to date) once per run: `cargo test --test
+/// distributed_mpi` alone does not build examples, and a stale one would test old code.
+fn worker() -> PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        // The features this test was built with, so that the build finds the suite's own
+        // artifacts up to date instead of recompiling the library another way.
+        let mut features = vec!["mpi"];
+        if cfg!(feature = "cuda") {
+            features.push("cuda");
+        }
+        if cfg!(feature = "nccl") {
+            features.push("nccl");
+        }
+        let st = Command::new(cargo)
+            .args(["build", "-q", "--example", "ddp_check", "--features", &features.join(",")])
+            .status()
+            .expect("run cargo build");
+        assert!(st.success(), "building examples/ddp_check failed");
+        let exe = std::env::current_exe().expect("test binary path");
+        exe.parent().and_then(|d| d.parent()).expect("target dir").join("examples").join("ddp_check")
+    })
+    .clone()
+}
+
+/// `mpirun -np n ddp_check args...` (oversubscribed: this machine has 2 cores).
+fn mpirun(n: usize, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new("mpirun");
+    c.args(["--oversubscribe", "--bind-to", "none", "-np", &n.to_string()]);
+    // Open MPI refuses root unless told; CI runs as root.
+    c.env("OMPI_ALLOW_RUN_AS_ROOT", "1").env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    c.arg(worker()).args(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run mpirun (install Open MPI: apt-get install openmpi-bin libopenmpi-dev)")
+}
+
+/// The JSON line rank 0 printed; panics with both streams when the run failed.
+fn result(n: usize, args: &[&str]) -> serde_json::Value {
+    let out = mpirun(n, args, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "mpirun -np {n} ddp_check {args:?} failed: {}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout.lines().rev().find(|l| l.starts_with('{')).unwrap_or_else(|| panic!("no JSON in {stdout}"));
+    serde_json::from_str(line).expect("JSON")
+}
+
+fn floats(v: &serde_json::Value, key: &str) -> Vec<f64> {
+    v[key].as_array().unwrap_or_else(|| panic!("no {key}")).iter().map(|x| x.as_f64().expect("number")).collect()
+}
+
+/// The devices every case runs on: the CPU and the GPU adapter (required in CI).
+fn devices() -> Vec<String> {
+    let mut d = vec!["cpu".to_string()];
+    if let Some(g) = common::gpu() {
+        d.push(g.to_string());
+    }
+    d
+}
+
+/// `ranks` processes reach one process's losses and weights within 1e-5.
+fn matches_one_process(extra: &[&str]) {
+    for dev in devices() {
+        let mut args = vec!["--device", dev.as_str()];
+        args.extend_from_slice(extra);
+        let one = result(1, &args);
+        for ranks in [2, 3] {
+            let many = result(ranks, &args);
+            assert_eq!(many["world_size"], ranks);
+            assert_eq!(many["replicas_equal"], true, "{ranks} ranks on {dev} {extra:?}: replicas differ");
+            for key in ["losses", "weights"] {
+                let (a, b) = (floats(&one, key), floats(&many, key));
+                assert_eq!(a.len(), b.len());
+                let worst = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+                assert!(worst <= 1e-5, "{ranks} ranks on {dev} {extra:?}: {key} differ from one process by {worst}");
+            }
+        }
+    }
+}
+
+#[test]
+fn collectives_give_every_rank_the_right_values() {
+    for dev in devices() {
+        for ranks in [1, 2, 3] {
+            let v = result(ranks, &["--collectives", "--device", &dev]);
+            assert_eq!(v["collectives"], "ok");
+            assert_eq!(v["world_size"], ranks);
+        }
+    }
+}
+
+#[test]
+fn sgd_with_momentum_matches_one_process() {
+    matches_one_process(&["--optim", "sgd"]);
+}
+
+#[test]
+fn adamw_matches_one_process() {
+    matches_one_process(&["--optim", "adamw"]);
+}
+
+#[test]
+fn no_sync_accumulation_matches_one_process() {
+    matches_one_process(&["--optim", "sgd", "--accumulate", "2"]);
+}
+
+#[test]
+fn many_buckets_give_the_gradients_of_one() {
+    for dev in devices() {
+        let one = result(2, &["--device", &dev, "--bucket-mb", "1000"]);
+        let many = result(2, &["--device", &dev, "--bucket-mb", "0.0002"]);
+        assert_eq!(one["buckets"], 1);
+        assert!(many["buckets"].as_u64().expect("buckets") >= 4, "{many}");
+        let (a, b) = (floats(&one, "weights"), floats(&many, "weights"));
+        let worst = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+        assert!(worst <= 1e-6, "on {dev}: bucketed weights differ from one all-reduce by {worst}");
+    }
+}
+
+#[test]
+fn an_unused_parameter_is_pytorchs_error_unless_find_unused() {
+    let out = mpirun(2, &["--branchy"], &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a step that skips the side branch must fail without find_unused");
+    assert!(err.contains("expected to have finished reduction in the prior iteration"), "{err}");
+    assert!(err.contains("side.weight"), "the error names the unused parameter: {err}");
+    let v = result(2, &["--branchy", "--find-unused"]);
+    assert_eq!(v["replicas_equal"], true);
+}
+
+#[test]
+fn a_rank_that_dies_ends_the_job_with_an_error() {
+    let t = Instant::now();
+    let out = mpirun(2, &["--die-rank", "1"], &[]);
+    assert!(!out.status.success());
+    assert!(t.elapsed() < Duration::from_secs(60), "the job took {:?} to end", t.elapsed());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("signal") || err.contains("abort"), "mpirun reports the dead rank: {err}");
+}
+
+#[test]
+fn a_rank_that_stalls_times_the_others_out() {
+    let t = Instant::now();
+    let out = mpirun(2, &["--stall-rank", "1"], &[("WEBTENSOR_DIST_TIMEOUT", "3")]);
+    assert!(!out.status.success());
+    assert!(t.elapsed() < Duration::from_secs(60), "the job took {:?} to end", t.elapsed());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("did not complete within 3 s"), "{err}");
+}
