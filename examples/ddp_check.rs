@@ -8,7 +8,8 @@
 //! mpirun -np 2 target/debug/examples/ddp_check --device cpu --optim sgd
 //! ```
 //!
-//! Flags: `--device cpu|webgpu`, `--optim sgd|adamw`, `--accumulate K` (K micro-batches per
+//! Flags: `--backend mpi|nccl` (NCCL runs on `cuda:{local rank}`, whatever `--device` says),
+//! `--device cpu|webgpu|cuda:N`, `--optim sgd|adamw`, `--accumulate K` (K micro-batches per
 //! step, the first K-1 under `no_sync`), `--bucket-mb X`, `--branchy` (a branch some steps skip), `--find-unused`, `--collectives`
 //! (checks every collective's result instead of training), `--stall-rank R` (rank R stops
 //! taking part at step 1 but stays alive: the others must time out with an error) and
@@ -29,6 +30,7 @@ const BATCH: usize = 6;
 const EPOCHS: usize = 2;
 
 struct Args {
+    backend: Backend,
     device: Device,
     optim: String,
     accumulate: usize,
@@ -42,6 +44,7 @@ struct Args {
 
 fn parse() -> Result<Args, String> {
     let mut a = Args {
+        backend: Backend::Mpi,
         device: Device::CPU,
         optim: "sgd".into(),
         accumulate: 1,
@@ -57,6 +60,13 @@ fn parse() -> Result<Args, String> {
         let mut value = || it.next().ok_or(format!("{flag} needs a value"));
         match flag.as_str() {
             "--device" => a.device = value()?.parse().map_err(|e| format!("{e}"))?,
+            "--backend" => {
+                a.backend = match value()?.as_str() {
+                    "mpi" => Backend::Mpi,
+                    "nccl" => Backend::Nccl,
+                    other => return Err(format!("--backend {other}: give mpi or nccl")),
+                }
+            }
             "--optim" => a.optim = value()?,
             "--accumulate" => a.accumulate = value()?.parse().map_err(|e| format!("--accumulate: {e}"))?,
             "--bucket-mb" => a.bucket_mb = value()?.parse().map_err(|e| format!("--bucket-mb: {e}"))?,
@@ -204,14 +214,14 @@ fn train(pg: Arc<dyn ProcessGroup>, a: &Args) -> Result<(), Box<dyn std::error::
     }
     // Every rank's weighted share, averaged: the global batch's mean loss per step. One
     // collective at the end, so that training makes only the gradients' collectives.
-    let mine = Tensor::from_slice(&losses, &[losses.len()], Device::CPU)?;
+    let mine = Tensor::from_slice(&losses, &[losses.len()], a.device)?;
     let losses: Vec<f32> = pg.all_reduce(&mine, ReduceOp::Avg)?.wait_one_blocking()?.to_vec_blocking()?;
     let flat: Vec<f32> = {
         let parts: Vec<Tensor> =
             ddp.module().parameters().iter().map(|p| p.tensor().flatten()).collect::<webtensor::Result<_>>()?;
         Tensor::cat(&parts, 0)?.to_vec_blocking()?
     };
-    let mine = Tensor::from_slice(&flat, &[flat.len()], Device::CPU)?;
+    let mine = Tensor::from_slice(&flat, &[flat.len()], a.device)?;
     let all = pg.all_gather(&mine)?.wait_blocking()?;
     let mut equal = true;
     for t in &all {
@@ -237,13 +247,17 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let pg = match init_process_group(Backend::Mpi, Init::Env) {
+    let pg = match init_process_group(args.backend, Init::Env) {
         Ok(pg) => pg,
         Err(e) => {
             eprintln!("ddp_check: {e}");
             std::process::exit(1);
         }
     };
+    let mut args = args;
+    if args.backend == Backend::Nccl {
+        args.device = webtensor::distributed::local_device(pg.as_ref());
+    }
     let result = if args.collectives { collectives(pg.as_ref(), args.device) } else { train(pg.clone(), &args) };
     if let Err(e) = result {
         eprintln!("ddp_check rank {}: {e}", pg.rank());

@@ -14,11 +14,15 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// The example binary, built (or found up to date) once per run: `cargo test --test
+/// The example binary (`WEBTENSOR_DDP_WORKER`, or built or found up to date once per run): `cargo test --test
 /// distributed_mpi` alone does not build examples, and a stale one would test old code.
 fn worker() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
+        // A prebuilt worker (machines without cargo, such as a lent GPU machine).
+        if let Ok(path) = std::env::var("WEBTENSOR_DDP_WORKER") {
+            return PathBuf::from(path);
+        }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         // The features this test was built with, so that the build finds the suite's own
         // artifacts up to date instead of recompiling the library another way.
@@ -71,11 +75,15 @@ fn floats(v: &serde_json::Value, key: &str) -> Vec<f64> {
     v[key].as_array().unwrap_or_else(|| panic!("no {key}")).iter().map(|x| x.as_f64().expect("number")).collect()
 }
 
-/// The devices every case runs on: the CPU and the GPU adapter (required in CI).
+/// The devices every case runs on: the CPU, the GPU adapter (required in CI) and `cuda:0`
+/// where there is one (staged through the host).
 fn devices() -> Vec<String> {
     let mut d = vec!["cpu".to_string()];
     if let Some(g) = common::gpu() {
         d.push(g.to_string());
+    }
+    if let Some(c) = common::cuda() {
+        d.push(c.to_string());
     }
     d
 }
@@ -168,4 +176,29 @@ fn a_rank_that_stalls_times_the_others_out() {
     assert!(t.elapsed() < Duration::from_secs(60), "the job took {:?} to end", t.elapsed());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("did not complete within 3 s"), "{err}");
+}
+
+/// Two ranks on the one GPU through NCCL reach the weights of one process (NCCL 2.30 and later
+/// allow several ranks per GPU with `NCCL_MULTI_RANK_GPU_ENABLE=1`; older ones refuse, and this
+/// fails with NCCL's "Duplicate GPU detected").
+#[cfg(feature = "nccl")]
+#[test]
+fn nccl_across_two_processes_matches_one() {
+    if common::cuda().is_none() {
+        return;
+    }
+    let env = [("NCCL_MULTI_RANK_GPU_ENABLE", "1")];
+    let run = |n: usize, backend: &str| {
+        let out = mpirun(n, &["--backend", backend, "--device", "cuda:0", "--optim", "adamw"], &env);
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(out.status.success(), "{n} ranks over {backend}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+        let line = stdout.lines().rev().find(|l| l.starts_with('{')).expect("JSON").to_string();
+        serde_json::from_str::<serde_json::Value>(&line).expect("JSON")
+    };
+    let one = run(1, "mpi");
+    let two = run(2, "nccl");
+    assert_eq!(two["replicas_equal"], true);
+    let (a, b) = (floats(&one, "weights"), floats(&two, "weights"));
+    let worst = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+    assert!(worst <= 1e-5, "NCCL's two ranks differ from one process by {worst}");
 }

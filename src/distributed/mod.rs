@@ -25,6 +25,8 @@ mod group;
 mod local;
 #[cfg(all(feature = "mpi", not(target_arch = "wasm32")))]
 mod mpi;
+#[cfg(all(feature = "nccl", not(target_arch = "wasm32")))]
+mod nccl;
 mod reducer;
 mod sampler;
 
@@ -37,6 +39,8 @@ pub use group::{ProcessGroup, ReduceOp, Work};
 pub use local::{LocalGroup, LocalRank};
 #[cfg(all(feature = "mpi", not(target_arch = "wasm32")))]
 pub use mpi::MpiGroup;
+#[cfg(all(feature = "nccl", not(target_arch = "wasm32")))]
+pub use nccl::NcclGroup;
 pub use sampler::{DistributedSampler, SamplerOptions};
 
 use crate::device::{Device, DeviceKind};
@@ -148,12 +152,40 @@ pub fn init_process_group(backend: Backend, init: Init) -> Result<Arc<dyn Proces
             Ok(ranks.remove(0))
         }
         Backend::Mpi => init_mpi(env),
-        Backend::Nccl => Err(Error::invalid(
-            "init_process_group",
-            "the NCCL backend is not in this build; build with the cargo feature `nccl` (and launch one process \
-             per GPU)",
-        )),
+        Backend::Nccl => init_nccl(env),
     }
+}
+
+/// NCCL, bootstrapped through MPI when the job has more than one rank (and MPI is built in).
+#[cfg(all(feature = "nccl", not(target_arch = "wasm32")))]
+fn init_nccl(env: EnvRank) -> Result<Arc<dyn ProcessGroup>> {
+    if env.world_size == 1 {
+        return Ok(Arc::new(NcclGroup::init(0, 1, env.local_rank, None)?));
+    }
+    #[cfg(feature = "mpi")]
+    {
+        let boot = init_mpi(env)?;
+        let (rank, world, local) = (boot.rank(), boot.world_size(), boot.local_rank());
+        Ok(Arc::new(NcclGroup::init(rank, world, local, Some(boot))?))
+    }
+    #[cfg(not(feature = "mpi"))]
+    Err(Error::invalid(
+        "init_process_group",
+        format!(
+            "{} ranks need NCCL's unique id shared among them: build with the `mpi` feature as well and launch with \
+             mpirun",
+            env.world_size
+        ),
+    ))
+}
+
+#[cfg(not(all(feature = "nccl", not(target_arch = "wasm32"))))]
+fn init_nccl(_env: EnvRank) -> Result<Arc<dyn ProcessGroup>> {
+    Err(Error::invalid(
+        "init_process_group",
+        "the NCCL backend is not in this build; build natively with the cargo feature `nccl` (and launch one process \
+         per GPU)",
+    ))
 }
 
 #[cfg(all(feature = "mpi", not(target_arch = "wasm32")))]

@@ -99,6 +99,21 @@ impl Host {
         }
     }
 
+    /// The whole buffer as a tensor of `shape` and `dtype` on `device`, without a copy on the
+    /// CPU.
+    fn into_tensor(self, shape: &[usize], dtype: DType, device: crate::Device) -> Result<Tensor> {
+        let t = match self {
+            Host::F32(v) => Tensor::from_vec(v, shape, device)?,
+            Host::I32(v) => Tensor::from_vec(v, shape, device)?,
+            Host::U32(v) => Tensor::from_vec(v, shape, device)?,
+        };
+        if t.dtype() == dtype {
+            Ok(t)
+        } else {
+            t.to_dtype(dtype)
+        }
+    }
+
     /// The elements `start..start + n` as a tensor of `shape` and `dtype` on `device`.
     fn tensor(&self, start: usize, n: usize, shape: &[usize], dtype: DType, device: crate::Device) -> Result<Tensor> {
         let t = match self {
@@ -273,15 +288,12 @@ impl MpiGroup {
         &self,
         op_name: &'static str,
         mut req: Request,
-        build: impl FnOnce(&Host) -> Result<Vec<Tensor>> + Send + 'static,
+        build: impl FnOnce(Host) -> Result<Vec<Tensor>> + Send + 'static,
     ) -> Work {
         let (rank, timeout) = (self.rank, self.timeout);
         Work::new(async move {
             req.wait(op_name, rank, timeout)?;
-            match &req.recv {
-                Some(h) => build(h),
-                None => build(&Host::F32(Vec::new())),
-            }
+            build(req.recv.take().unwrap_or(Host::F32(Vec::new())))
         })
     }
 }
@@ -330,7 +342,7 @@ impl ProcessGroup for MpiGroup {
         })?;
         let (shape, dtype, device, world) = (tensor.shape().to_vec(), tensor.dtype(), tensor.device(), self.world);
         Ok(self.work(OP, req, move |h| {
-            let t = h.tensor(0, h.len(), &shape, dtype, device)?;
+            let t = h.into_tensor(&shape, dtype, device)?;
             Ok(vec![if op == ReduceOp::Avg { t.div_scalar(world as f64)? } else { t }])
         }))
     }
@@ -344,7 +356,7 @@ impl ProcessGroup for MpiGroup {
         let req = self
             .start(None, Some(buf), |_, r, q| unsafe { ffi::MPI_Ibcast(r, n, dt, root, ffi::RSMPI_COMM_WORLD, q) })?;
         let (shape, dtype, device) = (tensor.shape().to_vec(), tensor.dtype(), tensor.device());
-        Ok(self.work(OP, req, move |h| Ok(vec![h.tensor(0, h.len(), &shape, dtype, device)?])))
+        Ok(self.work(OP, req, move |h| Ok(vec![h.into_tensor(&shape, dtype, device)?])))
     }
 
     fn all_gather(&self, tensor: &Tensor) -> Result<Work> {
@@ -377,7 +389,7 @@ impl ProcessGroup for MpiGroup {
         let first = &inputs[0];
         let (shape, dtype, device, world) = (first.shape().to_vec(), first.dtype(), first.device(), self.world);
         Ok(self.work(OP, req, move |h| {
-            let t = h.tensor(0, h.len(), &shape, dtype, device)?;
+            let t = h.into_tensor(&shape, dtype, device)?;
             Ok(vec![if op == ReduceOp::Avg { t.div_scalar(world as f64)? } else { t }])
         }))
     }

@@ -228,7 +228,9 @@ impl Reducer {
         let work = self.group.all_reduce(&flat, ReduceOp::Avg)?;
         let usage = if self.find_unused && b + 1 == self.buckets.len() {
             let used: Vec<i32> = lock(&self.state).used.iter().map(|&u| i32::from(u)).collect();
-            let t = Tensor::from_slice(&used, &[used.len()], crate::Device::CPU)?;
+            // On the parameters' device: NCCL reduces only tensors on its GPU.
+            let home = self.params.first().map_or(crate::Device::CPU, Parameter::device);
+            let t = Tensor::from_slice(&used, &[used.len()], home)?;
             Some(self.group.all_reduce(&t, ReduceOp::Sum)?)
         } else {
             None

@@ -116,8 +116,15 @@ impl CudaDevice {
         &self.transfers
     }
 
+    /// The raw handle of the one stream everything on this device is ordered on (NCCL enqueues
+    /// its collectives there, so they run in order with the kernels around them).
+    #[cfg(feature = "nccl")]
+    pub(crate) fn raw_stream(&self) -> cudarc::driver::sys::CUstream {
+        self.stream.cu_stream()
+    }
+
     /// Makes this device's context current on the calling thread (driver calls act on it).
-    pub(super) fn bind(&self) -> Result<()> {
+    pub(crate) fn bind(&self) -> Result<()> {
         self.ctx.bind_to_thread().map_err(|e| self.driver_error("binding the context", e))
     }
 

@@ -41,7 +41,7 @@ impl CudaStorage {
     }
 
     /// The device address of element `offset`.
-    pub(super) fn ptr(&self, offset: usize) -> u64 {
+    pub(crate) fn ptr(&self, offset: usize) -> u64 {
         self.block.as_ref().map_or(0, |b| b.ptr) + (offset * self.dtype.gpu_size_in_bytes()) as u64
     }
 
