@@ -55,12 +55,14 @@ export WEBTENSOR_REQUIRE_NVRTC="${WEBTENSOR_REQUIRE_NVRTC:-1}"
 step "format and lints, with and without the cuda, mpi and nccl features"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -q -- -D warnings
-cargo clippy --workspace --all-targets -q --features webtensor/cuda,webtensor/mpi,webtensor/nccl -- -D warnings
+cargo clippy --workspace --all-targets -q --features webtensor/cuda,webtensor-native/mpi,webtensor-native/nccl -- -D warnings
 
 step "native tests with the cuda and mpi features (cpu, meta, webgpu; cuda:0 where one exists; DDP across processes under mpirun; WEBTENSOR_REQUIRE_GPU=$WEBTENSOR_REQUIRE_GPU)"
 # Open MPI refuses to start ranks as root unless told (CI runs as root).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-cargo test --workspace --features webtensor/cuda,webtensor/mpi
+# `cargo test` builds the examples first: the MPI suite runs this one under mpirun.
+export WEBTENSOR_DDP_WORKER="$PWD/target/debug/examples/ddp_check"
+cargo test --workspace --features webtensor/cuda,webtensor-native/mpi
 step "without the cuda and mpi features: unit tests and the clear 'not built' errors"
 WEBTENSOR_REQUIRE_NVRTC=0 cargo test -q --lib --test cuda --test semantics --test distributed
 

@@ -20,8 +20,8 @@ fn worker() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
         // A prebuilt worker (machines without cargo, such as a lent GPU machine).
-        if let Ok(path) = std::env::var("WEBTENSOR_DDP_WORKER") {
-            return PathBuf::from(path);
+        if let Some(path) = std::env::var_os("WEBTENSOR_DDP_WORKER").map(PathBuf::from).filter(|p| p.exists()) {
+            return path;
         }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         // The features this test was built with, so that the build finds the suite's own

@@ -2,8 +2,8 @@
 //! `shakespeare_char` recipe (and its CPU variant) on the vendored Shakespeare, as nanoGPT's
 //! train.py runs it: AdamW over decay / no-decay groups, gradient clipping at 1.0, a linear
 //! warmup then cosine decay of the learning rate (nanoGPT's `get_lr`, through `LambdaLR`),
-//! train and validation loss estimated every `eval_interval` steps; on one device or data
-//! parallel over several. The checkpoint is a `.safetensors` file with nanoGPT's keys and the
+//! train and validation loss estimated every `eval_interval` steps; on one device, data
+//! parallel over several, or across processes under `mpirun` (see `dist.rs`). The checkpoint is a `.safetensors` file with nanoGPT's keys and the
 //! config and vocabulary in its metadata, which `sample` reads back.
 
 use std::io::Read;
@@ -17,7 +17,8 @@ use webtensor::nn::utils::{clip_grad_norm_, ClipGradNormOptions};
 use webtensor::nn::{self, ClassLossOptions, Module, Parameter};
 use webtensor::optim::lr_scheduler::{LambdaLR, LrScheduler};
 use webtensor::optim::{AdamOptions, AdamW, Optimizer, ParamGroup};
-use webtensor::parallel::DataParallel;
+
+use crate::dist::{group_from_env, Parallel};
 use webtensor::{DType, Device, Tensor};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
@@ -125,6 +126,8 @@ pub struct TrainOptions {
     pub out: PathBuf,
     pub json: bool,
     pub seed: u64,
+    /// `mpi` or `nccl` across processes (default: chosen by the device).
+    pub dist_backend: Option<String>,
 }
 
 /// nanoGPT's optimizer groups over `params`: weights of 2 dims and more decay, the rest not.
@@ -197,9 +200,27 @@ fn run_training(o: &TrainOptions, ckpt: &Path) -> Res<()> {
     if let Some(n) = o.eval_iters {
         r.eval_iters = n.max(1);
     }
-    let devices = if o.devices.is_empty() { vec![webtensor::best_device()] } else { o.devices.clone() };
+    let group = group_from_env(o.dist_backend.as_deref(), o.devices.first().copied())?;
+    let devices = match (&group, o.devices.is_empty()) {
+        (None, true) => vec![webtensor::best_device()],
+        _ => o.devices.clone(),
+    };
+    let dp = Parallel::new(&devices, group, |d| Gpt::new(r.model, o.seed, d))?;
+    let result = train_loop(o, ckpt, &dp, &corpus, r);
+    if let Err(e) = &result {
+        if dp.world_size() > 1 {
+            // The other ranks would wait for this one in their next all-reduce: end them too.
+            eprintln!("error: {e}");
+            dp.abort_others();
+        }
+    }
+    result
+}
+
+fn train_loop(o: &TrainOptions, ckpt: &Path, dp: &Parallel<Gpt>, corpus: &CharCorpus, r: Recipe) -> Res<()> {
+    let devices = dp.devices();
     let home = devices[0];
-    let dp = DataParallel::new_blocking(&devices, |d| Gpt::new(r.model, o.seed, d))?;
+    let main = dp.is_main();
     let mut opt = dp.optimizer(|p| groups(p, &r, r.lr))?;
     let base = r.lr;
     let schedule = r;
@@ -207,9 +228,14 @@ fn run_training(o: &TrainOptions, ckpt: &Path) -> Res<()> {
     let loss = loss_fn(corpus.vocab_size());
     let names: Vec<String> = devices.iter().map(|d| d.to_string()).collect();
     let params = dp.module().num_parameters(true);
-    if !o.json {
+    let world = dp.world_size() * devices.len();
+    let across = match dp.backend() {
+        Some(b) => format!(" x {} processes ({b})", dp.world_size()),
+        None => String::new(),
+    };
+    if !o.json && main {
         println!(
-            "# GPT {} layers, {} heads, {} wide, context {}: {:.2}M parameters; nanoGPT's {} recipe on {} ({} train / {} val characters, vocabulary {})",
+            "# GPT {} layers, {} heads, {} wide, context {}: {:.2}M parameters; nanoGPT's {} recipe on {}{across} ({} train / {} val characters, vocabulary {})",
             r.model.n_layer,
             r.model.n_head,
             r.model.n_embd,
@@ -222,7 +248,7 @@ fn run_training(o: &TrainOptions, ckpt: &Path) -> Res<()> {
             corpus.vocab_size()
         );
     }
-    let bar = if o.json { ProgressBar::hidden() } else { ProgressBar::new(r.max_iters as u64) };
+    let bar = if o.json || !main { ProgressBar::hidden() } else { ProgressBar::new(r.max_iters as u64) };
     bar.set_style(
         ProgressStyle::with_template("[{bar:30}] {pos}/{len} iters {msg} eta {eta}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -231,8 +257,10 @@ fn run_training(o: &TrainOptions, ckpt: &Path) -> Res<()> {
     let (mut step_ms, mut last_loss) = (Vec::new(), f32::NAN);
     let t_start = Instant::now();
     for it in 0..=r.max_iters {
-        if it % r.eval_interval == 0 || it == r.max_iters {
-            let [train, val] = estimate_loss(dp.module(), &corpus, &r, home, o.seed)?;
+        // Rank 0 alone evaluates (no collective is involved; the others wait for it in the
+        // next all-reduce).
+        if main && (it % r.eval_interval == 0 || it == r.max_iters) {
+            let [train, val] = estimate_loss(dp.module(), corpus, &r, home, o.seed)?;
             if !o.json {
                 let line = format!("step {it}: train loss {train:.4}, val loss {val:.4}");
                 // A bar on a terminal prints above itself; without one (a pipe) print plainly.
@@ -256,15 +284,15 @@ fn run_training(o: &TrainOptions, ckpt: &Path) -> Res<()> {
         let (x, y) =
             corpus.batch(Split::Train, r.batch_size, r.model.block_size, o.seed.wrapping_add(it as u64 + 1), home)?;
         opt.zero_grad();
-        let l = dp.forward_backward_blocking(&x, &y, &loss)?;
-        for m in dp.replicas() {
-            clip_grad_norm_(&m.parameters(), r.grad_clip, ClipGradNormOptions::default())?;
+        let l = dp.forward_backward(&x, &y, &loss)?;
+        for params in dp.parameter_sets() {
+            clip_grad_norm_(&params, r.grad_clip, ClipGradNormOptions::default())?;
         }
         opt.step()?;
         sched.step(&mut opt)?;
         // The loss is read every 10 steps for the bar (a readback waits for the device).
         if it % 10 == 0 {
-            last_loss = l.item_blocking::<f32>()?;
+            last_loss = dp.global(&l)?;
             let tok_s = (r.batch_size * r.model.block_size) as f64 / (t0.elapsed().as_secs_f64().max(1e-9));
             bar.set_message(format!("loss {last_loss:.4} {:.0} tok/s", tok_s));
         }
@@ -283,6 +311,9 @@ fn run_training(o: &TrainOptions, ckpt: &Path) -> Res<()> {
         ("iters".to_string(), r.max_iters.to_string()),
         ("val_loss".to_string(), format!("{final_val:.4}")),
     ];
+    if !main {
+        return Ok(());
+    }
     let bytes = nn::save_safetensors_blocking(&dp.module().state_dict(), &metadata)?;
     std::fs::write(ckpt, &bytes).map_err(|e| format!("cannot write the checkpoint to {}: {e}", ckpt.display()))?;
     let mut sorted = step_ms.clone();
@@ -291,7 +322,8 @@ fn run_training(o: &TrainOptions, ckpt: &Path) -> Res<()> {
     let tokens_per_s = (r.batch_size * r.model.block_size) as f64 / (median / 1e3);
     if o.json {
         let out = serde_json::json!({
-            "model": "gpt", "config": r.name, "devices": names, "world_size": devices.len(),
+            "model": "gpt", "config": r.name, "devices": names, "world_size": world,
+            "processes": dp.world_size(), "backend": dp.backend().map(|b| b.to_string()),
             "parameters": params, "iters": r.max_iters, "batch_size": r.batch_size, "block_size": r.model.block_size,
             "train_loss": final_train, "val_loss": final_val, "evals": evals, "last_loss": last_loss,
             "ms_per_step": median, "tokens_per_s": tokens_per_s, "seconds": seconds,

@@ -4,6 +4,7 @@
 mod bench;
 mod demo;
 mod digits;
+mod dist;
 mod gpt;
 mod kmeans;
 mod loader_bench;
@@ -161,6 +162,11 @@ enum Command {
         /// Where to write the trained weights (digits; the GPT writes to --out)
         #[arg(long, default_value = "webtensor-digits.safetensors")]
         checkpoint: std::path::PathBuf,
+        /// Across processes (`mpirun -np N webtensor train ...`, built with the `mpi` feature):
+        /// the collectives' engine, mpi or nccl (default: nccl for CUDA devices when built with
+        /// `nccl`, else mpi)
+        #[arg(long, value_parser = ["mpi", "nccl"])]
+        dist_backend: Option<String>,
     },
     /// Text sampled from a `train --model gpt` checkpoint after a prompt
     Sample {
@@ -253,9 +259,11 @@ fn main() -> ExitCode {
             devices,
             seed,
             json,
+            dist_backend,
             ..
         } => {
             let options = gpt::TrainOptions {
+                dist_backend,
                 recipe: config,
                 devices: device.map(|d| vec![d]).unwrap_or(devices),
                 iters: iters.map(|n| n as usize),
@@ -280,8 +288,22 @@ fn main() -> ExitCode {
             };
             gpt::sample(&options)
         }
-        Command::Train { device, devices, logical, epochs, batch_size, hidden, lr, seed, json, checkpoint, .. } => {
+        Command::Train {
+            device,
+            devices,
+            logical,
+            epochs,
+            batch_size,
+            hidden,
+            lr,
+            seed,
+            json,
+            checkpoint,
+            dist_backend,
+            ..
+        } => {
             let options = train::Options {
+                dist_backend,
                 devices: device.map(|d| vec![d]).unwrap_or(devices),
                 logical: logical.map(|n| n as usize),
                 epochs: epochs as usize,

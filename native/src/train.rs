@@ -11,8 +11,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use webtensor::data::{permutation, DataLoader, DataLoaderOptions, TensorDataset};
 use webtensor::nn::{self, ClassLossOptions, Linear, LinearOptions, Module, ReLU, Sequential};
 use webtensor::optim::{Adam, AdamOptions, Optimizer};
-use webtensor::parallel::DataParallel;
 use webtensor::{DType, Device, DeviceKind, LogicalDeviceConfig, Tensor};
+
+use crate::dist::{group_from_env, Parallel};
 
 /// Errors of this command: the library's, or a message of its own.
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
@@ -36,6 +37,8 @@ pub struct Options {
     pub seed: u64,
     pub json: bool,
     pub checkpoint: PathBuf,
+    /// `mpi` or `nccl` across processes (default: chosen by the device).
+    pub dist_backend: Option<String>,
 }
 
 /// One epoch's figures.
@@ -103,9 +106,30 @@ fn resolve_devices(o: &Options) -> Result<Vec<Device>, String> {
 
 /// Trains and prints the table (or JSON), then writes the checkpoint.
 pub fn run(o: &Options) -> Result<(), String> {
-    check_writable(&o.checkpoint)?;
-    let devices = resolve_devices(o)?;
-    train(o, &devices).map_err(|e| e.to_string())
+    let group = group_from_env(o.dist_backend.as_deref(), o.devices.first().copied())?;
+    let main = group.as_ref().is_none_or(|g| g.rank() == 0);
+    if main {
+        check_writable(&o.checkpoint)?;
+    }
+    let devices = match &group {
+        None => resolve_devices(o)?,
+        Some(_) if o.logical.is_some() => {
+            return Err("--logical is for one process; under mpirun each process \
+            trains on one device"
+                .into())
+        }
+        Some(_) => o.devices.clone(),
+    };
+    let dp = Parallel::new(&devices, group, |d| mlp(o.hidden, o.seed, d))?;
+    let result = train(o, &dp).map_err(|e| e.to_string());
+    if let Err(e) = &result {
+        if dp.world_size() > 1 {
+            // The other ranks would wait for this one in their next all-reduce: end them too.
+            eprintln!("error: {e}");
+            dp.abort_others();
+        }
+    }
+    result
 }
 
 /// Fails before any training when the checkpoint could not be written afterwards: a folder, a
@@ -127,13 +151,14 @@ fn check_writable(path: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
-fn train(o: &Options, devices: &[Device]) -> Res<()> {
+fn train(o: &Options, dp: &Parallel<Sequential>) -> Res<()> {
+    let devices = &dp.devices()[..];
+    let main = dp.is_main();
     let [(x_train, y_train), (x_test, y_test)] = load(o.seed)?;
     let home = devices[0];
     let (x_train_d, y_train_d) = (x_train.to_blocking(home)?, y_train.to_blocking(home)?);
     let (x_test_d, y_test_d) = (x_test.to_blocking(home)?, y_test.to_blocking(home)?);
     let n_train = y_train.shape()[0];
-    let dp = DataParallel::new_blocking(devices, |d| mlp(o.hidden, o.seed, d))?;
     let mut opt = dp.optimizer(|p| Adam::new(p, AdamOptions { lr: o.lr, ..Default::default() }))?;
     let loader_opts = DataLoaderOptions {
         batch_size: o.batch_size,
@@ -146,12 +171,16 @@ fn train(o: &Options, devices: &[Device]) -> Res<()> {
     let loss_fn = |out: &Tensor, y: &Tensor| nn::cross_entropy(out, y, ClassLossOptions::default());
 
     let names: Vec<String> = devices.iter().map(|d| d.to_string()).collect();
-    if !o.json {
+    let across = match dp.backend() {
+        Some(b) => format!(", data parallel over {} processes ({b})", dp.world_size()),
+        None => String::new(),
+    };
+    if !o.json && main {
         for i in webtensor::devices().iter().filter(|i| devices.contains(&i.device)) {
             println!("# {}: {} ({}, {})", i.device, i.name, i.backend, i.device_type);
         }
         println!(
-            "# UCI digits: {n_train} training and {} test images of 8x8; MLP 64-{}-10, Adam lr {}, batch {}{}",
+            "# UCI digits: {n_train} training and {} test images of 8x8; MLP 64-{}-10, Adam lr {}, batch {}{}{across}",
             y_test.shape()[0],
             o.hidden,
             o.lr,
@@ -165,7 +194,7 @@ fn train(o: &Options, devices: &[Device]) -> Res<()> {
     }
     let mut epochs = Vec::new();
     for epoch in 1..=o.epochs {
-        let bar = if o.json { ProgressBar::hidden() } else { ProgressBar::new(loader.len() as u64) };
+        let bar = if o.json || !main { ProgressBar::hidden() } else { ProgressBar::new(loader.len() as u64) };
         bar.set_style(
             ProgressStyle::with_template("epoch {prefix:>3} [{bar:30}] {pos}/{len} batches {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -176,7 +205,7 @@ fn train(o: &Options, devices: &[Device]) -> Res<()> {
         for batch in loader.iter() {
             let batch = batch?;
             opt.zero_grad();
-            let loss = dp.forward_backward_blocking(&batch[0], &batch[1], loss_fn)?;
+            let loss = dp.forward_backward(&batch[0], &batch[1], loss_fn)?;
             opt.step()?;
             // Summed on the device and read once per epoch: no readback stalls the steps.
             let weighted = loss.mul_scalar(batch[1].shape()[0] as f64)?;
@@ -191,8 +220,9 @@ fn train(o: &Options, devices: &[Device]) -> Res<()> {
         }
         let seconds = t0.elapsed().as_secs_f64();
         bar.finish_and_clear();
+        // A collective across processes: every rank reads the epoch's loss here.
         let loss = match loss_sum {
-            Some(s) => s.item_blocking::<f32>()? / n_train as f32,
+            Some(s) => dp.global(&s)? / n_train as f32,
             None => f32::NAN,
         };
         // Cross-entropy over 10 classes starts near ln(10) = 2.3; past DIVERGED (or NaN or
@@ -204,6 +234,9 @@ fn train(o: &Options, devices: &[Device]) -> Res<()> {
                 o.lr
             )
             .into());
+        }
+        if !main {
+            continue;
         }
         let row = Epoch {
             epoch,
@@ -227,6 +260,9 @@ fn train(o: &Options, devices: &[Device]) -> Res<()> {
         epochs.push(row);
     }
 
+    if !main {
+        return Ok(());
+    }
     let final_acc = epochs.last().map(|e| e.test_accuracy).unwrap_or(f32::NAN);
     let metadata = vec![
         ("data".to_string(), "UCI handwritten digits 8x8 (CC BY 4.0), pixels / 16".to_string()),
@@ -253,6 +289,8 @@ fn train(o: &Options, devices: &[Device]) -> Res<()> {
             "train_images": n_train, "test_images": y_test.shape()[0],
             "model": format!("MLP 64-{}-10", o.hidden), "optimizer": "Adam", "lr": o.lr,
             "batch_size": o.batch_size, "devices": names, "epochs": rows,
+            "world_size": dp.world_size() * devices.len(), "processes": dp.world_size(),
+            "backend": dp.backend().map(|b| b.to_string()),
             "test_accuracy": final_acc, "checkpoint": o.checkpoint.display().to_string(),
             "checkpoint_bytes": bytes.len(),
         });

@@ -132,6 +132,67 @@ impl<M: Module> DistributedDataParallel<M> {
         self.reducer.in_flight()
     }
 
+    /// One training step's forward and backward on this rank's share of a global batch, the
+    /// form that trains to one process's weights: every rank passes the same `input` and
+    /// `target` (the whole global batch), takes its rows as [`crate::parallel::split_sizes`]
+    /// splits them, runs `loss_fn` (a mean over its rows), weights the loss by its share so that
+    /// the average over ranks is the global batch's mean loss, and runs backward (which
+    /// averages the gradients). Returns this rank's weighted loss (detached): the sum over ranks
+    /// is the global mean loss. A rank whose share is empty (a batch smaller than the world)
+    /// contributes zero gradients.
+    pub async fn forward_backward_shard(
+        &self,
+        input: &Tensor,
+        target: &Tensor,
+        loss_fn: impl Fn(&Tensor, &Tensor) -> Result<Tensor>,
+    ) -> Result<Tensor> {
+        const OP: &str = "DistributedDataParallel::forward_backward_shard";
+        let n = input.shape().first().copied().unwrap_or(0);
+        if target.shape().first() != Some(&n) || n == 0 {
+            return Err(crate::Error::invalid(
+                OP,
+                format!(
+                    "input {:?} and target {:?} must be non-empty batches with the same number of rows",
+                    input.shape(),
+                    target.shape()
+                ),
+            ));
+        }
+        let (rank, world) = (self.group.rank(), self.group.world_size());
+        let sizes = crate::parallel::split_sizes(n, world);
+        let (start, rows) = (sizes[..rank].iter().sum::<usize>(), sizes[rank]);
+        let device = self.module.parameters().first().map_or(input.device(), |p| p.device());
+        let x = input.narrow(0, start.min(n.saturating_sub(1)), rows.max(1))?.to(device).await?;
+        let y = target.narrow(0, start.min(n.saturating_sub(1)), rows.max(1))?.to(device).await?;
+        let loss = loss_fn(&self.forward(&x)?, &y)?;
+        if loss.numel() != 1 || !loss.dtype().is_float() {
+            return Err(crate::Error::invalid(
+                OP,
+                format!(
+                    "loss_fn returned shape {:?} {}; it must return one float, the mean loss",
+                    loss.shape(),
+                    loss.dtype()
+                ),
+            ));
+        }
+        // An empty share still runs (on one row, weighted by zero) so that its gradients, all
+        // zero, join the ranks' collectives.
+        let weighted = loss.mul_scalar((rows * world) as f64 / n as f64)?;
+        weighted.backward_async(None, Default::default()).await?;
+        weighted.detach().div_scalar(world as f64)
+    }
+
+    /// Blocking [`DistributedDataParallel::forward_backward_shard`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn forward_backward_shard_blocking(
+        &self,
+        input: &Tensor,
+        target: &Tensor,
+        loss_fn: impl Fn(&Tensor, &Tensor) -> Result<Tensor>,
+    ) -> Result<Tensor> {
+        crate::block::block_on(self.forward_backward_shard(input, target, loss_fn))
+    }
+
     fn forward_synced(&self, x: &Tensor) -> Result<Tensor> {
         #[cfg(not(target_arch = "wasm32"))]
         if self.options.broadcast_buffers && self.waits_in_place() && self.group.world_size() > 1 {
