@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use webtensor::distributed::{self, Backend, DistributedDataParallel, Init, ProcessGroup, ReduceOp};
+use webtensor::distributed::{self, Backend, DdpOptions, DistributedDataParallel, Init, ProcessGroup, ReduceOp};
 use webtensor::nn::{Module, Parameter};
 use webtensor::optim::Optimizer;
 use webtensor::parallel::DataParallel;
@@ -51,6 +51,7 @@ impl<M: Module> Parallel<M> {
     pub fn new(
         devices: &[Device],
         group: Option<Arc<dyn ProcessGroup>>,
+        bucket_cap_mb: f64,
         mut build: impl FnMut(Device) -> webtensor::Result<M>,
     ) -> Result<Self, String> {
         match group {
@@ -65,7 +66,8 @@ impl<M: Module> Parallel<M> {
                 }
                 let device = devices.first().copied().unwrap_or_else(|| distributed::local_device(pg.as_ref()));
                 let model = build(device).map_err(|e| e.to_string())?;
-                DistributedDataParallel::new_blocking(model, pg, Default::default())
+                let options = DdpOptions { bucket_cap_mb, ..Default::default() };
+                DistributedDataParallel::new_blocking(model, pg, options)
                     .map(Parallel::Procs)
                     .map_err(|e| e.to_string())
             }
@@ -153,6 +155,23 @@ impl<M: Module> Parallel<M> {
             Parallel::Local(_) => part.item_blocking::<f32>(),
             Parallel::Procs(ddp) => {
                 ddp.group().all_reduce(&part.reshape(&[1])?, ReduceOp::Sum)?.wait_one_blocking()?.item_blocking::<f32>()
+            }
+        }
+    }
+
+    /// This rank's gradient communication so far, as JSON (null in one process): buckets,
+    /// bytes, seconds starting all-reduces inside backward and waiting after it, and their share
+    /// of `seconds` of training.
+    pub fn comm_json(&self, seconds: f64) -> serde_json::Value {
+        match self {
+            Parallel::Local(_) => serde_json::Value::Null,
+            Parallel::Procs(ddp) => {
+                let c = ddp.comm_stats();
+                serde_json::json!({
+                    "iterations": c.iterations, "buckets": c.buckets, "bytes": c.bytes,
+                    "launch_s": c.launch_s, "wait_s": c.wait_s,
+                    "share": (c.launch_s + c.wait_s) / seconds.max(1e-9),
+                })
             }
         }
     }

@@ -128,6 +128,8 @@ pub struct TrainOptions {
     pub seed: u64,
     /// `mpi` or `nccl` across processes (default: chosen by the device).
     pub dist_backend: Option<String>,
+    /// DDP's gradient bucket size in MiB across processes.
+    pub bucket_cap_mb: f64,
 }
 
 /// nanoGPT's optimizer groups over `params`: weights of 2 dims and more decay, the rest not.
@@ -205,7 +207,7 @@ fn run_training(o: &TrainOptions, ckpt: &Path) -> Res<()> {
         (None, true) => vec![webtensor::best_device()],
         _ => o.devices.clone(),
     };
-    let dp = Parallel::new(&devices, group, |d| Gpt::new(r.model, o.seed, d))?;
+    let dp = Parallel::new(&devices, group, o.bucket_cap_mb, |d| Gpt::new(r.model, o.seed, d))?;
     let result = train_loop(o, ckpt, &dp, &corpus, r);
     if let Err(e) = &result {
         if dp.world_size() > 1 {
@@ -324,6 +326,7 @@ fn train_loop(o: &TrainOptions, ckpt: &Path, dp: &Parallel<Gpt>, corpus: &CharCo
         let out = serde_json::json!({
             "model": "gpt", "config": r.name, "devices": names, "world_size": world,
             "processes": dp.world_size(), "backend": dp.backend().map(|b| b.to_string()),
+            "communication": dp.comm_json(step_ms.iter().sum::<f64>() / 1e3),
             "parameters": params, "iters": r.max_iters, "batch_size": r.batch_size, "block_size": r.model.block_size,
             "train_loss": final_train, "val_loss": final_val, "evals": evals, "last_loss": last_loss,
             "ms_per_step": median, "tokens_per_s": tokens_per_s, "seconds": seconds,

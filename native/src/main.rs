@@ -167,6 +167,11 @@ enum Command {
         /// `nccl`, else mpi)
         #[arg(long, value_parser = ["mpi", "nccl"])]
         dist_backend: Option<String>,
+        /// Across processes: DistributedDataParallel's gradient bucket size in MiB (PyTorch's
+        /// bucket_cap_mb, 25); a size past the model's gradients makes one all-reduce after
+        /// backward instead of buckets overlapped with it
+        #[arg(long, default_value_t = 25.0, value_parser = learning_rate)]
+        bucket_cap_mb: f64,
     },
     /// Text sampled from a `train --model gpt` checkpoint after a prompt
     Sample {
@@ -260,10 +265,12 @@ fn main() -> ExitCode {
             seed,
             json,
             dist_backend,
+            bucket_cap_mb,
             ..
         } => {
             let options = gpt::TrainOptions {
                 dist_backend,
+                bucket_cap_mb,
                 recipe: config,
                 devices: device.map(|d| vec![d]).unwrap_or(devices),
                 iters: iters.map(|n| n as usize),
@@ -300,10 +307,12 @@ fn main() -> ExitCode {
             json,
             checkpoint,
             dist_backend,
+            bucket_cap_mb,
             ..
         } => {
             let options = train::Options {
                 dist_backend,
+                bucket_cap_mb,
                 devices: device.map(|d| vec![d]).unwrap_or(devices),
                 logical: logical.map(|n| n as usize),
                 epochs: epochs as usize,

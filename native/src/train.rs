@@ -39,6 +39,8 @@ pub struct Options {
     pub checkpoint: PathBuf,
     /// `mpi` or `nccl` across processes (default: chosen by the device).
     pub dist_backend: Option<String>,
+    /// DDP's gradient bucket size in MiB across processes.
+    pub bucket_cap_mb: f64,
 }
 
 /// One epoch's figures.
@@ -120,7 +122,7 @@ pub fn run(o: &Options) -> Result<(), String> {
         }
         Some(_) => o.devices.clone(),
     };
-    let dp = Parallel::new(&devices, group, |d| mlp(o.hidden, o.seed, d))?;
+    let dp = Parallel::new(&devices, group, o.bucket_cap_mb, |d| mlp(o.hidden, o.seed, d))?;
     let result = train(o, &dp).map_err(|e| e.to_string());
     if let Err(e) = &result {
         if dp.world_size() > 1 {
@@ -291,6 +293,7 @@ fn train(o: &Options, dp: &Parallel<Sequential>) -> Res<()> {
             "batch_size": o.batch_size, "devices": names, "epochs": rows,
             "world_size": dp.world_size() * devices.len(), "processes": dp.world_size(),
             "backend": dp.backend().map(|b| b.to_string()),
+            "communication": dp.comm_json(epochs.iter().map(|e| e.seconds).sum()),
             "test_accuracy": final_acc, "checkpoint": o.checkpoint.display().to_string(),
             "checkpoint_bytes": bytes.len(),
         });

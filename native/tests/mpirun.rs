@@ -51,8 +51,22 @@ fn gpt_over_two_processes_matches_one() {
     let dir = std::env::temp_dir().join(format!("wt-mpirun-gpt-{}", std::process::id()));
     let out = dir.to_str().expect("utf-8 path");
     let args = [
-        "train", "--model", "gpt", "--config", "tiny", "--iters", "12", "--eval-interval", "6", "--eval-iters", "2",
-        "--device", "cpu", "--json", "--out", out,
+        "train",
+        "--model",
+        "gpt",
+        "--config",
+        "tiny",
+        "--iters",
+        "12",
+        "--eval-interval",
+        "6",
+        "--eval-iters",
+        "2",
+        "--device",
+        "cpu",
+        "--json",
+        "--out",
+        out,
     ];
     let one = run(1, &args);
     let two = run(2, &args);

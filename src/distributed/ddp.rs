@@ -12,7 +12,7 @@ use crate::nn::{Module, ModuleCore};
 use crate::tensor::Tensor;
 
 use super::group::ProcessGroup;
-use super::reducer::Reducer;
+use super::reducer::{CommStats, Reducer};
 use super::Backend;
 
 /// Options of [`DistributedDataParallel::new`] (PyTorch's keyword arguments of the same names).
@@ -125,6 +125,12 @@ impl<M: Module> DistributedDataParallel<M> {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn finish_reduction_blocking(&self) -> Result<()> {
         crate::block::block_on(self.finish_reduction())
+    }
+
+    /// Where this rank's gradient communication time went so far (buckets, bytes, seconds
+    /// starting them inside backward, seconds waiting after it).
+    pub fn comm_stats(&self) -> CommStats {
+        *crate::device::policy::lock(&self.reducer.stats)
     }
 
     /// Whether a backward's gradients are still to be averaged.

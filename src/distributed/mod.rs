@@ -25,6 +25,8 @@ mod group;
 mod local;
 #[cfg(all(feature = "mpi", not(target_arch = "wasm32")))]
 mod mpi;
+#[cfg(all(feature = "mpi", not(target_arch = "wasm32")))]
+mod mpi_progress;
 #[cfg(all(feature = "nccl", not(target_arch = "wasm32")))]
 mod nccl;
 mod reducer;
@@ -41,6 +43,7 @@ pub use local::{LocalGroup, LocalRank};
 pub use mpi::MpiGroup;
 #[cfg(all(feature = "nccl", not(target_arch = "wasm32")))]
 pub use nccl::NcclGroup;
+pub use reducer::CommStats;
 pub use sampler::{DistributedSampler, SamplerOptions};
 
 use crate::device::{Device, DeviceKind};

@@ -47,6 +47,24 @@ struct Iteration {
     launched: usize,
 }
 
+/// Where a rank's time in gradient communication went, summed over iterations: what
+/// [`super::DistributedDataParallel::comm_stats`] reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CommStats {
+    /// Iterations whose gradients were averaged.
+    pub iterations: u64,
+    /// Bucket all-reduces started.
+    pub buckets: u64,
+    /// Gradient bytes all-reduced.
+    pub bytes: u64,
+    /// Seconds spent starting bucket all-reduces inside backward (flattening, and with MPI the
+    /// copy to the host).
+    pub launch_s: f64,
+    /// Seconds spent after backward waiting for the all-reduces and writing the gradients back:
+    /// the communication that overlap did not hide.
+    pub wait_s: f64,
+}
+
 /// Buckets, hooks and the state of the iteration in flight.
 pub(crate) struct Reducer {
     pub(crate) params: Vec<Parameter>,
@@ -62,6 +80,7 @@ pub(crate) struct Reducer {
     finalize_in_hook: bool,
     state: Mutex<Iteration>,
     hooks: Mutex<Vec<HookHandle>>,
+    pub(crate) stats: Mutex<CommStats>,
 }
 
 impl Reducer {
@@ -98,6 +117,7 @@ impl Reducer {
             finalize_in_hook,
             state: Mutex::new(Iteration::default()),
             hooks: Mutex::new(Vec::new()),
+            stats: Mutex::new(CommStats::default()),
         }
     }
 
@@ -214,6 +234,7 @@ impl Reducer {
 
     /// Flattens bucket `b`'s gradients and starts their average over the group.
     fn launch(&self, b: usize) -> Result<()> {
+        let t0 = crate::clock::now_ms();
         let _paused = crate::no_grad();
         let mut flat = Vec::with_capacity(self.buckets[b].params.len());
         for &i in &self.buckets[b].params {
@@ -235,6 +256,12 @@ impl Reducer {
         } else {
             None
         };
+        {
+            let mut stats = lock(&self.stats);
+            stats.buckets += 1;
+            stats.bytes += (flat.numel() * flat.dtype().size_in_bytes()) as u64;
+            stats.launch_s += (crate::clock::now_ms() - t0) / 1e3;
+        }
         let mut st = lock(&self.state);
         st.works[b] = Some(work);
         if usage.is_some() {
@@ -260,6 +287,7 @@ impl Reducer {
             st.armed = false;
             (std::mem::take(&mut st.works), st.usage.take())
         };
+        let t0 = crate::clock::now_ms();
         let usage: Option<Vec<i32>> = match usage {
             Some(w) => Some(w.wait_one().await?.to_vec::<i32>().await?),
             None => None,
@@ -281,6 +309,9 @@ impl Reducer {
                 t.set_grad(Some(g))?;
             }
         }
+        let mut stats = lock(&self.stats);
+        stats.iterations += 1;
+        stats.wait_s += (crate::clock::now_ms() - t0) / 1e3;
         Ok(())
     }
 
