@@ -84,7 +84,7 @@ fn train_both(devices: &[Device], batch: usize, steps: usize) -> [(Vec<Vec<f32>>
     // Every replica holds the same weights as the first.
     let first = weights(dp.module());
     for (r, d) in dp.replicas().iter().zip(devices).skip(1) {
-        assert_weights_close(&weights(r), &first, 1e-6, &format!("replica on {d} against the first"));
+        assert_weights_close(&weights(*r), &first, 1e-6, &format!("replica on {d} against the first"));
     }
     [(first, dp_losses), (weights(&single), single_losses)]
 }
@@ -196,6 +196,24 @@ fn errors_say_what_is_wrong() {
     assert!(e.unwrap_err().to_string().contains("empty batch"));
     // Nothing was lost: the model still trains.
     assert!(dp.forward_backward_blocking(&x, &y, loss_fn).is_ok());
+
+    // A step that fails on the second replica, after the first has joined the gradients'
+    // all-reduces: the next step meets again and averages as before.
+    if let Some(g) = gpu() {
+        let dp = DataParallel::new_blocking(&[Device::CPU, g], build).unwrap();
+        let fail_on_gpu = |out: &Tensor, y: &Tensor| {
+            if out.device() == Device::CPU {
+                loss_fn(out, y)
+            } else {
+                out.sum(&[1], false)
+            }
+        };
+        assert!(dp.forward_backward_blocking(&x, &y, fail_on_gpu).is_err());
+        dp.replicas().iter().for_each(|r| r.zero_grad());
+        dp.forward_backward_blocking(&x, &y, loss_fn).expect("the step after a failed one");
+        let grads = |m: &Sequential| m.parameters().iter().map(|p| f32s(&p.grad().unwrap())).collect::<Vec<_>>();
+        assert_weights_close(&grads(dp.replicas()[1]), &grads(dp.module()), 1e-5, "grads after a failed step");
+    }
 }
 
 /// Micro-batches accumulated without zeroing between them (gradient accumulation) give every
@@ -226,6 +244,6 @@ fn accumulated_micro_batches_match_one_device() {
     dp.replicas()[1].parameters()[0].tensor().set_grad(None).unwrap();
     dp.sync_replicas_blocking().unwrap();
     for r in &dp.replicas()[1..] {
-        assert_weights_close(&weights(r), &weights(dp.module()), 0.0, "synced");
+        assert_weights_close(&weights(*r), &weights(dp.module()), 0.0, "synced");
     }
 }

@@ -127,6 +127,17 @@ impl<M: Module> DistributedDataParallel<M> {
         crate::block::block_on(self.finish_reduction())
     }
 
+    /// Joins this iteration's gradient averaging without a forward (a replica with no rows in
+    /// a global batch smaller than the world): contributes the gradients held (zeros if none).
+    pub(crate) fn join_without_batch(&self) -> Result<()> {
+        self.reducer.join_without_batch()
+    }
+
+    /// Drops the reduction of the iteration in flight (after a failed step).
+    pub(crate) fn forget_reduction(&self) {
+        self.reducer.disarm();
+    }
+
     /// Where this rank's gradient communication time went so far (buckets, bytes, seconds
     /// starting them inside backward, seconds waiting after it).
     pub fn comm_stats(&self) -> CommStats {

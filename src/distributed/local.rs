@@ -85,6 +85,15 @@ impl Drop for Release {
 }
 
 impl LocalRank {
+    /// Forgets every collective in flight on every rank of the group, so that after a step
+    /// failed partway (some ranks joined a collective, others never will) the next ones meet
+    /// again. Works still held for the forgotten collectives fail when waited.
+    pub fn reset_group(&self) {
+        let mut s = lock(&self.shared);
+        s.slots.clear();
+        s.next.iter_mut().for_each(|n| *n = 0);
+    }
+
     /// Adds this rank's `parts` to its next collective and returns the wait for the result.
     fn join(&self, op_name: &'static str, kind: Kind, parts: Vec<Tensor>) -> Result<Work> {
         let (shape, dtype) = match parts.first() {

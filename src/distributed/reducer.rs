@@ -154,6 +154,24 @@ impl Reducer {
         Ok(())
     }
 
+    /// Takes part in an iteration without a batch (a replica whose shard of a small global
+    /// batch is empty): every parameter is ready at once with the gradient it holds (zeros when
+    /// none), so the other ranks' collectives find this one's.
+    pub(crate) fn join_without_batch(self: &Arc<Self>) -> Result<()> {
+        self.check_finished()?;
+        let n = self.params.len();
+        *lock(&self.state) = Iteration {
+            armed: true,
+            ready: vec![false; n],
+            left: self.buckets.iter().map(|b| b.params.len()).collect(),
+            works: (0..self.buckets.len()).map(|_| None).collect(),
+            used: vec![false; n],
+            usage: None,
+            launched: 0,
+        };
+        (0..n).try_for_each(|i| self.mark_ready(i))
+    }
+
     /// PyTorch's error for an iteration whose reduction never finished: a parameter that got no
     /// gradient leaves its bucket waiting.
     fn check_finished(&self) -> Result<()> {

@@ -4,8 +4,11 @@
 //! all-reduces the gradients so that each replica holds the gradient of the whole batch;
 //! [`Replicated`] then steps one optimizer per replica identically. This is PyTorch's
 //! `DistributedDataParallel` and TensorFlow's `MirroredStrategy` without processes or a
-//! network: every replica lives in this process, so the all-reduce is a sum of device-to-device
-//! (or host) copies on the first device and a copy of the sum back to each.
+//! network, and it is built on exactly that: each replica is a
+//! [`crate::distributed::DistributedDataParallel`] over one rank of a `local` process group
+//! ([`crate::distributed::LocalGroup`]), so the bucketing, the gradient hooks and the averaging
+//! are the ones that run across processes; the local group's all-reduce sums on the first
+//! replica's device and copies the sum back to each.
 //!
 //! What it matches: with losses that average over their batch (PyTorch's default reduction),
 //! each shard's loss is weighted by its share of the global batch, so the summed gradient is
@@ -19,7 +22,10 @@ mod replicated;
 
 pub use replicated::Replicated;
 
+use std::sync::Arc;
+
 use crate::device::Device;
+use crate::distributed::{DdpOptions, DistributedDataParallel, LocalGroup, ProcessGroup, ReduceOp};
 use crate::error::{Error, Result};
 use crate::nn::Module;
 use crate::nn::Parameter;
@@ -29,8 +35,10 @@ use crate::tensor::{Tensor, ToOptions};
 /// One replica of a module per device; the first device's replica is the one to evaluate and
 /// save (its `state_dict` has the plain module's keys, not DDP's `module.` prefix).
 pub struct DataParallel<M: Module> {
-    replicas: Vec<M>,
+    replicas: Vec<DistributedDataParallel<M>>,
     devices: Vec<Device>,
+    /// The local group the replicas' DDP wrappers reduce over (reset after a failed step).
+    group: Arc<crate::distributed::LocalRank>,
 }
 
 /// How a global batch of `n` rows is split over `parts` replicas: as even as possible, the
@@ -68,7 +76,13 @@ impl<M: Module> DataParallel<M> {
             }
             replicas.push(m);
         }
-        let dp = DataParallel { replicas, devices: devices.to_vec() };
+        let ranks = LocalGroup::ranks(replicas.len())?;
+        let group = ranks[0].clone();
+        let mut wrapped = Vec::with_capacity(replicas.len());
+        for (m, g) in replicas.into_iter().zip(ranks) {
+            wrapped.push(DistributedDataParallel::new(m, g as Arc<dyn ProcessGroup>, DdpOptions::default()).await?);
+        }
+        let dp = DataParallel { replicas: wrapped, devices: devices.to_vec(), group };
         dp.sync_replicas().await?;
         Ok(dp)
     }
@@ -85,13 +99,13 @@ impl<M: Module> DataParallel<M> {
     }
 
     /// The replicas, one per device.
-    pub fn replicas(&self) -> &[M] {
-        &self.replicas
+    pub fn replicas(&self) -> Vec<&M> {
+        self.replicas.iter().map(DistributedDataParallel::module).collect()
     }
 
     /// The first replica: evaluate and save this one.
     pub fn module(&self) -> &M {
-        &self.replicas[0]
+        self.replicas[0].module()
     }
 
     /// One optimizer per replica, made by `make` from that replica's parameters; stepping the
@@ -135,14 +149,21 @@ impl<M: Module> DataParallel<M> {
             self.replicas.iter().map(|r| r.parameters().iter().map(Parameter::grad).collect()).collect();
         self.replicas.iter().for_each(|r| r.zero_grad());
         let result = self.forward_backward_fresh(input, target, n, loss_fn).await;
+        if result.is_err() {
+            // Some replicas may have joined collectives the others never will.
+            self.replicas.iter().for_each(DistributedDataParallel::forget_reduction);
+            self.group.reset_group();
+        }
         let restored = self.add_back(held);
         let total = result?;
         restored?;
         Ok(total)
     }
 
-    /// `forward_backward` on parameters without gradients: the shards' backward passes, the
-    /// all-reduce, and the global loss.
+    /// `forward_backward` on parameters without gradients: each replica's backward on its shard
+    /// (its DDP wrapper starts the bucket all-reduces from the gradient hooks), an empty
+    /// shard's replica joining with zeros, then every replica's averaged gradients, and the
+    /// global loss.
     async fn forward_backward_fresh(
         &self,
         input: &Tensor,
@@ -151,10 +172,12 @@ impl<M: Module> DataParallel<M> {
         loss_fn: impl Fn(&Tensor, &Tensor) -> Result<Tensor>,
     ) -> Result<Tensor> {
         const OP: &str = "DataParallel::forward_backward";
-        let mut parts = Vec::with_capacity(self.devices.len());
+        let world = self.devices.len();
+        let mut parts = Vec::with_capacity(world);
         let mut start = 0;
-        for ((replica, &d), rows) in self.replicas.iter().zip(&self.devices).zip(split_sizes(n, self.devices.len())) {
+        for ((replica, &d), rows) in self.replicas.iter().zip(&self.devices).zip(split_sizes(n, world)) {
             if rows == 0 {
+                replica.join_without_batch()?;
                 continue;
             }
             let move_opts = ToOptions { non_blocking: true };
@@ -173,13 +196,18 @@ impl<M: Module> DataParallel<M> {
                     ),
                 ));
             }
-            let weighted = loss.mul_scalar(rows as f64 / n as f64)?;
+            // The gradients are averaged over the replicas, so each shard's mean loss is
+            // weighted by its share of the batch times the number of replicas: the average is
+            // then exactly the gradient of the global batch's mean loss.
+            let weighted = loss.mul_scalar((rows * world) as f64 / n as f64)?;
             weighted.backward_async(None, Default::default()).await?;
             // Moved to the first device only after every replica's work is queued: a move
             // off a GPU reads back, which would wait for this replica before the next starts.
             parts.push(weighted.detach().reshape(&[])?);
         }
-        self.all_reduce_gradients().await?;
+        for replica in &self.replicas {
+            replica.finish_reduction().await?;
+        }
         let mut total: Option<Tensor> = None;
         for part in parts {
             let part = part.to(self.devices[0]).await?;
@@ -188,7 +216,7 @@ impl<M: Module> DataParallel<M> {
                 None => part,
             });
         }
-        total.ok_or_else(|| Error::invalid(OP, "internal: no replica ran"))
+        total.ok_or_else(|| Error::invalid(OP, "internal: no replica ran"))?.div_scalar(world as f64)
     }
 
     /// Adds the gradients set aside before a `forward_backward` back to each replica's.
@@ -241,7 +269,7 @@ impl<M: Module> DataParallel<M> {
     /// the replicas (and weight their losses themselves), on gradients cleared beforehand:
     /// gradients held from before would be summed too.
     pub async fn all_reduce_gradients(&self) -> Result<()> {
-        let per_replica: Vec<Vec<Parameter>> = self.replicas.iter().map(|r| r.parameters()).collect();
+        let per_replica: Vec<Vec<Parameter>> = self.replicas.iter().map(|r| r.module().parameters()).collect();
         let count = per_replica[0].len();
         if let Some(bad) = per_replica.iter().position(|p| p.len() != count) {
             return Err(Error::invalid(
@@ -252,35 +280,29 @@ impl<M: Module> DataParallel<M> {
                 ),
             ));
         }
-        let home = self.devices[0];
-        let mut sums = Vec::with_capacity(count);
+        // One local all-reduce per parameter that any replica has a gradient for (the others
+        // contribute zeros); every result is in hand before any gradient is replaced, so a
+        // failed transfer (out of memory) leaves each replica's own gradients as they were.
+        let mut results: Vec<Vec<Option<Tensor>>> = vec![Vec::with_capacity(count); per_replica.len()];
         for j in 0..count {
-            let mut sum: Option<Tensor> = None;
-            for params in &per_replica {
-                if let Some(g) = params[j].grad() {
-                    let g = g.to(home).await?;
-                    sum = Some(match sum {
-                        Some(s) => s.add(&g)?,
-                        None => g,
-                    });
-                }
+            if per_replica.iter().all(|p| p[j].grad().is_none()) {
+                results.iter_mut().for_each(|r| r.push(None));
+                continue;
             }
-            sums.push(sum);
-        }
-        // Every copy is made before any gradient is replaced, so a failed transfer (out of
-        // memory) leaves each replica's own gradients as they were.
-        let mut copies = Vec::with_capacity(per_replica.len());
-        for &d in &self.devices {
-            let mut row = Vec::with_capacity(count);
-            for s in &sums {
-                row.push(match s {
-                    Some(s) => Some(s.to_with(d, ToOptions { non_blocking: true }).await?),
-                    None => None,
-                });
+            let mut works = Vec::with_capacity(per_replica.len());
+            for (params, replica) in per_replica.iter().zip(&self.replicas) {
+                let t = params[j].tensor();
+                let g = match t.grad() {
+                    Some(g) => g,
+                    None => t.zeros_like()?,
+                };
+                works.push(replica.group().all_reduce(&g, ReduceOp::Sum)?);
             }
-            copies.push(row);
+            for (r, w) in results.iter_mut().zip(works) {
+                r.push(Some(w.wait_one().await?));
+            }
         }
-        for (params, row) in per_replica.iter().zip(copies) {
+        for (params, row) in per_replica.iter().zip(results) {
             for (p, g) in params.iter().zip(row) {
                 p.tensor().set_grad(g)?;
             }
