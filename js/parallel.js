@@ -1,13 +1,17 @@
 // wt.parallel: data parallelism across devices in one page or process (PyTorch's DDP and
-// TensorFlow's MirroredStrategy without processes or a network), the JS twin of Rust's
-// webtensor::parallel. One replica of a module per device, the global batch split as
-// tensor_split, each shard's mean loss weighted by its share so the summed gradient is exactly the
-// global batch's, gradients all-reduced on the first device and copied back, buffers broadcast
-// from the first replica, one optimizer per replica stepped together.
+// TensorFlow's MirroredStrategy without processes or a network) over Rust's algorithm: one
+// replica of a module per device, the global batch split as tensor_split, each shard's mean loss
+// weighted by its share (times the replicas) so the averaged gradient is exactly the global
+// batch's, and the gradients averaged by the core's DistributedDataParallel reducer
+// (RawDataParallel: a local process group, buckets started from gradient hooks while each
+// replica's backward runs). This file keeps what only JS can do: building the JS modules,
+// running their forwards, checking the loss; buffers broadcast from the first replica; one
+// optimizer per replica stepped together.
 import * as check from './check.js';
 import { cat } from './create.js';
 import { core } from './internal.js';
-import { Tensor } from './tensor.js';
+import { ownRaws } from './nnargs.js';
+import { Tensor, rawOf } from './tensor.js';
 import { Module } from './module.js';
 
 /** How `n` rows split over `parts` replicas: the first `n % parts` shards one row larger. */
@@ -30,6 +34,8 @@ function disposeAll(list, keep = []) {
 export class DataParallel {
   #replicas;
   #devices;
+  // The core's reducer over the replicas' parameters (see src/wasm/parallel.rs).
+  #raw;
   // Loss functions found to be means over the batch (see #checkMean).
   #means = new WeakSet();
 
@@ -37,6 +43,18 @@ export class DataParallel {
   constructor(replicas, devices) {
     this.#replicas = replicas;
     this.#devices = devices;
+    const names = replicas[0].namedParameters().map(([k]) => k);
+    this.#raw = new (core().RawDataParallel)(this.#paramRaws('DataParallel.create'), names, replicas.length);
+  }
+
+  /** Handles of every replica's current parameters, row-major (replica by replica). */
+  #paramRaws(fn) {
+    return this.#replicas.flatMap((r, i) => ownRaws(fn, r.parameters().map((p, j) => [`replicas[${i}].parameters()[${j}]`, p])));
+  }
+
+  /** Handles of replica `i`'s current parameters. */
+  #rowRaws(fn, i) {
+    return ownRaws(fn, this.#replicas[i].parameters().map((p, j) => [`replicas[${i}].parameters()[${j}]`, p]));
   }
 
   /**
@@ -149,16 +167,24 @@ export class DataParallel {
     }
   }
 
-  /** forwardBackward on parameters without gradients: backward per shard, all-reduce, loss. */
+  /**
+   * forwardBackward on parameters without gradients: each replica's backward on its shard (the
+   * core's reducer starts the buckets' averaging from its gradient hooks), a replica without
+   * rows joining with zeros, then every replica's averaged gradients; resolves to the loss.
+   */
   async #fresh(fn, input, target, n, lossFn) {
     const home = this.#devices[0];
+    const world = this.#devices.length;
     const parts = [];
     let start = 0;
-    const sizes = splitSizes(n, this.#devices.length);
+    const sizes = splitSizes(n, world);
     try {
       for (let i = 0; i < sizes.length; i++) {
         const rows = sizes[i];
-        if (rows === 0) continue;
+        if (rows === 0) {
+          this.#raw.joinWithoutBatch(i, this.#rowRaws(fn, i));
+          continue;
+        }
         const d = this.#devices[i];
         const temps = [];
         try {
@@ -178,7 +204,9 @@ export class DataParallel {
             const what = loss instanceof Tensor ? `a ${loss.dtype} tensor of shape [${loss.shape}]` : typeof loss;
             throw new TypeError(`${fn}: lossFn returned ${what}; it must return one floating-point value, the mean loss over its shard`);
           }
-          const weighted = loss.mul(rows / n);
+          this.#raw.prepare(i, this.#rowRaws(fn, i), rawOf(fn, 'loss', loss));
+          // Averaged over the replicas: the share times the replicas gives the global mean.
+          const weighted = loss.mul((rows * world) / n);
           temps.push(weighted);
           await weighted.backwardAsync();
           const detached = weighted.detach();
@@ -190,7 +218,7 @@ export class DataParallel {
           disposeAll(temps);
         }
       }
-      await this.allReduceGradients();
+      await this.#raw.finish();
       let total = null;
       for (const part of parts) {
         const moved = await part.to(home);
@@ -201,7 +229,13 @@ export class DataParallel {
           total = sum;
         }
       }
-      return total;
+      const mean = total.div(world);
+      total.dispose();
+      return mean;
+    } catch (e) {
+      // Some replicas may have joined collectives the others never will.
+      this.#raw.reset();
+      throw e;
     } finally {
       disposeAll(parts);
     }
@@ -239,48 +273,18 @@ export class DataParallel {
   }
 
   /**
-   * Sums each parameter's gradient over the replicas (in device order, on the first device)
-   * and gives every replica the sum. Every copy is made before any gradient is replaced.
+   * Sums each parameter's gradient over the replicas (in device order, on the first device,
+   * through the core's local group) and gives every replica the sum. Every sum is made before
+   * any gradient is replaced.
    */
   async allReduceGradients() {
+    const fn = 'DataParallel.allReduceGradients';
     const per = this.#replicas.map((r) => r.parameters());
     const count = per[0].length;
     per.forEach((p, i) => {
-      if (p.length !== count) throw new Error(`DataParallel.allReduceGradients: replica 0 has ${count} parameters but replica ${i} has ${p.length}; replicas must have the same structure`);
+      if (p.length !== count) throw new Error(`${fn}: replica 0 has ${count} parameters but replica ${i} has ${p.length}; replicas must have the same structure`);
     });
-    const home = this.#devices[0];
-    const sums = [];
-    const copies = [];
-    try {
-      for (let j = 0; j < count; j++) {
-        let sum = null;
-        for (const params of per) {
-          const g = params[j].grad;
-          if (!g) continue;
-          const moved = await g.to(home);
-          g.dispose();
-          if (sum === null) sum = moved;
-          else {
-            const s = sum.add(moved);
-            disposeAll([sum, moved]);
-            sum = s;
-          }
-        }
-        sums.push(sum);
-      }
-      for (const d of this.#devices) {
-        const row = [];
-        copies.push(row);
-        for (const s of sums) row.push(s === null ? null : await s.to(d));
-      }
-    } catch (e) {
-      disposeAll(sums);
-      disposeAll(copies.flat());
-      throw e;
-    }
-    per.forEach((params, i) => params.forEach((p, j) => { p.grad = copies[i][j]; }));
-    disposeAll(copies.flat());
-    disposeAll(sums);
+    await this.#raw.allReduceGradients(this.#paramRaws(fn));
   }
 
   /** Copies the first replica's buffers (BatchNorm's running statistics) into the others. */
@@ -298,6 +302,8 @@ export class DataParallel {
   /** Frees every replica. */
   dispose() {
     for (const r of this.#replicas) r.dispose();
+    this.#raw?.free();
+    this.#raw = undefined;
   }
 }
 

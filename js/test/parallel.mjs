@@ -151,5 +151,31 @@ export function parallelCases(wt, devices) {
         assert.ok(wt.memory().numTensors <= before, `no tensor leaked: ${wt.memory().numTensors} live, ${before} before`);
     });
   }
+  for (const device of devices.filter((d) => d !== 'cpu')) {
+    add(`${device}: parallel: a step that fails on the second replica leaves the next one whole`, async () => {
+      const dp = await wt.parallel.DataParallel.create(['cpu', device], build(wt));
+      const x = wt.randn([8, 6], { seed: 2 });
+      const y = wt.tensor(Int32Array.from({ length: 8 }, (_, i) => i % 3));
+      const good = (o, t) => wt.nn.functional.crossEntropy(o, t);
+      // Fails on the second replica, after the first one's backward has joined the averaging.
+      const bad = (o, t) => {
+        if (o.device !== 'cpu') throw new Error('refused on the second replica');
+        return good(o, t);
+      };
+      await assert.rejects(dp.forwardBackward(x, y, bad), /refused on the second replica/);
+      for (const r of dp.replicas) r.zeroGrad();
+      (await dp.forwardBackward(x, y, good)).dispose();
+      const grads = (m) => Promise.all(m.parameters().map(async (p) => {
+        const g = p.grad;
+        const v = Array.from(await g.data());
+        g.dispose();
+        return v;
+      }));
+      const [a, b] = [await grads(dp.replicas[0]), await grads(dp.replicas[1])];
+      a.forEach((g, k) => close(b[k], g, 1e-5, `the replicas' averaged gradient ${k}`));
+      for (const t of [x, y]) t.dispose();
+      dp.dispose();
+    });
+  }
   return list;
 }

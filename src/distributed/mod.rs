@@ -29,7 +29,7 @@ mod mpi;
 mod mpi_progress;
 #[cfg(all(feature = "nccl", not(target_arch = "wasm32")))]
 mod nccl;
-mod reducer;
+pub(crate) mod reducer;
 mod sampler;
 
 use std::sync::Arc;

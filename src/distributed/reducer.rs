@@ -183,6 +183,16 @@ impl Reducer {
             st.ready.iter().enumerate().filter(|(_, r)| !**r).map(|(i, _)| self.names[i].as_str()).collect();
         let rank = self.group.rank();
         *st = Iteration::default();
+        if missing.is_empty() {
+            return Err(Error::invalid(
+                "DistributedDataParallel",
+                format!(
+                    "rank {rank}: the prior iteration's gradients were all started but never collected; in a local \
+                     group of several ranks call finish_reduction after every rank's backward. That iteration's \
+                     gradients were not averaged."
+                ),
+            ));
+        }
         Err(Error::invalid(
             "DistributedDataParallel",
             format!(

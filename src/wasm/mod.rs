@@ -15,6 +15,7 @@ mod manage;
 mod nn;
 mod nn_ops;
 mod optim;
+mod parallel;
 mod safetensors;
 mod sched;
 mod sort;
