@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use webtensor::distributed::{
     env_rank_from, init_process_group, Backend, DdpOptions, DistributedDataParallel, DistributedSampler, EnvRank, Init,
-    LocalGroup, ProcessGroup, ReduceOp, SamplerOptions,
+    LocalGroup, ProcessGroup, ReduceOp, Rendezvous, SamplerOptions,
 };
 use webtensor::nn::{self, Linear, LinearOptions, Module, Reduction};
 use webtensor::{Device, Tensor};
@@ -220,6 +220,39 @@ fn the_environment_gives_rank_and_world() {
     assert!(err.contains("rank 2 does not exist"), "{err}");
     let err = env_rank_from(env(&[("RANK", "x"), ("WORLD_SIZE", "2")])).unwrap_err().to_string();
     assert!(err.contains("not a non-negative integer"), "{err}");
+}
+
+/// PyTorch's env:// rendezvous (what NCCL's unique id travels through under torchrun): rank 0
+/// serves, the others fetch the same bytes, whoever starts first; errors name the variables.
+#[test]
+fn the_env_rendezvous_hands_rank_zeros_bytes_to_every_rank() {
+    let env = |pairs: &'static [(&'static str, &'static str)]| {
+        move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+    };
+    assert_eq!(Rendezvous::from_env(env(&[])).unwrap(), None);
+    let err = Rendezvous::from_env(env(&[("MASTER_ADDR", "localhost")])).unwrap_err().to_string();
+    assert!(err.contains("set both MASTER_ADDR and MASTER_PORT"), "{err}");
+    let err = Rendezvous::from_env(env(&[("MASTER_ADDR", "x"), ("MASTER_PORT", "99999")])).unwrap_err().to_string();
+    assert!(err.contains("not a port number"), "{err}");
+    // A free port: bind to 0 and let it go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let rv = Rendezvous { addr: "127.0.0.1".into(), port };
+    let payload: Vec<u8> = (0..128).map(|i| (i * 7) as u8).collect();
+    let timeout = std::time::Duration::from_secs(20);
+    // The clients start first: they retry until rank 0 listens.
+    let clients: Vec<_> = (1..3)
+        .map(|r| {
+            let rv = rv.clone();
+            std::thread::spawn(move || rv.fetch(r, timeout))
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    rv.serve(3, &payload, timeout).unwrap();
+    for c in clients {
+        assert_eq!(c.join().unwrap().unwrap(), payload);
+    }
+    let err = Rendezvous { addr: "127.0.0.1".into(), port }.fetch(1, std::time::Duration::from_millis(300));
+    assert!(err.unwrap_err().to_string().contains("could not reach rank 0"), "nobody serves any more");
 }
 
 #[cfg(not(feature = "mpi"))]

@@ -9,13 +9,13 @@ use common::*;
 
 use std::sync::Arc;
 
-use webtensor::distributed::{DdpOptions, DistributedDataParallel, NcclGroup, ProcessGroup, ReduceOp};
+use webtensor::distributed::{Bootstrap, DdpOptions, DistributedDataParallel, NcclGroup, ProcessGroup, ReduceOp};
 use webtensor::nn::{Linear, LinearOptions, Module};
 use webtensor::{Device, Tensor};
 
 fn group() -> Option<Arc<dyn ProcessGroup>> {
     cuda()?;
-    Some(Arc::new(NcclGroup::init(0, 1, 0, None).expect("NCCL on cuda:0")))
+    Some(Arc::new(NcclGroup::init(0, 1, 0, Bootstrap::None).expect("NCCL on cuda:0")))
 }
 
 #[test]

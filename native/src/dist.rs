@@ -14,18 +14,12 @@ use webtensor::{Device, DeviceKind, Tensor};
 
 /// The process group this run belongs to, when it was launched as one of several processes.
 /// `backend` forces `mpi` or `nccl`; by default NCCL where the device is CUDA and NCCL is built
-/// in, MPI otherwise.
+/// in, MPI otherwise. NCCL's ranks meet at `MASTER_ADDR:MASTER_PORT` when set (torchrun's
+/// launch), else through MPI.
 pub fn group_from_env(backend: Option<&str>, device: Option<Device>) -> Result<Option<Arc<dyn ProcessGroup>>, String> {
     let env = distributed::env_rank().map_err(|e| e.to_string())?;
     if env.world_size == 1 && backend.is_none() {
         return Ok(None);
-    }
-    if !cfg!(feature = "mpi") {
-        return Err(format!(
-            "this process is rank {} of {}, but the binary was built without MPI; build it with \
-             `cargo build --release -p webtensor-native --features mpi` (and `nccl` for CUDA)",
-            env.rank, env.world_size
-        ));
     }
     let cuda = device.map_or(webtensor::is_available(DeviceKind::Cuda), |d| d.kind() == DeviceKind::Cuda);
     let backend = match backend {
@@ -35,6 +29,17 @@ pub fn group_from_env(backend: Option<&str>, device: Option<Device>) -> Result<O
         None if cuda && cfg!(feature = "nccl") => Backend::Nccl,
         None => Backend::Mpi,
     };
+    let built = match backend {
+        Backend::Nccl => cfg!(feature = "nccl"),
+        _ => cfg!(feature = "mpi"),
+    };
+    if !built {
+        return Err(format!(
+            "this process is rank {} of {}, but the binary was built without {backend}; build it with \
+             `cargo build --release -p webtensor-native --features {backend}`",
+            env.rank, env.world_size
+        ));
+    }
     distributed::init_process_group(backend, Init::Env).map(Some).map_err(|e| e.to_string())
 }
 

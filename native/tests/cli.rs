@@ -232,3 +232,19 @@ fn gpt_trains_samples_and_benchmarks() {
     assert!(b["ms_per_step"].as_f64().unwrap() > 0.0, "{b}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Launched as one rank of several (torchrun's variables) asking for a backend this binary was
+/// built without: the error says which feature to build with, before any training.
+#[cfg(not(feature = "nccl"))]
+#[test]
+fn a_rank_of_a_job_without_the_backend_built_in_says_how_to_build_it() {
+    let out = Command::new(env!("CARGO_BIN_EXE_webtensor"))
+        .args(["train", "--dist-backend", "nccl", "--epochs", "1"])
+        .env("RANK", "0")
+        .env("WORLD_SIZE", "2")
+        .output()
+        .expect("the binary runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("built without nccl") && err.contains("--features nccl"), "{err}");
+}

@@ -31,9 +31,11 @@ mod mpi_progress;
 mod nccl;
 pub(crate) mod reducer;
 mod sampler;
+#[cfg(not(target_arch = "wasm32"))]
+mod store;
 
 use std::sync::Arc;
-#[cfg(all(feature = "mpi", not(target_arch = "wasm32")))]
+#[cfg(all(any(feature = "mpi", feature = "nccl"), not(target_arch = "wasm32")))]
 use std::time::Duration;
 
 pub use ddp::{DdpOptions, DistributedDataParallel};
@@ -42,9 +44,11 @@ pub use local::{LocalGroup, LocalRank};
 #[cfg(all(feature = "mpi", not(target_arch = "wasm32")))]
 pub use mpi::MpiGroup;
 #[cfg(all(feature = "nccl", not(target_arch = "wasm32")))]
-pub use nccl::NcclGroup;
+pub use nccl::{Bootstrap, NcclGroup};
 pub use reducer::CommStats;
 pub use sampler::{DistributedSampler, SamplerOptions};
+#[cfg(not(target_arch = "wasm32"))]
+pub use store::Rendezvous;
 
 use crate::device::{Device, DeviceKind};
 use crate::error::{Error, Result};
@@ -159,27 +163,24 @@ pub fn init_process_group(backend: Backend, init: Init) -> Result<Arc<dyn Proces
     }
 }
 
-/// NCCL, bootstrapped through MPI when the job has more than one rank (and MPI is built in).
+/// NCCL: a world of one alone; more ranks share the unique id through `MASTER_ADDR` and
+/// `MASTER_PORT` when set (torchrun's launch), else through MPI (mpirun's, with `mpi` built in).
 #[cfg(all(feature = "nccl", not(target_arch = "wasm32")))]
 fn init_nccl(env: EnvRank) -> Result<Arc<dyn ProcessGroup>> {
     if env.world_size == 1 {
-        return Ok(Arc::new(NcclGroup::init(0, 1, env.local_rank, None)?));
+        return Ok(Arc::new(NcclGroup::init(0, 1, env.local_rank, Bootstrap::None)?));
+    }
+    if let Some(rv) = Rendezvous::from_env(|k| std::env::var(k).ok())? {
+        return Ok(Arc::new(NcclGroup::init(env.rank, env.world_size, env.local_rank, Bootstrap::Store(rv))?));
     }
     #[cfg(feature = "mpi")]
     {
         let boot = init_mpi(env)?;
         let (rank, world, local) = (boot.rank(), boot.world_size(), boot.local_rank());
-        Ok(Arc::new(NcclGroup::init(rank, world, local, Some(boot))?))
+        Ok(Arc::new(NcclGroup::init(rank, world, local, Bootstrap::Group(boot))?))
     }
     #[cfg(not(feature = "mpi"))]
-    Err(Error::invalid(
-        "init_process_group",
-        format!(
-            "{} ranks need NCCL's unique id shared among them: build with the `mpi` feature as well and launch with \
-             mpirun",
-            env.world_size
-        ),
-    ))
+    NcclGroup::init(env.rank, env.world_size, env.local_rank, Bootstrap::None).map(|g| Arc::new(g) as _)
 }
 
 #[cfg(not(all(feature = "nccl", not(target_arch = "wasm32"))))]
@@ -235,9 +236,9 @@ pub fn local_device(group: &dyn ProcessGroup) -> Device {
     pick(DeviceKind::Cuda, false).or_else(|| pick(DeviceKind::WebGpu, true)).unwrap_or_else(crate::best_device)
 }
 
-/// How long a rank waits for a collective before failing: `WEBTENSOR_DIST_TIMEOUT` seconds,
-/// 600 by default (PyTorch's NCCL default is ten minutes too).
-#[cfg(all(feature = "mpi", not(target_arch = "wasm32")))]
+/// How long a rank waits for a collective (or the rendezvous) before failing:
+/// `WEBTENSOR_DIST_TIMEOUT` seconds, 600 by default (PyTorch's NCCL default is ten minutes too).
+#[cfg(all(any(feature = "mpi", feature = "nccl"), not(target_arch = "wasm32")))]
 pub(crate) fn timeout() -> Duration {
     let secs = std::env::var("WEBTENSOR_DIST_TIMEOUT").ok().and_then(|v| v.trim().parse::<f64>().ok());
     Duration::from_secs_f64(secs.filter(|s| *s > 0.0).unwrap_or(600.0))

@@ -22,6 +22,16 @@ use crate::DType;
 use super::group::{check_rank, check_reduce, check_scatter_inputs, ProcessGroup, ReduceOp, Work};
 use super::Backend;
 
+/// How the ranks share NCCL's unique id.
+pub enum Bootstrap {
+    /// A world of one: nothing to share.
+    None,
+    /// Broadcast from rank 0 through another group (MPI under mpirun), kept alive beside NCCL.
+    Group(Arc<dyn ProcessGroup>),
+    /// PyTorch's `env://`: rank 0 serves it at `MASTER_ADDR:MASTER_PORT`.
+    Store(super::Rendezvous),
+}
+
 /// A communicator over one CUDA device per rank.
 pub struct NcclGroup {
     comm: sys::ncclComm_t,
@@ -48,12 +58,7 @@ fn nccl_err(what: &str, e: result::NcclError) -> Error {
 impl NcclGroup {
     /// Joins rank `rank` of `world` on `cuda:{local_rank}` (modulo the CUDA devices there
     /// are), getting rank 0's unique id through `bootstrap` when `world > 1`.
-    pub fn init(
-        rank: usize,
-        world: usize,
-        local_rank: usize,
-        bootstrap: Option<Arc<dyn ProcessGroup>>,
-    ) -> Result<NcclGroup> {
+    pub fn init(rank: usize, world: usize, local_rank: usize, bootstrap: Bootstrap) -> Result<NcclGroup> {
         const OP: &str = "init_process_group(nccl)";
         let count = crate::device::cuda::count();
         if count == 0 {
@@ -66,23 +71,38 @@ impl NcclGroup {
         let dev = crate::device::cuda::get(ordinal).map_err(|e| Error::invalid(OP, e))?;
         let mut id =
             if rank == 0 { result::get_uniqueid().map_err(|e| nccl_err("ncclGetUniqueId", e))? } else { zero_id() };
-        if world > 1 {
-            let Some(b) = &bootstrap else {
+        let mine: Vec<u8> = id.internal.iter().map(|&c| c as u8).collect();
+        let shared: Vec<u8> = match (&bootstrap, world) {
+            (_, 1) => mine,
+            (Bootstrap::Group(b), _) => {
+                let words: Vec<i32> = mine.chunks(4).map(|c| i32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect();
+                let t = Tensor::from_slice(&words, &[words.len()], Device::CPU)?;
+                let got: Vec<i32> = b.broadcast(&t, 0)?.wait_one_blocking()?.to_vec_blocking()?;
+                got.iter().flat_map(|w| w.to_ne_bytes()).collect()
+            }
+            (Bootstrap::Store(rv), _) if rank == 0 => {
+                rv.serve(world, &mine, super::timeout())?;
+                mine
+            }
+            (Bootstrap::Store(rv), _) => rv.fetch(rank, super::timeout())?,
+            (Bootstrap::None, _) => {
                 return Err(Error::invalid(
                     OP,
-                    "more than one rank needs a bootstrap group to share NCCL's unique id: build with the `mpi` \
-                     feature too and launch with mpirun",
-                ));
-            };
-            let words: Vec<i32> = id.internal.chunks(4).map(|c| i32::from_ne_bytes(bytes4(c))).collect();
-            let t = Tensor::from_slice(&words, &[words.len()], Device::CPU)?;
-            let got: Vec<i32> = b.broadcast(&t, 0)?.wait_one_blocking()?.to_vec_blocking()?;
-            for (k, w) in got.iter().enumerate() {
-                for (j, byte) in w.to_ne_bytes().iter().enumerate() {
-                    id.internal[4 * k + j] = *byte as std::ffi::c_char;
-                }
+                    "more than one rank needs NCCL's unique id shared: set MASTER_ADDR and MASTER_PORT (torchrun \
+                     does), or build with the `mpi` feature too and launch with mpirun",
+                ))
             }
+        };
+        if shared.len() != id.internal.len() {
+            return Err(Error::invalid(OP, format!("the unique id arrived with {} bytes, not 128", shared.len())));
         }
+        for (dst, &b) in id.internal.iter_mut().zip(&shared) {
+            *dst = b as std::ffi::c_char;
+        }
+        let bootstrap = match bootstrap {
+            Bootstrap::Group(b) => Some(b),
+            _ => None,
+        };
         dev.bind()?;
         let mut comm = std::mem::MaybeUninit::uninit();
         let (w, r) = (c_int(OP, world)?, c_int(OP, rank)?);
@@ -155,10 +175,6 @@ fn address(t: &Tensor) -> Result<u64> {
 
 fn zero_id() -> sys::ncclUniqueId {
     sys::ncclUniqueId { internal: [0; 128] }
-}
-
-fn bytes4(c: &[std::ffi::c_char]) -> [u8; 4] {
-    [c[0] as u8, c[1] as u8, c[2] as u8, c[3] as u8]
 }
 
 fn c_int(op: &'static str, n: usize) -> Result<std::ffi::c_int> {
