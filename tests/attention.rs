@@ -5,6 +5,8 @@
 //! row), dropout with a seed, strided operands (the heads of a split projection) and 2-D to
 //! 4-D operands. PyTorch's own values for the same op are in tests/nn_fixtures.rs ("sdpa"),
 //! which now runs the fused kernel.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

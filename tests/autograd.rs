@@ -2,6 +2,8 @@
 //! mode, leaves and detach, errors that say what to do, graph freeing, gradients across
 //! devices, and finite-difference checks of composed functions. (Memory that returns to its
 //! baseline is measured in training_memory.rs, alone on the device.)
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

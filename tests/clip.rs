@@ -2,6 +2,8 @@
 //! (`tests/fixtures/clip.json`, by `scripts/gen_clip_fixtures.py`: norm types 2, 1, inf and 3,
 //! max_norm below and above the total, a parameter without a gradient), on every device; the
 //! total norm stays on the device; `error_if_nonfinite` refuses before changing anything.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -2,6 +2,8 @@
 //! PyTorch's keys; a tied weight (`lm_head.weight = wte.weight`) is one slot: `parameters()`
 //! lists it once, `state_dict` keeps both keys, loading fills both, `to` moves it once, and a
 //! step through either name trains both.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -3,6 +3,8 @@
 //! linspace's two-sided arithmetic, integer truncation), on every device; `randint` and
 //! `randperm` seeded (the same values on every device), uniform by a chi-square bound, within
 //! their bounds; `manual_seed` makes unseeded draws repeat; bad arguments are errors.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -2,6 +2,8 @@
 //! reported unavailable with a clear error, strictly or through soft placement. With a CUDA
 //! device (`WEBTENSOR_REQUIRE_CUDA=1` fails the run if there is none), the other suites run on
 //! `cuda:0` too (see `common::devices`). Soft placement is global state: one test owns it.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -2,6 +2,8 @@
 //! shuffles repeat and differ between epochs, `drop_last` and `len` agree with PyTorch's, a
 //! custom dataset is stacked, bad arguments are errors, and a model trains from the batches on
 //! every device.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -2,6 +2,8 @@
 //! device reaches on the same global batches (two logical devices on one adapter; the CPU beside
 //! them with an uneven split; `cuda:0` beside a GPU where there is one), and its errors. Its own
 //! binary: the logical split must come before any GPU is used.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -1,6 +1,8 @@
 //! Device loss, simulated by destroying the device (its own binary: it destroys the shared GPU
 //! device): every later use of the lost device's tensors fails with a typed `DeviceLost`, tensors
 //! on other devices are untouched, and `recover` opens a fresh device so new work can go on.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -2,6 +2,8 @@
 //! group's collectives and errors, DistributedDataParallel over it (world of one, and two ranks
 //! on two devices), DistributedSampler's sharding, and the environment `init_process_group`
 //! reads. The MPI backend across processes is `distributed_mpi.rs`.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -5,6 +5,8 @@
 //! against one), that every collective gives the right values, that a parameter no loss used is
 //! PyTorch's error unless `find_unused_parameters`, and that a rank that dies or stalls ends the
 //! job with an error instead of a hang.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![cfg(feature = "mpi")]
 
 mod common;

@@ -2,6 +2,8 @@
 //! one, DistributedDataParallel over it giving the plain module's gradients, its errors for
 //! tensors off its GPU, and (with the `mpi` feature) two ranks under `mpirun` on the one GPU
 //! where the installed NCCL allows it (`NCCL_MULTI_RANK_GPU_ENABLE=1`).
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![cfg(feature = "nccl")]
 
 mod common;

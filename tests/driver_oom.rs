@@ -11,6 +11,8 @@
 //! `WEBTENSOR_REQUIRE_HARDWARE_GPU=1` makes a software adapter fail the case.
 //!
 //! Own binary: it fills the device, and the threshold must be set before any GPU use.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

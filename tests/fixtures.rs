@@ -1,5 +1,7 @@
 //! Literal fixtures for every op, on every device (cpu and the GPU under test), including
 //! transposed, broadcast and offset views as inputs.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

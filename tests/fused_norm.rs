@@ -3,6 +3,8 @@
 //! the weight and the bias, with and without an affine, over one and two normalised dims, a
 //! strided input and rows of one element. PyTorch's own values are in tests/nn_fixtures.rs and
 //! the GPT fixtures, which now run the fused kernel.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -8,6 +8,8 @@
 //! `safetensors.torch.save_model` (`tests/fixtures/nanogpt.safetensors`, by
 //! `scripts/check_gpt_checkpoints.py`, which also checks the other direction with PyTorch) loads
 //! and gives PyTorch's logits.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

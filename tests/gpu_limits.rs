@@ -1,6 +1,8 @@
 //! The wgpu execution model at its edges: dispatches beyond 65535 workgroups fold into 2-D,
 //! oversized tensors are refused with the limit (uncaptured-error capture is in `isolated.rs`),
 //! and f16 on an adapter without `shader-f16` is a clear `UnsupportedDType`.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -3,6 +3,8 @@
 //! (broadcast shapes, views, indices), PyTorch's output, a random output gradient and PyTorch's
 //! input gradients. Each case runs here on every device: forward, `backward_with(out_grad)`, and
 //! each leaf's `.grad` compared with PyTorch's.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

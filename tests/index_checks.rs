@@ -4,6 +4,8 @@
 //! reported once, the device stays usable, and other tensors keep their values. Also the
 //! classification losses' PyTorch semantics that go with it: `ignore_index` -100 by default,
 //! `[N, C, d]` inputs and probability targets (their values are in `tests/fixtures/train.json`).
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

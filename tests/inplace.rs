@@ -3,6 +3,8 @@
 //! tensor left as it was), allowed under `no_grad` where the leaf keeps requiring grad and keeps
 //! its gradient, recorded by autograd on other tensors, shape kept, dtype cast where PyTorch
 //! casts and refused where it refuses.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

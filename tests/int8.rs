@@ -3,6 +3,8 @@
 //! arithmetic, promotion, comparisons, sums in a wider type, and the ops that move or pick
 //! elements. Beyond the fixtures: creation and readback, views, transfers, memory accounting,
 //! and the errors.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -1,5 +1,7 @@
 //! Tests that measure the device as a whole (timings, memory counters) and so must not share it
 //! with other tests running in parallel: one test function, run in sequence.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -1,6 +1,8 @@
 //! Launch-blocking mode (a module-wide switch, so this binary holds one sequential test): an
 //! injected GPU error is returned by the op that caused it, naming its kernel; without the mode
 //! the same error only surfaces at the next synchronize.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

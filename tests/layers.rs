@@ -4,6 +4,8 @@
 //! Adam run of a token model (Embedding with padding, BatchNorm1d, GELU, LayerNorm) whose loss
 //! must match PyTorch's at every step; and Dropout's semantics (no PyTorch fixture: its masks
 //! come from PyTorch's generator).
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

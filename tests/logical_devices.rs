@@ -1,5 +1,7 @@
 //! Logical devices: one adapter split in two, each its own wgpu device with its own memory limit,
 //! with a transfer between them. Its own binary: the split must come before any GPU is used.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

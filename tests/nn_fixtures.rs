@@ -2,6 +2,8 @@
 //! `scripts/gen_nn_fixtures.py` with PyTorch on the CPU) holds convolutions, pooling, padding,
 //! strided slices, attention, interpolation and one_hot, with PyTorch's outputs and gradients.
 //! Each case runs on every device (the runner is shared with tests/grad_fixtures.rs).
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -2,6 +2,8 @@
 //! every device and agrees with the CPU step by step, bad arguments get errors that say what
 //! would be right (and leave the inputs usable), empty batches work, f16 runs where the device
 //! has it.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -3,6 +3,8 @@
 //! (smaller batch, gradient accumulation); the model, the optimizer and the data are intact; and
 //! retrying with half the batch and two accumulation steps reaches the full batch's update.
 //! Memory limits and counters are per device, so one test function runs the devices in turn.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -2,6 +2,8 @@
 //! GPU (page-locked memory for CUDA, a mapped staging buffer for WebGPU; uploads read it with no
 //! host copy, and it outlives a dropped tensor's queued copy), a contiguous copy otherwise; the
 //! same values on every device, views, gradients, errors.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -1,5 +1,7 @@
 //! Soft placement and the placement log. Both are module-wide switches, so this binary runs one
 //! test function in sequence and restores the defaults at the end.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

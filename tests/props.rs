@@ -2,6 +2,8 @@
 //! multiples of the workgroup): broadcasting, chains of views, and reductions. Expectations come
 //! from naive index arithmetic written here, independent of the library's `Layout`, and every
 //! device must agree with them.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

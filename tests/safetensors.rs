@@ -3,6 +3,8 @@
 //! int32) into a webtensor model on every device, webtensor's save of a dict is byte for byte
 //! what PyTorch writes for it, every convertible dtype converts to the right values, and bad
 //! files or values fail with a clear error.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -4,6 +4,8 @@
 //! arguments are errors. `rand` and dropout generated on each device (the counter-based
 //! generator of `op::fill`): the CPU's bits on every device, uniform by moments and a
 //! chi-square.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -3,6 +3,8 @@
 //! at every step (`tests/fixtures/schedules.json`, by `scripts/gen_schedule_fixtures.py`: two
 //! groups; LambdaLR, StepLR, LinearLR, CosineAnnealingLR past its period, and nanoGPT's linear
 //! warmup then cosine as SequentialLR).
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

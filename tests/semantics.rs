@@ -1,6 +1,8 @@
 //! PyTorch's device semantics and the error contract: `to` is not in place, mismatches name both
 //! devices, helpers built from `x.device()`/`x.dtype()` work anywhere, `synchronize` waits for
 //! the GPU, meta tensors have shapes but no data, and bad input gets a clear `Error`.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -1,5 +1,7 @@
 //! Every rendered WGSL variant parses and validates with naga (the version wgpu uses), with no
 //! GPU involved, so a shader bug fails here even on machines without an adapter.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[test]
 fn every_kernel_variant_validates_with_naga() {

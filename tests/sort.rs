@@ -3,6 +3,8 @@
 //! zeros, lengths around powers of two, views and empty dims, and scatter, with PyTorch's
 //! outputs and gradients. Beyond the fixtures: long rows and every dtype held to the CPU's
 //! answer bit for bit, the errors, and the meta device.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -5,6 +5,8 @@
 //! PyTorch gives NaN and the same infinity where it gives one. Casts of out-of-range floats to
 //! integers follow webtensor's documented rule (truncate, saturate, NaN to 0), which PyTorch
 //! leaves undefined. Failures name the device, the op and the input.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

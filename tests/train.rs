@@ -5,6 +5,8 @@
 //! Adam and AdamW. Plus the module semantics: `to` moves parameters and registered buffers (a
 //! plain field stays), state_dict keys, mismatch errors. (Memory flat over 1000 steps is in
 //! training_memory.rs, alone on the device.)
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -2,6 +2,8 @@
 //! steps, and the launches an optimizer step costs (one fused kernel per parameter). The
 //! counters are per device, so these run alone: one test function, in sequence (tests in one
 //! binary run in parallel and would allocate and launch on the same device meanwhile).
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

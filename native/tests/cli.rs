@@ -1,5 +1,7 @@
 //! The binary as a user runs it: `webtensor devices` and `webtensor info` answer the CUDA
 //! question in one line, whatever the build and the machine (like `torch.cuda.is_available()`).
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::process::Command;
 

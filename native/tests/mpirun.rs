@@ -2,6 +2,8 @@
 //! processes reach one process's losses, rank 0 alone prints the JSON (with `world_size` and
 //! the backend) and writes the checkpoint, and a binary run as one rank of several without the
 //! feature would say so (checked by `dist.rs`'s error, not here).
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![cfg(feature = "mpi")]
 
 use std::process::Command;

@@ -1,5 +1,7 @@
 //! Every op on the GPU under test against the CPU reference backend, on random inputs with sizes
 //! that are not multiples of the workgroup (256) or matmul tile (64), plus size-0 and size-1 dims.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../common/mod.rs"]
 mod common;
