@@ -260,7 +260,7 @@ pub fn exit_device_scope_js(depth: u32) {
 }
 
 /// The core's op table: names per family, the single source the JS methods and their types
-/// are checked against (`js/test/api-table.mjs`).
+/// are checked against (the op-table case in `js/test/cases.mjs`).
 #[wasm_bindgen(js_name = opTable)]
 pub fn op_table_js() -> Object {
     let names = |v: Vec<&'static str>| v.into_iter().map(JsValue::from).collect::<Array>();
