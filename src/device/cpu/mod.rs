@@ -36,6 +36,8 @@ mod reduce;
 mod scalar;
 pub(crate) mod scan;
 mod scatter;
+#[cfg(target_arch = "x86_64")]
+mod simd_x86;
 mod sort;
 mod strided;
 mod width;

@@ -142,6 +142,14 @@ pub(crate) unsafe fn fill_inline<U: Send>(
 
 /// `f` over `a`'s elements, in order.
 pub(crate) fn map<T: Copy + Sync, U: Send>(a: &[T], f: impl Fn(T) -> U + Sync) -> Vec<U> {
+    #[cfg(target_arch = "x86_64")]
+    if super::simd_x86::has_avx2() {
+        // SAFETY: AVX2 is present; each chunk is no longer than `a[start..]` (as below).
+        let write =
+            |start: usize, out: &mut [MaybeUninit<U>]| unsafe { super::simd_x86::map_avx2(&a[start..], out, &f) };
+        // SAFETY: map_avx2 writes every element of each chunk.
+        return unsafe { fill_inline(a.len(), 1, write) };
+    }
     let write = |start: usize, out: &mut [MaybeUninit<U>]| {
         for (o, &x) in out.iter_mut().zip(&a[start..]) {
             o.write(f(x));
@@ -155,6 +163,7 @@ pub(crate) fn map<T: Copy + Sync, U: Send>(a: &[T], f: impl Fn(T) -> U + Sync) -
 pub(crate) fn zip<T: Copy + Sync, U: Send>(a: &[T], b: &[T], f: impl Fn(T, T) -> U + Sync) -> Vec<U> {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
+
     let write = |start: usize, out: &mut [MaybeUninit<U>]| {
         for (o, (&x, &y)) in out.iter_mut().zip(a[start..].iter().zip(&b[start..])) {
             o.write(f(x, y));
