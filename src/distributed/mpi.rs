@@ -306,6 +306,7 @@ impl Drop for MpiGroup {
         // The progress thread stops before MPI is finalised under it.
         self.progress.take();
         let _serial = lock(&self.calls);
+        super::mpi_progress::FINALIZED.store(true, Ordering::Release);
         let mut done: c_int = 0;
         // SAFETY: finalising once, when the only group of this process goes away.
         unsafe {

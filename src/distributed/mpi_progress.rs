@@ -16,6 +16,10 @@ use mpi::ffi;
 use crate::device::policy::lock;
 use crate::error::{Error, Result};
 
+/// Set when the group finalises MPI: a request outliving it (a `Work` dropped later) must not
+/// be tested any more.
+pub(super) static FINALIZED: AtomicBool = AtomicBool::new(false);
+
 /// An MPI request handle (a pointer in Open MPI), touched only under the group's call lock.
 struct RawReq(ffi::MPI_Request);
 
@@ -37,6 +41,12 @@ impl Pending {
             return Ok(true);
         }
         let _serial = lock(calls);
+        if FINALIZED.load(Ordering::Acquire) {
+            return Err(Error::invalid(
+                "mpi",
+                "the process group was destroyed (MPI finalised) before this collective completed",
+            ));
+        }
         let mut req = lock(&self.req);
         let mut flag: c_int = 0;
         // SAFETY: the handle came from a started collective and is tested under the lock.
