@@ -62,7 +62,11 @@ step "native tests with the cuda and mpi features (cpu, meta, webgpu; cuda:0 whe
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # `cargo test` builds the examples first: the MPI suite runs this one under mpirun.
 export WEBTENSOR_DDP_WORKER="$PWD/target/debug/examples/ddp_check"
-cargo test --workspace --features webtensor/cuda,webtensor-native/mpi
+test_log="${TMPDIR:-/tmp}/webtensor-native-tests.log"
+cargo test --workspace --features webtensor/cuda,webtensor-native/mpi 2>&1 | tee "$test_log"
+step "what the device tests did, per device (a ::cuda case built without a CUDA driver is ignored, not ok)"
+grep -E '::(cpu|webgpu|meta|cuda) \.\.\. ' "$test_log" | sed -E 's/.*::(cpu|webgpu|meta|cuda) \.\.\. ([a-zA-Z]+).*/\1 \2/' |
+  sort | uniq -c | awk '{ printf "  %-7s %-8s %5d\n", $2, $3, $1 }'
 step "without the cuda and mpi features: unit tests and the clear 'not built' errors"
 WEBTENSOR_REQUIRE_NVRTC=0 cargo test -q --lib --test cuda --test semantics --test distributed
 
