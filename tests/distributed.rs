@@ -128,6 +128,9 @@ fn linear(dev: Device) -> Linear {
 fn ddp_in_a_world_of_one_is_the_plain_module() {
     let pg = init_process_group(Backend::Local, Init::Env).unwrap();
     assert_eq!((pg.rank(), pg.world_size(), pg.backend()), (0, 1, Backend::Local));
+    let dev = pg.local_device().unwrap();
+    assert_eq!(dev, webtensor::distributed::local_device(pg.as_ref()));
+    assert!(webtensor::devices().iter().any(|i| i.device == dev), "{dev} is a device of this machine");
     for dev in devices() {
         let plain = linear(dev);
         let ddp = DistributedDataParallel::new_blocking(linear(dev), pg.clone(), DdpOptions::default()).unwrap();

@@ -89,6 +89,12 @@ pub trait ProcessGroup: Send + Sync {
     /// This rank's index among the ranks on its machine: which GPU it should use.
     fn local_rank(&self) -> usize;
 
+    /// The device this rank should use ([`super::local_device`]): `cuda:{local_rank}` where
+    /// there are CUDA devices, else the local rank's hardware GPU adapter, else the best device.
+    fn local_device(&self) -> Result<crate::Device> {
+        Ok(super::device_for_local_rank(self.local_rank()))
+    }
+
     /// Starts reducing `tensor` over every rank with `op`; the result (on `tensor`'s device)
     /// is the same on every rank.
     fn all_reduce(&self, tensor: &Tensor, op: ReduceOp) -> Result<Work>;

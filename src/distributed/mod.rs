@@ -15,7 +15,7 @@
 //! # fn main() -> webtensor::Result<()> {
 //! use webtensor::distributed::{init_process_group, Backend, DdpOptions, DistributedDataParallel, Init};
 //! let pg = init_process_group(Backend::Mpi, Init::Env)?;        // under `mpirun -np 2 ...`
-//! let dev = webtensor::distributed::local_device(pg.as_ref());
+//! let dev = pg.local_device()?;                                  // cuda:{local_rank}, a GPU, or the best device
 //! # Ok(()) }
 //! # #[cfg(not(feature = "mpi"))] fn main() {}
 //! ```
@@ -222,8 +222,13 @@ fn init_mpi(_env: EnvRank) -> Result<Arc<dyn ProcessGroup>> {
 
 /// The device this rank should use: `cuda:{local_rank}` when CUDA devices exist, else the
 /// `local_rank`-th hardware GPU adapter, else the best device (round robin when there are more
-/// ranks on the machine than devices).
+/// ranks on the machine than devices). The same as `group.local_device()`.
 pub fn local_device(group: &dyn ProcessGroup) -> Device {
+    device_for_local_rank(group.local_rank())
+}
+
+/// [`local_device`] for a local rank.
+pub(crate) fn device_for_local_rank(local_rank: usize) -> Device {
     let all = crate::devices();
     let pick = |kind: DeviceKind, hardware_only: bool| -> Option<Device> {
         let list: Vec<Device> = all
@@ -231,7 +236,7 @@ pub fn local_device(group: &dyn ProcessGroup) -> Device {
             .filter(|i| i.device.kind() == kind && (!hardware_only || !i.software))
             .map(|i| i.device)
             .collect();
-        (!list.is_empty()).then(|| list[group.local_rank() % list.len()])
+        (!list.is_empty()).then(|| list[local_rank % list.len()])
     };
     pick(DeviceKind::Cuda, false).or_else(|| pick(DeviceKind::WebGpu, true)).unwrap_or_else(crate::best_device)
 }
