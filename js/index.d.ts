@@ -342,7 +342,7 @@ export declare class Tensor<D extends DType = DType> {
   isinf(): Tensor<'bool'>;
   /** True where neither NaN nor infinite. */
   isfinite(): Tensor<'bool'>;
-  /** Another handle to the same data (free; dispose each handle separately). */
+  /** A copy with its own data, recorded for autograd (PyTorch's `clone()`: gradients flow back to this tensor; a clone of a leaf is not a leaf). */
   clone(): Tensor<D>;
   toDtype<T extends DType>(dtype: T): Tensor<T>;
   indexSelect(dim: number, index: Tensor<'int32' | 'uint32'>): Tensor<D>;

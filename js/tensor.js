@@ -395,7 +395,7 @@ export class Tensor {
   /** True (bool) where the value is neither NaN nor infinite. */
   isfinite() { return new Tensor(this.#live('isfinite').isfinite()); }
   /** Another handle to the same data (free; dispose each handle separately). */
-  clone() { return new Tensor(this.#live('clone').cloneHandle()); }
+  clone() { return new Tensor(this.#live('clone').deepCopy()); }
   toDtype(dtype) { return new Tensor(this.#live('toDtype').toDtype(check.dtype('toDtype', dtype))); }
   indexSelect(dim, index) {
     const raw = this.#live('indexSelect');

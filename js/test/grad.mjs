@@ -140,6 +140,22 @@ export function gradCases(wt, devices) {
       [x, y, z].forEach((t) => t.dispose());
     });
 
+    add(`${device}: autograd: clone() is PyTorch's (a copy in the graph, not a second handle)`, async () => {
+      const w = wt.tensor([1, 2], { ...on, requiresGrad: true });
+      const c = w.clone();
+      assert.ok(c.requiresGrad && !c.isLeaf, 'a clone of a leaf that requires grad is recorded, not a leaf');
+      wt.tidy(() => c.mul(3).sum().backward());
+      close(await w.grad.data(), [3, 3], 1e-6, 'the gradient flows back through the clone');
+      const plain = wt.tensor([4, 5], on);
+      const copy = plain.clone();
+      assert.ok(copy.isLeaf && !copy.requiresGrad);
+      copy.requiresGrad_(true);
+      assert.ok(!plain.requiresGrad, "requiresGrad_ on the clone leaves the original's flag alone");
+      plain.add_(1);
+      assert.deepEqual(Array.from(await copy.data()), [4, 5], 'the clone keeps its own data');
+      [w, c, plain, copy].forEach((t) => t.dispose());
+    });
+
     add(`${device}: autograd: a training-style loop keeps memory flat`, async () => {
       const w = wt.randn([8, 4], { ...on, seed: 1, requiresGrad: true });
       const data = wt.randn([16, 8], { ...on, seed: 2 });

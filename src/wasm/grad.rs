@@ -53,6 +53,12 @@ impl RawTensor {
         RawTensor::new(self.t.detach())
     }
 
+    /// A copy with its own storage, recorded for autograd (what JS `clone()` is, as PyTorch's).
+    #[wasm_bindgen(js_name = deepCopy)]
+    pub fn deep_copy(&self) -> R {
+        wrap(self.t.deep_copy())
+    }
+
     /// Backpropagates from this tensor (`grad` of its shape, or none for a one-element tensor).
     /// Takes its own handle of `grad` (pass a clone).
     pub fn backward(&self, grad: Option<RawTensor>, retain_graph: JsValue) -> Result<(), JsValue> {
