@@ -81,6 +81,8 @@ def cases():
     for a, n in ((u, "u8"), (i, "i8")):
         c.append(case(f"neg_{n}", "unary", [a], -a, fn="neg"))
         c.append(case(f"abs_{n}", "unary", [a], a.abs(), fn="abs"))
+        # The JS method's name: the JS suite calls x[fn]() (Rust maps it to bitwise_not).
+        c.append(case(f"bitwise_not_{n}", "unary", [a], torch.bitwise_not(a), fn="bitwiseNot"))
         c.append(case(f"sum_{n}", "sum", [a], a.sum(), fn="sum"))
         c.append(case(f"max_{n}", "max", [a], a.max(), fn="max"))
         c.append(case(f"argmin_{n}", "argmin", [a], a.argmin(), fn="argmin"))

@@ -68,6 +68,7 @@ fn apply(op: &str, a: &Value, x: &[Tensor]) -> webtensor::Result<Tensor> {
         "unary" => match s("fn") {
             "neg" => x[0].neg()?,
             "abs" => x[0].abs()?,
+            "bitwiseNot" => x[0].bitwise_not()?,
             other => panic!("unary {other}"),
         },
         "sum" => x[0].sum_all()?,
@@ -87,7 +88,7 @@ fn apply(op: &str, a: &Value, x: &[Tensor]) -> webtensor::Result<Tensor> {
 fn int8_matches_pytorch(d: Device) {
     let json = fixture_json("int8.json");
     let cases = json["cases"].as_array().expect("cases");
-    assert!(cases.len() >= 63, "the full fixture set, got {}", cases.len());
+    assert!(cases.len() >= 65, "the full fixture set, got {}", cases.len());
     for case in cases {
         let name = case["name"].as_str().expect("name");
         let xs: Vec<Tensor> = case["inputs"].as_array().expect("inputs").iter().map(|v| input(v, d)).collect();

@@ -42,8 +42,9 @@ impl Tensor {
         let _g = crate::tensor::node::pause();
         match self.dtype() {
             DType::Bool => self.logical_not(),
-            DType::I32 => self.bitwise_xor_scalar(-1.0),
+            DType::I32 | DType::I8 => self.bitwise_xor_scalar(-1.0),
             DType::U32 => self.bitwise_xor_scalar(u32::MAX as f64),
+            DType::U8 => self.bitwise_xor_scalar(u8::MAX as f64),
             dtype => Err(Error::UnsupportedDType {
                 op: "bitwise_not",
                 dtype,
