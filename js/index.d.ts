@@ -45,8 +45,10 @@ export type Arith<P extends DType> = P extends 'bool' ? 'int32' : P;
 export type Floating<P extends DType> = P extends 'float16' ? 'float16' : 'float32';
 /** A number operand: a float tensor keeps its dtype; an integer one may become float32 (a fractional number). */
 export type WithScalar<D extends DType> = D extends 'float32' | 'float16' ? D : D extends 'uint32' | 'uint8' | 'int8' ? D | 'int32' | 'float32' : 'int32' | 'float32';
-/** Unary ops with integer forms (neg, abs, square, relu, floor, ceil, round, sign): bool computes in float32. */
-export type Keep<D extends DType> = D extends 'bool' ? 'float32' : D;
+/** Unary ops with integer forms (neg, abs, square, relu, floor, ceil, round, sign): bool computes in int32. */
+export type Keep<D extends DType> = D extends 'bool' ? 'int32' : D;
+/** clamp: a float tensor keeps its dtype; an integer one too for whole bounds, float32 for fractional ones. */
+export type Clamped<D extends DType> = D extends 'float32' | 'float16' ? D : D | 'float32';
 /** sum and prod: bool, uint8 and int8 count in int32. */
 export type Summed<D extends DType> = D extends 'bool' | 'uint8' | 'int8' ? 'int32' : D;
 
@@ -291,7 +293,7 @@ export declare class Tensor<D extends DType = DType> {
 
   /** `this ? a : b`, elementwise with broadcasting (this is the condition). */
   where<A extends DType, B extends DType>(a: Tensor<A>, b: Tensor<B>): Tensor<Promote<A, B>>;
-  clamp(min?: number | null, max?: number | null): Tensor<D>;
+  clamp(min?: number | null, max?: number | null): Tensor<Clamped<D>>;
 
   sum(dim?: Dims, keepdim?: boolean): Tensor<Summed<D>>;
   mean(dim?: Dims, keepdim?: boolean): Tensor<Floating<D>>;

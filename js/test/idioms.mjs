@@ -65,6 +65,25 @@ export function idiomCases(wt, devices) {
   });
 
 
+  add('types: the result dtypes index.d.ts declares for Keep and Clamped are what the ops return', () => {
+    const b = wt.tensor([true, false]);
+    // Keep<'bool'> is 'int32'.
+    for (const m of ['neg', 'abs', 'square', 'relu', 'floor', 'ceil', 'round', 'sign']) {
+      const r = b[m]();
+      assert.equal(r.dtype, 'int32', `bool.${m}()`);
+      r.dispose();
+    }
+    // Clamped<D>: float tensors keep their dtype; integer ones too for whole bounds, else float32.
+    for (const dtype of ['int32', 'uint32', 'uint8', 'int8', 'float32']) {
+      const t = wt.tensor([1, 2, 3], { dtype });
+      const [whole, frac] = [t.clamp(1, 2), t.clamp(1.5, 2.5)];
+      assert.equal(whole.dtype, dtype, `${dtype}.clamp(1, 2)`);
+      assert.equal(frac.dtype, 'float32', `${dtype}.clamp(1.5, 2.5)`);
+      [t, whole, frac].forEach((x) => x.dispose());
+    }
+    b.dispose();
+  });
+
   add('optim: parameter groups and lrScheduler equal PyTorch at every step', async () => {
     const { LambdaLR, StepLR, LinearLR, CosineAnnealingLR, SequentialLR } = wt.optim.lrScheduler;
     for (const c of schedules.cases) {

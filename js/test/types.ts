@@ -47,6 +47,14 @@ export async function check(): Promise<void> {
   const halfSum: Float32Array = await h.mul(h).data();
   const ratio: Float32Array = await i.div(i).data();
   const bools: Int32Array = await x.gt(1).add(x.gt(2)).data();
+  // Unary ops with integer forms: bool computes in int32 (what they return, checked by running
+  // them in js/test/idioms.mjs); clamp of an integer tensor may give float32 (fractional bounds).
+  const negBool: wt.Tensor<'int32'> = x.gt(1).neg();
+  const clampedInt: wt.Tensor<'int32' | 'float32'> = i.clamp(1.5, 2.5);
+  const clampedFloat: wt.Tensor<'float32'> = x.clamp(0, 1);
+  // @ts-expect-error an int32 tensor's clamp may be float32
+  const clampedWrong: wt.Tensor<'int32'> = i.clamp(1.5, 2.5);
+  void [negBool, clampedInt, clampedFloat, clampedWrong];
   const scaled: Float32Array = await x.mul(2).data();
   void [sum, prod, iadd, imm, mixed, halfSum, ratio, bools, scaled];
   // @ts-expect-error float32 + float32 is not int32
