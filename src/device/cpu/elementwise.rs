@@ -104,16 +104,16 @@ pub(super) fn cast<T: Scalar>(v: &[T], dst: DType) -> CpuData {
 }
 
 /// The elements of `l` in row-major order, as a new contiguous buffer of the same dtype.
-pub(super) fn copy(d: &CpuData, l: &Layout) -> CpuData {
+pub(super) fn copy(d: &CpuData, l: &Layout) -> Result<CpuData> {
     let dtype = d.dtype();
-    with_width!(dtype, T => T::wrap_as(dtype, map_strided(T::of(d), l, |x| x)))
+    Ok(with_width!(dtype, T => T::wrap_as(dtype, map_strided(T::of(d)?, l, |x| x))))
 }
 
 pub(super) fn unary(d: &CpuData, l: &Layout, op: UnaryOp) -> Result<CpuData> {
     // A strided input is gathered by width first, so each op compiles one contiguous loop
     // rather than a contiguous and a strided one (16 folded f32 ops: 30 KB of the .wasm).
     if !l.is_contiguous() {
-        return unary(&copy(d, l), &Layout::contiguous(l.shape()), op);
+        return unary(&copy(d, l)?, &Layout::contiguous(l.shape()), op);
     }
     let r = l.offset()..l.offset() + l.numel();
     #[cfg(target_arch = "wasm32")]
@@ -306,8 +306,8 @@ fn binary_typed(op: BinaryOp, a: &CpuData, la: &Layout, b: &CpuData, lb: &Layout
         // f16 computes in f32 and rounds once, as PyTorch's CPU kernels do: through the f32
         // loops, instead of a second copy of each walk.
         (CpuData::F16(_), CpuData::F16(_)) => {
-            let (x, lx) = (cast(f16::slice(&copy(a, la)), DType::F32), Layout::contiguous(la.shape()));
-            let (y, ly) = (cast(f16::slice(&copy(b, lb)), DType::F32), Layout::contiguous(lb.shape()));
+            let (x, lx) = (cast(f16::slice(&copy(a, la)?)?, DType::F32), Layout::contiguous(la.shape()));
+            let (y, ly) = (cast(f16::slice(&copy(b, lb)?)?, DType::F32), Layout::contiguous(lb.shape()));
             let out = binary_data(op, &x, &lx, &y, &ly, shape)?;
             match &out {
                 CpuData::F32(v) => cast(v, DType::F16),

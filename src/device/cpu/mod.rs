@@ -284,10 +284,10 @@ impl CpuBackend {
             (&src.data, l.offset())
         } else {
             reserve(l.numel(), dtype)?;
-            gathered = copy(&src.data, l);
+            gathered = copy(&src.data, l)?;
             (&gathered, 0)
         };
-        Ok(with_type!(dtype, T => reduce::rows(op, &T::slice(data)[start..start + m * k], m, k)))
+        Ok(with_type!(dtype, T => reduce::rows(op, &T::slice(data)?[start..start + m * k], m, k)))
     }
 
     /// The f32 sums of each row of the `[m, k]` view `l` divided by `d` (a mean, average
@@ -355,16 +355,16 @@ impl CpuBackend {
         reserve(l.numel(), dst)?;
         let d = &src.data;
         let out = match (op, d) {
-            (MapOp::Cast, _) if d.dtype() == dst => copy(d, l),
-            (MapOp::Cast, CpuData::U8(v)) => cast(i32::slice(&widen(v, l)), dst),
-            (MapOp::Cast, CpuData::I8(v)) => cast(i32::slice(&widen(v, l)), dst),
+            (MapOp::Cast, _) if d.dtype() == dst => copy(d, l)?,
+            (MapOp::Cast, CpuData::U8(v)) => cast(i32::slice(&widen(v, l))?, dst),
+            (MapOp::Cast, CpuData::I8(v)) => cast(i32::slice(&widen(v, l))?, dst),
             (MapOp::Cast, _) if l.is_contiguous() => {
                 let n = l.numel();
-                with_type!(d.dtype(), T => cast(&T::slice(d)[l.offset()..l.offset() + n], dst))
+                with_type!(d.dtype(), T => cast(&T::slice(d)?[l.offset()..l.offset() + n], dst))
             }
             (MapOp::Cast, _) => {
-                let c = copy(d, l);
-                with_type!(d.dtype(), T => cast(T::slice(&c), dst))
+                let c = copy(d, l)?;
+                with_type!(d.dtype(), T => cast(T::slice(&c)?, dst))
             }
             (MapOp::Unary(u), _) => unary(d, l, u)?,
         };
@@ -394,10 +394,10 @@ impl CpuBackend {
         let (lc, la, lb) = (&*c.l, &*a.l, &*b.l);
         let (c, a, b) = (c.s, a.s, b.s);
         reserve(numel(shape), a.data.dtype())?;
-        let cv = u8::slice(&c.data);
+        let cv = u8::slice(&c.data)?;
         let dtype = a.data.dtype();
         let out = with_width!(dtype, T => {
-            T::wrap_as(dtype, select_broadcast(cv, lc, T::of(&a.data), la, T::of(&b.data), lb, shape))
+            T::wrap_as(dtype, select_broadcast(cv, lc, T::of(&a.data)?, la, T::of(&b.data)?, lb, shape))
         });
         CpuStorage::new(out)
     }
@@ -480,7 +480,7 @@ impl CpuBackend {
         // into a vector first, made index_select of 1024 rows of 1024 take 8.6 ms in wasm.
         let (dtype, n, sd) = (src.data.dtype(), numel(shape), l.strides()[dim]);
         let out = with_width!(dtype, T => {
-            let v = T::of(&src.data);
+            let v = T::of(&src.data)?;
             let mut out: Vec<T> = alloc::with_capacity(n);
             match mode {
                 // An empty result reads nothing (an empty source's strides may point anywhere).
@@ -537,7 +537,7 @@ impl CpuBackend {
             for part in parts {
                 let len = part.l.shape()[dim];
                 let region = dst.narrow("cat", dim as isize, start, len)?;
-                broadcast::copy_into(&mut out, &region, T::of(&part.s.data), &part.l);
+                broadcast::copy_into(&mut out, &region, T::of(&part.s.data)?, &part.l);
                 start += len;
             }
             T::wrap_as(dtype, out)

@@ -4,6 +4,13 @@
 use half::f16;
 
 use crate::dtype::CpuData;
+use crate::error::{Error, Result};
+
+/// The error for storage read as another type than its own: an internal slip (the kernels
+/// dispatch on the storage's dtype), reported rather than read as an empty slice.
+pub(super) fn wrong_storage<T>(d: &CpuData) -> Error {
+    Error::invalid("cpu", format!("internal: {} storage read as {}", d.dtype(), std::any::type_name::<T>()))
+}
 
 /// Per-element conversions between the CPU storage types, with the cast rules of `ops::cast`.
 pub(crate) trait Scalar: Copy + PartialOrd + Default + Send + Sync + 'static {
@@ -15,7 +22,8 @@ pub(crate) trait Scalar: Copy + PartialOrd + Default + Send + Sync + 'static {
     fn to_f16(self) -> f16 {
         f16::from_f32(self.to_f32())
     }
-    fn slice(d: &CpuData) -> &[Self];
+    /// The storage's elements, or an error if it holds another type.
+    fn slice(d: &CpuData) -> Result<&[Self]>;
     fn wrap(v: Vec<Self>) -> CpuData;
     const FLOAT: bool = false;
     fn from_f64(x: f64) -> Self;
@@ -54,10 +62,10 @@ macro_rules! scalar {
             fn to_bool(self) -> u8 {
                 ($b)(self)
             }
-            fn slice(d: &CpuData) -> &[Self] {
+            fn slice(d: &CpuData) -> Result<&[Self]> {
                 match d {
-                    CpuData::$variant(v) => v,
-                    _ => &[],
+                    CpuData::$variant(v) => Ok(v),
+                    _ => Err(wrong_storage::<Self>(d)),
                 }
             }
             fn wrap(v: Vec<Self>) -> CpuData {

@@ -6,6 +6,9 @@
 use bytemuck::allocation::{pod_collect_to_vec, try_cast_vec};
 
 use crate::dtype::{CpuData, DType};
+use crate::error::Result;
+
+use super::scalar::wrong_storage;
 
 /// `v`'s elements as `B`s of the same size: the same allocation (same size and alignment, so the
 /// cast succeeds; the copy is only there so no path can panic).
@@ -16,20 +19,20 @@ fn cast_vec<A: bytemuck::Pod, B: bytemuck::Pod>(v: Vec<A>) -> Vec<B> {
 /// The bits of one element of some width: the storage of every dtype of that width, viewed
 /// without copying.
 pub(crate) trait Bits: bytemuck::Pod + Default + Send + Sync {
-    /// `d`'s elements as bits (empty for a dtype of another width, which `with_width!` rules
-    /// out).
-    fn of(d: &CpuData) -> &[Self];
+    /// `d`'s elements as bits, or an error for a dtype of another width (which `with_width!`
+    /// rules out).
+    fn of(d: &CpuData) -> Result<&[Self]>;
     /// `v` as the storage of `dtype` (a dtype of this width).
     fn wrap_as(dtype: DType, v: Vec<Self>) -> CpuData;
 }
 
 impl Bits for u32 {
-    fn of(d: &CpuData) -> &[u32] {
+    fn of(d: &CpuData) -> Result<&[u32]> {
         match d {
-            CpuData::F32(v) => bytemuck::cast_slice(v),
-            CpuData::I32(v) => bytemuck::cast_slice(v),
-            CpuData::U32(v) => v,
-            _ => &[],
+            CpuData::F32(v) => Ok(bytemuck::cast_slice(v)),
+            CpuData::I32(v) => Ok(bytemuck::cast_slice(v)),
+            CpuData::U32(v) => Ok(v),
+            _ => Err(wrong_storage::<u32>(d)),
         }
     }
     fn wrap_as(dtype: DType, v: Vec<u32>) -> CpuData {
@@ -42,10 +45,10 @@ impl Bits for u32 {
 }
 
 impl Bits for u16 {
-    fn of(d: &CpuData) -> &[u16] {
+    fn of(d: &CpuData) -> Result<&[u16]> {
         match d {
-            CpuData::F16(v) => bytemuck::cast_slice(v),
-            _ => &[],
+            CpuData::F16(v) => Ok(bytemuck::cast_slice(v)),
+            _ => Err(wrong_storage::<u16>(d)),
         }
     }
     fn wrap_as(_: DType, v: Vec<u16>) -> CpuData {
@@ -54,11 +57,11 @@ impl Bits for u16 {
 }
 
 impl Bits for u8 {
-    fn of(d: &CpuData) -> &[u8] {
+    fn of(d: &CpuData) -> Result<&[u8]> {
         match d {
-            CpuData::Bool(v) | CpuData::U8(v) => v,
-            CpuData::I8(v) => bytemuck::cast_slice(v),
-            _ => &[],
+            CpuData::Bool(v) | CpuData::U8(v) => Ok(v),
+            CpuData::I8(v) => Ok(bytemuck::cast_slice(v)),
+            _ => Err(wrong_storage::<u8>(d)),
         }
     }
     fn wrap_as(dtype: DType, v: Vec<u8>) -> CpuData {
@@ -97,6 +100,20 @@ mod tests {
 
     use super::*;
 
+    /// Storage read as another type is an error naming both, not an empty slice.
+    #[test]
+    fn a_wrong_read_is_an_error() {
+        use crate::device::cpu::scalar::Scalar;
+        let ints = CpuData::I32(vec![1, 2]);
+        let e = f32::slice(&ints).unwrap_err().to_string();
+        assert!(e.contains("i32 storage read as f32"), "{e}");
+        assert_eq!(i32::slice(&ints).unwrap(), &[1, 2]);
+        let e = u16::of(&ints).unwrap_err().to_string();
+        assert!(e.contains("i32 storage read as u16"), "{e}");
+        assert!(u8::of(&CpuData::F32(vec![1.0])).is_err());
+        assert_eq!(u32::of(&ints).unwrap().len(), 2);
+    }
+
     #[test]
     fn bits_round_trip_every_dtype() {
         let all = [
@@ -110,7 +127,7 @@ mod tests {
         ];
         for d in all {
             let dtype = d.dtype();
-            let back = with_width!(dtype, T => T::wrap_as(dtype, T::of(&d).to_vec()));
+            let back = with_width!(dtype, T => T::wrap_as(dtype, T::of(&d).unwrap().to_vec()));
             // Compare bits: NaN != NaN as a value.
             assert_eq!(format!("{back:?}"), format!("{d:?}"), "{dtype}");
             assert_eq!(back.len(), d.len());
