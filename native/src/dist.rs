@@ -181,13 +181,15 @@ impl<M: Module> Parallel<M> {
         }
     }
 
-    /// Ends every process of the group after a failure on this one (the others would wait for
-    /// it in their next collective).
-    pub fn abort_others(&self) {
-        if let Parallel::Procs(ddp) = self {
+    /// Passes a training run's result on; a failure on one of several processes is printed and
+    /// ends the whole group (the others would wait for this one in their next all-reduce).
+    pub fn settle<T, E: std::fmt::Display>(&self, result: Result<T, E>) -> Result<T, E> {
+        if let (Err(e), Parallel::Procs(ddp)) = (&result, self) {
             if ddp.group().world_size() > 1 {
+                eprintln!("error: {e}");
                 ddp.group().abort(1);
             }
         }
+        result
     }
 }

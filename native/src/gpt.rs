@@ -208,15 +208,7 @@ fn run_training(o: &TrainOptions, ckpt: &Path) -> Res<()> {
         _ => o.devices.clone(),
     };
     let dp = Parallel::new(&devices, group, o.bucket_cap_mb, |d| Gpt::new(r.model, o.seed, d))?;
-    let result = train_loop(o, ckpt, &dp, &corpus, r);
-    if let Err(e) = &result {
-        if dp.world_size() > 1 {
-            // The other ranks would wait for this one in their next all-reduce: end them too.
-            eprintln!("error: {e}");
-            dp.abort_others();
-        }
-    }
-    result
+    dp.settle(train_loop(o, ckpt, &dp, &corpus, r))
 }
 
 fn train_loop(o: &TrainOptions, ckpt: &Path, dp: &Parallel<Gpt>, corpus: &CharCorpus, r: Recipe) -> Res<()> {

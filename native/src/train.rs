@@ -123,15 +123,7 @@ pub fn run(o: &Options) -> Result<(), String> {
         Some(_) => o.devices.clone(),
     };
     let dp = Parallel::new(&devices, group, o.bucket_cap_mb, |d| mlp(o.hidden, o.seed, d))?;
-    let result = train(o, &dp).map_err(|e| e.to_string());
-    if let Err(e) = &result {
-        if dp.world_size() > 1 {
-            // The other ranks would wait for this one in their next all-reduce: end them too.
-            eprintln!("error: {e}");
-            dp.abort_others();
-        }
-    }
-    result
+    dp.settle(train(o, &dp).map_err(|e| e.to_string()))
 }
 
 /// Fails before any training when the checkpoint could not be written afterwards: a folder, a

@@ -251,3 +251,37 @@ impl ProcessGroup for LocalRank {
         std::process::exit(code)
     }
 }
+
+/// Sums each parameter's gradient over the ranks and gives every rank the sum: `rows[r]` is rank
+/// `r`'s parameter tensors (every row the same structure), `ranks[r]` its group handle. A
+/// parameter no rank has a gradient for keeps none; the others contribute zeros. Every sum is
+/// in hand before any gradient is replaced, so a failed transfer (out of memory) leaves each
+/// rank's own gradients as they were. What `DataParallel::all_reduce_gradients` and JS
+/// `DataParallel.allReduceGradients` run.
+pub(crate) async fn all_reduce_gradients(rows: &[Vec<Tensor>], ranks: &[Arc<dyn ProcessGroup>]) -> Result<()> {
+    let count = rows.first().map_or(0, Vec::len);
+    let mut results: Vec<Vec<Option<Tensor>>> = vec![Vec::with_capacity(count); rows.len()];
+    for j in 0..count {
+        if rows.iter().all(|r| r[j].grad().is_none()) {
+            results.iter_mut().for_each(|r| r.push(None));
+            continue;
+        }
+        let mut works = Vec::with_capacity(rows.len());
+        for (row, rank) in rows.iter().zip(ranks) {
+            let g = match row[j].grad() {
+                Some(g) => g,
+                None => row[j].zeros_like()?,
+            };
+            works.push(rank.all_reduce(&g, ReduceOp::Sum)?);
+        }
+        for (res, w) in results.iter_mut().zip(works) {
+            res.push(Some(w.wait_one().await?));
+        }
+    }
+    for (row, res) in rows.iter().zip(results) {
+        for (t, g) in row.iter().zip(res) {
+            t.set_grad(g)?;
+        }
+    }
+    Ok(())
+}

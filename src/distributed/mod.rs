@@ -22,7 +22,7 @@
 
 mod ddp;
 mod group;
-mod local;
+pub(crate) mod local;
 #[cfg(all(feature = "mpi", not(target_arch = "wasm32")))]
 mod mpi;
 #[cfg(all(feature = "mpi", not(target_arch = "wasm32")))]

@@ -133,18 +133,7 @@ impl Reducer {
         } else {
             vec![true; n]
         };
-        {
-            let mut st = lock(&self.state);
-            *st = Iteration {
-                armed: true,
-                ready: vec![false; n],
-                left: self.buckets.iter().map(|b| b.params.len()).collect(),
-                works: (0..self.buckets.len()).map(|_| None).collect(),
-                used: used.clone(),
-                usage: None,
-                launched: 0,
-            };
-        }
+        *lock(&self.state) = self.armed_iteration(used.clone());
         self.rehook()?;
         if self.find_unused {
             for (i, _) in used.iter().enumerate().filter(|(_, u)| !**u) {
@@ -160,16 +149,21 @@ impl Reducer {
     pub(crate) fn join_without_batch(self: &Arc<Self>) -> Result<()> {
         self.check_finished()?;
         let n = self.params.len();
-        *lock(&self.state) = Iteration {
+        *lock(&self.state) = self.armed_iteration(vec![false; n]);
+        (0..n).try_for_each(|i| self.mark_ready(i))
+    }
+
+    /// A new iteration waiting for every parameter, `used` marking the ones its forward reached.
+    fn armed_iteration(&self, used: Vec<bool>) -> Iteration {
+        Iteration {
             armed: true,
-            ready: vec![false; n],
+            ready: vec![false; self.params.len()],
             left: self.buckets.iter().map(|b| b.params.len()).collect(),
             works: (0..self.buckets.len()).map(|_| None).collect(),
-            used: vec![false; n],
+            used,
             usage: None,
             launched: 0,
-        };
-        (0..n).try_for_each(|i| self.mark_ready(i))
+        }
     }
 
     /// PyTorch's error for an iteration whose reduction never finished: a parameter that got no

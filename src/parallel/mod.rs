@@ -25,7 +25,7 @@ pub use replicated::Replicated;
 use std::sync::Arc;
 
 use crate::device::Device;
-use crate::distributed::{DdpOptions, DistributedDataParallel, LocalGroup, ProcessGroup, ReduceOp};
+use crate::distributed::{DdpOptions, DistributedDataParallel, LocalGroup, ProcessGroup};
 use crate::error::{Error, Result};
 use crate::nn::Module;
 use crate::nn::Parameter;
@@ -280,34 +280,9 @@ impl<M: Module> DataParallel<M> {
                 ),
             ));
         }
-        // One local all-reduce per parameter that any replica has a gradient for (the others
-        // contribute zeros); every result is in hand before any gradient is replaced, so a
-        // failed transfer (out of memory) leaves each replica's own gradients as they were.
-        let mut results: Vec<Vec<Option<Tensor>>> = vec![Vec::with_capacity(count); per_replica.len()];
-        for j in 0..count {
-            if per_replica.iter().all(|p| p[j].grad().is_none()) {
-                results.iter_mut().for_each(|r| r.push(None));
-                continue;
-            }
-            let mut works = Vec::with_capacity(per_replica.len());
-            for (params, replica) in per_replica.iter().zip(&self.replicas) {
-                let t = params[j].tensor();
-                let g = match t.grad() {
-                    Some(g) => g,
-                    None => t.zeros_like()?,
-                };
-                works.push(replica.group().all_reduce(&g, ReduceOp::Sum)?);
-            }
-            for (r, w) in results.iter_mut().zip(works) {
-                r.push(Some(w.wait_one().await?));
-            }
-        }
-        for (params, row) in per_replica.iter().zip(results) {
-            for (p, g) in params.iter().zip(row) {
-                p.tensor().set_grad(g)?;
-            }
-        }
-        Ok(())
+        let rows: Vec<Vec<Tensor>> = per_replica.iter().map(|ps| ps.iter().map(Parameter::tensor).collect()).collect();
+        let ranks: Vec<Arc<dyn ProcessGroup>> = self.replicas.iter().map(|r| r.group().clone()).collect();
+        crate::distributed::local::all_reduce_gradients(&rows, &ranks).await
     }
 
     /// Copies the first replica's buffers (BatchNorm's running statistics) into the others,

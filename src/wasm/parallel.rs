@@ -17,7 +17,7 @@ use wasm_bindgen::prelude::*;
 use super::js_err;
 use super::tensor::RawTensor;
 use crate::distributed::reducer::Reducer;
-use crate::distributed::{LocalGroup, LocalRank, ProcessGroup, ReduceOp};
+use crate::distributed::{LocalGroup, LocalRank, ProcessGroup};
 use crate::error::Error;
 use crate::nn::Parameter;
 use crate::tensor::Tensor;
@@ -128,31 +128,9 @@ impl RawDataParallel {
         }
         let rows: Vec<Vec<Tensor>> =
             params.chunks(count.max(1)).map(|c| c.iter().map(|p| p.t.clone()).collect()).collect();
-        let ranks = self.ranks.clone();
+        let ranks: Vec<Arc<dyn ProcessGroup>> = self.ranks.iter().map(|r| r.clone() as Arc<dyn ProcessGroup>).collect();
         Ok(super::promise(async move {
-            let mut results: Vec<Vec<Option<Tensor>>> = vec![Vec::with_capacity(count); rows.len()];
-            for j in 0..count {
-                if rows.iter().all(|r| r[j].grad().is_none()) {
-                    results.iter_mut().for_each(|r| r.push(None));
-                    continue;
-                }
-                let mut works = Vec::with_capacity(rows.len());
-                for (row, rank) in rows.iter().zip(&ranks) {
-                    let g = match row[j].grad() {
-                        Some(g) => g,
-                        None => row[j].zeros_like().map_err(js_err)?,
-                    };
-                    works.push(rank.all_reduce(&g, ReduceOp::Sum).map_err(js_err)?);
-                }
-                for (res, w) in results.iter_mut().zip(works) {
-                    res.push(Some(w.wait_one().await.map_err(js_err)?));
-                }
-            }
-            for (row, res) in rows.iter().zip(results) {
-                for (t, g) in row.iter().zip(res) {
-                    t.set_grad(g).map_err(js_err)?;
-                }
-            }
+            crate::distributed::local::all_reduce_gradients(&rows, &ranks).await.map_err(js_err)?;
             Ok(JsValue::UNDEFINED)
         }))
     }
