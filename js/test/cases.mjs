@@ -16,6 +16,7 @@ import { idiomCases } from './idioms.mjs';
 import { inplaceCases } from './inplace.mjs';
 import { gptCases } from './gpt.mjs';
 import { transformerCases } from './transformer.mjs';
+import { manifestCases } from './manifest.mjs';
 
 /** The cases as `{ name, fn }` for `wt` (an initialised webtensor module) on `devices`. */
 export function cases(wt, devices) {
@@ -602,5 +603,6 @@ export function cases(wt, devices) {
   list.push(...inplaceCases(wt, devices));
   list.push(...gptCases(wt, devices));
   list.push(...transformerCases(wt, devices));
+  list.push(...manifestCases(wt, devices));
   return list;
 }

@@ -1,12 +1,14 @@
 // Checkpoints as files in Node: a model's state dict round-trips through saveSafetensorsFile /
 // loadSafetensorsFile, and a file PyTorch wrote (tests/fixtures/mlp.safetensors, from
-// scripts/gen_safetensors_fixtures.py) loads into a model; bad paths are errors.
+// scripts/gen_safetensors_fixtures.py) loads into a model; bad paths are errors. And the
+// generated files that are committed are what their generators make from the core now.
 import { test } from 'node:test';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as wt from '../node.js';
 import { assert, close } from './assert.mjs';
+import { opTypes } from './manifest.mjs';
 
 await wt.init();
 
@@ -32,4 +34,11 @@ test('checkpoints: a state dict round-trips through a file, and PyTorch\'s file 
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test('js/test/optypes.generated.ts is what the op manifest makes (node scripts/gen-op-types.mjs)', async () => {
+  const committed = await readFile(new URL('./optypes.generated.ts', import.meta.url), 'utf8');
+  const want = opTypes(wt.__opTable());
+  const stale = want.split('\n').filter((l) => !committed.includes(l)).slice(0, 5);
+  assert.ok(committed === want, `stale: regenerate with \`node scripts/gen-op-types.mjs\`; missing lines: ${stale.join(' | ')}`);
 });

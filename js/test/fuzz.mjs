@@ -99,10 +99,13 @@ export async function fuzz(wt, fc, devices, { numRuns = 1000, perRun = 100, seed
   // An argument: mostly plausible values of the right kind, often hostile ones.
   const pick = (good) => fc.oneof({ arbitrary: good, weight: 5 }, { arbitrary: hostile, weight: 2 }, { arbitrary: fc.constantFrom('TENSOR', 'DISPOSED'), weight: 1 });
 
-  const unary = ['neg', 'abs', 'exp', 'log', 'sqrt', 'rsqrt', 'reciprocal', 'square', 'sin', 'cos', 'tanh', 'sigmoid', 'relu', 'gelu', 'silu', 'floor', 'ceil', 'round', 'sign',
-    'contiguous', 'clone', 'flatten', 't', 'numel', 'toString', 'dataSync'];
-  const binary = ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'matmul'];
-  const reduce = ['sum', 'mean', 'max', 'min', 'prod', 'argmax', 'argmin'];
+  // The elementwise ops and reductions come from the core's op manifest (wt.__opTable().ops),
+  // so a new op is fuzzed without an edit here.
+  const camel = (n) => n.replace(/_(\w)/g, (_, c) => c.toUpperCase());
+  const manifest = (family) => wt.__opTable().ops.filter((o) => o.family === family).map((o) => camel(o.name));
+  const unary = [...manifest('unary'), 'contiguous', 'clone', 'flatten', 't', 'numel', 'toString', 'dataSync'];
+  const binary = [...manifest('binary'), 'matmul'];
+  const reduce = [...manifest('reduce'), 'mean'];
   const method = fc.oneof(
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom(...unary), args: fc.constant([]) }),
     fc.record({ kind: fc.constant('method'), name: fc.constantFrom(...binary), args: fc.tuple(pick(fc.oneof(fc.constant('TENSOR'), fc.double({ noNaN: true, min: -4, max: 4 })))) }),

@@ -8,25 +8,23 @@ const f32 = (bits) => new Float32Array(Uint32Array.from(bits).buffer);
 const MIN_NORMAL = 1.1754943508222875e-38;
 const subnormal = (x) => x !== 0 && Math.abs(x) < MIN_NORMAL;
 
-/** tests/special_values.rs's `bound`: null where the op is not held to PyTorch's value. */
-function bound(op, x, want) {
-  const a = Math.abs(want);
-  switch (op) {
-    case 'sin': case 'cos': return Math.abs(x) > 8192 ? null : 2e-6;
-    case 'tan': return Math.abs(x) > 8192 ? null : 2e-6 * (1 + want * want);
-    case 'log1p': case 'expm1': case 'elu': case 'asin': case 'acos': case 'atan': case 'atan2':
-    case 'asinh': case 'acosh': case 'atanh': return 2e-6 * a;
-    case 'sinh': case 'cosh': case 'softplus': case 'mish': return (2e-6 + 2e-7 * Math.min(Math.abs(x), 100)) * a;
-    case 'hardswish': case 'hardsigmoid': return 5e-7 * a;
-    case 'exp': return 2e-7 * (1 + Math.min(Math.abs(x), 100)) * a;
-    case 'log': return 1e-6 * a + 1e-6;
-    case 'erf': case 'gelu': return 5e-7 * a + 2e-7;
-    case 'tanh': case 'sigmoid': case 'silu': return 2e-6 * a;
-    case 'gelu_tanh': return 2e-6 * a + 1e-6;
-    case 'sqrt': case 'rsqrt': case 'reciprocal': case 'div': return 1e-6 * a;
-    case 'pow': return 1e-6 * (1 + Math.min(Math.abs(Math.log2(a)), 150) / 8) * a;
-    default: return 0;
-  }
+/**
+ * The op's tolerance from the core's op manifest (`op::manifest::Tolerance::bound`, which
+ * tests/special_values.rs reads too): null where the op is not held to PyTorch's value; ops
+ * outside the manifest (where, clamp) are exact.
+ */
+let tolerances = null;
+function bound(wt, op, x, want) {
+  tolerances ??= new Map(wt.__opTable().ops.filter((o) => o.family !== 'reduce').map((o) => [o.name, o.tolerance]));
+  const t = tolerances.get(op);
+  if (!t) return 0;
+  if (t.maxX > 0 && Math.abs(x) > t.maxX) return null;
+  let rel = t.rel + t.relPerX * Math.min(Math.abs(x), 100);
+  if (t.relPerLog2 > 0) rel += t.relPerLog2 * (1 + Math.min(Math.abs(Math.log2(Math.abs(want))), 150) / 8);
+  let b = t.abs;
+  if (rel > 0) b += rel * Math.abs(want);
+  if (t.absPerSlope > 0) b += t.absPerSlope * (1 + want * want);
+  return b;
 }
 
 function agrees(got, want, tol) {
@@ -56,9 +54,9 @@ async function checkFloats(wt, device, name, inputs, want, op, errors) {
   const alt = device === 'cpu' ? null : await on('cpu', inputs.map(flushed));
   got.forEach((g, i) => {
     const xs = inputs.map((v) => v[i]);
-    const tol = bound(name, xs[0], want[i]);
+    const tol = bound(wt, name, xs[0], want[i]);
     if (tol === null) return;
-    const flushOk = alt !== null && xs.some(subnormal) && agrees(g, alt[i], bound(name, 0, alt[i]) ?? 0);
+    const flushOk = alt !== null && xs.some(subnormal) && agrees(g, alt[i], bound(wt, name, 0, alt[i]) ?? 0);
     if (!agrees(g, want[i], tol) && !flushOk) errors.push(`${device}: ${name}(${xs.join(', ')}) = ${g}, PyTorch gives ${want[i]} (bound ${tol})`);
   });
 }

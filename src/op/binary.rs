@@ -3,6 +3,7 @@
 
 use crate::dtype::DType;
 use crate::op::pow::pow_f32;
+use crate::op::table::op_enum;
 
 /// `1 / v` when `v`, taken as f32, is a power of two whose reciprocal is a normal f32, else
 /// None. Then `x * (1 / v)` is `x / v` bit for bit (both round the same real quotient once),
@@ -14,120 +15,75 @@ pub(crate) fn exact_reciprocal(v: f64) -> Option<f64> {
     (s.is_normal() && s.to_bits() & 0x007f_ffff == 0 && r.is_normal()).then_some(r as f64)
 }
 
-/// A binary elementwise op.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum BinaryOp {
-    /// `a + b`
-    Add,
-    /// `a - b`
-    Sub,
-    /// `a * b`
-    Mul,
-    /// `a / b` (true division: integers promote to f32, as in PyTorch)
-    Div,
-    /// `a ^ b` (integers promote to f32)
-    Pow,
-    /// elementwise max
-    Maximum,
-    /// elementwise min
-    Minimum,
-    /// `a == b` (bool result)
-    Eq,
-    /// `a != b` (bool result)
-    Ne,
-    /// `a < b` (bool result)
-    Lt,
-    /// `a <= b` (bool result)
-    Le,
-    /// `a > b` (bool result)
-    Gt,
-    /// `a >= b` (bool result)
-    Ge,
-    /// the angle of the point `(b, a)`, as C's `atan2(a, b)` (integers promote to f32)
-    Atan2,
-    /// Python's `%`: the result takes the divisor's sign
-    Remainder,
-    /// C's `fmod`: the result takes the dividend's sign
-    Fmod,
-    /// `floor(a / b)`, in the operands' dtype
-    FloorDivide,
-    /// `a & b` (integers and bool)
-    BitwiseAnd,
-    /// `a | b` (integers and bool)
-    BitwiseOr,
-    /// `a ^ b` (integers and bool)
-    BitwiseXor,
-    /// `a << b` (integers; shifts outside [0, 32) give 0)
-    BitwiseLeftShift,
-    /// `a >> b`, arithmetic for i32 (integers; shifts outside [0, 32) shift by 31 for i32,
-    /// give 0 for u32, as PyTorch)
-    BitwiseRightShift,
-    /// `a` where `a > 0`, else `a * b`: PyTorch's `prelu` with `b` the weight, and
-    /// `leaky_relu` with `b` the slope, in one pass (NaN stays NaN, -0 gives `-0 * b`)
-    Prelu,
+/// The binary op table: every binary op once, with the doc its enum variant and its `Tensor`
+/// methods share, and the name of the method's scalar form. `op_enum!` (below) and
+/// `ops::binary`'s method generator both read it; `(custom)` marks an op whose methods are
+/// written by hand.
+macro_rules! binary_table {
+    ($then:ident) => {
+        $then! {
+            /// A binary elementwise op.
+            BinaryOp;
+            /// Elementwise `self + other` with broadcasting.
+            Add => add (add_scalar),
+            /// Elementwise `self - other` with broadcasting.
+            Sub => sub (sub_scalar),
+            /// Elementwise `self * other` with broadcasting.
+            Mul => mul (mul_scalar),
+            /// Elementwise true division with broadcasting.
+            Div => div (div_scalar),
+            /// Elementwise power with broadcasting.
+            Pow => pow (pow_scalar),
+            /// Elementwise maximum with broadcasting.
+            Maximum => maximum (maximum_scalar),
+            /// Elementwise minimum with broadcasting.
+            Minimum => minimum (minimum_scalar),
+            /// Elementwise `==` (bool result).
+            Eq => eq (eq_scalar),
+            /// Elementwise `!=` (bool result).
+            Ne => ne (ne_scalar),
+            /// Elementwise `<` (bool result).
+            Lt => lt (lt_scalar),
+            /// Elementwise `<=` (bool result).
+            Le => le (le_scalar),
+            /// Elementwise `>` (bool result).
+            Gt => gt (gt_scalar),
+            /// Elementwise `>=` (bool result).
+            Ge => ge (ge_scalar),
+            /// Elementwise `atan2(self, other)`: the angle of the point `(other, self)`.
+            Atan2 => atan2 (atan2_scalar),
+            /// Elementwise Python-style remainder: the result has the divisor's sign (integer division
+            /// by zero gives 0).
+            Remainder => remainder (remainder_scalar),
+            /// Elementwise C-style remainder: the result has the dividend's sign (integer division by
+            /// zero gives 0).
+            Fmod => fmod (fmod_scalar),
+            /// Elementwise `floor(self / other)` in the operands' dtype (integer division by zero gives
+            /// 0); PyTorch's `floor_divide`, `//`.
+            FloorDivide => floor_divide (floor_divide_scalar),
+            /// Elementwise `&` of integers or bools.
+            BitwiseAnd => bitwise_and (bitwise_and_scalar),
+            /// Elementwise `|` of integers or bools.
+            BitwiseOr => bitwise_or (bitwise_or_scalar),
+            /// Elementwise `^` of integers or bools.
+            BitwiseXor => bitwise_xor (bitwise_xor_scalar),
+            /// Elementwise `<<` of integers (shifts outside [0, 32) give 0).
+            BitwiseLeftShift => bitwise_left_shift (bitwise_left_shift_scalar),
+            /// Elementwise `>>` of integers, arithmetic for i32 (shifts outside [0, 32) shift an i32 by
+            /// 31 and give 0 for u32).
+            BitwiseRightShift => bitwise_right_shift (bitwise_right_shift_scalar),
+            /// `a` where `a > 0`, else `a * b`: PyTorch's `prelu` with `b` the weight, and
+            /// `leaky_relu` with `b` the slope, in one pass (NaN stays NaN, -0 gives `-0 * b`)
+            Prelu => prelu (custom),
+            ;
+        }
+    };
 }
+pub(crate) use binary_table;
+
+binary_table!(op_enum);
 
 impl BinaryOp {
-    /// Every binary op.
-    pub const ALL: [BinaryOp; 23] = {
-        use BinaryOp::*;
-        [
-            Add,
-            Sub,
-            Mul,
-            Div,
-            Pow,
-            Maximum,
-            Minimum,
-            Eq,
-            Ne,
-            Lt,
-            Le,
-            Gt,
-            Ge,
-            Atan2,
-            Remainder,
-            Fmod,
-            FloorDivide,
-            BitwiseAnd,
-            BitwiseOr,
-            BitwiseXor,
-            BitwiseLeftShift,
-            BitwiseRightShift,
-            Prelu,
-        ]
-    };
-
-    /// The op's name, as errors print it.
-    pub fn name(self) -> &'static str {
-        use BinaryOp::*;
-        match self {
-            Add => "add",
-            Sub => "sub",
-            Mul => "mul",
-            Div => "div",
-            Pow => "pow",
-            Maximum => "maximum",
-            Minimum => "minimum",
-            Eq => "eq",
-            Ne => "ne",
-            Lt => "lt",
-            Le => "le",
-            Gt => "gt",
-            Ge => "ge",
-            Atan2 => "atan2",
-            Remainder => "remainder",
-            Fmod => "fmod",
-            FloorDivide => "floor_divide",
-            BitwiseAnd => "bitwise_and",
-            BitwiseOr => "bitwise_or",
-            BitwiseXor => "bitwise_xor",
-            BitwiseLeftShift => "bitwise_left_shift",
-            BitwiseRightShift => "bitwise_right_shift",
-            Prelu => "prelu",
-        }
-    }
-
     /// Whether the op is defined on integers and bool only (PyTorch's bitwise ops).
     pub fn int_only(self) -> bool {
         use BinaryOp::*;
@@ -162,6 +118,17 @@ impl BinaryOp {
             ) => DType::I32,
             (_, d) => d,
         }
+    }
+
+    /// The dtype of `a op b` for operands of dtypes `a` and `b` (promoted, then as the op
+    /// computes: see [`Self::compute_dtype`] and [`Self::out_dtype`]), or why the op refuses
+    /// them. `Tensor::binary` and the op manifest both read it.
+    pub fn result_dtype(self, a: DType, b: DType) -> Result<DType, &'static str> {
+        let dtype = self.compute_dtype(DType::promote(a, b));
+        if self.int_only() && dtype.is_float() {
+            return Err("bitwise ops take integer or bool tensors; convert with to_dtype(i32) first");
+        }
+        Ok(self.out_dtype(dtype))
     }
 
     /// The dtype of the result for operands computed in `dtype`: bool for comparisons.
@@ -222,7 +189,9 @@ impl BinaryOp {
                     a * b
                 }
             }
-            _ => self.compare(a, b) as u8 as f32,
+            Eq | Ne | Lt | Le | Gt | Ge => self.compare(a, b) as u8 as f32,
+            // Integers and bools only (int_only refuses floats before a kernel runs).
+            BitwiseAnd | BitwiseOr | BitwiseXor | BitwiseLeftShift | BitwiseRightShift => 0.0,
         }
     }
 
@@ -263,10 +232,11 @@ impl BinaryOp {
             BitwiseLeftShift => 0,
             BitwiseRightShift if (0..32).contains(&b) => a >> b,
             BitwiseRightShift => a >> 31,
-            // Div, Pow and Atan2 never reach integers (compute_dtype promotes them).
             Prelu if a > 0 => a,
             Prelu => a.wrapping_mul(b),
-            _ => self.compare(a, b) as i32,
+            Eq | Ne | Lt | Le | Gt | Ge => self.compare(a, b) as i32,
+            // Never reach integers (compute_dtype promotes them to f32).
+            Div | Pow | Atan2 => 0,
         }
     }
 
@@ -292,7 +262,9 @@ impl BinaryOp {
             BitwiseRightShift => 0,
             Prelu if a > 0 => a,
             Prelu => 0,
-            _ => self.compare(a, b) as u32,
+            Eq | Ne | Lt | Le | Gt | Ge => self.compare(a, b) as u32,
+            // Never reach integers (compute_dtype promotes them to f32).
+            Div | Pow | Atan2 => 0,
         }
     }
 
@@ -307,7 +279,8 @@ impl BinaryOp {
             Le => a <= b,
             Gt => a > b,
             Ge => a >= b,
-            _ => false,
+            Add | Sub | Mul | Div | Pow | Maximum | Minimum | Atan2 | Remainder | Fmod | FloorDivide | BitwiseAnd
+            | BitwiseOr | BitwiseXor | BitwiseLeftShift | BitwiseRightShift | Prelu => false,
         }
     }
 

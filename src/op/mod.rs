@@ -7,6 +7,7 @@ pub(crate) mod attention;
 pub mod binary;
 pub(crate) mod fill;
 pub(crate) mod layer_norm;
+pub mod manifest;
 pub(crate) mod math;
 pub mod optim;
 pub(crate) mod param_layout;
@@ -14,6 +15,7 @@ pub(crate) mod params;
 pub(crate) mod pow;
 pub mod reduce;
 pub(crate) mod sort;
+pub(crate) mod table;
 pub mod unary;
 pub(crate) mod wgsl_math;
 

@@ -4,41 +4,27 @@
 use super::params::StridedReduceParams;
 use crate::dtype::DType;
 use crate::layout::{split_reduce, Layout};
+use crate::op::table::op_enum;
 
-/// A reduction kernel. Mean, var and std are built from these.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ReduceOp {
+op_enum! {
+    /// A reduction kernel. Mean, var and std are built from these.
+    ReduceOp;
     /// Sum (integers accumulate wrapping in 32 bits).
-    Sum,
+    Sum => sum,
     /// Product.
-    Prod,
+    Prod => prod,
     /// Maximum.
-    Max,
+    Max => max,
     /// Minimum.
-    Min,
+    Min => min,
     /// Index of the first maximum (i32 result).
-    ArgMax,
+    ArgMax => argmax,
     /// Index of the first minimum (i32 result).
-    ArgMin,
+    ArgMin => argmin,
+    ;
 }
 
 impl ReduceOp {
-    /// Every reduction kernel.
-    pub const ALL: [ReduceOp; 6] =
-        [ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min, ReduceOp::ArgMax, ReduceOp::ArgMin];
-
-    /// The op's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            ReduceOp::Sum => "sum",
-            ReduceOp::Prod => "prod",
-            ReduceOp::Max => "max",
-            ReduceOp::Min => "min",
-            ReduceOp::ArgMax => "argmax",
-            ReduceOp::ArgMin => "argmin",
-        }
-    }
-
     /// Whether the result is an index.
     pub(crate) fn is_arg(self) -> bool {
         matches!(self, ReduceOp::ArgMax | ReduceOp::ArgMin)
@@ -58,8 +44,8 @@ impl ReduceOp {
         }
     }
 
-    /// The output dtype for an input of `dtype`.
-    pub(crate) fn output_dtype(self, dtype: DType) -> DType {
+    /// The output dtype for an input of `dtype` (the reductions take every dtype).
+    pub fn output_dtype(self, dtype: DType) -> DType {
         if self.is_arg() {
             DType::I32
         } else {

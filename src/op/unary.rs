@@ -6,191 +6,125 @@ use crate::op::binary::{WGSL_FDIV, WGSL_IS_NAN};
 use crate::op::math::{
     exp_f32, exp_nonpositive, expm1_f32, expm1_nonpositive, log1p_f32, log_f32, sigmoid_f32, softplus_f32, tanh_f32,
 };
+use crate::op::table::op_enum;
 use crate::op::wgsl_math::*;
 
-/// A unary elementwise op.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum UnaryOp {
-    /// `-x`
+/// The unary op table: every unary op once, with the doc its enum variant and its `Tensor`
+/// method share. `op_enum!` (below) and `ops::unary`'s method generator both read it; `(custom)`
+/// marks an op whose method is written by hand (it takes arguments).
+macro_rules! unary_table {
+    ($then:ident) => {
+        $then! {
+            /// A unary elementwise op.
+            UnaryOp;
+            /// Elementwise `-x`.
+            Neg => neg,
+            /// Elementwise `|x|`.
+            Abs => abs,
+            /// Elementwise `e^x` (integers promote to f32).
+            Exp => exp,
+            /// Elementwise natural log (integers promote to f32).
+            Log => log,
+            /// Elementwise square root (integers promote to f32).
+            Sqrt => sqrt,
+            /// Elementwise `1/sqrt(x)` (integers promote to f32).
+            Rsqrt => rsqrt,
+            /// Elementwise `1/x` (integers promote to f32).
+            Reciprocal => reciprocal,
+            /// Elementwise `x*x`.
+            Square => square,
+            /// Elementwise sine.
+            Sin => sin,
+            /// Elementwise cosine.
+            Cos => cos,
+            /// Elementwise tanh.
+            Tanh => tanh,
+            /// Elementwise logistic sigmoid.
+            Sigmoid => sigmoid,
+            /// Elementwise `max(x, 0)`.
+            Relu => relu,
+            /// Elementwise GELU (erf form).
+            Gelu => gelu,
+            /// Elementwise GELU (tanh approximation, PyTorch's `approximate="tanh"`).
+            GeluTanh => gelu_tanh,
+            /// Elementwise error function (integers promote to f32).
+            Erf => erf,
+            /// Elementwise SiLU (swish).
+            Silu => silu,
+            /// Elementwise floor.
+            Floor => floor,
+            /// Elementwise ceil.
+            Ceil => ceil,
+            /// Elementwise round half to even.
+            Round => round,
+            /// Elementwise sign.
+            Sign => sign,
+            /// Elementwise `log(1 + x)`, accurate for tiny `x` (integers promote to f32).
+            Log1p => log1p,
+            /// Elementwise `e^x - 1`, accurate for tiny `x` (integers promote to f32).
+            Expm1 => expm1,
+            /// Elementwise tangent.
+            Tan => tan,
+            /// Elementwise arcsine (NaN outside [-1, 1]).
+            Asin => asin,
+            /// Elementwise arccosine (NaN outside [-1, 1]).
+            Acos => acos,
+            /// Elementwise arctangent.
+            Atan => atan,
+            /// Elementwise hyperbolic sine.
+            Sinh => sinh,
+            /// Elementwise hyperbolic cosine.
+            Cosh => cosh,
+            /// Elementwise inverse hyperbolic sine.
+            Asinh => asinh,
+            /// Elementwise inverse hyperbolic cosine (NaN below 1).
+            Acosh => acosh,
+            /// Elementwise inverse hyperbolic tangent (NaN outside [-1, 1]).
+            Atanh => atanh,
+            /// Elementwise `log(1 + e^x)` with PyTorch's defaults (beta 1, threshold 20); see
+            /// `nn::functional::softplus` for other values.
+            Softplus => softplus,
+            /// Elementwise Mish, `x * tanh(softplus(x))`.
+            Mish => mish,
+            /// Elementwise hard swish, `x * relu6(x + 3) / 6`.
+            Hardswish => hardswish,
+            /// Elementwise hard sigmoid, `relu6(x + 3) / 6`.
+            Hardsigmoid => hardsigmoid,
+            /// ELU with alpha 1 (PyTorch's default): `x` above 0, else `e^x - 1`. One kernel where
+            /// the composition (expm1, a comparison, a where) took three; `Tensor::elu(alpha)` uses it
+            /// for alpha 1.
+            Elu => elu (custom),
+            ;
+            /// The derivative of (exact) GELU, `Phi(x) + x phi(x)` (PyTorch's `aten::gelu_backward`
+            /// with a unit gradient): GELU's backward in one kernel where the formula took eleven.
+            /// Internal to the backward rules: not in [`UnaryOp::ALL`], so the op tables and the JS
+            /// surface do not list it.
+            GeluGrad => gelu_backward,
+        }
+    };
+}
+pub(crate) use unary_table;
+
+unary_table!(op_enum);
+
+/// What a unary op does to an integer (see [`UnaryOp::int_form`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IntForm {
+    /// Wrapping negation.
     Neg,
-    /// `|x|`
+    /// Wrapping absolute value (unsigned: the value).
     Abs,
-    /// `e^x`
-    Exp,
-    /// natural log
-    Log,
-    /// square root
-    Sqrt,
-    /// `1 / sqrt(x)`
-    Rsqrt,
-    /// `1 / x`
-    Reciprocal,
-    /// `x * x`
+    /// Wrapping square.
     Square,
-    /// sine
-    Sin,
-    /// cosine
-    Cos,
-    /// hyperbolic tangent
-    Tanh,
-    /// `1 / (1 + e^-x)`
-    Sigmoid,
-    /// `max(x, 0)`
+    /// `max(x, 0)` (unsigned: the value).
     Relu,
-    /// GELU with the exact (erf) form, as PyTorch's default
-    Gelu,
-    /// GELU's tanh approximation (PyTorch's `approximate='tanh'`, GPT-2's):
-    /// `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`
-    GeluTanh,
-    /// the error function (integers promote to f32)
-    Erf,
-    /// `x * sigmoid(x)`
-    Silu,
-    /// round down
-    Floor,
-    /// round up
-    Ceil,
-    /// round half to even, as PyTorch and WGSL do
-    Round,
-    /// -1, 0 or 1
+    /// -1, 0 or 1 (unsigned: 0 or 1).
     Sign,
-    /// `log(1 + x)`, accurate near 0
-    Log1p,
-    /// `e^x - 1`, accurate near 0
-    Expm1,
-    /// tangent
-    Tan,
-    /// arcsine
-    Asin,
-    /// arccosine
-    Acos,
-    /// arctangent
-    Atan,
-    /// hyperbolic sine
-    Sinh,
-    /// hyperbolic cosine
-    Cosh,
-    /// inverse hyperbolic sine
-    Asinh,
-    /// inverse hyperbolic cosine
-    Acosh,
-    /// inverse hyperbolic tangent
-    Atanh,
-    /// `log(1 + e^x)`, and `x` past 20 (PyTorch's default beta = 1, threshold = 20)
-    Softplus,
-    /// `x * tanh(softplus(x))`
-    Mish,
-    /// `x * relu6(x + 3) / 6`
-    Hardswish,
-    /// `relu6(x + 3) / 6`
-    Hardsigmoid,
-    /// ELU with alpha 1 (PyTorch's default): `x` above 0, else `e^x - 1`. One kernel where
-    /// the composition (expm1, a comparison, a where) took three; `Tensor::elu(alpha)` uses it
-    /// for alpha 1.
-    Elu,
-    /// The derivative of (exact) GELU, `Phi(x) + x phi(x)` (PyTorch's `aten::gelu_backward`
-    /// with a unit gradient): GELU's backward in one kernel where the formula took eleven.
-    /// Internal to the backward rules: not in [`UnaryOp::ALL`], so the op tables and the JS
-    /// surface do not list it.
-    #[doc(hidden)]
-    GeluGrad,
+    /// The value itself (floor, ceil and round of a whole number).
+    Identity,
 }
 
 impl UnaryOp {
-    /// Every unary op.
-    pub const ALL: [UnaryOp; 37] = {
-        use UnaryOp::*;
-        [
-            Neg,
-            Abs,
-            Exp,
-            Log,
-            Sqrt,
-            Rsqrt,
-            Reciprocal,
-            Square,
-            Sin,
-            Cos,
-            Tanh,
-            Sigmoid,
-            Relu,
-            Gelu,
-            GeluTanh,
-            Erf,
-            Silu,
-            Floor,
-            Ceil,
-            Round,
-            Sign,
-            Log1p,
-            Expm1,
-            Tan,
-            Asin,
-            Acos,
-            Atan,
-            Sinh,
-            Cosh,
-            Asinh,
-            Acosh,
-            Atanh,
-            Softplus,
-            Mish,
-            Hardswish,
-            Hardsigmoid,
-            Elu,
-        ]
-    };
-
-    /// The ops the backward rules use beside [`UnaryOp::ALL`] (derivatives); every kernel
-    /// variant is built and tested for them too.
-    #[doc(hidden)]
-    pub const INTERNAL: [UnaryOp; 1] = [UnaryOp::GeluGrad];
-
-    /// The op's name, as errors and logs print it.
-    pub fn name(self) -> &'static str {
-        use UnaryOp::*;
-        match self {
-            Neg => "neg",
-            Abs => "abs",
-            Exp => "exp",
-            Log => "log",
-            Sqrt => "sqrt",
-            Rsqrt => "rsqrt",
-            Reciprocal => "reciprocal",
-            Square => "square",
-            Sin => "sin",
-            Cos => "cos",
-            Tanh => "tanh",
-            Sigmoid => "sigmoid",
-            Relu => "relu",
-            Gelu => "gelu",
-            GeluTanh => "gelu_tanh",
-            Erf => "erf",
-            Silu => "silu",
-            Floor => "floor",
-            Ceil => "ceil",
-            Round => "round",
-            Sign => "sign",
-            Log1p => "log1p",
-            Expm1 => "expm1",
-            Tan => "tan",
-            Asin => "asin",
-            Acos => "acos",
-            Atan => "atan",
-            Sinh => "sinh",
-            Cosh => "cosh",
-            Asinh => "asinh",
-            Acosh => "acosh",
-            Atanh => "atanh",
-            Softplus => "softplus",
-            Mish => "mish",
-            Hardswish => "hardswish",
-            Hardsigmoid => "hardsigmoid",
-            Elu => "elu",
-            GeluGrad => "gelu_backward",
-        }
-    }
-
     /// The WGSL helper functions the op's kernel calls (the NaN guard's `is_nan` always).
     pub(crate) fn wgsl_helpers(self) -> String {
         use UnaryOp::*;
@@ -230,16 +164,50 @@ impl UnaryOp {
         }
     }
 
-    /// Whether integer inputs have integer semantics; the others promote integers to f32, as
-    /// PyTorch does for `exp(int_tensor)`.
-    pub(crate) fn has_int_form(self) -> bool {
+    /// The op's integer semantics, or `None` where integers promote to f32, as PyTorch's
+    /// `exp(int_tensor)` does. One exhaustive match: a new op must say which it is.
+    pub(crate) fn int_form(self) -> Option<IntForm> {
         use UnaryOp::*;
-        matches!(self, Neg | Abs | Square | Relu | Floor | Ceil | Round | Sign)
+        match self {
+            Neg => Some(IntForm::Neg),
+            Abs => Some(IntForm::Abs),
+            Square => Some(IntForm::Square),
+            Relu => Some(IntForm::Relu),
+            Sign => Some(IntForm::Sign),
+            // Integers are already whole.
+            Floor | Ceil | Round => Some(IntForm::Identity),
+            Exp | Log | Sqrt | Rsqrt | Reciprocal | Sin | Cos | Tanh | Sigmoid | Gelu | GeluTanh | Erf | Silu
+            | Log1p | Expm1 | Tan | Asin | Acos | Atan | Sinh | Cosh | Asinh | Acosh | Atanh | Softplus | Mish
+            | Hardswish | Hardsigmoid | Elu | GeluGrad => None,
+        }
+    }
+
+    /// Whether integer inputs have integer semantics; the others promote integers to f32.
+    pub(crate) fn has_int_form(self) -> bool {
+        self.int_form().is_some()
     }
 
     /// Whether the kernel exists for `dtype` after promotion (unsigned negation does not).
     pub(crate) fn supports(self, dtype: DType) -> bool {
         dtype.is_float() || (self.has_int_form() && dtype.is_int() && !(self == UnaryOp::Neg && dtype == DType::U32))
+    }
+
+    /// The dtype the op computes in and returns for an input of `dtype` (floats keep theirs;
+    /// integers keep theirs where the op has an integer form and bool counts in i32; the
+    /// others compute in f32), or why the op refuses `dtype`. `Tensor::unary` and the op
+    /// manifest both read it.
+    pub fn result_dtype(self, dtype: DType) -> Result<DType, &'static str> {
+        let target = match dtype {
+            DType::F32 | DType::F16 => dtype,
+            DType::I32 | DType::U32 | DType::U8 | DType::I8 if self.has_int_form() => dtype,
+            DType::Bool if self.has_int_form() => DType::I32,
+            _ => DType::F32,
+        };
+        if self.supports(target) {
+            Ok(target)
+        } else {
+            Err("negation of an unsigned tensor; convert with to_dtype(i32) first")
+        }
     }
 
     /// CPU semantics for floats (f16 computes in f32 and rounds, like the GPU kernels).
@@ -322,28 +290,28 @@ impl UnaryOp {
         }
     }
 
-    /// CPU semantics for i32 (wrapping, as GPUs and PyTorch do).
+    /// CPU semantics for i32 (wrapping, as GPUs and PyTorch do); identity for ops without an
+    /// integer form, whose inputs are promoted before any kernel runs.
     #[inline]
     pub(crate) fn i32(self, x: i32) -> i32 {
-        use UnaryOp::*;
-        match self {
-            Neg => x.wrapping_neg(),
-            Abs => x.wrapping_abs(),
-            Square => x.wrapping_mul(x),
-            Relu => x.max(0),
-            Sign => x.signum(),
-            _ => x,
+        match self.int_form() {
+            Some(IntForm::Neg) => x.wrapping_neg(),
+            Some(IntForm::Abs) => x.wrapping_abs(),
+            Some(IntForm::Square) => x.wrapping_mul(x),
+            Some(IntForm::Relu) => x.max(0),
+            Some(IntForm::Sign) => x.signum(),
+            Some(IntForm::Identity) | None => x,
         }
     }
 
-    /// CPU semantics for u32; `None` where the op makes no sense unsigned.
+    /// CPU semantics for u32 (negation is refused before a kernel runs: see [`Self::supports`]).
     #[inline]
     pub(crate) fn u32(self, x: u32) -> u32 {
-        use UnaryOp::*;
-        match self {
-            Square => x.wrapping_mul(x),
-            Sign => (x > 0) as u32,
-            _ => x,
+        match self.int_form() {
+            Some(IntForm::Square) => x.wrapping_mul(x),
+            Some(IntForm::Sign) => (x > 0) as u32,
+            Some(IntForm::Neg) => x.wrapping_neg(),
+            Some(IntForm::Abs | IntForm::Relu | IntForm::Identity) | None => x,
         }
     }
 
@@ -406,15 +374,15 @@ impl UnaryOp {
 
     /// WGSL expression over `v: i32` or `v: u32`.
     pub(crate) fn wgsl_int(self, dtype: DType) -> &'static str {
-        use UnaryOp::*;
-        match (self, dtype) {
-            (Neg, _) => "-v",
-            (Abs, DType::I32) => "abs(v)",
-            (Square, _) => "v * v",
-            (Relu, DType::I32) => "max(v, 0)",
-            (Sign, DType::I32) => "sign(v)",
-            (Sign, _) => "select(0u, 1u, v > 0u)",
-            _ => "v",
+        let signed = dtype == DType::I32;
+        match self.int_form() {
+            Some(IntForm::Neg) => "-v",
+            Some(IntForm::Abs) if signed => "abs(v)",
+            Some(IntForm::Square) => "v * v",
+            Some(IntForm::Relu) if signed => "max(v, 0)",
+            Some(IntForm::Sign) if signed => "sign(v)",
+            Some(IntForm::Sign) => "select(0u, 1u, v > 0u)",
+            Some(IntForm::Abs | IntForm::Relu | IntForm::Identity) | None => "v",
         }
     }
 }
@@ -472,16 +440,16 @@ impl UnaryOp {
     /// CUDA C expression over `int v` or `unsigned v`; signed arithmetic goes through unsigned
     /// so that it wraps (signed overflow is undefined in C++).
     pub(crate) fn cuda_int(self, dtype: DType) -> &'static str {
-        use UnaryOp::*;
-        match (self, dtype) {
-            (Neg, _) => "(int)(0u - (unsigned)v)",
-            (Abs, DType::I32) => "(v < 0 ? (int)(0u - (unsigned)v) : v)",
-            (Square, DType::I32) => "(int)((unsigned)v * (unsigned)v)",
-            (Square, _) => "v * v",
-            (Relu, DType::I32) => "(v > 0 ? v : 0)",
-            (Sign, DType::I32) => "((v > 0) - (v < 0))",
-            (Sign, _) => "(v > 0u ? 1u : 0u)",
-            _ => "v",
+        let signed = dtype == DType::I32;
+        match self.int_form() {
+            Some(IntForm::Neg) => "(int)(0u - (unsigned)v)",
+            Some(IntForm::Abs) if signed => "(v < 0 ? (int)(0u - (unsigned)v) : v)",
+            Some(IntForm::Square) if signed => "(int)((unsigned)v * (unsigned)v)",
+            Some(IntForm::Square) => "v * v",
+            Some(IntForm::Relu) if signed => "(v > 0 ? v : 0)",
+            Some(IntForm::Sign) if signed => "((v > 0) - (v < 0))",
+            Some(IntForm::Sign) => "(v > 0u ? 1u : 0u)",
+            Some(IntForm::Abs | IntForm::Relu | IntForm::Identity) | None => "v",
         }
     }
 }

@@ -4,78 +4,38 @@
 use crate::device::backend::KernelCall;
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::op::binary::binary_table;
 pub use crate::op::binary::BinaryOp;
 use crate::ops::grad::{binary_rule, sum_to, unary_rule};
 use crate::storage::Storage;
 use crate::tensor::node::BackwardFn;
 use crate::tensor::Tensor;
 
+/// `Tensor` methods from the binary op table (`op::binary::binary_table!`): per op, the tensor
+/// form with the op's doc and its scalar form; `(custom)` entries have their own (`prelu`).
 macro_rules! binary_methods {
-    ($($(#[$doc:meta])* $name:ident, $scalar:ident => $op:ident),* $(,)?) => {
+    (
+        $(#[$meta:meta])* $Name:ident;
+        $( $(#[$doc:meta])* $op:ident => $name:ident ($($extra:tt)*), )*
+        ;
+    ) => {
         impl Tensor {
-            $(
-                $(#[$doc])* pub fn $name(&self, other: &Tensor) -> Result<Tensor> {
-                    self.binary(other, BinaryOp::$op)
-                }
-                /// Scalar form of the op above: the scalar never causes a device mismatch.
-                pub fn $scalar(&self, other: f64) -> Result<Tensor> {
-                    self.binary_scalar(other, BinaryOp::$op)
-                }
-            )*
+            $( binary_methods!(@one $(#[$doc])* $op $name $($extra)*); )*
+        }
+    };
+    (@one $(#[$doc:meta])* $op:ident $name:ident custom) => {};
+    (@one $(#[$doc:meta])* $op:ident $name:ident $scalar:ident) => {
+        $(#[$doc])* pub fn $name(&self, other: &Tensor) -> Result<Tensor> {
+            self.binary(other, BinaryOp::$op)
+        }
+        /// Scalar form of the op above: the scalar never causes a device mismatch.
+        pub fn $scalar(&self, other: f64) -> Result<Tensor> {
+            self.binary_scalar(other, BinaryOp::$op)
         }
     };
 }
 
-binary_methods! {
-    /// Elementwise `self + other` with broadcasting.
-    add, add_scalar => Add,
-    /// Elementwise `self - other` with broadcasting.
-    sub, sub_scalar => Sub,
-    /// Elementwise `self * other` with broadcasting.
-    mul, mul_scalar => Mul,
-    /// Elementwise true division with broadcasting.
-    div, div_scalar => Div,
-    /// Elementwise power with broadcasting.
-    pow, pow_scalar => Pow,
-    /// Elementwise maximum with broadcasting.
-    maximum, maximum_scalar => Maximum,
-    /// Elementwise minimum with broadcasting.
-    minimum, minimum_scalar => Minimum,
-    /// Elementwise `==` (bool result).
-    eq, eq_scalar => Eq,
-    /// Elementwise `!=` (bool result).
-    ne, ne_scalar => Ne,
-    /// Elementwise `<` (bool result).
-    lt, lt_scalar => Lt,
-    /// Elementwise `<=` (bool result).
-    le, le_scalar => Le,
-    /// Elementwise `>` (bool result).
-    gt, gt_scalar => Gt,
-    /// Elementwise `>=` (bool result).
-    ge, ge_scalar => Ge,
-    /// Elementwise `atan2(self, other)`: the angle of the point `(other, self)`.
-    atan2, atan2_scalar => Atan2,
-    /// Elementwise Python-style remainder: the result has the divisor's sign (integer division
-    /// by zero gives 0).
-    remainder, remainder_scalar => Remainder,
-    /// Elementwise C-style remainder: the result has the dividend's sign (integer division by
-    /// zero gives 0).
-    fmod, fmod_scalar => Fmod,
-    /// Elementwise `floor(self / other)` in the operands' dtype (integer division by zero gives
-    /// 0); PyTorch's `floor_divide`, `//`.
-    floor_divide, floor_divide_scalar => FloorDivide,
-    /// Elementwise `&` of integers or bools.
-    bitwise_and, bitwise_and_scalar => BitwiseAnd,
-    /// Elementwise `|` of integers or bools.
-    bitwise_or, bitwise_or_scalar => BitwiseOr,
-    /// Elementwise `^` of integers or bools.
-    bitwise_xor, bitwise_xor_scalar => BitwiseXor,
-    /// Elementwise `<<` of integers (shifts outside [0, 32) give 0).
-    bitwise_left_shift, bitwise_left_shift_scalar => BitwiseLeftShift,
-    /// Elementwise `>>` of integers, arithmetic for i32 (shifts outside [0, 32) shift an i32 by
-    /// 31 and give 0 for u32).
-    bitwise_right_shift, bitwise_right_shift_scalar => BitwiseRightShift,
-}
+binary_table!(binary_methods);
 
 impl Tensor {
     /// Applies a binary op with NumPy broadcasting and PyTorch-like dtype promotion.
@@ -83,14 +43,9 @@ impl Tensor {
         let device = self.same_device(other, op.name())?;
         let shape = crate::shape::broadcast_shapes(op.name(), self.shape(), other.shape())?;
         let dtype = op.compute_dtype(DType::promote(self.dtype(), other.dtype()));
-        if op.int_only() && dtype.is_float() {
-            return Err(crate::error::Error::UnsupportedDType {
-                op: op.name(),
-                dtype,
-                reason: "bitwise ops take integer or bool tensors; convert with to_dtype(i32) first".into(),
-            });
-        }
-        let out_dtype = op.out_dtype(dtype);
+        let out_dtype = op
+            .result_dtype(self.dtype(), other.dtype())
+            .map_err(|reason| crate::error::Error::UnsupportedDType { op: op.name(), dtype, reason: reason.into() })?;
         let (a, b) = (self.to_dtype(dtype)?, other.to_dtype(dtype)?);
         crate::device::placement::record(op.name(), &[self.device(), other.device()], device);
         let storage = a

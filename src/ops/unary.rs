@@ -1,116 +1,44 @@
 //! The unary elementwise ops on `Tensor` (dtype promotion, the kernel call) and their backward
 //! rules. The op descriptors live in `crate::op::unary`.
 
-use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::op::unary::unary_table;
 pub use crate::op::unary::UnaryOp;
 use crate::op::MapOp;
 use crate::ops::grad::unary_rule;
 use crate::tensor::node::BackwardFn;
 use crate::tensor::Tensor;
 
+/// `Tensor` methods from the unary op table (`op::unary::unary_table!`): one per op, without
+/// arguments, with the op's doc; `(custom)` entries have their own (`elu(alpha)`).
 macro_rules! unary_methods {
-    ($($(#[$doc:meta])* $name:ident => $op:ident),* $(,)?) => {
+    (
+        $(#[$meta:meta])* $Name:ident;
+        $( $(#[$doc:meta])* $op:ident => $name:ident $(($($extra:tt)*))?, )*
+        ; $($internal:tt)*
+    ) => {
         impl Tensor {
-            $($(#[$doc])* pub fn $name(&self) -> Result<Tensor> { self.unary(UnaryOp::$op) })*
+            $( unary_methods!(@one $(#[$doc])* $op $name $(($($extra)*))?); )*
         }
+    };
+    (@one $(#[$doc:meta])* $op:ident $name:ident (custom)) => {};
+    (@one $(#[$doc:meta])* $op:ident $name:ident) => {
+        $(#[$doc])* pub fn $name(&self) -> Result<Tensor> { self.unary(UnaryOp::$op) }
     };
 }
 
-unary_methods! {
-    /// Elementwise `-x`.
-    neg => Neg,
-    /// Elementwise `|x|`.
-    abs => Abs,
-    /// Elementwise `e^x` (integers promote to f32).
-    exp => Exp,
-    /// Elementwise natural log (integers promote to f32).
-    log => Log,
-    /// Elementwise square root (integers promote to f32).
-    sqrt => Sqrt,
-    /// Elementwise `1/sqrt(x)` (integers promote to f32).
-    rsqrt => Rsqrt,
-    /// Elementwise `1/x` (integers promote to f32).
-    reciprocal => Reciprocal,
-    /// Elementwise `x*x`.
-    square => Square,
-    /// Elementwise sine.
-    sin => Sin,
-    /// Elementwise cosine.
-    cos => Cos,
-    /// Elementwise tanh.
-    tanh => Tanh,
-    /// Elementwise logistic sigmoid.
-    sigmoid => Sigmoid,
-    /// Elementwise `max(x, 0)`.
-    relu => Relu,
-    /// Elementwise GELU (erf form).
-    gelu => Gelu,
-    /// Elementwise GELU (tanh approximation, PyTorch's `approximate="tanh"`).
-    gelu_tanh => GeluTanh,
-    /// Elementwise error function (integers promote to f32).
-    erf => Erf,
-    /// Elementwise SiLU (swish).
-    silu => Silu,
-    /// Elementwise floor.
-    floor => Floor,
-    /// Elementwise ceil.
-    ceil => Ceil,
-    /// Elementwise round half to even.
-    round => Round,
-    /// Elementwise sign.
-    sign => Sign,
-    /// Elementwise `log(1 + x)`, accurate for tiny `x` (integers promote to f32).
-    log1p => Log1p,
-    /// Elementwise `e^x - 1`, accurate for tiny `x` (integers promote to f32).
-    expm1 => Expm1,
-    /// Elementwise tangent.
-    tan => Tan,
-    /// Elementwise arcsine (NaN outside [-1, 1]).
-    asin => Asin,
-    /// Elementwise arccosine (NaN outside [-1, 1]).
-    acos => Acos,
-    /// Elementwise arctangent.
-    atan => Atan,
-    /// Elementwise hyperbolic sine.
-    sinh => Sinh,
-    /// Elementwise hyperbolic cosine.
-    cosh => Cosh,
-    /// Elementwise inverse hyperbolic sine.
-    asinh => Asinh,
-    /// Elementwise inverse hyperbolic cosine (NaN below 1).
-    acosh => Acosh,
-    /// Elementwise inverse hyperbolic tangent (NaN outside [-1, 1]).
-    atanh => Atanh,
-    /// Elementwise `log(1 + e^x)` with PyTorch's defaults (beta 1, threshold 20); see
-    /// `nn::functional::softplus` for other values.
-    softplus => Softplus,
-    /// Elementwise Mish, `x * tanh(softplus(x))`.
-    mish => Mish,
-    /// Elementwise hard swish, `x * relu6(x + 3) / 6`.
-    hardswish => Hardswish,
-    /// Elementwise hard sigmoid, `relu6(x + 3) / 6`.
-    hardsigmoid => Hardsigmoid,
-}
+unary_table!(unary_methods);
 
 impl Tensor {
     /// Applies a unary op. Integer inputs promote to f32 for ops without an integer form; bool
     /// promotes to i32 (or f32).
     pub fn unary(&self, op: UnaryOp) -> Result<Tensor> {
         let dtype = self.dtype();
-        let target = match dtype {
-            DType::F32 | DType::F16 => dtype,
-            DType::I32 | DType::U32 | DType::U8 | DType::I8 if op.has_int_form() => dtype,
-            DType::Bool if op.has_int_form() => DType::I32,
-            _ => DType::F32,
-        };
-        if !op.supports(target) {
-            return Err(Error::UnsupportedDType {
-                op: op.name(),
-                dtype,
-                reason: "negation of an unsigned tensor; convert with to_dtype(i32) first".into(),
-            });
-        }
+        let target = op.result_dtype(dtype).map_err(|reason| Error::UnsupportedDType {
+            op: op.name(),
+            dtype,
+            reason: reason.into(),
+        })?;
         let x = self.to_dtype(target)?;
         let input = x.clone();
         x.map(MapOp::Unary(op), target, op.name(), |y| backward(op, &input, y))

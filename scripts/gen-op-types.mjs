@@ -1,0 +1,11 @@
+// Writes js/test/optypes.generated.ts from the core's op manifest (needs the built package:
+// `npm run build` first). `npm run test:types` compiles it; js/test/files.test.mjs fails when the
+// committed file differs from what this writes.
+import { writeFileSync } from 'node:fs';
+import * as wt from '../js/node.js';
+import { opTypes } from '../js/test/manifest.mjs';
+
+const path = new URL('../js/test/optypes.generated.ts', import.meta.url);
+await wt.init({ gpu: false });
+writeFileSync(path, opTypes(wt.__opTable()));
+console.log(`wrote ${path.pathname}`);

@@ -1,0 +1,90 @@
+//! The op manifest (`webtensor::op::manifest`) against what the ops do: every public unary,
+//! binary and reduction op run on every dtype on every device gives the dtype the manifest
+//! declares, or the error it declares; and the generated op reference is current.
+// Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+use common::*;
+use webtensor::op::manifest::{self, Family};
+use webtensor::{BinaryOp, DType, Device, Error, ReduceOp, Tensor, UnaryOp};
+
+fn every_op_on_every_dtype(d: Device) {
+    let mut errors = Vec::new();
+    let mut ran = 0;
+    for op in manifest::ops() {
+        for (dtype, want) in &op.results {
+            if *dtype == DType::F16 && !has_f16(d) {
+                continue;
+            }
+            let x = Tensor::ones(&[3], *dtype, d).unwrap();
+            let got = match op.family {
+                Family::Unary => x.unary(UnaryOp::from_name(op.name).unwrap()),
+                Family::Binary => x.binary(&x, BinaryOp::from_name(op.name).unwrap()),
+                Family::Reduce => x.reduce(ReduceOp::from_name(op.name).unwrap(), None, false),
+            };
+            ran += 1;
+            match (got, want) {
+                (Ok(t), Ok(w)) if t.dtype() == *w => {
+                    // The result is real: it reads back with the declared dtype's width.
+                    if let Err(e) = t.to_dtype(DType::F32).and_then(|t| t.to_vec_blocking::<f32>()) {
+                        errors.push(format!("{d}: {}({dtype}) did not read back: {e}", op.name));
+                    }
+                }
+                (Ok(t), Ok(w)) => {
+                    errors.push(format!("{d}: {}({dtype}) gave {}, the manifest says {w}", op.name, t.dtype()))
+                }
+                (Ok(t), Err(_)) => errors.push(format!(
+                    "{d}: {}({dtype}) gave {}, the manifest says it is refused",
+                    op.name,
+                    t.dtype()
+                )),
+                (Err(e), Ok(w)) => {
+                    errors.push(format!("{d}: {}({dtype}) failed ({e}), the manifest says {w}", op.name))
+                }
+                (Err(e), Err(reason)) => {
+                    let msg = e.to_string();
+                    if !matches!(e, Error::UnsupportedDType { .. }) || !msg.contains(op.name) || !msg.contains(reason) {
+                        errors.push(format!(
+                            "{d}: {}({dtype}) refused with `{msg}`, not naming the op and `{reason}`",
+                            op.name
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{d}: {ran} (op, dtype) pairs checked against the manifest");
+    assert!(ran >= 66 * 6, "{d}: only {ran} pairs ran");
+    assert!(errors.is_empty(), "{} disagreements:\n{}", errors.len(), errors.join("\n"));
+}
+
+device_tests!(every_op_on_every_dtype);
+
+/// `docs/reference/ops.md` is what `manifest::markdown` makes (`WEBTENSOR_BLESS=1` rewrites it).
+#[test]
+fn op_reference_is_current() {
+    let path = format!("{}/docs/reference/ops.md", env!("CARGO_MANIFEST_DIR"));
+    let want = manifest::markdown();
+    if std::env::var("WEBTENSOR_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        have == want,
+        "{path} is not what the op tables make: regenerate it with `WEBTENSOR_BLESS=1 cargo test --test manifest`"
+    );
+}
+
+/// Every op of the tables is in the manifest once, and every family's `ALL` is its table.
+#[test]
+fn manifest_covers_the_tables() {
+    let ops = manifest::ops();
+    assert_eq!(ops.len(), UnaryOp::ALL.len() + BinaryOp::ALL.len() + ReduceOp::ALL.len());
+    assert_eq!(UnaryOp::ALL.len(), 37);
+    assert_eq!(BinaryOp::ALL.len(), 23);
+    for op in &ops {
+        assert!(!op.doc().trim().is_empty(), "{} has no doc", op.name);
+        assert_eq!(op.results.len(), DType::ALL.len());
+    }
+}
