@@ -57,7 +57,7 @@ export function memory() {
   return { numTensors, numBytes, devices: perDevice };
 }
 
-// Device management (see the README): soft placement, the placement log, memory limits,
+// Device management (see docs/guide/devices.md): soft placement, the placement log, memory limits,
 // transfer counters, timing events, recovery after device loss, logical devices, launch blocking.
 export function setSoftDevicePlacement(on) { check.arity('setSoftDevicePlacement', arguments.length, 1); return core().setSoftDevicePlacement(check.flag('setSoftDevicePlacement', 'on', on)); }
 export function softDevicePlacement() { check.arity('softDevicePlacement', arguments.length, 0); return core().softDevicePlacement(); }

@@ -123,3 +123,31 @@ pub fn __cuda_compile_check(arch: &str) -> std::result::Result<usize, String> {
     #[cfg(not(all(feature = "cuda", not(target_arch = "wasm32"))))]
     return Err(format!("webtensor was built without the `cuda` feature; cannot compile for {arch}"));
 }
+
+/// The README's and the guide's Rust examples, compiled and run as doctests of the crate: a
+/// chapter whose example stops compiling fails `cargo test`.
+#[cfg(doctest)]
+mod guide {
+    macro_rules! chapters {
+        ($($name:ident => $path:literal),* $(,)?) => {
+            $(#[doc = include_str!($path)] struct $name;)*
+        };
+    }
+    chapters! {
+        Readme => "../README.md",
+        Devices => "../docs/guide/devices.md",
+        Tensors => "../docs/guide/tensors.md",
+        Autograd => "../docs/guide/autograd.md",
+        Nn => "../docs/guide/nn.md",
+        Data => "../docs/guide/data.md",
+        Parallel => "../docs/guide/parallel.md",
+        Javascript => "../docs/guide/javascript.md",
+        Binary => "../docs/guide/binary.md",
+        Gpt => "../docs/guide/gpt.md",
+        Cuda => "../docs/guide/cuda.md",
+        Page => "../docs/guide/page.md",
+        Benchmarks => "../docs/guide/benchmarks.md",
+        Limits => "../docs/guide/limits.md",
+        Introduction => "../docs/guide/introduction.md",
+    }
+}

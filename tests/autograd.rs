@@ -215,7 +215,7 @@ fn grad_mode_is_per_thread() {
     assert!(other && !webtensor::is_grad_enabled());
 }
 
-/// The README's Rust example: least squares by gradient descent, with the update under no_grad.
+/// The guide's autograd example (docs/guide/autograd.md): least squares by gradient descent, with the update under no_grad.
 #[test]
 fn readme_example_converges() {
     let dev = webtensor::best_device();

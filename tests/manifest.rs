@@ -61,10 +61,10 @@ fn every_op_on_every_dtype(d: Device) {
 
 device_tests!(every_op_on_every_dtype);
 
-/// `docs/reference/ops.md` is what `manifest::markdown` makes (`WEBTENSOR_BLESS=1` rewrites it).
+/// `docs/guide/ops.md` is what `manifest::markdown` makes (`WEBTENSOR_BLESS=1` rewrites it).
 #[test]
 fn op_reference_is_current() {
-    let path = format!("{}/docs/reference/ops.md", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/docs/guide/ops.md", env!("CARGO_MANIFEST_DIR"));
     let want = manifest::markdown();
     if std::env::var("WEBTENSOR_BLESS").is_ok_and(|v| v == "1") {
         std::fs::write(&path, &want).unwrap();

@@ -77,7 +77,7 @@ export function specialCases(wt, devices) {
   const list = [];
   for (const device of devices) {
     list.push({ name: `${device}: special values: unary and binary ops give PyTorch's answers`, fn: () => opsCase(wt, device) });
-    list.push({ name: `${device}: special values: casts, where and clamp follow PyTorch and the README`, fn: () => castCase(wt, device) });
+    list.push({ name: `${device}: special values: casts, where and clamp follow PyTorch and the guide`, fn: () => castCase(wt, device) });
     if (device !== 'cpu') list.push({ name: `${device}: remainder, fmod and floor_divide give the cpu's bits for close operands, subnormal answers and huge divisors`, fn: () => closeDivisionCase(wt, device) });
   }
   if (devices.includes('cpu')) {
@@ -305,7 +305,7 @@ async function castCase(wt, device) {
     });
     y.dispose();
   }
-  // Truncate toward zero, saturate at the bounds, NaN to 0 (the README's rule; PyTorch leaves it undefined).
+  // Truncate toward zero, saturate at the bounds, NaN to 0 (the guide's rule, docs/guide/tensors.md; PyTorch leaves it undefined).
   const sat = (v, lo, hi) => (Number.isNaN(v) ? 0 : Math.min(hi, Math.max(lo, Math.trunc(v))));
   for (const [dtype, lo, hi] of [['int32', -(2 ** 31), 2 ** 31 - 1], ['uint32', 0, 2 ** 32 - 1]]) {
     const y = x.toDtype(dtype);

@@ -121,7 +121,7 @@ impl BinaryOp {
     }
 
     /// The dtype of `a op b` for operands of dtypes `a` and `b` (promoted, then as the op
-    /// computes: see [`Self::compute_dtype`] and [`Self::out_dtype`]), or why the op refuses
+    /// computes: integer division and powers in f32, bool arithmetic in i32, comparisons give bool), or why the op refuses
     /// them. `Tensor::binary` and the op manifest both read it.
     pub fn result_dtype(self, a: DType, b: DType) -> Result<DType, &'static str> {
         let dtype = self.compute_dtype(DType::promote(a, b));

@@ -8,7 +8,7 @@
 //!   methods, the results' dtypes on every device and the `.d.ts` result types against, and
 //!   which the fuzz draws its ops from;
 //! - the tolerances both suites hold the special-value fixtures to ([`Tolerance`]);
-//! - the op reference `docs/reference/ops.md` ([`markdown`]; a test fails on any drift);
+//! - the op reference `docs/guide/ops.md` ([`markdown`]; a test fails on any drift);
 //! - the Rust test that runs every op on every dtype on every device (`tests/manifest.rs`).
 
 use crate::dtype::DType;
@@ -233,7 +233,7 @@ pub fn json() -> String {
     format!("[{}]", entries.join(","))
 }
 
-/// The op reference in Markdown (`docs/reference/ops.md`): per family a table of each op, its
+/// The op reference in Markdown (`docs/guide/ops.md`): per family a table of each op, its
 /// JS name, what each input dtype gives and its doc.
 pub fn markdown() -> String {
     let camel = |s: &str| {
