@@ -47,6 +47,12 @@ for target in wasm32-unknown-unknown x86_64-apple-darwin x86_64-pc-windows-msvc;
   fi
 done
 
+if ! command -v mdbook >/dev/null 2>&1; then
+  # The guide (docs/guide) is an mdBook; pinned so that a clean machine builds the same book.
+  step "installing mdbook (the guide's builder) from crates.io"
+  cargo install mdbook --version 0.5.4 --no-default-features --locked -q
+fi
+
 step "NVRTC from its PyPI wheel, so every CUDA kernel is compiled by the suite (no GPU needed)"
 nvrtc_lib=$(bash scripts/install-nvrtc.sh)
 export LD_LIBRARY_PATH="$nvrtc_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -67,6 +73,21 @@ cargo test --workspace --features webtensor/cuda,webtensor-native/mpi 2>&1 | tee
 step "what the device tests did, per device (a ::cuda case built without a CUDA driver is ignored, not ok)"
 grep -E '::(cpu|webgpu|meta|cuda) \.\.\. ' "$test_log" | sed -E 's/.*::(cpu|webgpu|meta|cuda) \.\.\. ([a-zA-Z]+).*/\1 \2/' |
   sort | uniq -c | awk '{ printf "  %-7s %-8s %5d\n", $2, $3, $1 }'
+step "the examples (cargo run --example ...; built by cargo test above), each checking its own result, on webgpu:0 where the suite requires a GPU"
+examples="${CARGO_TARGET_DIR:-target}/debug/examples"
+gpu_dev=cpu
+[ "$WEBTENSOR_REQUIRE_GPU" = 1 ] && gpu_dev=webgpu:0
+for ex in quickstart train mixed_devices; do
+  echo "-- $ex $gpu_dev"
+  "$examples/$ex" "$gpu_dev"
+done
+echo "-- data_parallel cpu,$gpu_dev"
+"$examples/data_parallel" "cpu,$gpu_dev"
+
+step "the docs build: rustdoc with warnings as errors (no missing docs, no broken links), the guide (mdbook)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -q -p webtensor
+mdbook build docs
+
 step "without the cuda and mpi features: unit tests and the clear 'not built' errors"
 WEBTENSOR_REQUIRE_NVRTC=0 cargo test -q --lib --test cuda --test semantics --test distributed
 
@@ -80,7 +101,14 @@ if command -v npm >/dev/null 2>&1; then
   npm ci --no-audit --no-fund --silent
   npm run -s build
   npm run -s test:types
+  npm run -s docs
   npm test
+  for ex in quickstart train mixed_devices; do
+    echo "-- examples/js/$ex.mjs $gpu_dev"
+    node "examples/js/$ex.mjs" "$gpu_dev"
+  done
+  echo "-- examples/js/data_parallel.mjs cpu,$gpu_dev"
+  node examples/js/data_parallel.mjs "cpu,$gpu_dev"
   npm run -s test:browser
   npm run -s test:package
   npm run -s test:demo

@@ -286,7 +286,7 @@ fn casts_where_and_clamp_match(d: Device) {
             errors.push(format!("{d}: {name} of integers = {ints_got:?}"));
         }
     }
-    // Truncation toward zero, saturation at the bounds, NaN to 0: Rust's `as`, the README's rule.
+    // Truncation toward zero, saturation at the bounds, NaN to 0: Rust's `as`, the guide's rule (docs/guide/tensors.md).
     let to_i32 = i32s(&x.to_dtype(DType::I32).unwrap());
     let to_u32 = x.to_dtype(DType::U32).unwrap().to_vec_blocking::<u32>().unwrap();
     for (i, &v) in grid.iter().enumerate() {
