@@ -9,9 +9,9 @@
 #   3. the test suites on cpu, webgpu:0 and cuda:0 (WEBTENSOR_REQUIRE_GPU/CUDA=1).
 # Prepare here:
 #   cargo build --release -p webtensor-native --features cuda
-#   WEBTENSOR_REQUIRE_CUDA=1 cargo test --release --features cuda --no-run --test <suite>...
-#     (the variable builds the ::cuda device tests in: without a driver here they would be
-#     marked ignored, see build.rs; then pack them, see below)
+#   cargo test --release --features cuda --no-run --test <suite>...
+#     (the device suites decide at start which devices exist: ::cuda cases run there and are
+#     ignored here; then pack them, see below)
 #   mkdir -p .dev && tar -C <dir with webtensor and one binary per suite> -cJf .dev/bins.tar.xz .
 # and the Vulkan/EGL loaders as .deb files in .gl/ (see the device tool's README). On the machine:
 #   bash scripts/nvidia-check.sh .dev/bins.tar.xz "$OUT"   (its whole output: $OUT/nvidia-check.log)

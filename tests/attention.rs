@@ -9,13 +9,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
 use webtensor::nn::{self, AttentionOptions};
 use webtensor::{DType, Device, Tensor};
 
-device_tests!(fused_attention_matches_the_reference_formula);
-device_tests!(fused_attention_handles_masks_dropout_and_views);
+device_main!(fused_attention_matches_the_reference_formula, fused_attention_handles_masks_dropout_and_views);
 
 /// A seeded normal tensor on `d`.
 fn randn(shape: &[usize], seed: u64, d: Device) -> Tensor {

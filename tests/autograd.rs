@@ -6,19 +6,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
 use webtensor::{BackwardOptions, DType, Device, Tensor, UnaryOp};
 
-device_tests!(
-    grads_accumulate_until_cleared,
-    shared_inputs_sum_their_gradients,
-    no_grad_and_detach_cut_the_graph,
-    backward_errors_say_what_to_do,
-    graph_is_freed_unless_retained,
-    finite_differences_agree
-);
-device_tests!(meta: shapes_flow_on_meta);
+device_main!(grads_accumulate_until_cleared, shared_inputs_sum_their_gradients, no_grad_and_detach_cut_the_graph, backward_errors_say_what_to_do, graph_is_freed_unless_retained, finite_differences_agree, shapes_flow_on_meta; meta: shapes_flow_on_meta; plain: gradients_cross_devices_back_to_their_leaf, grad_mode_is_per_thread, readme_example_converges);
 
 fn leaf(data: &[f32], shape: &[usize], d: Device) -> Tensor {
     t(data, shape, d).requires_grad_(true).unwrap()
@@ -185,7 +178,6 @@ fn shapes_flow_on_meta(d: Device) {
 }
 
 /// The gradient of `to` flows back to the source device, as in PyTorch.
-#[test]
 fn gradients_cross_devices_back_to_their_leaf() {
     let Some(g) = gpu() else { return };
     let x = leaf(&[1.0, 2.0, 3.0], &[3], Device::CPU);
@@ -208,7 +200,6 @@ fn gradients_cross_devices_back_to_their_leaf() {
 }
 
 /// Grad mode is per thread, as in PyTorch.
-#[test]
 fn grad_mode_is_per_thread() {
     let _g = webtensor::no_grad();
     let other = std::thread::spawn(webtensor::is_grad_enabled).join().unwrap();
@@ -216,7 +207,6 @@ fn grad_mode_is_per_thread() {
 }
 
 /// The guide's autograd example (docs/guide/autograd.md): least squares by gradient descent, with the update under no_grad.
-#[test]
 fn readme_example_converges() {
     let dev = webtensor::best_device();
     let x = Tensor::randn(&[64, 8], Some(0), dev).unwrap();

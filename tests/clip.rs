@@ -6,13 +6,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
 use webtensor::nn::utils::{clip_grad_norm_, clip_grad_value_, ClipGradNormOptions};
 use webtensor::nn::Parameter;
 use webtensor::{Device, Tensor};
 
-device_tests!(clipping_matches_pytorch, nonfinite_norms_refused_when_asked);
+device_main!(clipping_matches_pytorch, nonfinite_norms_refused_when_asked);
 
 fn clipping_matches_pytorch(d: Device) {
     let f = fixture_json("clip.json");

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
 use webtensor::nn::{
@@ -13,7 +14,7 @@ use webtensor::nn::{
 };
 use webtensor::{DType, Device, Tensor};
 
-device_tests!(containers_register_with_pytorchs_keys, tied_weights_are_one_slot);
+device_main!(containers_register_with_pytorchs_keys, tied_weights_are_one_slot);
 
 fn lin(i: usize, o: usize, seed: u64, d: Device) -> Linear {
     Linear::new(i, o, LinearOptions { seed: Some(seed), device: Some(d), ..Default::default() }).unwrap()

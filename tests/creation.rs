@@ -7,11 +7,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
 use webtensor::{DType, Device, Error, Tensor};
 
-device_tests!(ranges_match_pytorch, random_integers, bad_arguments_are_errors);
+device_main!(ranges_match_pytorch, random_integers, bad_arguments_are_errors);
 
 fn values(t: &Tensor) -> Vec<f64> {
     match t.dtype() {

@@ -6,12 +6,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
 use webtensor::data::{permutation, DataLoader, DataLoaderOptions, Dataset, TensorDataset};
 use webtensor::{DType, Device, Tensor};
 
-device_tests!(batches_cover_the_dataset, a_model_trains_from_the_loader, prefetch_gives_the_same_batches_on_the_device);
+device_main!(batches_cover_the_dataset, a_model_trains_from_the_loader, prefetch_gives_the_same_batches_on_the_device; plain: the_permutation_is_fixed, custom_datasets_and_errors, prefetch_reports_dataset_errors_and_panics);
 
 /// Features whose row i is [i, 10 i] and labels i % 3, on `d`.
 fn rows(n: usize, d: Device) -> TensorDataset {
@@ -65,7 +66,6 @@ fn batches_cover_the_dataset(d: Device) {
 }
 
 /// The shuffle is the same in every language: this order is asserted by the JS suite too.
-#[test]
 fn the_permutation_is_fixed() {
     assert_eq!(permutation(10, 0, 0), [6, 3, 2, 9, 8, 1, 4, 7, 0, 5]);
     assert_eq!(permutation(0, 3, 1), Vec::<usize>::new());
@@ -86,7 +86,6 @@ impl Dataset for Squares {
     }
 }
 
-#[test]
 fn custom_datasets_and_errors() {
     let mut loader = DataLoader::new(Squares, DataLoaderOptions { batch_size: 4, ..Default::default() }).unwrap();
     let batches: Vec<Vec<Tensor>> = loader.iter().map(|b| b.unwrap()).collect();
@@ -188,7 +187,6 @@ impl Dataset for Faulty {
     }
 }
 
-#[test]
 fn prefetch_reports_dataset_errors_and_panics() {
     for panic in [false, true] {
         let opts = DataLoaderOptions { batch_size: 2, ..Default::default() };

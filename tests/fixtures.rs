@@ -4,9 +4,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
-device_tests!(
+device_main!(
     unary_ops,
     binary_ops_with_broadcast_and_scalars,
     reductions,

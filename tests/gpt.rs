@@ -12,6 +12,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
 use serde_json::Value;
@@ -22,7 +23,7 @@ use webtensor::optim::lr_scheduler::{CosineAnnealingLR, LinearLR, LrScheduler, S
 use webtensor::optim::Optimizer;
 use webtensor::{DType, Device, Tensor};
 
-device_tests!(gpt_matches_nanogpt, nanogpt_checkpoint_loads);
+device_main!(gpt_matches_nanogpt, nanogpt_checkpoint_loads);
 
 fn config(f: &Value) -> GptConfig {
     let c = &f["config"];

@@ -2,17 +2,18 @@
 //! `scripts/gen_grad_fixtures.py` with PyTorch on the CPU) holds, per case, an op with its inputs
 //! (broadcast shapes, views, indices), PyTorch's output, a random output gradient and PyTorch's
 //! input gradients. Each case runs here on every device: forward, `backward_with(out_grad)`, and
-//! each leaf's `.grad` compared with PyTorch's.
+//! each leaf's `.grad` compared with PyTorch's. One test per case and device (libtest-mimic).
 // Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::{device_main, fixture_trials};
 use common::*;
 
 use serde_json::Value;
 use webtensor::{Device, Tensor};
 
-device_tests!(every_backward_rule_matches_pytorch);
+device_main!(; fixtures: fixture_trials("grad.json", 163, every_backward_rule_matches_pytorch));
 
 fn int(a: &Value, k: &str) -> isize {
     a[k].as_i64().unwrap_or_else(|| panic!("arg {k}")) as isize
@@ -108,6 +109,6 @@ fn apply(op: &str, a: &Value, x: &[Tensor]) -> webtensor::Result<Tensor> {
     })
 }
 
-fn every_backward_rule_matches_pytorch(d: Device) {
-    run_fixture_cases("grad.json", 80, d, apply);
+fn every_backward_rule_matches_pytorch(case: &Value, d: Device) {
+    run_fixture_case(case, d, apply);
 }

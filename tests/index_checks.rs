@@ -8,12 +8,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
 use webtensor::nn::{self, ClassLossOptions, Reduction};
 use webtensor::{DType, Device, Error, Tensor};
 
-device_tests!(
+device_main!(
     every_indexed_op_refuses_an_index_out_of_range,
     cross_entropy_names_the_bad_label,
     the_error_is_reported_once_and_the_device_keeps_working,

@@ -7,11 +7,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
 use webtensor::{no_grad, DType, Device, Tensor};
 
-device_tests!(values_change_in_place, autograd_rules, shapes_and_dtypes);
+device_main!(values_change_in_place, autograd_rules, shapes_and_dtypes);
 
 fn values_change_in_place(d: Device) {
     let mut x = t(&[1.0, 2.0, 3.0], &[3], d);

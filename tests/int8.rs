@@ -7,13 +7,18 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::{device_main, fixture_trials};
 use common::*;
 
 use serde_json::Value;
 use webtensor::{DType, Device, Tensor};
 
-device_tests!(int8_matches_pytorch, creation_views_and_transfers, int8_indices_are_refused);
-device_tests!(meta: bytes_on_meta);
+device_main!(
+    creation_views_and_transfers,
+    int8_indices_are_refused;
+    meta: bytes_on_meta;
+    fixtures: fixture_trials("int8.json", 65, int8_matches_pytorch)
+);
 
 fn dtype_of(v: &Value) -> DType {
     v.as_str().expect("dtype").parse().expect("a dtype name")
@@ -85,19 +90,14 @@ fn apply(op: &str, a: &Value, x: &[Tensor]) -> webtensor::Result<Tensor> {
     })
 }
 
-fn int8_matches_pytorch(d: Device) {
-    let json = fixture_json("int8.json");
-    let cases = json["cases"].as_array().expect("cases");
-    assert!(cases.len() >= 65, "the full fixture set, got {}", cases.len());
-    for case in cases {
-        let name = case["name"].as_str().expect("name");
-        let xs: Vec<Tensor> = case["inputs"].as_array().expect("inputs").iter().map(|v| input(v, d)).collect();
-        let y = apply(case["op"].as_str().expect("op"), &case["args"], &xs)
-            .unwrap_or_else(|e| panic!("{name} on {d}: {e}"));
-        assert_eq!(y.dtype(), dtype_of(&case["out_dtype"]), "{name} on {d}: dtype");
-        assert_eq!(y.shape(), usizes(&case["out_shape"]).as_slice(), "{name} on {d}: shape");
-        assert_close(&f32s(&y), &floats(&case["out"]), 1e-6, &format!("{name} on {d}"));
-    }
+fn int8_matches_pytorch(case: &Value, d: Device) {
+    let name = case["name"].as_str().expect("name");
+    let xs: Vec<Tensor> = case["inputs"].as_array().expect("inputs").iter().map(|v| input(v, d)).collect();
+    let y =
+        apply(case["op"].as_str().expect("op"), &case["args"], &xs).unwrap_or_else(|e| panic!("{name} on {d}: {e}"));
+    assert_eq!(y.dtype(), dtype_of(&case["out_dtype"]), "{name} on {d}: dtype");
+    assert_eq!(y.shape(), usizes(&case["out_shape"]).as_slice(), "{name} on {d}: shape");
+    assert_close(&f32s(&y), &floats(&case["out"]), 1e-6, &format!("{name} on {d}"));
 }
 
 fn creation_views_and_transfers(d: Device) {

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 use webtensor::op::manifest::{self, Family};
 use webtensor::{BinaryOp, DType, Device, Error, ReduceOp, Tensor, UnaryOp};
@@ -59,10 +60,9 @@ fn every_op_on_every_dtype(d: Device) {
     assert!(errors.is_empty(), "{} disagreements:\n{}", errors.len(), errors.join("\n"));
 }
 
-device_tests!(every_op_on_every_dtype);
+device_main!(every_op_on_every_dtype; plain: op_reference_is_current, manifest_covers_the_tables);
 
 /// `docs/guide/ops.md` is what `manifest::markdown` makes (`WEBTENSOR_BLESS=1` rewrites it).
-#[test]
 fn op_reference_is_current() {
     let path = format!("{}/docs/guide/ops.md", env!("CARGO_MANIFEST_DIR"));
     let want = manifest::markdown();
@@ -77,7 +77,6 @@ fn op_reference_is_current() {
 }
 
 /// Every op of the tables is in the manifest once, and every family's `ALL` is its table.
-#[test]
 fn manifest_covers_the_tables() {
     let ops = manifest::ops();
     assert_eq!(ops.len(), UnaryOp::ALL.len() + BinaryOp::ALL.len() + ReduceOp::ALL.len());

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::{device_main, fixture_trials};
 use common::*;
 
 use serde_json::Value;
@@ -15,10 +16,10 @@ use webtensor::nn::{
 };
 use webtensor::{Device, PadMode, Tensor};
 
-device_tests!(every_model_op_matches_pytorch);
+device_main!(; fixtures: fixture_trials("nn_ops.json", 63, every_model_op_matches_pytorch));
 
-fn every_model_op_matches_pytorch(d: Device) {
-    run_fixture_cases("nn_ops.json", 63, d, apply);
+fn every_model_op_matches_pytorch(case: &Value, d: Device) {
+    run_fixture_case(case, d, apply);
 }
 
 /// An int or a list of ints, PyTorch's "int or tuple", as a list.

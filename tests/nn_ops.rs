@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
 use webtensor::nn::{
@@ -16,9 +17,7 @@ use webtensor::nn::{
 use webtensor::optim::{Adam, AdamOptions, Optimizer};
 use webtensor::{DType, Device, PadMode, Tensor};
 
-device_tests!(a_cnn_learns_and_matches_the_cpu);
-device_tests!(bad_arguments_get_clear_errors);
-device_tests!(empty_batches_and_f16);
+device_main!(a_cnn_learns_and_matches_the_cpu, bad_arguments_get_clear_errors, empty_batches_and_f16);
 
 /// Bars: class 0 has a horizontal bar, class 1 a vertical one, on noise.
 fn bars(n: usize, d: Device) -> (Tensor, Tensor) {

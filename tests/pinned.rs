@@ -6,19 +6,19 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
 use webtensor::data::{DataLoader, DataLoaderOptions, TensorDataset};
 use webtensor::{DType, Device, DeviceKind, Tensor, ToOptions};
 
-device_tests!(pinned_tensors_upload_to_every_device, pinned_loaders_give_the_plain_batches);
+device_main!(pinned_tensors_upload_to_every_device, pinned_loaders_give_the_plain_batches; plain: pin_memory_copies_a_cpu_tensor, pin_memory_refuses_device_tensors);
 
 /// `pin_memory()` pins where there is a GPU to pin for (cuda:0, else the first WebGPU device).
 fn pinned_here() -> bool {
     cuda().is_some() || webtensor::devices().iter().any(|i| i.device.kind() == DeviceKind::WebGpu)
 }
 
-#[test]
 fn pin_memory_copies_a_cpu_tensor() {
     let x = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3], Device::CPU).unwrap();
     let t = x.t().unwrap(); // a strided view: pinned as its elements in order
@@ -37,7 +37,6 @@ fn pin_memory_copies_a_cpu_tensor() {
     assert_eq!(f32s(&leaf.grad().unwrap()), vec![3.0, 3.0]);
 }
 
-#[test]
 fn pin_memory_refuses_device_tensors() {
     let Some(g) = gpu() else { return };
     let x = Tensor::zeros(&[4], DType::F32, g).unwrap();

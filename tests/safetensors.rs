@@ -7,12 +7,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
 use webtensor::nn::{self, Module};
 use webtensor::{DType, Device, Tensor};
 
-device_tests!(pytorch_state_dict_loads_into_a_model, save_gives_pytorchs_bytes, dtypes_convert_on_load);
+device_main!(pytorch_state_dict_loads_into_a_model, save_gives_pytorchs_bytes, dtypes_convert_on_load; plain: bad_files_and_values_fail_clearly);
 
 fn fixture_bytes(name: &str) -> Vec<u8> {
     let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -92,7 +93,6 @@ fn dtypes_convert_on_load(d: Device) {
     assert_eq!(meta, vec![("source".to_string(), "webtensor fixtures".to_string())]);
 }
 
-#[test]
 fn bad_files_and_values_fail_clearly() {
     let e = nn::load_safetensors(&fixture_bytes("big_int64.safetensors"), None).unwrap_err().to_string();
     assert!(e.contains("'count'") && e.contains("1099511627776") && e.contains("int32"), "{e}");

@@ -8,11 +8,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
 use webtensor::{DType, Device, Tensor};
 
-device_tests!(
+device_main!(
     draws_follow_the_weights,
     without_replacement_never_repeats,
     bad_arguments_are_errors,

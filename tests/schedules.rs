@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
 use webtensor::nn::Parameter;
@@ -23,7 +24,6 @@ fn two_groups() -> SGD {
     SGD::with_groups(vec![group(0.1), group(0.03)]).unwrap()
 }
 
-#[test]
 fn schedules_match_pytorch_at_every_step() {
     let f = fixture_json("schedules.json");
     let cases = f["cases"].as_array().expect("cases");
@@ -73,7 +73,6 @@ fn schedules_match_pytorch_at_every_step() {
     }
 }
 
-#[test]
 fn parameter_groups_have_their_own_options() {
     let ones = || Parameter::new(&Tensor::ones(&[3], DType::F32, Device::CPU).unwrap()).unwrap();
     let (decay, keep) = (ones(), ones());
@@ -141,7 +140,7 @@ fn rmsprop_matches_pytorch(d: Device) {
     }
 }
 
-device_tests!(rmsprop_matches_pytorch);
+device_main!(rmsprop_matches_pytorch, state_dict_resumes_training; plain: schedules_match_pytorch_at_every_step, parameter_groups_have_their_own_options);
 
 /// A saved optimizer state resumes training exactly: 3 steps, save, 3 more, against 3 steps,
 /// load into a fresh optimizer over the same values, 3 more (Adam, SGD with momentum, RMSprop
@@ -188,5 +187,3 @@ fn state_dict_resumes_training(d: Device) {
         }
     }
 }
-
-device_tests!(state_dict_resumes_training);

@@ -5,12 +5,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
-device_tests!(meta: helpers_from_device_and_dtype_work_everywhere, bad_input_gives_clear_errors_and_loses_nothing, sizes_that_cannot_be_addressed_are_errors_not_panics);
+device_main!(helpers_from_device_and_dtype_work_everywhere, bad_input_gives_clear_errors_and_loses_nothing, sizes_that_cannot_be_addressed_are_errors_not_panics; meta: helpers_from_device_and_dtype_work_everywhere, bad_input_gives_clear_errors_and_loses_nothing, sizes_that_cannot_be_addressed_are_errors_not_panics; plain: to_returns_a_new_tensor_and_leaves_the_original, device_mismatch_names_both_devices, meta_tensors_have_shapes_but_no_data, devices_parse_and_unknown_devices_name_what_exists, best_and_default_devices, sizes_that_cannot_be_addressed_are_errors_not_panics_beyond_devices, random_api_calls_never_panic, tensorflow_device_strings_and_accelerator_indices, with_device_scopes_creation_and_nests, int64_data_is_range_checked_into_32_bits, index_ops_over_small_and_empty_shapes);
 use webtensor::{DType, Device, Error, Tensor};
 
-#[test]
 fn to_returns_a_new_tensor_and_leaves_the_original() {
     let Some(g) = gpu() else { return };
     let x = t(&[1.0, 2.0, 3.0], &[3], Device::CPU);
@@ -37,7 +37,6 @@ fn to_returns_a_new_tensor_and_leaves_the_original() {
     }
 }
 
-#[test]
 fn device_mismatch_names_both_devices() {
     let Some(g) = gpu() else { return };
     let a = t(&[1.0, 2.0], &[2], g);
@@ -79,7 +78,6 @@ fn helpers_from_device_and_dtype_work_everywhere(d: Device) {
     }
 }
 
-#[test]
 fn meta_tensors_have_shapes_but_no_data() {
     let m = Device::META;
     let a = Tensor::zeros(&[8, 16], DType::F32, m).unwrap();
@@ -98,7 +96,6 @@ fn meta_tensors_have_shapes_but_no_data() {
     assert_eq!(t(&[1.0], &[1], Device::CPU).to_blocking(m).unwrap().device(), m);
 }
 
-#[test]
 fn devices_parse_and_unknown_devices_name_what_exists() {
     let e = Device::parse("tpu:0").unwrap_err().to_string();
     assert!(e.contains("'tpu' is not a device kind") && e.contains("accepted forms"), "{e}");
@@ -119,7 +116,6 @@ fn devices_parse_and_unknown_devices_name_what_exists() {
     }
 }
 
-#[test]
 fn best_and_default_devices() {
     let (best, why) = webtensor::best_device_with_reason();
     let infos = webtensor::devices();
@@ -192,14 +188,12 @@ fn sizes_that_cannot_be_addressed_are_errors_not_panics(d: Device) {
     );
 }
 
-#[test]
 fn sizes_that_cannot_be_addressed_are_errors_not_panics_beyond_devices() {
     // A valid shape too large for this machine is an OutOfMemory error on the CPU, not an abort.
     let e = Tensor::zeros(&[1 << 45], DType::F32, Device::CPU).unwrap_err();
     assert!(matches!(e, Error::OutOfMemory { .. }), "{e:?}");
 }
 
-#[test]
 fn random_api_calls_never_panic() {
     use proptest::prelude::*;
     use proptest::test_runner::{Config, TestRunner};
@@ -265,7 +259,6 @@ fn random_api_calls_never_panic() {
         .unwrap();
 }
 
-#[test]
 fn tensorflow_device_strings_and_accelerator_indices() {
     for s in ["/CPU:0", "/cpu:0", "/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:0"] {
         assert_eq!(Device::parse(s).unwrap(), Device::CPU, "{s}");
@@ -302,7 +295,6 @@ fn tensorflow_device_strings_and_accelerator_indices() {
     assert!(e.contains("available devices"), "{e}");
 }
 
-#[test]
 fn with_device_scopes_creation_and_nests() {
     let inner = gpu().unwrap_or(Device::META);
     let (a, b, c) = webtensor::with_device(inner, || {
@@ -331,7 +323,6 @@ fn with_device_scopes_creation_and_nests() {
     assert_eq!(webtensor::default_device(), Device::CPU);
 }
 
-#[test]
 fn int64_data_is_range_checked_into_32_bits() {
     let t = Tensor::from_i64(&[-5, i32::MAX as i64, 0], &[3], Device::CPU).unwrap();
     assert_eq!((t.dtype(), t.to_vec_blocking::<i32>().unwrap()), (DType::I32, vec![-5, i32::MAX, 0]));
@@ -346,7 +337,6 @@ fn int64_data_is_range_checked_into_32_bits() {
 /// index_select and gather over every small shape, empty dims included, and every valid dim and
 /// index: results have the right shape and never panic (an empty source's strides may point
 /// past its data, which a kernel must not read).
-#[test]
 fn index_ops_over_small_and_empty_shapes() {
     let d = Device::CPU;
     let mut shapes: Vec<Vec<usize>> = vec![vec![]];

@@ -7,22 +7,23 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::{device_main, fixture_trials};
 use common::*;
 
 use serde_json::Value;
 use webtensor::{DType, Device, Error, Tensor};
 
-device_tests!(
-    sorting_and_scatter_match_pytorch,
-    long_rows_match_the_cpu,
-    topk_matches_the_cpu,
+device_main!(
+    long_rows_match_pytorchs_order,
+    topk_matches_pytorchs_order,
     every_dtype_sorts,
-    bad_arguments_are_errors
+    bad_arguments_are_errors;
+    meta: shapes_on_meta;
+    fixtures: fixture_trials("sort.json", 43, sorting_and_scatter_match_pytorch)
 );
-device_tests!(meta: shapes_on_meta);
 
-fn sorting_and_scatter_match_pytorch(d: Device) {
-    run_fixture_cases("sort.json", 43, d, apply);
+fn sorting_and_scatter_match_pytorch(case: &Value, d: Device) {
+    run_fixture_case(case, d, apply);
 }
 
 /// The op of a case, as the generator's `OPS` table defines it.
@@ -47,14 +48,42 @@ fn tied(shape: &[usize], d: Device) -> Tensor {
     Tensor::rand(shape, Some(7), d).unwrap().mul_scalar(6.0).unwrap().floor().unwrap()
 }
 
-fn long_rows_match_the_cpu(d: Device) {
+/// The order PyTorch's stable sort gives, written independently of every backend: NaN above
+/// everything, -0 equal to +0, ties by position. The indices of `row` in that order
+/// (descending when `desc`: equal values still by position).
+fn reference_order(row: &[f32], desc: bool) -> Vec<usize> {
+    let rank = |v: f32| (v.is_nan(), if v == 0.0 { 0.0 } else { v });
+    let mut idx: Vec<usize> = (0..row.len()).collect();
+    idx.sort_by(|&i, &j| {
+        let (a, b) = (rank(row[i]), rank(row[j]));
+        let o = a.0.cmp(&b.0).then(a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal));
+        if desc {
+            o.reverse()
+        } else {
+            o
+        }
+    });
+    idx
+}
+
+/// The rows of `x` (host values as f32) along `dim` (0 or -1 of a 2-D tensor).
+fn rows_along(x: &Tensor, dim: isize) -> Vec<Vec<f32>> {
+    let (v, [r, c]) = (f32s(x), [x.shape()[0], x.shape()[1]]);
+    match dim {
+        0 => (0..c).map(|j| (0..r).map(|i| v[i * c + j]).collect()).collect(),
+        _ => v.chunks(c).map(<[f32]>::to_vec).collect(),
+    }
+}
+
+fn long_rows_match_pytorchs_order(d: Device) {
     // Rows long enough for many network stages, a row count that is not a power of two, and a
     // length just past one.
     for shape in [[3usize, 5000], [1, 70_000], [129, 65]] {
+        let rows = rows_along(&tied(&shape, Device::CPU), -1);
         for desc in [false, true] {
-            let want = tied(&shape, Device::CPU).argsort(-1, desc).unwrap();
+            let want: Vec<i32> = rows.iter().flat_map(|r| reference_order(r, desc)).map(|i| i as i32).collect();
             let got = tied(&shape, d).argsort(-1, desc).unwrap();
-            assert_eq!(i32s(&got), i32s(&want), "{shape:?} descending={desc} on {d}");
+            assert_eq!(i32s(&got), want, "{shape:?} descending={desc} on {d}");
         }
     }
     // The values come out sorted and the indices point at them.
@@ -71,19 +100,32 @@ fn long_rows_match_the_cpu(d: Device) {
     }
 }
 
-/// topk (which GPUs select for k up to 32, in chunks when rows are few, and sort beyond) equals
-/// the CPU's, indices too: ties go to the earlier position, NaN is the largest, -0 ties +0.
-fn topk_matches_the_cpu(d: Device) {
+/// topk (which GPUs select for k up to 32, in chunks when rows are few, and sort beyond) gives
+/// PyTorch's answer, indices too: ties go to the earlier position, NaN is the largest, -0 ties
+/// +0 (against [`reference_order`], on every device).
+fn topk_matches_pytorchs_order(d: Device) {
     let check = |x: &dyn Fn(Device) -> Tensor, k: usize, dim: isize, what: &str| {
+        let host = x(Device::CPU);
+        let rows = rows_along(&host, dim);
         for largest in [true, false] {
-            let (wv, wi) = x(Device::CPU).topk(k, dim, largest).unwrap();
+            let order: Vec<Vec<usize>> = rows.iter().map(|r| reference_order(r, largest)[..k].to_vec()).collect();
+            // topk's outputs keep the input's layout with `dim` cut to k: per row for dim -1,
+            // per column for dim 0.
+            let at = |j: usize, r: usize| if dim == 0 { j * rows.len() + r } else { r * k + j };
+            let mut wi = vec![0i32; rows.len() * k];
+            let mut wv = vec![0f32; rows.len() * k];
+            for (r, o) in order.iter().enumerate() {
+                for (j, &i) in o.iter().enumerate() {
+                    wi[at(j, r)] = i as i32;
+                    wv[at(j, r)] = rows[r][i];
+                }
+            }
             let (gv, gi) = x(d).topk(k, dim, largest).unwrap();
             let what = format!("{what} k={k} largest={largest} on {d}");
-            assert_eq!(i32s(&gi), i32s(&wi), "{what}");
-            let bits = |t: &Tensor| {
-                f32s(t).iter().map(|v| if v.is_nan() { u32::MAX } else { v.to_bits() }).collect::<Vec<_>>()
-            };
-            assert_eq!(bits(&gv), bits(&wv), "{what}");
+            assert_eq!(i32s(&gi), wi, "{what}");
+            let bits =
+                |v: &[f32]| v.iter().map(|v| if v.is_nan() { u32::MAX } else { v.to_bits() }).collect::<Vec<_>>();
+            assert_eq!(bits(&f32s(&gv)), bits(&wv), "{what}");
         }
     };
     for k in [1, 7, 32, 33] {

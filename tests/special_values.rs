@@ -9,18 +9,19 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
 use serde_json::Value;
 use webtensor::{BinaryOp, DType, Device, Tensor, UnaryOp};
 
-device_tests!(
+device_main!(
     unary_ops_match_pytorch,
     binary_ops_match_pytorch,
     shifts_match_pytorch,
     logical_ops_match_pytorch,
     casts_where_and_clamp_match,
-    division_ops_match_cpu_bit_for_bit
+    division_ops_match_pytorch_bit_for_bit
 );
 
 // (`isnan`, `isinf`, `isfinite` are checked with the casts: bool answers, bit for bit.)
@@ -324,9 +325,10 @@ fn casts_where_and_clamp_match(d: Device) {
 /// than PyTorch): the GPU kernels divide the significands exactly. 20,000 seeded pairs over
 /// exponent gaps from 10 to 148 (both signs, divisors down to 2^-140, overflow to infinity) and
 /// 20,000 over gaps from 0 to 9 (the quotients models meet, where a subnormal remainder is
-/// common near the bottom of the range) must equal the CPU's IEEE division and C's exact fmod
-/// bit for bit.
-fn division_ops_match_cpu_bit_for_bit(d: Device) {
+/// common near the bottom of the range) must equal PyTorch's formulas bit for bit: C's exact
+/// fmod (here in f64, where it is exact too) and c10's `div_floor_floating` and remainder over
+/// it, transcribed below independently of the crate's kernels, so the CPU is checked as well.
+fn division_ops_match_pytorch_bit_for_bit(d: Device) {
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = || {
         state ^= state << 13;
@@ -360,14 +362,46 @@ fn division_ops_match_cpu_bit_for_bit(d: Device) {
             let y = Tensor::from_slice(&b, &[n], dev).unwrap();
             f32s(&x.binary(&y, op).unwrap())
         };
-        let (got, want) = (run(d), run(Device::CPU));
+        let got = run(d);
+        let want: Vec<f32> = a.iter().zip(&b).map(|(&x, &y)| pytorch_division(op, x, y)).collect();
         bad.extend(
             (0..n)
                 .filter(|&i| got[i].to_bits() != want[i].to_bits() && !(got[i].is_nan() && want[i].is_nan()))
                 .filter(|&i| !(d != Device::CPU && (is_subnormal(a[i]) || is_subnormal(b[i]))))
                 .take(10)
-                .map(|i| format!("{d}: {}({:e}, {:e}) = {:e}, cpu gives {:e}", op.name(), a[i], b[i], got[i], want[i])),
+                .map(|i| {
+                    format!("{d}: {}({:e}, {:e}) = {:e}, PyTorch gives {:e}", op.name(), a[i], b[i], got[i], want[i])
+                }),
         );
     }
     report(bad);
+}
+
+/// PyTorch's float `fmod`, `remainder` and `floor_divide` (ATen's CPU kernels: C's fmod, the
+/// remainder taking the divisor's sign, and c10::div_floor_floating), in f32 as PyTorch
+/// computes them; the exact fmod through f64.
+fn pytorch_division(op: BinaryOp, a: f32, b: f32) -> f32 {
+    let fmod = (a as f64 % b as f64) as f32;
+    match op {
+        BinaryOp::Fmod => fmod,
+        BinaryOp::Remainder if fmod != 0.0 && ((b < 0.0) != (fmod < 0.0)) => fmod + b,
+        BinaryOp::Remainder => fmod,
+        BinaryOp::FloorDivide if b == 0.0 => a / b,
+        BinaryOp::FloorDivide => {
+            let mut div = (a - fmod) / b;
+            if fmod != 0.0 && ((b < 0.0) != (fmod < 0.0)) {
+                div -= 1.0;
+            }
+            if div == 0.0 {
+                return 0.0f32.copysign(a / b);
+            }
+            let floor = div.floor();
+            if div - floor > 0.5 {
+                floor + 1.0
+            } else {
+                floor
+            }
+        }
+        other => panic!("{} is not a division", other.name()),
+    }
 }

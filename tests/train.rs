@@ -9,6 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
 use serde_json::Value;
@@ -16,7 +17,7 @@ use webtensor::nn::{self, ClassLossOptions, Linear, LinearOptions, Module, Modul
 use webtensor::optim::{Adam, AdamOptions, AdamW, Optimizer, SgdOptions, SGD};
 use webtensor::{BackwardOptions, Device, Tensor};
 
-device_tests!(losses_match_pytorch, mlp_training_matches_pytorch_step_by_step);
+device_main!(losses_match_pytorch, mlp_training_matches_pytorch_step_by_step; plain: to_moves_parameters_and_buffers_not_plain_fields, load_state_dict_is_strict_and_all_or_nothing, a_training_step_runs_on_meta, frozen_parameters_stay_frozen, a_refused_step_changes_nothing);
 
 fn losses_match_pytorch(d: Device) {
     let f = fixture_json("train.json");
@@ -147,7 +148,6 @@ impl Module for Scaled {
     }
 }
 
-#[test]
 fn to_moves_parameters_and_buffers_not_plain_fields() {
     let Some(g) = gpu() else { return };
     let core = ModuleCore::new();
@@ -181,7 +181,6 @@ fn to_moves_parameters_and_buffers_not_plain_fields() {
     assert_eq!(m.parameters()[0].device(), g);
 }
 
-#[test]
 fn load_state_dict_is_strict_and_all_or_nothing() {
     let m = Linear::new(3, 2, LinearOptions { seed: Some(4), ..Default::default() }).unwrap();
     let before = f32s(&m.weight().tensor());
@@ -199,7 +198,6 @@ fn load_state_dict_is_strict_and_all_or_nothing() {
 /// A training step on the meta device: shapes, dtypes and devices flow through the forward
 /// pass, the losses, backward and the fused optimizer update without any data (PyTorch's meta
 /// tensors), so a model's training memory can be planned before it is allocated.
-#[test]
 fn a_training_step_runs_on_meta() {
     let d = Device::META;
     let lin = LinearOptions { device: Some(d), seed: Some(0), ..Default::default() };
@@ -238,7 +236,6 @@ fn a_training_step_runs_on_meta() {
 /// Frozen parameters (PyTorch's `p.requires_grad_(False)`): an optimizer accepts and skips
 /// them, and `to` and `load_state_dict` keep them frozen; `load_state_dict` keeps the other
 /// parameters' gradients, as PyTorch's in-place copy does.
-#[test]
 fn frozen_parameters_stay_frozen() {
     let d = gpu().unwrap_or(Device::CPU);
     let m = relu_mlp(3, 4, 2, Some(7), Device::CPU);
@@ -270,7 +267,6 @@ fn frozen_parameters_stay_frozen() {
 
 /// A step the optimizer refuses (state on one device, a parameter since moved to another)
 /// changes nothing: the parameters before the refused one keep their values and state.
-#[test]
 fn a_refused_step_changes_nothing() {
     let Some(g) = gpu() else { return };
     let a = Linear::new(3, 2, LinearOptions { seed: Some(1), ..Default::default() }).unwrap();

@@ -3,6 +3,8 @@
 
 use webtensor::{Device, DeviceKind, Tensor};
 
+pub mod trials;
+
 /// Whether a missing GPU must fail the run (CI sets it: the software adapters are always there).
 pub fn gpu_required() -> bool {
     std::env::var("WEBTENSOR_REQUIRE_GPU").is_ok_and(|v| v == "1")
@@ -86,51 +88,6 @@ pub fn t(data: &[f32], shape: &[usize], dev: Device) -> Tensor {
     Tensor::from_slice(data, shape, dev).unwrap()
 }
 
-/// One `#[test]` per (case, device), so a failure names both: `device_tests!(unary_ops)` over
-/// `fn unary_ops(d: Device)` gives `unary_ops::cpu`, `unary_ops::webgpu` and, with the `cuda`
-/// feature, `unary_ops::cuda`; `device_tests!(meta: f)` adds `f::meta`. A GPU that is required
-/// and missing fails its test loudly (see [`gpu`], [`cuda`]); when it is not required, the test
-/// says so on stderr and passes. The `::cuda` tests of a suite built where no NVIDIA driver is
-/// (build.rs) are marked ignored, so the summary counts them as not run.
-// Not every test binary that includes `common` generates per-device tests.
-#[allow(unused_macros)]
-macro_rules! device_tests {
-    (@one $case:ident $($extra:tt)*) => {
-        mod $case {
-            #[test]
-            fn cpu() {
-                super::$case(webtensor::Device::CPU)
-            }
-            #[test]
-            fn webgpu() {
-                match crate::common::gpu() {
-                    Some(d) => super::$case(d),
-                    None => eprintln!("{}: no GPU adapter, not run", stringify!($case)),
-                }
-            }
-            #[cfg(feature = "cuda")]
-            #[test]
-            // Built without an NVIDIA driver in sight (build.rs): reported as ignored, not ok.
-            #[cfg_attr(not(webtensor_cuda_tests), ignore = "no CUDA driver where the suite was built")]
-            fn cuda() {
-                match crate::common::cuda() {
-                    Some(d) => super::$case(d),
-                    None => eprintln!("{}: no CUDA device, not run", stringify!($case)),
-                }
-            }
-            $($extra)*
-        }
-    };
-    (meta: $($case:ident),+ $(,)?) => {
-        $(device_tests!(@one $case #[test] fn meta() { super::$case(webtensor::Device::META) });)+
-    };
-    ($($case:ident),+ $(,)?) => {
-        $(device_tests!(@one $case);)+
-    };
-}
-#[allow(unused_imports)]
-pub(crate) use device_tests;
-
 /// The numbers of a JSON array as f32 (the PyTorch fixtures under tests/fixtures).
 pub fn floats(v: &serde_json::Value) -> Vec<f32> {
     let one = |x: &serde_json::Value| match x.as_str() {
@@ -213,21 +170,17 @@ pub fn relu_mlp(inp: usize, hidden: usize, out: usize, seed: Option<u64>, d: Dev
         .unwrap()
 }
 
-/// Runs every case of a PyTorch fixture in the format of `scripts/gen_grad_fixtures.py` on
-/// `d`: builds the inputs (views applied after marking them), applies `apply(op, args,
-/// inputs)`, compares the output and, for cases with an output gradient, `backward_with` it
-/// and compares each leaf's gradient.
-pub fn run_fixture_cases(
-    file: &str,
-    min_cases: usize,
+/// Runs one case of a PyTorch fixture in the format of `scripts/gen_grad_fixtures.py` on `d`:
+/// builds the inputs (views applied after marking them), applies `apply(op, args, inputs)`,
+/// compares the output and, for cases with an output gradient, `backward_with` it and compares
+/// each leaf's gradient. (`trials::fixture_trials` makes one test of each case and device.)
+pub fn run_fixture_case(
+    case: &serde_json::Value,
     d: Device,
     apply: impl Fn(&str, &serde_json::Value, &[Tensor]) -> webtensor::Result<Tensor>,
 ) {
     use serde_json::Value;
-    let json = fixture_json(file);
-    let cases = json["cases"].as_array().expect("cases");
-    assert!(cases.len() >= min_cases, "expected the full fixture set of {file}, got {} cases", cases.len());
-    for case in cases {
+    {
         let name = case["name"].as_str().expect("name");
         let what = |s: &str| format!("{name} on {d}: {s}");
         let mut leaves = Vec::new();
@@ -250,7 +203,7 @@ pub fn run_fixture_cases(
         assert_eq!(y.device(), d, "{}", what("the output lives on the inputs' device"));
         assert_close(&f32s(&y), &floats(&case["out"]), 1e-4, &what("output"));
         if case["out_grad"].is_null() {
-            continue;
+            return;
         }
         assert!(y.requires_grad(), "{}", what("the output requires grad"));
         let g = t(&floats(&case["out_grad"]), y.shape(), d);

@@ -1,4 +1,4 @@
-//! Every op on the GPU under test against the CPU reference backend, on random inputs with sizes
+//! Every op on the GPU under test (and `cuda:0` where there is one) against the CPU reference backend, on random inputs with sizes
 //! that are not multiples of the workgroup (256) or matmul tile (64), plus size-0 and size-1 dims.
 // Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -13,15 +13,22 @@ mod reductions;
 use common::*;
 use webtensor::{Device, Tensor};
 
-/// Runs `f` on the CPU and on the GPU over the same seeded inputs and compares.
+/// Runs `f` on the CPU and on each accelerator under test (the GPU adapter, and `cuda:0` where
+/// the build and the machine have one) over the same seeded inputs and compares.
 pub(crate) fn check(what: &str, tol: f32, f: impl Fn(Device) -> Tensor) {
-    let Some(g) = gpu() else { return };
+    let accelerators: Vec<Device> = gpu().into_iter().chain(cuda()).collect();
+    if accelerators.is_empty() {
+        return;
+    }
     let want = f(Device::CPU);
-    let got = f(g);
-    assert_eq!(got.device(), g, "{what}: result left the device");
-    assert_eq!(got.shape(), want.shape(), "{what}: shape");
-    assert_eq!(got.dtype(), want.dtype(), "{what}: dtype");
-    assert_close(&f32s(&got), &f32s(&want), tol, what);
+    for g in accelerators {
+        let got = f(g);
+        let what = format!("{what} on {g}");
+        assert_eq!(got.device(), g, "{what}: result left the device");
+        assert_eq!(got.shape(), want.shape(), "{what}: shape");
+        assert_eq!(got.dtype(), want.dtype(), "{what}: dtype");
+        assert_close(&f32s(&got), &f32s(&want), tol, &what);
+    }
 }
 
 pub(crate) fn randn(shape: &[usize], seed: u64, d: Device) -> Tensor {

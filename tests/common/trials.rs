@@ -1,0 +1,114 @@
+//! The suites run by libtest-mimic (`harness = false` in Cargo.toml) instead of libtest: a
+//! device whose hardware is absent is reported as *ignored* when the binary starts, never as
+//! `ok` (libtest cannot skip at run time), and a fixture file gives one test per case and
+//! device, so a failure names its case and the other cases still run. Names follow
+//! `case::cpu`, `case::webgpu`, `case::cuda` (built with the `cuda` feature), `case::meta`,
+//! which scripts/test.sh counts per device. `WEBTENSOR_REQUIRE_GPU=1` and `WEBTENSOR_REQUIRE_CUDA=1`
+//! still turn an absent device into a failure (of the whole binary, at start).
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::OnceLock;
+use webtensor::Device;
+
+/// The GPU under test and `cuda:0`, looked up once (the lookups panic where a required device is
+/// missing).
+fn accelerators() -> &'static (Option<Device>, Option<Device>) {
+    static ONCE: OnceLock<(Option<Device>, Option<Device>)> = OnceLock::new();
+    ONCE.get_or_init(|| (super::gpu(), if cfg!(feature = "cuda") { super::cuda() } else { None }))
+}
+
+/// `f` as a trial body: a panic (a failed assert) is the trial's failure, with its message.
+fn body(f: impl FnOnce() + Send + 'static) -> Result<(), Failed> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|e| {
+        let msg = e
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "panicked".into());
+        Failed::from(msg)
+    })
+}
+
+/// One trial per device for `f`: `name::cpu`, `name::webgpu` and, built with `cuda`,
+/// `name::cuda`; an absent accelerator's trial is ignored.
+pub fn device_trials<F>(name: &str, f: F) -> Vec<Trial>
+where
+    F: Fn(Device) + Send + Sync + Clone + 'static,
+{
+    let (gpu, cuda) = *accelerators();
+    let on = |suffix: &str, device: Option<Device>| {
+        let f = f.clone();
+        let trial = Trial::test(format!("{name}::{suffix}"), move || match device {
+            Some(d) => body(move || f(d)),
+            None => Ok(()),
+        });
+        trial.with_ignored_flag(device.is_none())
+    };
+    let mut trials = vec![on("cpu", Some(Device::CPU)), on("webgpu", gpu)];
+    if cfg!(feature = "cuda") {
+        trials.push(on("cuda", cuda));
+    }
+    trials
+}
+
+/// The trial `name::meta`.
+pub fn meta_trial(name: &str, f: fn(Device)) -> Trial {
+    Trial::test(format!("{name}::meta"), move || body(move || f(Device::META)))
+}
+
+/// One trial per case of `tests/fixtures/<file>` and device, each running `run(case, device)`;
+/// and one that the file holds exactly `count` cases (a regenerated fixture that lost or gained
+/// cases must say so here).
+pub fn fixture_trials(file: &str, count: usize, run: fn(&serde_json::Value, Device)) -> Vec<Trial> {
+    let json = super::fixture_json(file);
+    let cases = json["cases"].as_array().cloned().unwrap_or_default();
+    let found = cases.len();
+    let what = file.to_string();
+    let mut trials = vec![Trial::test(format!("{file} holds {count} cases"), move || {
+        if found == count {
+            Ok(())
+        } else {
+            Err(format!("{what} holds {found} cases, the suite expects {count}").into())
+        }
+    })];
+    for (i, case) in cases.into_iter().enumerate() {
+        let name = case["name"].as_str().map(str::to_string).unwrap_or_else(|| format!("case {i}"));
+        let case = std::sync::Arc::new(case);
+        trials.extend(device_trials(&format!("{file}/{name}"), move |d| run(&case, d)));
+    }
+    trials
+}
+
+/// Runs `trials` with the command line's filters and options, as libtest would, and exits.
+pub fn run(trials: Vec<Trial>) -> ! {
+    libtest_mimic::run(&Arguments::from_args(), trials).exit()
+}
+
+/// The trial `name` for a test that takes no device.
+pub fn plain_trial(name: &str, f: fn()) -> Trial {
+    Trial::test(name.to_string(), move || body(f))
+}
+
+/// The `main` of a libtest-mimic suite: `device_main!(a, b; meta: c; plain: d; fixtures: expr)`
+/// runs `a` and `b` on every device, `c` on `meta` (as well, when also listed first), `d` once
+/// with no device, and adds the trials the expressions give. Every section is optional.
+#[allow(unused_macros)] // vs_cpu includes common but has its own tests
+macro_rules! device_main {
+    (
+        $($case:ident),* $(,)?
+        $(; meta: $($meta:ident),+ $(,)?)?
+        $(; plain: $($plain:ident),+ $(,)?)?
+        $(; fixtures: $($fx:expr),+ $(,)?)?
+    ) => {
+        fn main() {
+            let mut trials = Vec::new();
+            $( trials.extend(crate::common::trials::device_trials(stringify!($case), $case)); )*
+            $($( trials.push(crate::common::trials::meta_trial(stringify!($meta), $meta)); )+)?
+            $($( trials.push(crate::common::trials::plain_trial(stringify!($plain), $plain)); )+)?
+            $($( trials.extend($fx); )+)?
+            crate::common::trials::run(trials)
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use device_main;
