@@ -11,6 +11,22 @@ import { assignRaw, consumeHandOff, markHandOff, rawOf, setPending, Tensor, untr
 
 const KINDS = ['parameter', 'buffer', 'module'];
 
+// The registry's rules (valid names, each slot once, how a state dict fills the slots) are the
+// core's, nn::registry in Rust, which Rust modules follow too; this file keeps the slots, the
+// properties and the walk order. There a slot's identity is a number: equal for the entries
+// that hold the same tensor object.
+function identities(entries) {
+  const ids = new Map();
+  return entries.map(([, t]) => {
+    if (!ids.has(t)) ids.set(t, ids.size);
+    return ids.get(t);
+  });
+}
+
+// `entries` ([name, tensor]) with each tensor once, under its first name.
+function firstOfEach(entries) {
+  return Array.from(core().registryFirstOfEach(Uint32Array.from(identities(entries))), (i) => entries[i]);
+}
 // Tensors wrapped by nn.Parameter (and whether they learn): assigning one to a module attribute
 // registers it as a parameter, as assigning a torch.nn.Parameter does.
 const PARAMETERS = new WeakMap();
@@ -118,12 +134,10 @@ export class Module {
   // Checks that `name` can be registered (before the value is checked and the name claimed, so
   // a refused value leaves the name free).
   #checkName(fn, name) {
-    if (typeof name !== 'string' || name === '' || name.includes('.')) {
-      check.fail(TypeError, fn, 'name', name, "a non-empty string without '.'");
-    }
-    if (KINDS.some((k) => this.#registry(k).has(name))) {
-      throw new Error(`${fn}: '${name}' is already registered in this module; names are unique across parameters, buffers and submodules`);
-    }
+    if (typeof name !== 'string') check.fail(TypeError, fn, 'name', name, "a non-empty string without '.'");
+    const taken = KINDS.some((k) => this.#registry(k).has(name));
+    const problem = core().registryNameProblem(name, taken);
+    if (problem !== undefined) throw taken ? new Error(`${fn}: ${problem}`) : new TypeError(`${fn}: ${problem}`);
     // A class field declared without a value (`fc;`, or TypeScript's `fc: Linear;`) is an own
     // property holding undefined: it becomes the registered name. Anything else (a method such
     // as `forward`, a property with a value) is taken.
@@ -191,11 +205,11 @@ export class Module {
   }
 
   /** Parameters with PyTorch's dotted names (`0.weight`, `fc.bias`), this module's first, then each submodule's; each tensor once. */
-  namedParameters() { return this.#named('params', new Set()); }
+  namedParameters() { return firstOfEach(this.#named('params')); }
   /** Every parameter (see namedParameters). */
   parameters() { return this.namedParameters().map(([, p]) => p); }
-  /** Registered buffers with dotted names. */
-  namedBuffers() { return this.#named('buffers', new Set()); }
+  /** Registered buffers with dotted names; each tensor once. */
+  namedBuffers() { return firstOfEach(this.#named('buffers')); }
   /** Registered buffers. */
   buffers() { return this.namedBuffers().map(([, b]) => b); }
   /** The direct submodules with their names. */
@@ -219,14 +233,11 @@ export class Module {
     return [...(which === 'params' ? this.#params : this.#buffers)].filter(([, t]) => t !== null);
   }
 
-  #named(which, seen, prefix = '') {
-    const out = [];
-    for (const [name, t] of this.#own(which)) {
-      if (seen.has(t)) continue;
-      seen.add(t);
-      out.push([prefix + name, t]);
-    }
-    for (const [name, m] of this.namedChildren()) out.push(...m.#named(which, seen, `${prefix}${name}.`));
+  // Every registered name of `which` with its tensor, this module's first, then each
+  // submodule's (a shared tensor under each of its names).
+  #named(which, prefix = '') {
+    const out = this.#own(which).map(([name, t]) => [prefix + name, t]);
+    for (const [name, m] of this.namedChildren()) out.push(...m.#named(which, `${prefix}${name}.`));
     return out;
   }
 
@@ -360,26 +371,20 @@ export class Module {
     const strict = check.flag(fn, 'strict', check.options(fn, opts, ['strict']).strict, true);
     const given = dictEntries(fn, dict);
     const slots = this.#stateEntries();
-    // A tied weight may come under any one of its names (`safetensors.torch.save_model` writes one).
-    const tiedGiven = (now) => slots.some(([n, t]) => t === now && given.has(n));
-    const missingKeys = slots.filter(([k, now]) => !given.has(k) && !tiedGiven(now)).map(([k]) => k);
-    const unexpectedKeys = [...given.keys()].filter((k) => !slots.some(([n]) => n === k));
-    if (strict && (missingKeys.length || unexpectedKeys.length)) {
-      throw new Error(`${fn}: missing keys ${JSON.stringify(missingKeys)}, unexpected keys ${JSON.stringify(unexpectedKeys)} (expected ${JSON.stringify(slots.map(([k]) => k))})`);
-    }
-    const todo = slots.filter(([k]) => given.has(k));
-    for (const [k, now] of todo) {
-      rawOf(fn, `the module's '${k}'`, now);
-      const v = given.get(k);
-      rawOf(fn, `dict['${k}']`, v);
-      if (v.shape.join() !== now.shape.join()) {
-        throw new Error(`${fn}: '${k}' has shape [${now.shape}] in the module but [${v.shape}] in the dict`);
-      }
-    }
+    const ids = identities(slots);
+    const plan = core().registryPlanLoad(
+      slots.map(([k, t], i) => [k, ids[i], [...rawOf(fn, `the module's '${k}'`, t).shape]]),
+      [...given].map(([k, v]) => [k, [...rawOf(fn, `dict['${k}']`, v).shape]]),
+      strict,
+    );
+    if (plan.error !== undefined) throw new Error(`${fn}: ${plan.error}`);
+    const keys = [...given.keys()];
+    const todo = slots.filter((_, i) => plan.sources[i] >= 0).map(([k, now, isParam]) => [keys.indexOf(k), now, isParam]);
+    const { missingKeys, unexpectedKeys } = plan;
     const values = [];
     todo.forEach(([, now]) => setPending(now, 'loadStateDict()'));
     try {
-      for (const [k, now, isParam] of todo) values.push(await loadValue(given.get(k), now, isParam));
+      for (const [i, now, isParam] of todo) values.push(await loadValue(given.get(keys[i]), now, isParam));
     } catch (e) {
       for (const r of values) r.free();
       throw e;

@@ -10,11 +10,12 @@ use common::trials::device_main;
 use common::*;
 
 use webtensor::nn::{
-    self, Embedding, EmbeddingOptions, Linear, LinearOptions, Module, ModuleCore, ModuleDict, ModuleList,
+    self, BatchNorm1d, BatchNormOptions, Embedding, EmbeddingOptions, Linear, LinearOptions, Module, ModuleCore,
+    ModuleDict, ModuleList,
 };
 use webtensor::{DType, Device, Tensor};
 
-device_main!(containers_register_with_pytorchs_keys, tied_weights_are_one_slot);
+device_main!(containers_register_with_pytorchs_keys, tied_weights_are_one_slot, a_shared_submodule_is_one_set_of_slots);
 
 fn lin(i: usize, o: usize, seed: u64, d: Device) -> Linear {
     Linear::new(i, o, LinearOptions { seed: Some(seed), device: Some(d), ..Default::default() }).unwrap()
@@ -94,4 +95,47 @@ fn tied_weights_are_one_slot(d: Device) {
         assert!(cpu.wte.weight().same_as(cpu.head.weight()), "to moved the one slot, still shared");
         assert_eq!(cpu.head.weight().device(), d);
     }
+}
+
+/// One BatchNorm registered under two names (PyTorch: `self.a = self.b = bn`): its parameters
+/// and buffers are listed once (PyTorch's remove_duplicate, which JS `nn.Module` follows through
+/// the same `nn::registry` rules), the state dict has both prefixes, and a dict with one of
+/// them loads: the other names are the same slots.
+fn a_shared_submodule_is_one_set_of_slots(d: Device) {
+    let core = ModuleCore::new();
+    let bn: std::sync::Arc<dyn Module> =
+        std::sync::Arc::new(BatchNorm1d::new(3, BatchNormOptions { device: Some(d), ..Default::default() }).unwrap());
+    core.register_shared("a", bn.clone()).unwrap();
+    core.register_shared("b", bn).unwrap();
+    struct Twice(ModuleCore);
+    impl Module for Twice {
+        fn core(&self) -> &ModuleCore {
+            &self.0
+        }
+        fn forward(&self, x: &Tensor) -> webtensor::Result<Tensor> {
+            Ok(x.clone())
+        }
+    }
+    let m = Twice(core);
+    let names = |v: Vec<String>| v.join(" ");
+    assert_eq!(names(m.named_parameters().into_iter().map(|(k, _)| k).collect()), "a.weight a.bias");
+    let buffers = names(m.named_buffers().into_iter().map(|(k, _)| k).collect());
+    assert!(buffers.starts_with("a.running_mean a.running_var") && !buffers.contains("b."), "{buffers}");
+    let dict = m.state_dict();
+    assert_eq!(dict.iter().filter(|(k, _)| k.starts_with("b.")).count(), dict.len() / 2, "both prefixes saved");
+    let only_a: Vec<(String, Tensor)> = dict
+        .iter()
+        .filter(|(k, _)| k.starts_with("a."))
+        .map(|(k, t)| (k.clone(), if k == "a.running_mean" { t.add_scalar(1.0).unwrap() } else { t.clone() }))
+        .collect();
+    m.load_state_dict_blocking(&only_a).unwrap();
+    let b_mean = m.state_dict().into_iter().find(|(k, _)| k == "b.running_mean").unwrap().1;
+    assert_eq!(f32s(&b_mean), vec![1.0; 3], "b's running mean is a's");
+    let err = m.load_state_dict_blocking(&[("a.weight".into(), Tensor::ones(&[4], DType::F32, d).unwrap())]);
+    assert!(
+        err.unwrap_err().to_string().contains("missing keys [\"a.bias\""),
+        "strict, with the shared rules' message"
+    );
+    let bad = m.core().register_buffer("a", &Tensor::ones(&[1], DType::F32, d).unwrap()).err().unwrap().to_string();
+    assert!(bad.contains("already registered in this module"), "{bad}");
 }

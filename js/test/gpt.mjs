@@ -78,7 +78,7 @@ export function gptCases(wt, devices) {
       close(await dst.transformer.get('wte').weight.data(), await src.lm_head.weight.data(), 0, 'the embedding took the head\'s values');
       dict['lm_head.weight'].dispose();
       delete dict['lm_head.weight'];
-      await assert.rejects(dst.loadStateDict(dict), /missing keys \["transformer\.wte\.weight","lm_head\.weight"\]/);
+      await assert.rejects(dst.loadStateDict(dict), /missing keys \["transformer\.wte\.weight", "lm_head\.weight"\]/);
       Object.values(dict).forEach((t) => t.dispose());
       [src, dst].forEach((m) => m.dispose());
     });

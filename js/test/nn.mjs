@@ -317,15 +317,28 @@ async function moduleCase(wt) {
   // Strict loading: missing, unexpected and mis-shaped keys fail and change nothing.
   const before = Array.from(await seq.at(0).weight.data());
   const dict = seq.stateDict();
-  await assert.rejects(seq.loadStateDict({ '0.weight': dict['0.weight'] }), /missing keys \["0.bias","2.weight"\]/);
+  await assert.rejects(seq.loadStateDict({ '0.weight': dict['0.weight'] }), /missing keys \["0.bias", "2.weight"\]/);
   const bad = { ...dict, '0.weight': wt.zeros([3, 4]) };
-  await assert.rejects(seq.loadStateDict(bad), /'0.weight' has shape \[4,3\] in the module but \[3,4\]/);
+  await assert.rejects(seq.loadStateDict(bad), /'0.weight' has shape \[4, 3\] in the module but \[3, 4\]/);
   await assert.rejects(seq.loadStateDict({ ...dict, extra: wt.zeros([1]) }), /unexpected keys \["extra"\]/);
   assert.deepEqual(Array.from(await seq.at(0).weight.data()), before, 'a failed load changed nothing');
   const partial = await seq.loadStateDict({ '0.bias': wt.zeros([4]), extra: wt.zeros([1]) }, { strict: false });
   assert.deepEqual(partial, { missingKeys: ['0.weight', '2.weight'], unexpectedKeys: ['extra'] });
   assert.deepEqual(Array.from(await seq.at(0).bias.data()), [0, 0, 0, 0]);
   assert.ok(seq.at(0).bias.isLeaf && seq.at(0).bias.requiresGrad, 'a loaded parameter is a leaf that requires grad');
+  // A submodule under two names (PyTorch's `self.a = self.b = bn`): each slot once, both
+  // prefixes saved, one prefix loads both (the core's nn::registry rules, as in Rust).
+  const twice = new nn.Module();
+  const bn = new nn.BatchNorm1d(3);
+  twice.registerModule('a', bn);
+  twice.registerModule('b', bn);
+  assert.deepEqual(twice.namedParameters().map(([k]) => k), ['a.weight', 'a.bias']);
+  assert.deepEqual(twice.namedBuffers().map(([k]) => k), ['a.running_mean', 'a.running_var', 'a.num_batches_tracked']);
+  const shared = twice.stateDict();
+  assert.equal(Object.keys(shared).filter((k) => k.startsWith('b.')).length, 3 + 2);
+  const onlyA = Object.fromEntries(Object.entries(shared).filter(([k]) => k.startsWith('a.')).map(([k, t]) => [k, k === 'a.running_mean' ? t.add(1) : t]));
+  assert.deepEqual(await twice.loadStateDict(onlyA), { missingKeys: [], unexpectedKeys: [] });
+  assert.deepEqual(Array.from(await twice.getBuffer('b.running_mean').data()), [1, 1, 1]);
   // Registration rules.
   const m = new nn.Module();
   const w = wt.randn([2, 2], { seed: 1 });

@@ -52,6 +52,7 @@ mod module;
 pub mod norm;
 mod parameter;
 mod pool;
+pub mod registry;
 pub mod safetensors;
 mod safetensors_format;
 mod safetensors_json;

@@ -9,6 +9,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::registry::{plan_load, Slot};
 use super::{Buffer, Parameter};
 use crate::device::policy::lock;
 use crate::device::Device;
@@ -37,13 +38,10 @@ impl ModuleCore {
         let taken = lock(&self.params).iter().any(|(n, _)| n == name)
             || lock(&self.buffers).iter().any(|(n, _)| n == name)
             || lock(&self.children).iter().any(|(n, _)| n == name);
-        if name.is_empty() || name.contains('.') || taken {
-            return Err(Error::invalid(
-                what,
-                format!("'{name}' cannot be registered: names must be non-empty, without '.', and unique in a module"),
-            ));
+        match super::registry::name_problem(name, taken) {
+            Some(problem) => Err(Error::invalid(what, problem)),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Registers a learnable tensor under `name` and returns its slot.
@@ -131,16 +129,7 @@ pub trait Module: Send + Sync {
     /// Parameters with PyTorch's dotted names (`0.weight`, `fc.bias`), each slot once (a tied
     /// weight under its first name), as PyTorch's.
     fn named_parameters(&self) -> Vec<(String, Parameter)> {
-        let mut seen: Vec<Parameter> = Vec::new();
-        let mut out = self.named_parameter_slots();
-        out.retain(|(_, p)| {
-            let new = !seen.iter().any(|q| q.same_as(p));
-            if new {
-                seen.push(p.clone());
-            }
-            new
-        });
-        out
+        first_of_each(self.named_parameter_slots(), Parameter::same_as)
     }
 
     /// Every registered parameter name with its slot, shared slots under each of their names
@@ -151,10 +140,17 @@ pub trait Module: Send + Sync {
         with_children(self.core(), own, |m| m.named_parameter_slots())
     }
 
-    /// Registered buffers with dotted names.
+    /// Registered buffers with dotted names, each buffer once (under its first name), as
+    /// PyTorch's.
     fn named_buffers(&self) -> Vec<(String, Buffer)> {
+        first_of_each(self.named_buffer_slots(), Buffer::same_as)
+    }
+
+    /// Every registered buffer name with its buffer, shared ones under each of their names
+    /// (what `state_dict` and `load_state_dict` walk).
+    fn named_buffer_slots(&self) -> Vec<(String, Buffer)> {
         let own = lock(&self.core().buffers).clone();
-        with_children(self.core(), own, |m| m.named_buffers())
+        with_children(self.core(), own, |m| m.named_buffer_slots())
     }
 
     /// Registered buffers.
@@ -208,7 +204,7 @@ pub trait Module: Send + Sync {
     /// names, as `safetensors.torch.save_model` writes it). Values are converted to each slot's dtype and moved
     /// to its device. All or nothing: on an error nothing changed.
     fn load_state_dict<'a>(&'a self, dict: &'a [(String, Tensor)]) -> ModuleFuture<'a> {
-        Box::pin(load_into(self.named_parameter_slots(), self.named_buffers(), dict))
+        Box::pin(load_into(self.named_parameter_slots(), self.named_buffer_slots(), dict))
     }
 
     /// Blocking [`Module::to`] (native only).
@@ -247,6 +243,19 @@ fn with_children<T>(
     out
 }
 
+/// `entries` without the slots listed again (the first name of each stays), by the shared
+/// rule of `registry::first_of_each`.
+fn first_of_each<T: Clone>(entries: Vec<(String, T)>, same: fn(&T, &T) -> bool) -> Vec<(String, T)> {
+    let ids = identities(&entries, same);
+    super::registry::first_of_each(&ids).into_iter().map(|i| entries[i].clone()).collect()
+}
+
+/// Per entry, the position of the first entry holding the same slot: equal for the names of
+/// one shared slot.
+fn identities<T>(entries: &[(String, T)], same: fn(&T, &T) -> bool) -> Vec<u64> {
+    entries.iter().map(|(_, x)| entries.iter().position(|(_, y)| same(x, y)).unwrap_or(0) as u64).collect()
+}
+
 /// [`Module::to`]: every value moved first, then adopted, so a failed transfer changes nothing.
 async fn move_to(params: Vec<(String, Parameter)>, buffers: Vec<(String, Buffer)>, device: Device) -> Result<()> {
     let mut moved_params = Vec::with_capacity(params.len());
@@ -279,45 +288,31 @@ async fn load_into(
         .map(|(n, p)| (n.clone(), p.tensor()))
         .chain(buffers.iter().map(|(n, b)| (n.clone(), b.tensor())))
         .collect();
-    let has = |name: &str| dict.iter().any(|(k, _)| k == name);
-    // A tied weight may come under any one of its names: `safetensors.torch.save_model` writes
-    // one name of each shared tensor (nanoGPT's `lm_head.weight` for the embedding too).
-    let tied_elsewhere =
-        |i: usize| params.get(i).is_some_and(|(_, p)| params.iter().any(|(n, q)| q.same_as(p) && has(n)));
-    let missing: Vec<&str> = current
-        .iter()
-        .enumerate()
-        .filter(|(i, (n, _))| !has(n) && !tied_elsewhere(*i))
-        .map(|(_, (n, _))| n.as_str())
+    // Parameters and buffers are told apart by identity: buffers' come after the parameters'.
+    let offset = params.len() as u64;
+    let ids: Vec<u64> = identities(&params, Parameter::same_as)
+        .into_iter()
+        .chain(identities(&buffers, Buffer::same_as).into_iter().map(|i| i + offset))
         .collect();
-    let unexpected: Vec<&str> =
-        dict.iter().filter(|(k, _)| !current.iter().any(|(n, _)| n == k)).map(|(k, _)| k.as_str()).collect();
-    if !missing.is_empty() || !unexpected.is_empty() {
-        return Err(Error::invalid(
-            OP,
-            format!("missing keys {missing:?}, unexpected keys {unexpected:?} (expected {:?})", {
-                current.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>()
-            }),
-        ));
-    }
+    let shapes: Vec<Vec<usize>> = current.iter().map(|(_, t)| t.shape().to_vec()).collect();
+    let slots: Vec<Slot<'_>> = current
+        .iter()
+        .zip(&ids)
+        .zip(&shapes)
+        .map(|(((name, _), &identity), shape)| Slot { name, identity, shape })
+        .collect();
+    let given: Vec<(&str, &[usize])> = dict.iter().map(|(k, t)| (k.as_str(), t.shape())).collect();
+    let plan = plan_load(&slots, &given, true).map_err(|msg| Error::invalid(OP, msg))?;
     let mut values: Vec<Option<Tensor>> = Vec::with_capacity(current.len());
-    for (name, now) in &current {
-        let Some((_, v)) = dict.iter().find(|(k, _)| k == name) else {
-            // A tied name the dict gives under another name: that one fills the slot.
+    for ((_, now), source) in current.iter().zip(&plan.sources) {
+        // A tied name the dict gives under another name: that one fills the slot.
+        let Some(i) = *source else {
             values.push(None);
             continue;
         };
-        if v.shape() != now.shape() {
-            return Err(Error::ShapeMismatch {
-                op: OP,
-                lhs: now.shape().to_vec(),
-                rhs: v.shape().to_vec(),
-                msg: format!("'{name}' has shape {:?} in the module but {:?} in the dict", now.shape(), v.shape()),
-            });
-        }
         let v = {
             let _g = crate::tensor::node::pause();
-            v.detach().to_dtype(now.dtype())?
+            dict[i].1.detach().to_dtype(now.dtype())?
         };
         values.push(Some(v.to(now.device()).await?.deep_copy()?));
     }

@@ -166,6 +166,11 @@ impl Buffer {
         *lock(&self.0) = value.detach();
     }
 
+    /// Whether two handles are the same buffer (one registered under two names).
+    pub fn same_as(&self, other: &Buffer) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// The dtype.
     pub fn dtype(&self) -> DType {
         self.tensor().dtype()
