@@ -60,7 +60,7 @@ fn every_op_on_every_dtype(d: Device) {
     assert!(errors.is_empty(), "{} disagreements:\n{}", errors.len(), errors.join("\n"));
 }
 
-device_main!(every_op_on_every_dtype; plain: op_reference_is_current, manifest_covers_the_tables);
+device_main!(every_op_on_every_dtype, gradients_are_as_declared; plain: op_reference_is_current, manifest_covers_the_tables);
 
 /// `docs/guide/ops.md` is what `manifest::markdown` makes (`WEBTENSOR_BLESS=1` rewrites it).
 fn op_reference_is_current() {
@@ -86,4 +86,43 @@ fn manifest_covers_the_tables() {
         assert!(!op.doc().trim().is_empty(), "{} has no doc", op.name);
         assert_eq!(op.results.len(), DType::ALL.len());
     }
+}
+
+/// Every op's `gradient` claim holds on float inputs: `yes` and `zero` ops record a backward
+/// (and `zero` ones give a zero gradient), `no` ops record none.
+fn gradients_are_as_declared(d: Device) {
+    use webtensor::op::manifest::Gradient;
+    let mut errors = Vec::new();
+    for op in manifest::ops().into_iter().filter(|o| !o.custom) {
+        // Ops that refuse floats (the bitwise ones) have no gradient to declare.
+        if op.results.iter().any(|(dt, r)| *dt == DType::F32 && r.is_err()) {
+            if op.gradient != Gradient::No {
+                errors.push(format!("{}: refuses f32 but declares {:?}", op.name, op.gradient));
+            }
+            continue;
+        }
+        let x = Tensor::from_slice(&[0.3f32, 1.7, 2.2], &[3], d).unwrap().requires_grad_(true).unwrap();
+        let y = match op.family {
+            Family::Unary => x.unary(UnaryOp::from_name(op.name).unwrap()),
+            Family::Binary => x.binary(
+                &Tensor::from_slice(&[1.1f32, 0.4, 2.9], &[3], d).unwrap(),
+                BinaryOp::from_name(op.name).unwrap(),
+            ),
+            Family::Reduce => x.reduce(ReduceOp::from_name(op.name).unwrap(), None, false),
+        }
+        .unwrap();
+        if y.requires_grad() != (op.gradient != Gradient::No) {
+            errors.push(format!("{}: declared {:?}, records a backward: {}", op.name, op.gradient, y.requires_grad()));
+            continue;
+        }
+        if op.gradient == Gradient::No {
+            continue;
+        }
+        y.to_dtype(DType::F32).unwrap().sum_all().unwrap().backward().unwrap();
+        let g = f32s(&x.grad().unwrap());
+        if (op.gradient == Gradient::Zero) != g.iter().all(|&v| v == 0.0) {
+            errors.push(format!("{}: declared {:?}, gradient {g:?}", op.name, op.gradient));
+        }
+    }
+    assert!(errors.is_empty(), "{d}: {}", errors.join("\n"));
 }

@@ -127,6 +127,52 @@ pub fn binary_tolerance(op: BinaryOp) -> Tolerance {
     }
 }
 
+/// What autograd does through an op (for float inputs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gradient {
+    /// A backward rule, PyTorch's.
+    Yes,
+    /// Differentiable with a zero gradient almost everywhere (rounding, `sign`, `floor_divide`),
+    /// as PyTorch's.
+    Zero,
+    /// Not recorded: integer or bool results (comparisons, bitwise ops, arg-reductions).
+    No,
+}
+
+impl Gradient {
+    /// `yes`, `zero` or `no`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Gradient::Yes => "yes",
+            Gradient::Zero => "zero",
+            Gradient::No => "no",
+        }
+    }
+}
+
+/// The gradient of a unary op (one exhaustive match, as the backward rules in `ops/unary.rs`).
+pub fn unary_gradient(op: UnaryOp) -> Gradient {
+    use UnaryOp::*;
+    match op {
+        Floor | Ceil | Round | Sign => Gradient::Zero,
+        Neg | Abs | Exp | Log | Sqrt | Rsqrt | Reciprocal | Square | Sin | Cos | Tanh | Sigmoid | Relu | Gelu
+        | GeluTanh | Erf | Silu | Log1p | Expm1 | Tan | Asin | Acos | Atan | Sinh | Cosh | Asinh | Acosh | Atanh
+        | Softplus | Mish | Hardswish | Hardsigmoid | Elu | GeluGrad => Gradient::Yes,
+    }
+}
+
+/// The gradient of a binary op: none where `Tensor::binary` records none (comparisons and
+/// bitwise ops give integers or bools), zero for `floor_divide`.
+pub fn binary_gradient(op: BinaryOp) -> Gradient {
+    if op.is_comparison() || op.int_only() {
+        Gradient::No
+    } else if op == BinaryOp::FloorDivide {
+        Gradient::Zero
+    } else {
+        Gradient::Yes
+    }
+}
+
 /// One op of the manifest.
 #[derive(Debug, Clone)]
 pub struct OpSpec {
@@ -139,6 +185,8 @@ pub struct OpSpec {
     pub results: Vec<(DType, Result<DType, &'static str>)>,
     /// Its accuracy against PyTorch.
     pub tolerance: Tolerance,
+    /// What autograd does through it.
+    pub gradient: Gradient,
     /// Whether its method is written by hand with arguments of its own (`elu(alpha)`,
     /// `prelu(weight)`): then `results` describe the op (`Tensor::unary`, `Tensor::binary`),
     /// and the method's own rules are documented with it.
@@ -166,6 +214,7 @@ pub fn ops() -> Vec<OpSpec> {
         name: op.name(),
         results: per_dtype(&|d| op.result_dtype(d)),
         tolerance: unary_tolerance(op),
+        gradient: unary_gradient(op),
         custom: op.custom_method(),
     });
     let binary = BinaryOp::ALL.into_iter().map(|op| OpSpec {
@@ -173,6 +222,7 @@ pub fn ops() -> Vec<OpSpec> {
         name: op.name(),
         results: per_dtype(&|d| op.result_dtype(d, d)),
         tolerance: binary_tolerance(op),
+        gradient: binary_gradient(op),
         custom: op.custom_method(),
     });
     let reduce = ReduceOp::ALL.into_iter().map(|op| OpSpec {
@@ -180,6 +230,7 @@ pub fn ops() -> Vec<OpSpec> {
         name: op.name(),
         results: per_dtype(&|d| Ok(op.output_dtype(d))),
         tolerance: Tolerance::EXACT,
+        gradient: if op.is_arg() { Gradient::No } else { Gradient::Yes },
         custom: op.custom_method(),
     });
     unary.chain(binary).chain(reduce).collect()
@@ -258,7 +309,8 @@ pub fn markdown() -> String {
          drifts). **Dtypes** lists what each input dtype gives (for binary ops: both operands of \
          that dtype; mixed operands promote first, see the guide); a dtype not listed is refused \
          with an error that says why. The Rust method is the name; the JS method is its camelCase \
-         form; `(…)` marks a method written by hand with arguments of its own (the row gives the \
+         form; **grad** says whether autograd records it (`zero`: a zero gradient almost everywhere, \
+         as PyTorch's); `(…)` marks a method written by hand with arguments of its own (the row gives the \
          op's dtypes; the method's are in its doc). Every op runs on every device.\n",
     );
     for family in [Family::Unary, Family::Binary, Family::Reduce] {
@@ -267,7 +319,7 @@ pub fn markdown() -> String {
             Family::Binary => "Binary (`a.op(b)`, `a.op_scalar(s)`; JS `a.op(b | number)`)",
             Family::Reduce => "Reductions (`x.op(dims, keepdim)`, `x.op_all()`; JS `x.op(dim?, keepdim?)`)",
         };
-        md.push_str(&format!("\n## {title}\n\n| op | JS | dtypes | |\n|---|---|---|---|\n"));
+        md.push_str(&format!("\n## {title}\n\n| op | JS | dtypes | grad | |\n|---|---|---|---|---|\n"));
         for op in ops().into_iter().filter(|o| o.family == family) {
             let mut groups: Vec<(Vec<&str>, DType)> = Vec::new();
             for (d, r) in &op.results {
@@ -283,7 +335,14 @@ pub fn markdown() -> String {
             let doc = op.doc().lines().map(str::trim).collect::<Vec<_>>().join(" ").replace('|', "\\|");
             // A hand-written method takes arguments of its own (`elu(alpha)`).
             let js = if op.custom { format!("{}(…)", camel(op.name)) } else { camel(op.name) };
-            md.push_str(&format!("| `{}` | `{}` | {} | {} |\n", op.name, js, dtypes.join("; "), doc));
+            md.push_str(&format!(
+                "| `{}` | `{}` | {} | {} | {} |\n",
+                op.name,
+                js,
+                dtypes.join("; "),
+                op.gradient.name(),
+                doc
+            ));
         }
     }
     md
