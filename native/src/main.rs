@@ -363,6 +363,7 @@ fn info() {
         ),
         ("MATMUL_NUM_THREADS", "threads for the cpu matmul (default: physical cores, at most 4)"),
         ("WEBTENSOR_CPU_THREADS", "threads for the other cpu kernels (default: the cores available)"),
+        ("WEBTENSOR_CPU_SPIN_US", "how long cpu workers spin for the next kernel before they sleep (default 500)"),
         ("WEBTENSOR_STRIDED_REDUCE", "min outputs,outputs per folded element: when GPUs reduce strided views in place"),
         ("WEBTENSOR_MATMUL_REGISTER_TILES", "128x128 tiles from which hardware GPUs run the register-tiled matmul"),
         ("WEBTENSOR_REQUIRE_GPU", "1: the test suites fail instead of skipping without a GPU adapter"),

@@ -39,6 +39,8 @@ mod scatter;
 #[cfg(target_arch = "x86_64")]
 mod simd_x86;
 mod sort;
+#[cfg(not(target_arch = "wasm32"))]
+mod spin;
 mod strided;
 mod width;
 #[cfg(all(target_arch = "wasm32", not(target_feature = "simd128")))]

@@ -1,6 +1,7 @@
 //! Splitting CPU kernels across cores. Natively the work is cut into one contiguous range per
-//! thread and run on a standing rayon pool of its own (`WEBTENSOR_CPU_THREADS` threads, by
-//! default one per core); work is split only into parts of at least `MIN_PER_THREAD` elements.
+//! thread and run by the caller and the spinning workers of `spin.rs` (`WEBTENSOR_CPU_THREADS`
+//! threads in all, by default one per core); work is split only into parts of at least
+//! `MIN_PER_THREAD` elements.
 //! wasm32 has no threads; there everything runs on the calling thread, as it does natively
 //! when the pool cannot be built.
 
@@ -173,45 +174,20 @@ pub(crate) fn zip<T: Copy + Sync, U: Send>(a: &[T], b: &[T], f: impl Fn(T, T) ->
     unsafe { fill_inline(n, 1, write) }
 }
 
-/// The pool the kernels run on, with `threads() - 1` threads (the caller runs a part itself, so
-/// `threads()` work at once; a full-size pool left a third thread spinning against the two on
-/// a 2-core machine); None where it could not be built.
-#[cfg(not(target_arch = "wasm32"))]
-fn pool() -> Option<&'static rayon::ThreadPool> {
-    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads().saturating_sub(1).max(1))
-            .thread_name(|i| format!("webtensor-cpu-{i}"))
-            .build()
-            .ok()
-    })
-    .as_ref()
-}
-
-/// Runs `f` on every item, the first on the calling thread and the rest on the pool (in order
-/// here, for a single item or when there is no pool); the results come back in item order.
-/// The caller works rather than waits: handing everything to the pool (`install`) made each
-/// call wait for a pool thread to wake and then for it to wake the next, which at 256^3 matmul
-/// size (0.2 ms of work) cost as much as the work.
+/// Runs `f` on every item, the first on the calling thread and the rest on the spinning
+/// workers (`spin.rs`), or all here in order for a single item or when the workers are busy;
+/// the results come back in item order. The caller works rather than waits: handing everything
+/// to a pool made each call wait for a thread to wake and then for it to wake the next, which
+/// at 256^3 matmul size (0.2 ms of work) cost as much as the work.
 #[cfg(not(target_arch = "wasm32"))]
 fn run<I: Send, R: Send>(items: Vec<I>, f: &(impl Fn(I) -> R + Sync)) -> Vec<R> {
-    let pool = match pool() {
-        Some(pool) if items.len() > 1 => pool,
-        _ => return items.into_iter().map(f).collect(),
-    };
-    let mut out: Vec<Option<R>> = items.iter().map(|_| None).collect();
-    let mut items = items.into_iter();
-    if let (Some(first), Some((head, rest))) = (items.next(), out.split_first_mut()) {
-        pool.in_place_scope(|s| {
-            for (item, slot) in items.zip(rest) {
-                s.spawn(move |_| *slot = Some(f(item)));
-            }
-            *head = Some(f(first));
-        });
+    if items.len() <= 1 {
+        return items.into_iter().map(f).collect();
     }
-    // Every slot was filled: the scope returns once each spawned job has run (or unwinds).
-    out.into_iter().flatten().collect()
+    match super::spin::run(items, f, threads().saturating_sub(1)) {
+        Ok(results) => results,
+        Err(items) => items.into_iter().map(f).collect(),
+    }
 }
 
 /// wasm32 has no threads: every item runs here, in order.

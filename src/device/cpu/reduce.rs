@@ -32,7 +32,8 @@ enum Part<T> {
 /// l3) + (l5 + l7))`: the order in which four two-lane vectors fold, so that wasm SIMD
 /// (`wasm_rows::sum_rows`) gives the same bits without taking the lanes apart one by one
 /// (summing them in order, and then the tail, cost a row of 20 half its time there).
-fn sum_f64<T: Scalar>(xs: &[T]) -> f64 {
+#[inline]
+pub(super) fn sum_f64<T: Scalar>(xs: &[T]) -> f64 {
     let mut lanes = [0.0f64; 8];
     let chunks = xs.chunks_exact(8);
     let rest = chunks.remainder();

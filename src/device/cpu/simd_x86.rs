@@ -26,6 +26,28 @@ pub(super) unsafe fn map_avx2<T: Copy, U>(a: &[T], out: &mut [MaybeUninit<U>], f
     }
 }
 
+/// Runs `f` compiled for AVX2: its body (and what it inlines) is generated inside this frame.
+/// For loops bound by arithmetic over rows (LayerNorm's statistics and its backward), whose
+/// fixed summation order gives the baseline's bits.
+///
+/// # Safety
+/// The CPU must support AVX2 ([`has_avx2`]).
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn run_avx2<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+/// `f()`, through [`run_avx2`] where the CPU has AVX2.
+#[inline(always)]
+pub(super) fn wide<R>(f: impl FnOnce() -> R) -> R {
+    if has_avx2() {
+        // SAFETY: AVX2 was detected.
+        unsafe { run_avx2(f) }
+    } else {
+        f()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
