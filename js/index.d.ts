@@ -47,8 +47,11 @@ export type Floating<P extends DType> = P extends 'float16' ? 'float16' : 'float
 export type WithScalar<D extends DType> = D extends 'float32' | 'float16' ? D : D extends 'uint32' | 'uint8' | 'int8' ? D | 'int32' | 'float32' : 'int32' | 'float32';
 /** Unary ops with integer forms (neg, abs, square, relu, floor, ceil, round, sign): bool computes in int32. */
 export type Keep<D extends DType> = D extends 'bool' ? 'int32' : D;
-/** clamp: a float tensor keeps its dtype; an integer one too for whole bounds, float32 for fractional ones. */
-export type Clamped<D extends DType> = D extends 'float32' | 'float16' ? D : D | 'float32';
+/**
+ * clamp: a float tensor keeps its dtype; an integer one too for whole bounds, float32 for
+ * fractional ones; a bool one computes in int32 (or float32).
+ */
+export type Clamped<D extends DType> = D extends 'float32' | 'float16' ? D : D extends 'bool' ? 'int32' | 'float32' : D | 'float32';
 /** sum and prod: bool, uint8 and int8 count in int32. */
 export type Summed<D extends DType> = D extends 'bool' | 'uint8' | 'int8' ? 'int32' : D;
 

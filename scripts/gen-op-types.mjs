@@ -1,4 +1,5 @@
-// Writes js/test/optypes.generated.ts from the core's op manifest (needs the built package:
+// Writes js/test/optypes.generated.ts from the core's op manifest and from running the calls of
+// js/test/othercalls.mjs on the cpu (needs the built package:
 // `npm run build` first). `npm run test:types` compiles it; js/test/files.test.mjs fails when the
 // committed file differs from what this writes.
 import { writeFileSync } from 'node:fs';
@@ -7,5 +8,5 @@ import { opTypes } from '../js/test/manifest.mjs';
 
 const path = new URL('../js/test/optypes.generated.ts', import.meta.url);
 await wt.init({ gpu: false });
-writeFileSync(path, opTypes(wt.__opTable()));
+writeFileSync(path, opTypes(wt));
 console.log(`wrote ${path.pathname}`);

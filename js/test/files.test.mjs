@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as wt from '../node.js';
 import { assert, close } from './assert.mjs';
-import { opTypes } from './manifest.mjs';
+import { camel, opTypes } from './manifest.mjs';
+import { NOT_DTYPE, OTHER_CALLS } from './othercalls.mjs';
 
 await wt.init();
 
@@ -38,7 +39,14 @@ test('checkpoints: a state dict round-trips through a file, and PyTorch\'s file 
 
 test('js/test/optypes.generated.ts is what the op manifest makes (node scripts/gen-op-types.mjs)', async () => {
   const committed = await readFile(new URL('./optypes.generated.ts', import.meta.url), 'utf8');
-  const want = opTypes(wt.__opTable());
+  const want = opTypes(wt);
   const stale = want.split('\n').filter((l) => !committed.includes(l)).slice(0, 5);
   assert.ok(committed === want, `stale: regenerate with \`node scripts/gen-op-types.mjs\`; missing lines: ${stale.join(' | ')}`);
+});
+
+test('every Tensor method is in the op manifest, in othercalls.mjs or named as having no dtype to check', () => {
+  const manifest = new Set(wt.__opTable().ops.map((o) => camel(o.name)));
+  const known = new Set([...manifest, ...Object.keys(OTHER_CALLS), ...NOT_DTYPE]);
+  const methods = Object.getOwnPropertyNames(wt.Tensor.prototype).filter((n) => n !== 'constructor');
+  assert.deepEqual(methods.filter((m) => !known.has(m)), [], 'Tensor methods whose result dtypes no test checks: add them to js/test/othercalls.mjs');
 });

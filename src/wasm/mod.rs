@@ -261,7 +261,8 @@ pub fn exit_device_scope_js(depth: u32) {
 }
 
 /// The core's op table: names per family, the single source the JS methods and their types
-/// are checked against (the op-table case in `js/test/cases.mjs`), and under `ops` the op
+/// are checked against (the op-table case in `js/test/cases.mjs`, which checks the other
+/// methods of `RawTensor` by reflection), and under `ops` the op
 /// manifest (`op::manifest::json`: each op's result dtype per input dtype and its tolerance),
 /// which the JS suite runs every op against, the `.d.ts` check is generated from and the
 /// fuzz draws from.
@@ -272,7 +273,6 @@ pub fn op_table_js() -> Result<Object, JsValue> {
     set(&o, "unary", names(crate::UnaryOp::ALL.iter().map(|o| o.name()).collect()));
     set(&o, "binary", names(crate::BinaryOp::ALL.iter().map(|o| o.name()).collect()));
     set(&o, "reduce", names(crate::ReduceOp::ALL.iter().map(|o| o.name()).collect()));
-    set(&o, "other", names(tensor::OTHER_METHODS.to_vec()));
     set(&o, "ops", js_sys::JSON::parse(&crate::op::manifest::json())?);
     Ok(o)
 }

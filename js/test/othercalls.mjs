@@ -1,0 +1,106 @@
+// The Tensor methods outside the core's op manifest whose result dtype depends on the input's,
+// as calls on a [2, 3] tensor `X` of each dtype (with `I` [2, 3] int32 indices below 2, `J` a
+// 1-D int32 index, `M` a bool mask). opTypes (manifest.mjs) runs each call on every dtype and
+// writes what it returned into js/test/optypes.generated.ts, which `npm run test:types`
+// compiles against js/index.d.ts; `wide` marks a declaration that is a union by design (the
+// check is then that the union holds what the op returned). NOT_DTYPE lists the methods whose
+// result has no dtype to check, so that files.test.mjs can name any Tensor method in neither.
+
+/** method -> { call: TypeScript/JS expression over X, I, J, M; wide?: true } */
+export const OTHER_CALLS = {
+  softplusWith: { call: 'X.softplusWith(1, 20)' },
+  leakyRelu: { call: 'X.leakyRelu(0.1)' },
+  elu: { call: 'X.elu()' },
+  lerp: { call: 'X.lerp(X, 0.5)' },
+  bitwiseNot: { call: 'X.bitwiseNot()' },
+  logicalAnd: { call: 'X.logicalAnd(X)' },
+  logicalOr: { call: 'X.logicalOr(X)' },
+  logicalXor: { call: 'X.logicalXor(X)' },
+  logicalNot: { call: 'X.logicalNot()' },
+  cumsum: { call: 'X.cumsum(1)' },
+  cumprod: { call: 'X.cumprod(1)' },
+  all: { call: 'X.all()' },
+  any: { call: 'X.any()' },
+  logsumexp: { call: 'X.logsumexp(1)' },
+  amax: { call: 'X.amax(1)' },
+  amin: { call: 'X.amin(1)' },
+  norm: { call: 'X.norm()' },
+  maskedFill: { call: 'X.maskedFill(M, 1)' },
+  tril: { call: 'X.tril()' },
+  triu: { call: 'X.triu()' },
+  flip: { call: 'X.flip([0])' },
+  roll: { call: 'X.roll(1, 1)' },
+  repeat: { call: 'X.repeat(2, 1)' },
+  tile: { call: 'X.tile(2, 1)' },
+  split: { call: 'X.split(1, 0)[0]!' },
+  chunk: { call: 'X.chunk(2, 0)[0]!' },
+  where: { call: 'M.where(X, X)' },
+  clamp: { call: 'X.clamp(0, 1)', wide: true },
+  mean: { call: 'X.mean()' },
+  var: { call: 'X.var()' },
+  std: { call: 'X.std()' },
+  softmax: { call: 'X.softmax(1)' },
+  logSoftmax: { call: 'X.logSoftmax(1)' },
+  matmul: { call: 'X.matmul(X.t())' },
+  reshape: { call: 'X.reshape([3, 2])' },
+  view: { call: 'X.view([6])' },
+  flatten: { call: 'X.flatten()' },
+  permute: { call: 'X.permute([1, 0])' },
+  transpose: { call: 'X.transpose(0, 1)' },
+  t: { call: 'X.t()' },
+  multinomial: { call: 'X.multinomial(2, { seed: 1 })' },
+  select: { call: 'X.select(0, 1)' },
+  narrow: { call: 'X.narrow(1, 0, 2)' },
+  slice: { call: 'X.slice(1, 0, 2)' },
+  squeeze: { call: 'X.unsqueeze(0).squeeze(0)' },
+  unsqueeze: { call: 'X.unsqueeze(0)' },
+  expand: { call: 'X.unsqueeze(0).expand([2, 2, 3])' },
+  broadcastTo: { call: 'X.broadcastTo([2, 2, 3])' },
+  contiguous: { call: 'X.t().contiguous()' },
+  isnan: { call: 'X.isnan()' },
+  isinf: { call: 'X.isinf()' },
+  isfinite: { call: 'X.isfinite()' },
+  clone: { call: 'X.clone()' },
+  toDtype: { call: "X.toDtype('int32')" },
+  indexSelect: { call: 'X.indexSelect(0, J)' },
+  gather: { call: 'X.gather(1, I)' },
+  indexAdd: { call: 'X.indexAdd(0, J, X)' },
+  scatterAdd: { call: 'X.scatterAdd(1, I, X)' },
+  scatter: { call: 'X.scatter(1, I, X)' },
+  argsort: { call: 'X.argsort(1)' },
+  // `values` of the [values, indices] pair also names the array's own values() method, which
+  // the declared type intersects: the check is that it holds the dtype.
+  sort: { call: 'X.sort(1).values', wide: true },
+  topk: { call: 'X.topk(2, 1).values', wide: true },
+  detach: { call: 'X.detach()' },
+  newZeros: { call: 'X.newZeros([2])' },
+  newOnes: { call: 'X.newOnes([2])' },
+  newFull: { call: 'X.newFull([2], 1)' },
+  newTensor: { call: 'X.newTensor([1, 0])' },
+  neg_: { call: 'X.clone().neg_()' },
+  abs_: { call: 'X.clone().abs_()' },
+  exp_: { call: 'X.clone().exp_()' },
+  relu_: { call: 'X.clone().relu_()' },
+  floor_: { call: 'X.clone().floor_()' },
+  add_: { call: 'X.clone().add_(X)' },
+  mul_: { call: 'X.clone().mul_(X)' },
+  div_: { call: 'X.clone().div_(X)' },
+  zero_: { call: 'X.clone().zero_()' },
+  fill_: { call: 'X.clone().fill_(1)' },
+  copy_: { call: 'X.clone().copy_(X)' },
+  clamp_: { call: 'X.clone().clamp_(0, 1)' },
+  maskedFill_: { call: 'X.clone().maskedFill_(M, 1)' },
+};
+
+/**
+ * The other in-place unary and binary methods: the same declaration shape (`this`) as the
+ * ones above, whose dtypes their out-of-place forms check; listed so that completeness holds.
+ */
+const IN_PLACE_ALIKE = ['rsqrt_', 'reciprocal_', 'square_', 'sqrt_', 'log_', 'sin_', 'cos_', 'tan_', 'tanh_', 'sigmoid_',
+  'ceil_', 'round_', 'sign_', 'erf_', 'log1p_', 'expm1_', 'asin_', 'acos_', 'atan_', 'sinh_', 'cosh_', 'asinh_', 'acosh_',
+  'atanh_', 'sub_', 'pow_', 'remainder_', 'fmod_', 'lerp_', 'uniform_', 'normal_'];
+
+/** Methods whose result has no dtype to check: metadata, readback, autograd, disposal. */
+export const NOT_DTYPE = ['shape', 'dtype', 'device', 'rank', 'numel', 'size', 'requiresGrad', 'requiresGrad_', 'isLeaf',
+  'gradFn', 'grad', 'backward', 'backwardAsync', 'data', 'array', 'item', 'dataSync', 'to', 'cpu', 'dispose', 'toString',
+  'print', ...IN_PLACE_ALIKE];
