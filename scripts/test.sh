@@ -77,7 +77,7 @@ step "the examples (cargo run --example ...; built by cargo test above), each ch
 examples="${CARGO_TARGET_DIR:-target}/debug/examples"
 gpu_dev=cpu
 [ "$WEBTENSOR_REQUIRE_GPU" = 1 ] && gpu_dev=webgpu:0
-for ex in quickstart train mixed_devices; do
+for ex in quickstart train mixed_devices oom_retry events; do
   echo "-- $ex $gpu_dev"
   "$examples/$ex" "$gpu_dev"
 done

@@ -6,53 +6,49 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
-use common::trials::device_main;
+use common::trials::{device_main, fixture_trials};
 use common::*;
+use serde_json::Value;
 
 use webtensor::nn::utils::{clip_grad_norm_, clip_grad_value_, ClipGradNormOptions};
 use webtensor::nn::Parameter;
 use webtensor::{Device, Tensor};
 
-device_main!(clipping_matches_pytorch, nonfinite_norms_refused_when_asked);
+device_main!(nonfinite_norms_refused_when_asked; fixtures: fixture_trials("clip.json", 6, clipping_matches_pytorch));
 
-fn clipping_matches_pytorch(d: Device) {
-    let f = fixture_json("clip.json");
-    let cases = f["cases"].as_array().expect("cases");
-    assert_eq!(cases.len(), 6);
-    for c in cases {
-        let params: Vec<Parameter> = c["params"]
-            .as_array()
-            .expect("params")
-            .iter()
-            .map(|p| {
-                let shape = usizes(&p["shape"]);
-                let param = Parameter::new(&Tensor::zeros(&shape, webtensor::DType::F32, d).unwrap()).unwrap();
-                if p["grad"].is_array() {
-                    param.tensor().set_grad(Some(t(&floats(&p["grad"]), &shape, d))).unwrap();
-                }
-                param
-            })
-            .collect();
-        let name = c["fn"].as_str().expect("fn");
-        if name == "clip_grad_norm_" {
-            let norm_type = if c["norm_type"] == "inf" { f64::INFINITY } else { c["norm_type"].as_f64().expect("p") };
-            let options = ClipGradNormOptions { norm_type, ..Default::default() };
-            let total = clip_grad_norm_(&params, c["max_norm"].as_f64().expect("max_norm"), options).unwrap();
-            assert_eq!(total.device(), d, "the norm stays on the device");
-            assert_close(
-                &f32s(&total),
-                &[c["total_norm"].as_f64().unwrap() as f32],
-                1e-5,
-                &format!("{name} p={norm_type} total on {d}"),
-            );
-        } else {
-            clip_grad_value_(&params, c["clip_value"].as_f64().expect("clip_value")).unwrap();
-        }
-        for (k, (p, want)) in params.iter().zip(c["after"].as_array().expect("after")).enumerate() {
-            match p.grad() {
-                Some(g) => assert_close(&f32s(&g), &floats(want), 1e-5, &format!("{name} grad {k} on {d}")),
-                None => assert!(want.is_null(), "{name}: grad {k} appeared"),
+fn clipping_matches_pytorch(c: &Value, d: Device) {
+    let params: Vec<Parameter> = c["params"]
+        .as_array()
+        .expect("params")
+        .iter()
+        .map(|p| {
+            let shape = usizes(&p["shape"]);
+            let param = Parameter::new(&Tensor::zeros(&shape, webtensor::DType::F32, d).unwrap()).unwrap();
+            if p["grad"].is_array() {
+                param.tensor().set_grad(Some(t(&floats(&p["grad"]), &shape, d))).unwrap();
             }
+            param
+        })
+        .collect();
+    let name = c["fn"].as_str().expect("fn");
+    if name == "clip_grad_norm_" {
+        let norm_type = if c["norm_type"] == "inf" { f64::INFINITY } else { c["norm_type"].as_f64().expect("p") };
+        let options = ClipGradNormOptions { norm_type, ..Default::default() };
+        let total = clip_grad_norm_(&params, c["max_norm"].as_f64().expect("max_norm"), options).unwrap();
+        assert_eq!(total.device(), d, "the norm stays on the device");
+        assert_close(
+            &f32s(&total),
+            &[c["total_norm"].as_f64().unwrap() as f32],
+            1e-5,
+            &format!("{name} p={norm_type} total on {d}"),
+        );
+    } else {
+        clip_grad_value_(&params, c["clip_value"].as_f64().expect("clip_value")).unwrap();
+    }
+    for (k, (p, want)) in params.iter().zip(c["after"].as_array().expect("after")).enumerate() {
+        match p.grad() {
+            Some(g) => assert_close(&f32s(&g), &floats(want), 1e-5, &format!("{name} grad {k} on {d}")),
+            None => assert!(want.is_null(), "{name}: grad {k} appeared"),
         }
     }
 }

@@ -7,12 +7,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
-use common::trials::device_main;
-use common::*;
+use common::trials::{device_main, fixture_trials};
+use serde_json::Value;
 
 use webtensor::{DType, Device, Error, Tensor};
 
-device_main!(ranges_match_pytorch, random_integers, bad_arguments_are_errors);
+device_main!(random_integers, bad_arguments_are_errors; fixtures: fixture_trials("creation.json", 33, range_matches_pytorch));
 
 fn values(t: &Tensor) -> Vec<f64> {
     match t.dtype() {
@@ -21,31 +21,26 @@ fn values(t: &Tensor) -> Vec<f64> {
     }
 }
 
-fn ranges_match_pytorch(d: Device) {
-    let f = fixture_json("creation.json");
-    let cases = f["cases"].as_array().expect("cases");
-    assert_eq!(cases.len(), 33, "creation.json changed: update this count");
-    for c in cases {
-        let a = &c["args"];
-        let num = |k: &str| a[k].as_f64().expect(k);
-        let dtype = if c["dtype"] == "int32" { DType::I32 } else { DType::F32 };
-        let t = match c["op"].as_str().expect("op") {
-            "linspace" => Tensor::linspace(num("start"), num("end"), num("steps") as usize, dtype, d),
-            "logspace" => Tensor::logspace(num("start"), num("end"), num("steps") as usize, num("base"), dtype, d),
-            "eye" => Tensor::eye(num("n") as usize, Some(num("m") as usize), dtype, d),
-            other => panic!("unknown op {other}"),
-        }
-        .unwrap_or_else(|e| panic!("{c} on {d}: {e}"));
-        let want: Vec<f64> = c["out"].as_array().expect("out").iter().map(|v| v.as_f64().expect("number")).collect();
-        let got = values(&t);
-        assert_eq!(got.len(), want.len(), "{c}");
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            // linspace is bit-exact in f32 (PyTorch's arithmetic; the JSON parser may be an f64
-            // ulp off, so both sides compare as f32); logspace's pow within 1 ulp of f32.
-            let (g, w) = (*g as f32 as f64, *w as f32 as f64);
-            let tol = if c["op"] == "logspace" && dtype == DType::F32 { 2e-7 * w.abs() } else { 0.0 };
-            assert!((g - w).abs() <= tol, "{} element {i}: {g} vs PyTorch's {w} on {d} ({c})", c["op"]);
-        }
+fn range_matches_pytorch(c: &Value, d: Device) {
+    let a = &c["args"];
+    let num = |k: &str| a[k].as_f64().expect(k);
+    let dtype = if c["dtype"] == "int32" { DType::I32 } else { DType::F32 };
+    let t = match c["op"].as_str().expect("op") {
+        "linspace" => Tensor::linspace(num("start"), num("end"), num("steps") as usize, dtype, d),
+        "logspace" => Tensor::logspace(num("start"), num("end"), num("steps") as usize, num("base"), dtype, d),
+        "eye" => Tensor::eye(num("n") as usize, Some(num("m") as usize), dtype, d),
+        other => panic!("unknown op {other}"),
+    }
+    .unwrap_or_else(|e| panic!("{c} on {d}: {e}"));
+    let want: Vec<f64> = c["out"].as_array().expect("out").iter().map(|v| v.as_f64().expect("number")).collect();
+    let got = values(&t);
+    assert_eq!(got.len(), want.len(), "{c}");
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        // linspace is bit-exact in f32 (PyTorch's arithmetic; the JSON parser may be an f64
+        // ulp off, so both sides compare as f32); logspace's pow within 1 ulp of f32.
+        let (g, w) = (*g as f32 as f64, *w as f32 as f64);
+        let tol = if c["op"] == "logspace" && dtype == DType::F32 { 2e-7 * w.abs() } else { 0.0 };
+        assert!((g - w).abs() <= tol, "{} element {i}: {g} vs PyTorch's {w} on {d} ({c})", c["op"]);
     }
 }
 

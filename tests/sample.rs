@@ -26,8 +26,12 @@ fn rand_is_generated_on_the_device_with_the_cpus_bits(d: Device) {
     let x = Tensor::rand(&[1000, 37], Some(seed), d).unwrap();
     assert_eq!(x.device(), d);
     let got = f32s(&x);
-    let want = f32s(&Tensor::rand(&[1000, 37], Some(seed), Device::CPU).unwrap());
-    assert!(got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "the CPU's bits on {d}");
+    if d != Device::CPU {
+        // The CPU itself is held to the distribution below (and the generator to its own unit
+        // tests in op::fill), not to itself.
+        let want = f32s(&Tensor::rand(&[1000, 37], Some(seed), Device::CPU).unwrap());
+        assert!(got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "the CPU's bits on {d}");
+    }
     assert!(got.iter().all(|&v| (0.0..1.0).contains(&v) && (v * 16_777_216.0).fract() == 0.0));
     let n = got.len() as f64;
     let mean = got.iter().map(|&v| v as f64).sum::<f64>() / n;

@@ -72,7 +72,9 @@ pub fn fixture_trials(file: &str, count: usize, run: fn(&serde_json::Value, Devi
         }
     })];
     for (i, case) in cases.into_iter().enumerate() {
-        let name = case["name"].as_str().map(str::to_string).unwrap_or_else(|| format!("case {i}"));
+        // Cases without a name go by their op (or function) and position.
+        let what = case["name"].as_str().or(case["op"].as_str()).or(case["fn"].as_str()).unwrap_or("case");
+        let name = if case["name"].is_string() { what.to_string() } else { format!("{what} {i}") };
         let case = std::sync::Arc::new(case);
         trials.extend(device_trials(&format!("{file}/{name}"), move |d| run(&case, d)));
     }
