@@ -11,7 +11,7 @@ use common::*;
 
 use webtensor::{BackwardOptions, DType, Device, Tensor, UnaryOp};
 
-device_main!(grads_accumulate_until_cleared, shared_inputs_sum_their_gradients, no_grad_and_detach_cut_the_graph, backward_errors_say_what_to_do, graph_is_freed_unless_retained, finite_differences_agree, shapes_flow_on_meta; meta: shapes_flow_on_meta; plain: gradients_cross_devices_back_to_their_leaf, grad_mode_is_per_thread, readme_example_converges);
+device_main!(grads_accumulate_until_cleared, shared_inputs_sum_their_gradients, no_grad_and_detach_cut_the_graph, backward_errors_say_what_to_do, graph_is_freed_unless_retained, finite_differences_agree, shapes_flow_on_meta; meta: shapes_flow_on_meta; gpu: gradients_cross_devices_back_to_their_leaf; plain: grad_mode_is_per_thread, readme_example_converges);
 
 fn leaf(data: &[f32], shape: &[usize], d: Device) -> Tensor {
     t(data, shape, d).requires_grad_(true).unwrap()
@@ -178,8 +178,7 @@ fn shapes_flow_on_meta(d: Device) {
 }
 
 /// The gradient of `to` flows back to the source device, as in PyTorch.
-fn gradients_cross_devices_back_to_their_leaf() {
-    let Some(g) = gpu() else { return };
+fn gradients_cross_devices_back_to_their_leaf(g: Device) {
     let x = leaf(&[1.0, 2.0, 3.0], &[3], Device::CPU);
     let on_gpu = x.to_blocking(g).unwrap();
     assert_eq!(on_gpu.grad_fn(), Some("to"));

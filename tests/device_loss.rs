@@ -5,12 +5,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 use webtensor::{DType, Device, Error, Tensor};
 
-#[test]
-fn device_loss_is_typed_and_recoverable() {
-    let Some(g) = gpu() else { return };
+fn device_loss_is_typed_and_recoverable(g: Device) {
     let on_cpu = t(&[1.0, 2.0], &[2], Device::CPU);
     let a = t(&[1.0, 2.0, 3.0], &[3], g);
     assert_eq!(f32s(&a.add_scalar(1.0).unwrap()), vec![2.0, 3.0, 4.0]);
@@ -39,3 +38,5 @@ fn device_loss_is_typed_and_recoverable() {
     webtensor::recover_blocking(g).unwrap(); // a no-op on a healthy device
     assert_eq!(f32s(&b.add_scalar(1.0).unwrap()), vec![5.0, 5.0, 5.0]);
 }
+
+device_main!(; gpu: device_loss_is_typed_and_recoverable);

@@ -15,6 +15,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 
 use webtensor::{DType, Device, Error, Tensor};
 
@@ -73,9 +74,7 @@ fn fill_until_refused(dev: Device, block: u64, cap: u64) -> (Error, Vec<Tensor>)
     }
 }
 
-#[test]
-fn the_drivers_out_of_memory_is_an_error_and_loses_nothing() {
-    let Some(dev) = common::gpu() else { return };
+fn the_drivers_out_of_memory_is_an_error_and_loses_nothing(dev: Device) {
     let info = webtensor::devices().into_iter().find(|i| i.device == dev).expect("the device is listed");
     // Host memory that counts in lavapipe's machine-wide usage and is handed back after the
     // refusal: the room it leaves is where the checks' own small buffers (parameters, readback
@@ -140,10 +139,11 @@ fn the_drivers_out_of_memory_is_an_error_and_loses_nothing() {
     assert!(late.to_string().contains("already in use"), "{late}");
 }
 
-#[test]
 fn the_budget_threshold_is_checked() {
     let err = webtensor::set_memory_budget_threshold(Some(0)).unwrap_err();
     assert!(err.to_string().contains("give 1..=100"), "{err}");
     let err = webtensor::set_memory_budget_threshold(Some(101)).unwrap_err();
     assert!(err.to_string().contains("give 1..=100"), "{err}");
 }
+
+device_main!(; gpu: the_drivers_out_of_memory_is_an_error_and_loses_nothing; plain: the_budget_threshold_is_checked);

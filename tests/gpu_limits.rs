@@ -5,12 +5,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 use webtensor::{DType, Device, Error, Tensor};
 
-#[test]
-fn dispatches_beyond_65535_workgroups_fold_into_2d() {
-    let Some(g) = gpu() else { return };
+fn dispatches_beyond_65535_workgroups_fold_into_2d(g: Device) {
     // 17M elements = 66407 workgroups of 256 threads: more than one grid dimension allows.
     let n = 17 << 20;
     let x = Tensor::ones(&[n], DType::F32, g).unwrap().add_scalar(1.0).unwrap();
@@ -30,9 +29,7 @@ fn limit(g: Device, name: &str) -> u64 {
     info.limits.iter().find(|(n, _)| n == name).unwrap().1
 }
 
-#[test]
-fn tensors_beyond_one_binding_split_or_fail_clearly() {
-    let Some(g) = gpu() else { return };
+fn tensors_beyond_one_binding_split_or_fail_clearly(g: Device) {
     let binding = limit(g, "max_storage_buffer_binding_size");
     // 200 MiB of f32 (past lavapipe's and browsers' 128 MiB binding limit), or just past the
     // binding where it is larger (2 GiB on NVIDIA's Vulkan driver), in whole 8192-element rows.
@@ -84,7 +81,6 @@ fn tensors_beyond_one_binding_split_or_fail_clearly() {
     assert_eq!(f32s(&Tensor::ones(&[4], DType::F32, g).unwrap().sum_all().unwrap()), vec![4.0]);
 }
 
-#[test]
 fn f16_without_shader_f16_is_a_clear_error() {
     let Some(d) = no_f16_adapter() else { return };
     let x = t(&[1.0, 2.0], &[2], d);
@@ -102,3 +98,5 @@ fn f16_without_shader_f16_is_a_clear_error() {
     // f32 on the same device still works.
     assert_eq!(f32s(&x.add_scalar(1.0).unwrap()), vec![2.0, 3.0]);
 }
+
+device_main!(; gpu: dispatches_beyond_65535_workgroups_fold_into_2d, tensors_beyond_one_binding_split_or_fail_clearly; plain: f16_without_shader_f16_is_a_clear_error);

@@ -5,12 +5,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
+use webtensor::Device;
 use webtensor::{set_launch_blocking, Error};
 
-#[test]
-fn launch_blocking_attributes_errors_to_their_op() {
-    let Some(g) = gpu() else { return };
+fn launch_blocking_attributes_errors_to_their_op(g: Device) {
     let a = t(&[1.0, 2.0, 3.0], &[3], g);
 
     set_launch_blocking(false);
@@ -33,3 +33,5 @@ fn launch_blocking_attributes_errors_to_their_op() {
     assert_close(&f32s(&a.exp().unwrap().log().unwrap()), &[1.0, 2.0, 3.0], 1e-6, "ops after the error");
     set_launch_blocking(false);
 }
+
+device_main!(; gpu: launch_blocking_attributes_errors_to_their_op);

@@ -4,12 +4,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 use webtensor::{DType, Device, DeviceKind, Error, LogicalDeviceConfig, Tensor};
 
-#[test]
-fn two_logical_devices_on_one_adapter() {
-    let Some(g) = gpu() else { return };
+fn two_logical_devices_on_one_adapter(g: Device) {
     let before = webtensor::device_count(DeviceKind::WebGpu);
     let mib = 1u64 << 20;
     let configs = [LogicalDeviceConfig { memory_limit: Some(8 * mib) }, LogicalDeviceConfig { memory_limit: None }];
@@ -47,3 +46,5 @@ fn two_logical_devices_on_one_adapter() {
     assert!(e.to_string().contains("before any GPU device is used"), "{e}");
     assert!(webtensor::set_logical_device_configuration(Device::CPU, &configs).is_err());
 }
+
+device_main!(; gpu: two_logical_devices_on_one_adapter);

@@ -8,11 +8,10 @@ mod common;
 use common::trials::device_main;
 use common::*;
 
-device_main!(helpers_from_device_and_dtype_work_everywhere, bad_input_gives_clear_errors_and_loses_nothing, sizes_that_cannot_be_addressed_are_errors_not_panics; meta: helpers_from_device_and_dtype_work_everywhere, bad_input_gives_clear_errors_and_loses_nothing, sizes_that_cannot_be_addressed_are_errors_not_panics; plain: to_returns_a_new_tensor_and_leaves_the_original, device_mismatch_names_both_devices, meta_tensors_have_shapes_but_no_data, devices_parse_and_unknown_devices_name_what_exists, best_and_default_devices, sizes_that_cannot_be_addressed_are_errors_not_panics_beyond_devices, random_api_calls_never_panic, tensorflow_device_strings_and_accelerator_indices, with_device_scopes_creation_and_nests, int64_data_is_range_checked_into_32_bits, index_ops_over_small_and_empty_shapes);
+device_main!(helpers_from_device_and_dtype_work_everywhere, bad_input_gives_clear_errors_and_loses_nothing, sizes_that_cannot_be_addressed_are_errors_not_panics; meta: helpers_from_device_and_dtype_work_everywhere, bad_input_gives_clear_errors_and_loses_nothing, sizes_that_cannot_be_addressed_are_errors_not_panics; gpu: to_returns_a_new_tensor_and_leaves_the_original, device_mismatch_names_both_devices; plain: meta_tensors_have_shapes_but_no_data, devices_parse_and_unknown_devices_name_what_exists, best_and_default_devices, sizes_that_cannot_be_addressed_are_errors_not_panics_beyond_devices, random_api_calls_never_panic, tensorflow_device_strings_and_accelerator_indices, with_device_scopes_creation_and_nests, int64_data_is_range_checked_into_32_bits, index_ops_over_small_and_empty_shapes);
 use webtensor::{DType, Device, Error, Tensor};
 
-fn to_returns_a_new_tensor_and_leaves_the_original() {
-    let Some(g) = gpu() else { return };
+fn to_returns_a_new_tensor_and_leaves_the_original(g: Device) {
     let x = t(&[1.0, 2.0, 3.0], &[3], Device::CPU);
     let y = x.to_blocking(g).unwrap();
     assert_eq!(x.device(), Device::CPU);
@@ -37,8 +36,7 @@ fn to_returns_a_new_tensor_and_leaves_the_original() {
     }
 }
 
-fn device_mismatch_names_both_devices() {
-    let Some(g) = gpu() else { return };
+fn device_mismatch_names_both_devices(g: Device) {
     let a = t(&[1.0, 2.0], &[2], g);
     let b = t(&[1.0, 2.0], &[2], Device::CPU);
     let e = a.add(&b).unwrap_err();

@@ -17,7 +17,7 @@ use webtensor::nn::{self, ClassLossOptions, Linear, LinearOptions, Module, Modul
 use webtensor::optim::{Adam, AdamOptions, AdamW, Optimizer, SgdOptions, SGD};
 use webtensor::{BackwardOptions, Device, Tensor};
 
-device_main!(losses_match_pytorch, mlp_training_matches_pytorch_step_by_step; plain: to_moves_parameters_and_buffers_not_plain_fields, load_state_dict_is_strict_and_all_or_nothing, a_training_step_runs_on_meta, frozen_parameters_stay_frozen, a_refused_step_changes_nothing);
+device_main!(losses_match_pytorch, mlp_training_matches_pytorch_step_by_step; gpu: to_moves_parameters_and_buffers_not_plain_fields, a_refused_step_changes_nothing; plain: load_state_dict_is_strict_and_all_or_nothing, a_training_step_runs_on_meta, frozen_parameters_stay_frozen);
 
 fn losses_match_pytorch(d: Device) {
     let f = fixture_json("train.json");
@@ -148,8 +148,7 @@ impl Module for Scaled {
     }
 }
 
-fn to_moves_parameters_and_buffers_not_plain_fields() {
-    let Some(g) = gpu() else { return };
+fn to_moves_parameters_and_buffers_not_plain_fields(g: Device) {
     let core = ModuleCore::new();
     let fc = core
         .register_module("fc", Linear::new(4, 2, LinearOptions { seed: Some(1), ..Default::default() }).unwrap())
@@ -267,8 +266,7 @@ fn frozen_parameters_stay_frozen() {
 
 /// A step the optimizer refuses (state on one device, a parameter since moved to another)
 /// changes nothing: the parameters before the refused one keep their values and state.
-fn a_refused_step_changes_nothing() {
-    let Some(g) = gpu() else { return };
+fn a_refused_step_changes_nothing(g: Device) {
     let a = Linear::new(3, 2, LinearOptions { seed: Some(1), ..Default::default() }).unwrap();
     let b = Linear::new(2, 1, LinearOptions { seed: Some(2), ..Default::default() }).unwrap();
     let mut opt = Adam::new([a.parameters(), b.parameters()].concat(), AdamOptions::default()).unwrap();

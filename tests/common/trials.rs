@@ -86,19 +86,31 @@ pub fn run(trials: Vec<Trial>) -> ! {
     libtest_mimic::run(&Arguments::from_args(), trials).exit()
 }
 
+/// The trial `name::webgpu` for a test of the GPU under test alone, ignored where there is none.
+pub fn gpu_trial(name: &str, f: fn(Device)) -> Trial {
+    let gpu = accelerators().0;
+    Trial::test(format!("{name}::webgpu"), move || match gpu {
+        Some(d) => body(move || f(d)),
+        None => Ok(()),
+    })
+    .with_ignored_flag(gpu.is_none())
+}
+
 /// The trial `name` for a test that takes no device.
 pub fn plain_trial(name: &str, f: fn()) -> Trial {
     Trial::test(name.to_string(), move || body(f))
 }
 
-/// The `main` of a libtest-mimic suite: `device_main!(a, b; meta: c; plain: d; fixtures: expr)`
-/// runs `a` and `b` on every device, `c` on `meta` (as well, when also listed first), `d` once
-/// with no device, and adds the trials the expressions give. Every section is optional.
+/// The `main` of a libtest-mimic suite: `device_main!(a, b; meta: c; gpu: g; plain: d; fixtures:
+/// expr)` runs `a` and `b` on every device, `c` on `meta` (as well, when also listed first), `g`
+/// on the GPU under test alone (ignored without one), `d` once with no device, and adds the
+/// trials the expressions give. Every section is optional.
 #[allow(unused_macros)] // vs_cpu includes common but has its own tests
 macro_rules! device_main {
     (
         $($case:ident),* $(,)?
         $(; meta: $($meta:ident),+ $(,)?)?
+        $(; gpu: $($gpu:ident),+ $(,)?)?
         $(; plain: $($plain:ident),+ $(,)?)?
         $(; fixtures: $($fx:expr),+ $(,)?)?
     ) => {
@@ -106,6 +118,7 @@ macro_rules! device_main {
             let mut trials = Vec::new();
             $( trials.extend(crate::common::trials::device_trials(stringify!($case), $case)); )*
             $($( trials.push(crate::common::trials::meta_trial(stringify!($meta), $meta)); )+)?
+            $($( trials.push(crate::common::trials::gpu_trial(stringify!($gpu), $gpu)); )+)?
             $($( trials.push(crate::common::trials::plain_trial(stringify!($plain), $plain)); )+)?
             $($( trials.extend($fx); )+)?
             crate::common::trials::run(trials)
