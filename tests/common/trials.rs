@@ -114,6 +114,8 @@ macro_rules! device_main {
         $(; plain: $($plain:ident),+ $(,)?)?
         $(; fixtures: $($fx:expr),+ $(,)?)?
     ) => {
+        // The sections are optional, so a suite may make its list by pushes alone.
+        #[allow(clippy::vec_init_then_push)]
         fn main() {
             let mut trials = Vec::new();
             $( trials.extend(crate::common::trials::device_trials(stringify!($case), $case)); )*
