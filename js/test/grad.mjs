@@ -100,6 +100,17 @@ export async function runFixtures(wt, device, cases, applyCase) {
   }
 }
 
+/**
+ * One test per case of a fixture file on `device` (`${device}: ${file}/${case}`), so a failure
+ * names its case and the rest still run, and one that the file holds exactly `count` cases.
+ */
+export function perCase(wt, device, file, fixtures, count, applyCase) {
+  return [
+    { name: `${device}: ${file} holds ${count} cases`, fn: () => assert.equal(fixtures.cases.length, count, `${file}: regenerated with another count`) },
+    ...fixtures.cases.map((c) => ({ name: `${device}: ${file}/${c.name}`, fn: () => runFixtures(wt, device, [c], applyCase) })),
+  ];
+}
+
 /** The cases as `{ name, fn }` for `wt` on `devices`. */
 export function gradCases(wt, devices) {
   const list = [];
@@ -107,7 +118,7 @@ export function gradCases(wt, devices) {
   for (const device of devices) {
     const on = { device };
 
-    add(`${device}: autograd: every backward rule matches PyTorch (${fixtures.cases.length} cases)`, () => runFixtures(wt, device, fixtures.cases, apply));
+    list.push(...perCase(wt, device, 'grad.json', fixtures, 163, apply));
 
     add(`${device}: autograd: accumulation, noGrad, detach, the grad setter, errors`, async () => {
       const x = wt.tensor([1, 2, 3], { ...on, requiresGrad: true });

@@ -3,7 +3,7 @@
 // fixtures the Rust suite checks too), the pair `sort`/`topk` return, and argument errors.
 import fixtures from '../../tests/fixtures/sort.json' with { type: 'json' };
 import { assert } from './assert.mjs';
-import { runFixtures } from './grad.mjs';
+import { perCase } from './grad.mjs';
 
 /** The op of a fixture case, as scripts/gen_sort_fixtures.py defines it. */
 function apply(wt, op, a, x) {
@@ -25,8 +25,7 @@ export function sortCases(wt, devices) {
   const add = (name, fn) => list.push({ name, fn });
   for (const device of devices) {
     const on = { device };
-    add(`${device}: sort, argsort, topk and scatter match PyTorch (${fixtures.cases.length} cases of sort.json)`,
-      () => runFixtures(wt, device, fixtures.cases, apply));
+    list.push(...perCase(wt, device, 'sort.json', fixtures, 43, apply));
 
     add(`${device}: sort and topk return [values, indices], also named; tidy frees both`, async () => {
       const before = wt.memory().numTensors;
