@@ -5,8 +5,8 @@ use super::{check, randn};
 use crate::common::*;
 use webtensor::{BinaryOp, DType, Device, Tensor, UnaryOp};
 
-#[test]
-fn unary_ops_match_cpu() {
+/// (Runs where there is an accelerator: `check` compares each with the CPU.)
+pub(crate) fn unary_ops_match_cpu(_gpu: Device) {
     for op in UnaryOp::ALL.into_iter().chain(UnaryOp::INTERNAL) {
         for shape in [&[0usize][..], &[1], &[257], &[3, 1000], &[7, 13, 11]] {
             // Positive inputs for the ops with restricted domains.
@@ -32,8 +32,8 @@ fn unary_ops_match_cpu() {
     });
 }
 
-#[test]
-fn binary_ops_match_cpu() {
+/// (Runs where there is an accelerator: `check` compares each with the CPU.)
+pub(crate) fn binary_ops_match_cpu(_gpu: Device) {
     // [300, 8] + [300, 1] and [1, 5] + [257, 1] coalesce to [rows, few cols]: one thread per row
     // (where the columns are not a multiple of 4). Where they are, a vec4 of each row per
     // thread (binary_rows4.wgsl): a bias [64, 36] + [36], [4, 6, 32] + [6, 1] over three dims
@@ -141,8 +141,8 @@ fn binary_ops_match_cpu() {
     });
 }
 
-#[test]
-fn vec4_and_scalar_elementwise_paths_agree() {
+/// (Runs where there is an accelerator: `check` compares each with the CPU.)
+pub(crate) fn vec4_and_scalar_elementwise_paths_agree(_gpu: Device) {
     // Offsets 0..4 and lengths around multiples of 4 switch between the vec4 kernels (aligned)
     // and the scalar ones; both must match the CPU.
     for off in 0..4 {
@@ -169,8 +169,8 @@ fn vec4_and_scalar_elementwise_paths_agree() {
 /// CPU broadcasts it) against the CPU: every op and dtype, vec4 and scalar kernel paths (offsets
 /// and lengths around multiples of 4), values that promote an integer tensor to f32, and the
 /// gradient through the scalar form.
-#[test]
-fn scalar_operand_kernels_match_cpu() {
+/// (Runs where there is an accelerator: `check` compares each with the CPU.)
+pub(crate) fn scalar_operand_kernels_match_cpu(_gpu: Device) {
     let run = |d: Device, op: BinaryOp, dtype: DType, off: usize, len: usize, value: f64| {
         let x = randn(&[1003], 40, d).mul_scalar(20.0).unwrap();
         let x = if dtype.is_float() { x } else { x.abs().unwrap().add_scalar(1.0).unwrap() };
@@ -226,9 +226,7 @@ fn scalar_operand_kernels_match_cpu() {
 /// making every element NaN. A zero's sign is the driver's where the two zeros meet (the CPU
 /// takes the second; NVIDIA's Vulkan gave +0 for clamp(+0, -0, 1); IEEE's maxNum leaves it open):
 /// zeros compare equal here, everything else bit for bit.
-#[test]
-fn clamp_keeps_the_cpus_zeros_and_nans() {
-    let Some(g) = gpu() else { return };
+pub(crate) fn clamp_keeps_the_cpus_zeros_and_nans(g: Device) {
     let data = [-0.0f32, 0.0, -1.0, 1.0, f32::NAN, 3.0, -0.0, 0.0, 7.0, -7.0, 0.5, -0.5];
     let bounds = [(0.0, 6.0), (-0.0, 1.0), (-1.0, -0.0), (2.0, -1.0), (f64::NAN, 1.0), (0.0, f64::NAN)];
     for (lo, hi) in bounds {
@@ -247,8 +245,8 @@ fn clamp_keeps_the_cpus_zeros_and_nans() {
 /// divisors that keep the division: a reciprocal that is not a normal f32 (2^127), no power of
 /// two (3, 0). `mean` and average pooling divide by counts this way; their values are checked
 /// against PyTorch in the fixtures.
-#[test]
-fn division_by_a_power_of_two_is_the_quotient_bit_for_bit() {
+/// (Runs where there is an accelerator: `check` compares each with the CPU.)
+pub(crate) fn division_by_a_power_of_two_is_the_quotient_bit_for_bit(_gpu: Device) {
     let mut xs: Vec<f32> = (0..1000).map(|i| ((i as f32) * 0.731).sin() * 10f32.powi(i % 30 - 15)).collect();
     xs.extend([
         0.0,

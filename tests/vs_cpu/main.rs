@@ -10,7 +10,15 @@ mod matmul;
 mod movement;
 mod reductions;
 
+use common::trials::device_main;
 use common::*;
+use elementwise::{
+    binary_ops_match_cpu, clamp_keeps_the_cpus_zeros_and_nans, division_by_a_power_of_two_is_the_quotient_bit_for_bit,
+    scalar_operand_kernels_match_cpu, unary_ops_match_cpu, vec4_and_scalar_elementwise_paths_agree,
+};
+use matmul::matmul_matches_cpu;
+use movement::movement_and_index_match_cpu;
+use reductions::{reductions_match_cpu, softmax_matches_cpu};
 use webtensor::{Device, Tensor};
 
 /// Runs `f` on the CPU and on each accelerator under test (the GPU adapter, and `cuda:0` where
@@ -39,9 +47,7 @@ pub(crate) fn randn(shape: &[usize], seed: u64, d: Device) -> Tensor {
 /// softmax and reductions a thread per row or chunk; GPU: workgroup memory and trees), both
 /// shapes on this adapter, then back to its own choice. One test owns the switch so the shape
 /// under test is the one set.
-#[test]
-fn software_and_gpu_kernel_shapes_match_cpu() {
-    let Some(g) = gpu() else { return };
+fn software_and_gpu_kernel_shapes_match_cpu(g: Device) {
     for software in [true, false] {
         webtensor::__set_software_kernels(g, Some(software)).unwrap();
         let label = if software { "software shapes" } else { "GPU shapes" };
@@ -51,3 +57,6 @@ fn software_and_gpu_kernel_shapes_match_cpu() {
     }
     webtensor::__set_software_kernels(g, None).unwrap();
 }
+
+// Every test here compares an accelerator with the CPU: ignored (not ok) where there is none.
+device_main!(; gpu: clamp_keeps_the_cpus_zeros_and_nans, unary_ops_match_cpu, binary_ops_match_cpu, vec4_and_scalar_elementwise_paths_agree, scalar_operand_kernels_match_cpu, division_by_a_power_of_two_is_the_quotient_bit_for_bit, matmul_matches_cpu, movement_and_index_match_cpu, reductions_match_cpu, softmax_matches_cpu, software_and_gpu_kernel_shapes_match_cpu);

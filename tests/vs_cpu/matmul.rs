@@ -2,10 +2,10 @@
 //! both kernel shapes, see main.rs).
 
 use super::{check, randn};
-use webtensor::{DType, Tensor};
+use webtensor::{DType, Device, Tensor};
 
-#[test]
-fn matmul_matches_cpu() {
+/// (Runs where there is an accelerator: `check` compares each with the CPU.)
+pub(crate) fn matmul_matches_cpu(_gpu: Device) {
     tiled_matmul_cases("this adapter's shape");
     let cases: [(&[usize], &[usize]); 9] = [
         (&[1, 1], &[1, 1]),

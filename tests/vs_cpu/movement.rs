@@ -1,10 +1,10 @@
 //! Movement and indexing ops on the GPU against the CPU: cat, views, gathers, scatters, padding.
 
 use super::{check, randn};
-use webtensor::{DType, Tensor};
+use webtensor::{DType, Device, Tensor};
 
-#[test]
-fn movement_and_index_match_cpu() {
+/// (Runs where there is an accelerator: `check` compares each with the CPU.)
+pub(crate) fn movement_and_index_match_cpu(_gpu: Device) {
     check("cat of views", 0.0, |d| {
         let a = randn(&[5, 300], 23, d);
         Tensor::cat(&[a.t().unwrap(), a.t().unwrap().narrow(1, 1, 3).unwrap(), randn(&[300, 2], 24, d)], 1).unwrap()

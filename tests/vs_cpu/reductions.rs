@@ -2,10 +2,10 @@
 //! kernel shapes, see main.rs).
 
 use super::{check, randn};
-use webtensor::{DType, ReduceOp, Tensor};
+use webtensor::{DType, Device, ReduceOp, Tensor};
 
-#[test]
-fn reductions_match_cpu() {
+/// (Runs where there is an accelerator: `check` compares each with the CPU.)
+pub(crate) fn reductions_match_cpu(_gpu: Device) {
     reduction_cases();
 }
 
@@ -81,8 +81,8 @@ pub(crate) fn reduction_cases() {
     });
 }
 
-#[test]
-fn softmax_matches_cpu() {
+/// (Runs where there is an accelerator: `check` compares each with the CPU.)
+pub(crate) fn softmax_matches_cpu(_gpu: Device) {
     softmax_cases();
 }
 
