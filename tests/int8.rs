@@ -97,7 +97,7 @@ fn int8_matches_pytorch(case: &Value, d: Device) {
         apply(case["op"].as_str().expect("op"), &case["args"], &xs).unwrap_or_else(|e| panic!("{name} on {d}: {e}"));
     assert_eq!(y.dtype(), dtype_of(&case["out_dtype"]), "{name} on {d}: dtype");
     assert_eq!(y.shape(), usizes(&case["out_shape"]).as_slice(), "{name} on {d}: shape");
-    assert_close(&f32s(&y), &floats(&case["out"]), 1e-6, &format!("{name} on {d}"));
+    assert_close(&f32s(&y), &floats(&case["out"]), fixture_tolerance("int8.json"), &format!("{name} on {d}"));
 }
 
 fn creation_views_and_transfers(d: Device) {

@@ -60,7 +60,7 @@ fn every_op_on_every_dtype(d: Device) {
     assert!(errors.is_empty(), "{} disagreements:\n{}", errors.len(), errors.join("\n"));
 }
 
-device_main!(every_op_on_every_dtype, gradients_are_as_declared; plain: op_reference_is_current, manifest_covers_the_tables);
+device_main!(every_op_on_every_dtype, gradients_are_as_declared; plain: op_reference_is_current, manifest_covers_the_tables, the_guide_is_doctested_and_its_blocks_are_known);
 
 /// `docs/guide/ops.md` is what `manifest::markdown` makes (`WEBTENSOR_BLESS=1` rewrites it).
 fn op_reference_is_current() {
@@ -125,4 +125,42 @@ fn gradients_are_as_declared(d: Device) {
         }
     }
     assert!(errors.is_empty(), "{d}: {}", errors.join("\n"));
+}
+
+/// Every chapter of the guide with Rust code is in src/lib.rs's doctest list (a new chapter
+/// would otherwise go untested), and every code block of the README and the guide is one the
+/// suites run or compile (`rust`, `rust,no_run`, `js`) or a command or output (`sh`, `text`).
+fn the_guide_is_doctested_and_its_blocks_are_known() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let lib = std::fs::read_to_string(format!("{root}/src/lib.rs")).unwrap();
+    let mut files = vec![format!("{root}/README.md")];
+    for entry in std::fs::read_dir(format!("{root}/docs/guide")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            files.push(path.display().to_string());
+        }
+    }
+    let mut problems = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let name = file.rsplit('/').next().unwrap();
+        let listed =
+            if name == "README.md" { "\"../README.md\"".to_string() } else { format!("\"../docs/guide/{name}\"") };
+        if text.contains("```rust") && !lib.contains(&listed) {
+            problems.push(format!("{name} has Rust blocks but is not in src/lib.rs's guide doctests"));
+        }
+        let mut open = false;
+        for (i, line) in text.lines().enumerate() {
+            let Some(tag) = line.trim_start().strip_prefix("```") else { continue };
+            if open {
+                open = false;
+                continue;
+            }
+            open = true;
+            if !["rust", "rust,no_run", "js", "sh", "text"].contains(&tag.trim()) {
+                problems.push(format!("{name}:{}: a ```{tag} block, which no suite runs", i + 1));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -19,7 +19,7 @@ use webtensor::{Device, PadMode, Tensor};
 device_main!(; fixtures: fixture_trials("nn_ops.json", 63, every_model_op_matches_pytorch));
 
 fn every_model_op_matches_pytorch(case: &Value, d: Device) {
-    run_fixture_case(case, d, apply);
+    run_fixture_case(case, d, fixture_tolerance("nn_ops.json"), apply);
 }
 
 /// An int or a list of ints, PyTorch's "int or tuple", as a list.

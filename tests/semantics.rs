@@ -9,7 +9,7 @@ use common::trials::device_main;
 use common::*;
 
 device_main!(helpers_from_device_and_dtype_work_everywhere, bad_input_gives_clear_errors_and_loses_nothing, sizes_that_cannot_be_addressed_are_errors_not_panics; meta: helpers_from_device_and_dtype_work_everywhere, bad_input_gives_clear_errors_and_loses_nothing, sizes_that_cannot_be_addressed_are_errors_not_panics; gpu: to_returns_a_new_tensor_and_leaves_the_original, device_mismatch_names_both_devices; plain: meta_tensors_have_shapes_but_no_data, devices_parse_and_unknown_devices_name_what_exists, best_and_default_devices, sizes_that_cannot_be_addressed_are_errors_not_panics_beyond_devices, random_api_calls_never_panic, tensorflow_device_strings_and_accelerator_indices, with_device_scopes_creation_and_nests, int64_data_is_range_checked_into_32_bits, index_ops_over_small_and_empty_shapes);
-use webtensor::{DType, Device, Error, Tensor};
+use webtensor::{BinaryOp, DType, Device, Error, ReduceOp, Tensor, UnaryOp};
 
 fn to_returns_a_new_tensor_and_leaves_the_original(g: Device) {
     let x = t(&[1.0, 2.0, 3.0], &[3], Device::CPU);
@@ -200,7 +200,7 @@ fn random_api_calls_never_panic() {
         .map(|s| s.to_string())
         .collect();
     let dtypes = DType::ALL.to_vec();
-    let mut runner = TestRunner::new(Config { cases: 200, failure_persistence: None, ..Config::default() });
+    let mut runner = TestRunner::new(Config { cases: 400, failure_persistence: None, ..Config::default() });
     let strategy = (
         prop::sample::select(devs),
         prop::sample::select(dtypes.clone()),
@@ -209,7 +209,9 @@ fn random_api_calls_never_panic() {
         prop::collection::vec(0usize..5, 0..4),
         prop::collection::vec(-5isize..5, 0..4),
         -5isize..5,
-        0usize..30,
+        // The fixed calls below, then every op of the op manifest's families (so a new op is
+        // fuzzed without an edit here).
+        0usize..30 + UnaryOp::ALL.len() + BinaryOp::ALL.len() + ReduceOp::ALL.len(),
     );
     runner
         .run(&strategy, |(dev, d1, d2, s1, s2, dims, dim, op)| {
@@ -247,7 +249,15 @@ fn random_api_calls_never_panic() {
                     26 => a.view(&dims),
                     27 => a.mean(&dims, false),
                     28 => a.std_all(s2.len()),
-                    _ => a.to_blocking(Device::CPU),
+                    29 => a.to_blocking(Device::CPU),
+                    n => {
+                        let (u, b_ops) = (UnaryOp::ALL.len(), BinaryOp::ALL.len());
+                        match n - 30 {
+                            i if i < u => a.unary(UnaryOp::ALL[i]),
+                            i if i < u + b_ops => a.binary(&b, BinaryOp::ALL[i - u]),
+                            i => a.reduce(ReduceOp::ALL[i - u - b_ops], Some(&dims), true),
+                        }
+                    }
                 };
                 let _ = a.to_vec_blocking::<f32>();
             });

@@ -2,6 +2,7 @@
 // backward rule against PyTorch's gradients in tests/fixtures/grad.json (the fixtures the Rust
 // suite checks too), and the semantics a user meets: accumulation, noGrad, detach, the grad
 // setter, errors, and memory that stays flat over a training-style loop.
+import tolerances from '../../tests/fixtures/tolerances.json' with { type: 'json' };
 import fixtures from '../../tests/fixtures/grad.json' with { type: 'json' };
 import { assert, close } from './assert.mjs';
 
@@ -63,7 +64,7 @@ function apply(wt, op, a, x) {
 /** Fixture values: numbers, with NaN and infinities spelled "nan", "inf", "-inf". */
 const decode = (xs) => xs.map((x) => (x === 'nan' ? NaN : x === 'inf' ? Infinity : x === '-inf' ? -Infinity : x));
 
-export async function runFixtures(wt, device, cases, applyCase) {
+export async function runFixtures(wt, device, cases, applyCase, tol) {
   const on = { device };
   const before = wt.memory().numTensors;
   for (const c of cases) {
@@ -83,14 +84,14 @@ export async function runFixtures(wt, device, cases, applyCase) {
     });
     assert.deepEqual(y.shape, c.out_shape, `${c.name}: output shape`);
     assert.equal(y.device, device, `${c.name}: the output lives on the inputs' device`);
-    close(await y.data(), decode(c.out), 1e-4, `${c.name}: output`);
+    close(await y.data(), decode(c.out), tol, `${c.name}: output`);
     for (let k = 0; k < grads.length; k++) {
       if (c.grads[k] === null) {
         assert.equal(grads[k], null, `${c.name}: input ${k} needs no grad`);
       } else {
         assert.ok(grads[k], `${c.name}: input ${k} has a grad`);
         assert.equal(grads[k].device, device);
-        close(await grads[k].data(), decode(c.grads[k]), 1e-4, `${c.name}: grad of input ${k}`);
+        close(await grads[k].data(), decode(c.grads[k]), tol, `${c.name}: grad of input ${k}`);
       }
     }
     y.dispose();
@@ -106,8 +107,14 @@ export async function runFixtures(wt, device, cases, applyCase) {
  */
 export function perCase(wt, device, file, fixtures, count, applyCase) {
   return [
-    { name: `${device}: ${file} holds ${count} cases`, fn: () => assert.equal(fixtures.cases.length, count, `${file}: regenerated with another count`) },
-    ...fixtures.cases.map((c) => ({ name: `${device}: ${file}/${c.name}`, fn: () => runFixtures(wt, device, [c], applyCase) })),
+    {
+      name: `${device}: ${file} holds ${count} cases`,
+      fn: () => {
+        assert.equal(fixtures.cases.length, count, `${file}: regenerated with another count`);
+        assert.equal(typeof tolerances[file], 'number', `tests/fixtures/tolerances.json has no entry for ${file}`);
+      },
+    },
+    ...fixtures.cases.map((c) => ({ name: `${device}: ${file}/${c.name}`, fn: () => runFixtures(wt, device, [c], applyCase, tolerances[file]) })),
   ];
 }
 

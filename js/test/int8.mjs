@@ -3,6 +3,7 @@
 // promotion, sums and element moves; the fixtures the Rust suite checks too), and what a JS
 // user meets: Uint8Array/Uint8ClampedArray/Int8Array in and out, range errors.
 import fixtures from '../../tests/fixtures/int8.json' with { type: 'json' };
+import tolerances from '../../tests/fixtures/tolerances.json' with { type: 'json' };
 import { assert, close } from './assert.mjs';
 
 const decode = (xs) => xs.map((x) => (x === 'nan' ? NaN : x === 'inf' ? Infinity : x === '-inf' ? -Infinity : x));
@@ -44,7 +45,7 @@ export function int8Cases(wt, devices) {
         });
         assert.equal(y.dtype, LONG[c.out_dtype], `${c.name}: dtype`);
         assert.deepEqual(y.shape, c.out_shape, `${c.name}: shape`);
-        close(Array.from(await y.data(), Number), decode(c.out), 1e-6, `${c.name} on ${device}`);
+        close(Array.from(await y.data(), Number), decode(c.out), tolerances['int8.json'], `${c.name} on ${device}`);
         y.dispose();
       });
     }

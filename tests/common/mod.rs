@@ -136,6 +136,13 @@ pub fn no_f16_adapter() -> Option<Device> {
     None
 }
 
+/// The tolerance `tests/fixtures/<file>` is held to, from `tests/fixtures/tolerances.json` (which
+/// the JS suite reads too).
+pub fn fixture_tolerance(file: &str) -> f32 {
+    let table = fixture_json("tolerances.json");
+    table[file].as_f64().unwrap_or_else(|| panic!("tolerances.json has no entry for {file}")) as f32
+}
+
 /// A committed PyTorch fixture, `tests/fixtures/<name>` (made by the `scripts/gen_*.py` that
 /// names it).
 pub fn fixture_json(name: &str) -> serde_json::Value {
@@ -177,6 +184,7 @@ pub fn relu_mlp(inp: usize, hidden: usize, out: usize, seed: Option<u64>, d: Dev
 pub fn run_fixture_case(
     case: &serde_json::Value,
     d: Device,
+    tol: f32,
     apply: impl Fn(&str, &serde_json::Value, &[Tensor]) -> webtensor::Result<Tensor>,
 ) {
     use serde_json::Value;
@@ -201,7 +209,7 @@ pub fn run_fixture_case(
             .unwrap_or_else(|e| panic!("{}", what(&e.to_string())));
         assert_eq!(y.shape(), usizes(&case["out_shape"]).as_slice(), "{}", what("output shape"));
         assert_eq!(y.device(), d, "{}", what("the output lives on the inputs' device"));
-        assert_close(&f32s(&y), &floats(&case["out"]), 1e-4, &what("output"));
+        assert_close(&f32s(&y), &floats(&case["out"]), tol, &what("output"));
         if case["out_grad"].is_null() {
             return;
         }
@@ -216,7 +224,7 @@ pub fn run_fixture_case(
                     let got = leaf.grad().unwrap_or_else(|| panic!("{}", what(&format!("input {k} has no grad"))));
                     assert_eq!(got.device(), d, "{}", what("the gradient lives on the leaf's device"));
                     assert_eq!(got.dtype(), webtensor::DType::F32);
-                    assert_close(&f32s(&got), &floats(want), 1e-4, &what(&format!("grad of input {k}")));
+                    assert_close(&f32s(&got), &floats(want), tol, &what(&format!("grad of input {k}")));
                 }
             }
         }
