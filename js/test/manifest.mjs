@@ -4,7 +4,7 @@
 // gives the declared dtype, or the declared refusal naming the op. The `.d.ts` side is
 // js/test/optypes.generated.ts (made by opTypes below, compiled by `npm run test:types`).
 import { assert } from './assert.mjs';
-import { OTHER_CALLS } from './othercalls.mjs';
+import { FUNCTION_CALLS, OTHER_CALLS } from './othercalls.mjs';
 
 /** The manifest's dtype names as the JS API spells them. */
 export const LONG = { f32: 'float32', f16: 'float16', i32: 'int32', u32: 'uint32', bool: 'bool', u8: 'uint8', i8: 'int8' };
@@ -61,23 +61,25 @@ export function manifestCases(wt, devices) {
 export function otherResults(wt, device = 'cpu') {
   const f16 = device === 'cpu' || wt.devices().some((d) => d.name === device && d.features.includes('shader-f16'));
   const out = {};
-  for (const [method, { call }] of Object.entries(OTHER_CALLS)) {
-    // The TypeScript's non-null assertions are not JavaScript.
-    const f = new Function('X', 'I', 'J', 'M', `return ${call.replace(/!/g, '')};`);
+  const calls = { ...OTHER_CALLS, ...Object.fromEntries(Object.entries(FUNCTION_CALLS).map(([k, v]) => [`wt.${k}`, v])) };
+  for (const [method, { call }] of Object.entries(calls)) {
     out[method] = {};
     for (const dtype of Object.values(LONG)) {
       if (dtype === 'float16' && !f16) continue;
-      wt.tidy(() => {
+      // The TypeScript's non-null assertions are not JavaScript; DT is the dtype's name.
+      const f = new Function('X', 'I', 'J', 'M', 'K', 'wt', 'F', `return ${call.replace(/!/g, '').replace(/DT/g, dtype)};`);
+      wt.withDevice(device, () => wt.tidy(() => {
         const X = wt.ones([2, 3], { dtype, device });
         const I = wt.tensor([[0, 1, 0], [1, 0, 1]], { dtype: 'int32', device });
         const J = wt.tensor([1, 0], { dtype: 'int32', device });
         const M = wt.ones([2, 3], { dtype: 'bool', device });
+        const K = wt.tensor([0, 2], { dtype: 'int32', device });
         try {
-          out[method][dtype] = f(X, I, J, M).dtype;
+          out[method][dtype] = f(X, I, J, M, K, wt, wt.nn.functional).dtype;
         } catch {
           out[method][dtype] = null;
         }
-      });
+      }));
     }
   }
   return out;
@@ -113,6 +115,8 @@ export function opTypes(wt) {
     '// `npm run test:types` compiles it: for every op and every dtype it accepts, js/index.d.ts must',
     '// declare exactly the result dtype the core returns (js/test/manifest.mjs runs them on every device).',
     "import type { Tensor } from '../index.js';",
+    "import * as wt from '../index.js';",
+    'const F = wt.nn.functional;',
     '',
     'type Equal<X, Y> = (<T>() => T extends X ? 1 : 2) extends (<T>() => T extends Y ? 1 : 2) ? true : false;',
     'type DtypeOf<T> = T extends Tensor<infer D> ? D : never;',
@@ -124,6 +128,7 @@ export function opTypes(wt) {
     "declare const I: Tensor<'int32'>;",
     "declare const J: Tensor<'int32'>;",
     "declare const M: Tensor<'bool'>;",
+    "declare const K: Tensor<'int32'>;",
     '',
     'export function declaredResultDtypes(): void {',
   ];
@@ -137,10 +142,11 @@ export function opTypes(wt) {
     }
   }
   const ran = otherResults(wt);
-  for (const [method, { call, wide }] of Object.entries(OTHER_CALLS)) {
+  const calls = [...Object.entries(OTHER_CALLS), ...Object.entries(FUNCTION_CALLS).map(([k, v]) => [`wt.${k}`, v])];
+  for (const [method, { call, wide }] of calls) {
     for (const [dtype, got] of Object.entries(ran[method])) {
       if (got === null) continue;
-      const expr = call.replace(/\bX\b/g, dtype);
+      const expr = call.replace(/\bX\b/g, dtype).replace(/DT/g, dtype);
       const check = wide ? `holds<typeof r, '${got}'>(true)` : `exact<typeof r, Tensor<'${got}'>>(true)`;
       lines.push(`  { const r = ${expr}; ${check}; }`);
     }

@@ -93,6 +93,40 @@ export const OTHER_CALLS = {
 };
 
 /**
+ * Functions of the package whose result dtype depends on an input's (`X`, as above; `K` [2]
+ * int32 class indices below 3) or on a dtype option (`DT`, each dtype's name), checked the same
+ * way: creation, the *Like functions, cat and stack, and nn.functional's losses and oneHot.
+ */
+export const FUNCTION_CALLS = {
+  tensor: { call: "wt.tensor([1, 0], { dtype: 'DT' })" },
+  zeros: { call: "wt.zeros([2], { dtype: 'DT' })" },
+  ones: { call: "wt.ones([2], { dtype: 'DT' })" },
+  full: { call: "wt.full([2], 1, { dtype: 'DT' })" },
+  arange: { call: "wt.arange(3, { dtype: 'DT' })" },
+  eye: { call: "wt.eye(2, { dtype: 'DT' })" },
+  linspace: { call: "wt.linspace(0, 1, 3, { dtype: 'DT' })" },
+  logspace: { call: "wt.logspace(0, 1, 3, { dtype: 'DT' })" },
+  rand: { call: "wt.rand([2], { dtype: 'DT' })" },
+  randn: { call: "wt.randn([2], { dtype: 'DT' })" },
+  randint: { call: "wt.randint(3, [2], { dtype: 'DT' })" },
+  randperm: { call: 'wt.randperm(3)' },
+  multinomial: { call: 'wt.multinomial(X, 2, { seed: 1 })' },
+  zerosLike: { call: 'wt.zerosLike(X)' },
+  onesLike: { call: 'wt.onesLike(X)' },
+  fullLike: { call: 'wt.fullLike(X, 1)' },
+  randLike: { call: 'wt.randLike(X)' },
+  randnLike: { call: 'wt.randnLike(X)' },
+  cat: { call: 'wt.cat([X, X])' },
+  stack: { call: 'wt.stack([X, X])' },
+  crossEntropy: { call: 'F.crossEntropy(X, K)' },
+  nllLoss: { call: 'F.nllLoss(X, K)' },
+  mseLoss: { call: 'F.mseLoss(X, X)' },
+  l1Loss: { call: 'F.l1Loss(X, X)' },
+  binaryCrossEntropyWithLogits: { call: 'F.binaryCrossEntropyWithLogits(X, X)' },
+  oneHot: { call: 'F.oneHot(X, 3)' },
+};
+
+/**
  * The other in-place unary and binary methods: the same declaration shape (`this`) as the
  * ones above, whose dtypes their out-of-place forms check; listed so that completeness holds.
  */
