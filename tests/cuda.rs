@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 
 use webtensor::{Device, DeviceKind, Error, Tensor};
 
@@ -20,7 +21,6 @@ fn nvrtc_required() -> bool {
     std::env::var("WEBTENSOR_REQUIRE_NVRTC").is_ok_and(|v| v == "1")
 }
 
-#[test]
 fn every_cuda_kernel_compiles_with_nvrtc() {
     // PTX for the oldest architecture the kernels target, and a cubin for Hopper (the path a
     // GPU whose architecture NVRTC knows takes).
@@ -44,7 +44,6 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
     }
 }
 
-#[test]
 fn cuda_devices_are_listed_or_reported_unavailable() {
     let _strict = PLACEMENT.lock().unwrap_or_else(|e| e.into_inner());
     let listed: Vec<_> = webtensor::devices().into_iter().filter(|i| i.device.kind() == DeviceKind::Cuda).collect();
@@ -79,7 +78,6 @@ fn cuda_devices_are_listed_or_reported_unavailable() {
     }
 }
 
-#[test]
 fn soft_placement_moves_missing_cuda_devices() {
     let _soft = PLACEMENT.lock().unwrap_or_else(|e| e.into_inner());
     let missing = Device::cuda(webtensor::device_count(DeviceKind::Cuda));
@@ -100,7 +98,6 @@ fn soft_placement_moves_missing_cuda_devices() {
     assert!(Tensor::from_slice(&[1.0f32], &[1], missing).is_err(), "strict again after soft placement is off");
 }
 
-#[test]
 fn tf32_is_opt_in() {
     assert!(!webtensor::allow_tf32(), "f32 matmul must be strict f32 by default");
     webtensor::set_allow_tf32(true);
@@ -112,13 +109,7 @@ fn tf32_is_opt_in() {
 /// Every op on `cuda:0` against the CPU, when a CUDA device exists: the cases the other suites
 /// run through `common::devices()` too, plus cuBLAS on transposed and sliced operands, a
 /// non-blocking upload and memory accounting.
-#[test]
-fn cuda_matches_the_cpu() {
-    if !webtensor::is_available(DeviceKind::Cuda) {
-        assert!(!cuda_required(), "WEBTENSOR_REQUIRE_CUDA=1 but no CUDA device");
-        return;
-    }
-    let dev = Device::cuda(0);
+fn cuda_matches_the_cpu(dev: Device) {
     let a = Tensor::randn(&[3, 70, 90], Some(1), Device::CPU).unwrap();
     let b = Tensor::randn(&[3, 90, 50], Some(2), Device::CPU).unwrap();
     let (ga, gb) = (a.to_blocking(dev).unwrap(), b.to_blocking(dev).unwrap());
@@ -149,3 +140,5 @@ fn cuda_matches_the_cpu() {
     assert!(webtensor::memory_allocated(dev).unwrap() > 0);
     webtensor::synchronize_blocking(dev).unwrap();
 }
+
+device_main!(; cuda: cuda_matches_the_cpu; plain: every_cuda_kernel_compiles_with_nvrtc, cuda_devices_are_listed_or_reported_unavailable, soft_placement_moves_missing_cuda_devices, tf32_is_opt_in);

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use common::trials::device_main;
 use common::*;
 
 use std::sync::OnceLock;
@@ -91,8 +92,7 @@ fn train_both(devices: &[Device], batch: usize, steps: usize) -> [(Vec<Vec<f32>>
     [(first, dp_losses), (weights(&single), single_losses)]
 }
 
-#[test]
-fn two_logical_devices_train_to_the_weights_of_one() {
+fn two_logical_devices_train_to_the_weights_of_one(_gpu: Device) {
     let Some((l0, l1)) = logical_pair() else { return };
     let [(dp_w, dp_l), (one_w, one_l)] = train_both(&[l0, l1], 20, 25);
     let [(adam_w, _), (adam_one, _)] = train_both(&[l0, l1], 20, 10);
@@ -102,8 +102,7 @@ fn two_logical_devices_train_to_the_weights_of_one() {
     assert!(dp_l[24] < dp_l[0] * 0.7, "the model learns: {dp_l:?}");
 }
 
-#[test]
-fn cpu_beside_two_logical_devices_with_an_uneven_split() {
+fn cpu_beside_two_logical_devices_with_an_uneven_split(_gpu: Device) {
     let Some((l0, l1)) = logical_pair() else { return };
     // 10 rows over three replicas: 4, 3, 3.
     let [(dp_w, dp_l), (one_w, one_l)] = train_both(&[Device::CPU, l0, l1], 10, 21);
@@ -111,7 +110,6 @@ fn cpu_beside_two_logical_devices_with_an_uneven_split() {
     assert_weights_close(&dp_w, &one_w, 2e-4, "cpu + two logical devices against the cpu");
 }
 
-#[test]
 fn more_replicas_than_rows_and_the_cpu_alone() {
     // One replica: the same as plain training, on any machine.
     let [(dp_w, _), (one_w, _)] = train_both(&[Device::CPU], 12, 5);
@@ -122,9 +120,8 @@ fn more_replicas_than_rows_and_the_cpu_alone() {
     assert_weights_close(&dp_w, &one_w, 2e-4, "a replica without rows");
 }
 
-#[test]
-fn cuda_beside_a_gpu() {
-    let (Some(c), Some((l0, _))) = (cuda(), logical_pair()) else { return };
+fn cuda_beside_a_gpu(c: Device) {
+    let Some((l0, _)) = logical_pair() else { return };
     let [(dp_w, dp_l), (one_w, one_l)] = train_both(&[c, l0], 16, 15);
     let [(adam_w, _), (adam_one, _)] = train_both(&[c, l0], 16, 10);
     assert_weights_close(&adam_w, &adam_one, 2e-4, "Adam on cuda:0 + webgpu against cuda:0");
@@ -132,7 +129,6 @@ fn cuda_beside_a_gpu() {
     assert_weights_close(&dp_w, &one_w, 2e-4, "cuda:0 + webgpu against cuda:0");
 }
 
-#[test]
 fn split_sizes_follow_tensor_split() {
     assert_eq!(split_sizes(10, 3), vec![4, 3, 3]);
     assert_eq!(split_sizes(2, 3), vec![1, 1, 0]);
@@ -140,7 +136,6 @@ fn split_sizes_follow_tensor_split() {
     assert_eq!(split_sizes(5, 0), Vec::<usize>::new());
 }
 
-#[test]
 fn buffers_come_from_the_first_replica() {
     let devs = match logical_pair() {
         Some((l0, l1)) => vec![l0, l1],
@@ -175,7 +170,6 @@ fn buffers_come_from_the_first_replica() {
     }
 }
 
-#[test]
 fn errors_say_what_is_wrong() {
     let build = |d: Device| Ok(relu_mlp(6, 8, 3, Some(1), d));
     let e = DataParallel::new_blocking(&[], build).err().expect("no devices").to_string();
@@ -220,7 +214,6 @@ fn errors_say_what_is_wrong() {
 
 /// Micro-batches accumulated without zeroing between them (gradient accumulation) give every
 /// replica the gradients one device accumulates: the all-reduce sums only each batch's own.
-#[test]
 fn accumulated_micro_batches_match_one_device() {
     let devs = match logical_pair() {
         Some((l0, l1)) => vec![l0, Device::CPU, l1],
@@ -249,3 +242,5 @@ fn accumulated_micro_batches_match_one_device() {
         assert_weights_close(&weights(*r), &weights(dp.module()), 0.0, "synced");
     }
 }
+
+device_main!(; gpu: two_logical_devices_train_to_the_weights_of_one, cpu_beside_two_logical_devices_with_an_uneven_split; cuda: cuda_beside_a_gpu; plain: more_replicas_than_rows_and_the_cpu_alone, split_sizes_follow_tensor_split, buffers_come_from_the_first_replica, errors_say_what_is_wrong, accumulated_micro_batches_match_one_device);

@@ -14,7 +14,18 @@ use webtensor::Device;
 /// missing).
 fn accelerators() -> &'static (Option<Device>, Option<Device>) {
     static ONCE: OnceLock<(Option<Device>, Option<Device>)> = OnceLock::new();
-    ONCE.get_or_init(|| (super::gpu(), if cfg!(feature = "cuda") { super::cuda() } else { None }))
+    ONCE.get_or_init(|| {
+        let cuda = if cfg!(feature = "cuda") {
+            super::cuda()
+        } else {
+            assert!(
+                !super::cuda_required(),
+                "WEBTENSOR_REQUIRE_CUDA=1, but the suite was built without the cuda feature"
+            );
+            None
+        };
+        (super::gpu(), cuda)
+    })
 }
 
 /// `f` as a trial body: a panic (a failed assert) is the trial's failure, with its message.
@@ -96,21 +107,34 @@ pub fn gpu_trial(name: &str, f: fn(Device)) -> Trial {
     .with_ignored_flag(gpu.is_none())
 }
 
+/// The trial `name::cuda` for a test of `cuda:0` alone, ignored where there is none (or the
+/// suite was built without the `cuda` feature).
+pub fn cuda_trial(name: &str, f: fn(Device)) -> Trial {
+    let cuda = accelerators().1;
+    Trial::test(format!("{name}::cuda"), move || match cuda {
+        Some(d) => body(move || f(d)),
+        None => Ok(()),
+    })
+    .with_ignored_flag(cuda.is_none())
+}
+
 /// The trial `name` for a test that takes no device.
 pub fn plain_trial(name: &str, f: fn()) -> Trial {
     Trial::test(name.to_string(), move || body(f))
 }
 
-/// The `main` of a libtest-mimic suite: `device_main!(a, b; meta: c; gpu: g; plain: d; fixtures:
-/// expr)` runs `a` and `b` on every device, `c` on `meta` (as well, when also listed first), `g`
-/// on the GPU under test alone (ignored without one), `d` once with no device, and adds the
-/// trials the expressions give. Every section is optional.
+/// The `main` of a libtest-mimic suite: `device_main!(a, b; meta: c; gpu: g; cuda: k; plain: d;
+/// fixtures: expr)` runs `a` and `b` on every device, `c` on `meta` (as well, when also listed
+/// first), `g` on the GPU under test alone and `k` on `cuda:0` alone (each ignored without its
+/// device), `d` once with no device, and adds the trials the expressions give. Every section is
+/// optional.
 #[allow(unused_macros)] // vs_cpu includes common but has its own tests
 macro_rules! device_main {
     (
         $($case:ident),* $(,)?
         $(; meta: $($meta:ident),+ $(,)?)?
         $(; gpu: $($gpu:ident),+ $(,)?)?
+        $(; cuda: $($cuda:ident),+ $(,)?)?
         $(; plain: $($plain:ident),+ $(,)?)?
         $(; fixtures: $($fx:expr),+ $(,)?)?
     ) => {
@@ -121,6 +145,7 @@ macro_rules! device_main {
             $( trials.extend(crate::common::trials::device_trials(stringify!($case), $case)); )*
             $($( trials.push(crate::common::trials::meta_trial(stringify!($meta), $meta)); )+)?
             $($( trials.push(crate::common::trials::gpu_trial(stringify!($gpu), $gpu)); )+)?
+            $($( trials.push(crate::common::trials::cuda_trial(stringify!($cuda), $cuda)); )+)?
             $($( trials.push(crate::common::trials::plain_trial(stringify!($plain), $plain)); )+)?
             $($( trials.extend($fx); )+)?
             crate::common::trials::run(trials)
