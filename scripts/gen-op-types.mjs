@@ -1,4 +1,4 @@
-// Writes js/test/optypes.generated.ts from the core's op manifest and from running the calls of
+// Writes js/test/{op,method,function}types.generated.ts from the core's op manifest and from running the calls of
 // js/test/othercalls.mjs on the cpu (needs the built package:
 // `npm run build` first). `npm run test:types` compiles it; js/test/files.test.mjs fails when the
 // committed file differs from what this writes.
@@ -6,7 +6,9 @@ import { writeFileSync } from 'node:fs';
 import * as wt from '../js/node.js';
 import { opTypes } from '../js/test/manifest.mjs';
 
-const path = new URL('../js/test/optypes.generated.ts', import.meta.url);
 await wt.init({ gpu: false });
-writeFileSync(path, opTypes(wt));
-console.log(`wrote ${path.pathname}`);
+for (const [name, text] of Object.entries(opTypes(wt))) {
+  const path = new URL(`../js/test/${name}`, import.meta.url);
+  writeFileSync(path, text);
+  console.log(`wrote ${path.pathname}`);
+}

@@ -236,23 +236,6 @@ pub fn ops() -> Vec<OpSpec> {
     unary.chain(binary).chain(reduce).collect()
 }
 
-/// `s` as a JSON string literal.
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// The manifest as JSON: `[{family, name, custom, results: {f32: "f32" | null, ...}, tolerance:
 /// {rel, abs, relPerX, absPerSlope, relPerLog2, maxX}}]` (docs left out: the JS op table
 /// does not need them, and the `.wasm` need not carry them).
@@ -267,9 +250,10 @@ pub fn json() -> String {
                 .collect();
             let t = op.tolerance;
             format!(
-                "{{\"family\":\"{}\",\"name\":{},\"custom\":{},\"results\":{{{}}},\"tolerance\":{{\"rel\":{},\"abs\":{},\"relPerX\":{},\"absPerSlope\":{},\"relPerLog2\":{},\"maxX\":{}}}}}",
+                "{{\"family\":\"{}\",\"name\":\"{}\",\"custom\":{},\"results\":{{{}}},\"tolerance\":{{\"rel\":{},\"abs\":{},\"relPerX\":{},\"absPerSlope\":{},\"relPerLog2\":{},\"maxX\":{}}}}}",
                 op.family.name(),
-                json_string(op.name),
+                // Names are identifiers (`stringify!` of the method): nothing to escape.
+                op.name,
                 op.custom,
                 results.join(","),
                 t.rel,
