@@ -12,7 +12,7 @@ use std::any::Any;
 use std::cell::UnsafeCell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock, TryLockError};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
@@ -135,7 +135,13 @@ pub(super) fn run<I: Send, R: Send>(
     if items.len() > pool.slots.len() + 1 {
         return Err(items);
     }
-    let Ok(_guard) = pool.busy.try_lock() else { return Err(items) };
+    // A part that panicked (the panic is handed back while this guard is held) poisons the lock;
+    // the workers are fine, so a poisoned lock is taken as a free one.
+    let _guard = match pool.busy.try_lock() {
+        Ok(guard) => guard,
+        Err(TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(TryLockError::WouldBlock) => return Err(items),
+    };
     let n = items.len();
     let inputs = Cells(items.into_iter().map(|i| UnsafeCell::new(Some(i))).collect());
     let outputs: Cells<R> = Cells((0..n).map(|_| UnsafeCell::new(None)).collect());
@@ -176,4 +182,30 @@ pub(super) fn run<I: Send, R: Send>(
         resume_unwind(p);
     }
     Ok(outputs.0.into_iter().filter_map(UnsafeCell::into_inner).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run;
+
+    /// `run`, or the items here when the workers are busy (other tests split too), as
+    /// `par::run` does.
+    fn go<R: Send>(items: Vec<usize>, f: &(impl Fn(usize) -> R + Sync), workers: usize) -> Vec<R> {
+        run(items, f, workers).unwrap_or_else(|items| items.into_iter().map(f).collect())
+    }
+
+    /// Results come back in item order; a panic in any part reaches the caller once every part
+    /// has finished; the workers serve the next split as before.
+    #[test]
+    fn parts_run_and_panics_come_back() {
+        let workers = super::super::par::threads().saturating_sub(1).max(1);
+        let items: Vec<usize> = (0..=workers).collect();
+        assert_eq!(go(items.clone(), &|i| i * 10, workers), items.iter().map(|i| i * 10).collect::<Vec<_>>());
+        let last = items.len() - 1;
+        let caught = std::panic::catch_unwind(|| {
+            go(items.clone(), &|i| if i == last { panic!("part {i}") } else { i }, workers)
+        });
+        assert!(caught.is_err(), "the part's panic reaches the caller");
+        assert_eq!(go(items.clone(), &|i| i + 1, workers), items.iter().map(|i| i + 1).collect::<Vec<_>>());
+    }
 }
