@@ -1,5 +1,5 @@
 // Types of wt.nn (js/nn.js): modules, layers, loss modules and wt.nn.functional.
-import type { DeviceLike, SoftplusOptions, Tensor } from './index.js';
+import type { DeviceLike, DType, Floating, Keep, SoftplusOptions, Tensor } from './index.js';
 
 /** A learnable parameter: a floating-point tensor (its `data()` is a Float32Array, `item()` a number). */
 export type Param = Tensor<'float32' | 'float16'>;
@@ -260,7 +260,7 @@ export declare class BCEWithLogitsLoss extends LossModule<LossOptions> {}
 export declare namespace functional {
   function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor;
   function embedding(input: Tensor, weight: Tensor, options?: { paddingIdx?: number | null | undefined }): Tensor;
-  function layerNorm(input: Tensor, normalizedShape: number | readonly number[], options?: { weight?: Tensor | null | undefined; bias?: Tensor | null | undefined; eps?: number | undefined }): Tensor;
+  function layerNorm<D extends DType>(input: Tensor<D>, normalizedShape: number | readonly number[], options?: { weight?: Tensor | null | undefined; bias?: Tensor | null | undefined; eps?: number | undefined }): Tensor<Floating<D>>;
   function groupNorm(input: Tensor, numGroups: number, options?: { weight?: Tensor | null | undefined; bias?: Tensor | null | undefined; eps?: number | undefined }): Tensor;
   /** With `training`, normalises by batch statistics and updates `runningMean`/`runningVar` in place. */
   function batchNorm(
@@ -269,7 +269,7 @@ export declare namespace functional {
     runningVar?: Tensor | null,
     options?: { weight?: Tensor | null | undefined; bias?: Tensor | null | undefined; training?: boolean | undefined; momentum?: number | undefined; eps?: number | undefined },
   ): Tensor;
-  function dropout(input: Tensor, options?: { p?: number | undefined; training?: boolean | undefined; seed?: number | null | undefined }): Tensor;
+  function dropout<D extends DType>(input: Tensor<D>, options?: { p?: number | undefined; training?: boolean | undefined; seed?: number | null | undefined }): Tensor<Floating<D>>;
   function crossEntropy(input: Tensor<'float16'>, target: Tensor, options?: CrossEntropyOptions): Tensor<'float16'>;
   /** A floating-point loss (float32 unless the input is float16), so `await loss.item()` is a number. */
   function crossEntropy(input: Tensor, target: Tensor, options?: CrossEntropyOptions): Tensor<'float32'>;
@@ -285,20 +285,20 @@ export declare namespace functional {
   function binaryCrossEntropyWithLogits(input: Tensor<'float16'>, target: Tensor, options?: LossOptions): Tensor<'float16'>;
   /** A floating-point loss (float32 unless the input is float16), so `await loss.item()` is a number. */
   function binaryCrossEntropyWithLogits(input: Tensor, target: Tensor, options?: LossOptions): Tensor<'float32'>;
-  function relu(input: Tensor): Tensor;
-  function gelu(input: Tensor, options?: { approximate?: 'none' | 'tanh' | undefined }): Tensor;
-  function silu(input: Tensor): Tensor;
-  function tanh(input: Tensor): Tensor;
-  function sigmoid(input: Tensor): Tensor;
-  function mish(input: Tensor): Tensor;
-  function hardswish(input: Tensor): Tensor;
-  function hardsigmoid(input: Tensor): Tensor;
-  function softplus(input: Tensor, options?: SoftplusOptions): Tensor;
-  function leakyRelu(input: Tensor, negativeSlope?: number): Tensor;
+  function relu<D extends DType>(input: Tensor<D>): Tensor<Keep<D>>;
+  function gelu<D extends DType>(input: Tensor<D>, options?: { approximate?: 'none' | 'tanh' | undefined }): Tensor<Floating<D>>;
+  function silu<D extends DType>(input: Tensor<D>): Tensor<Floating<D>>;
+  function tanh<D extends DType>(input: Tensor<D>): Tensor<Floating<D>>;
+  function sigmoid<D extends DType>(input: Tensor<D>): Tensor<Floating<D>>;
+  function mish<D extends DType>(input: Tensor<D>): Tensor<Floating<D>>;
+  function hardswish<D extends DType>(input: Tensor<D>): Tensor<Floating<D>>;
+  function hardsigmoid<D extends DType>(input: Tensor<D>): Tensor<Floating<D>>;
+  function softplus<D extends DType>(input: Tensor<D>, options?: SoftplusOptions): Tensor<Floating<D>>;
+  function leakyRelu<D extends DType>(input: Tensor<D>, negativeSlope?: number): Tensor<Floating<D>>;
   function prelu(input: Tensor, weight: Tensor): Tensor;
-  function elu(input: Tensor, alpha?: number): Tensor;
-  function softmax(input: Tensor, dim?: number): Tensor;
-  function logSoftmax(input: Tensor, dim?: number): Tensor;
+  function elu<D extends DType>(input: Tensor<D>, alpha?: number): Tensor<Floating<D>>;
+  function softmax<D extends DType>(input: Tensor<D>, dim?: number): Tensor<Floating<D>>;
+  function logSoftmax<D extends DType>(input: Tensor<D>, dim?: number): Tensor<Floating<D>>;
   function conv1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvOptions): Tensor;
   function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvOptions): Tensor;
   function convTranspose1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTransposeOptions): Tensor;
@@ -313,7 +313,7 @@ export declare namespace functional {
   function adaptiveAvgPool1d(input: Tensor, outputSize: Size): Tensor;
   function adaptiveAvgPool2d(input: Tensor, outputSize: Size): Tensor;
   /** (before, after) pairs from the last dim; negative constant pads crop. */
-  function pad(input: Tensor, pad: readonly number[], mode?: 'constant' | 'reflect' | 'replicate' | 'circular', value?: number): Tensor;
+  function pad<D extends DType>(input: Tensor<D>, pad: readonly number[], mode?: 'constant' | 'reflect' | 'replicate' | 'circular', value?: number): Tensor<D>;
   function interpolate(input: Tensor, options: InterpolateOptions): Tensor;
   function scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: AttentionOptions): Tensor;
   /** int32 (PyTorch's is int64); an index out of range gives a row of zeros. */

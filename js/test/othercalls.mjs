@@ -95,7 +95,8 @@ export const OTHER_CALLS = {
 /**
  * Functions of the package whose result dtype depends on an input's (`X`, as above; `K` [2]
  * int32 class indices below 3) or on a dtype option (`DT`, each dtype's name), checked the same
- * way: creation, the *Like functions, cat and stack, and nn.functional's losses and oneHot.
+ * way: creation, the *Like functions, cat and stack, and nn.functional's losses, oneHot,
+ * activations, softmax, dropout, pad and layerNorm.
  */
 export const FUNCTION_CALLS = {
   tensor: { call: "wt.tensor([1, 0], { dtype: 'DT' })" },
@@ -124,6 +125,22 @@ export const FUNCTION_CALLS = {
   l1Loss: { call: 'F.l1Loss(X, X)' },
   binaryCrossEntropyWithLogits: { call: 'F.binaryCrossEntropyWithLogits(X, X)' },
   oneHot: { call: 'F.oneHot(X, 3)' },
+  relu: { call: 'F.relu(X)' },
+  gelu: { call: 'F.gelu(X)' },
+  silu: { call: 'F.silu(X)' },
+  tanh: { call: 'F.tanh(X)' },
+  sigmoid: { call: 'F.sigmoid(X)' },
+  mish: { call: 'F.mish(X)' },
+  hardswish: { call: 'F.hardswish(X)' },
+  hardsigmoid: { call: 'F.hardsigmoid(X)' },
+  softplus: { call: 'F.softplus(X)' },
+  leakyRelu: { call: 'F.leakyRelu(X)' },
+  functionalElu: { call: 'F.elu(X)' },
+  softmax: { call: 'F.softmax(X, 1)' },
+  logSoftmax: { call: 'F.logSoftmax(X, 1)' },
+  dropout: { call: 'F.dropout(X, { p: 0.5, seed: 1 })' },
+  pad: { call: 'F.pad(X, [1, 1])' },
+  layerNorm: { call: 'F.layerNorm(X, [3])' },
 };
 
 /**
