@@ -3,26 +3,8 @@
 // call returns (js/test/manifest.mjs runs them on every device).
 import type { Tensor } from '../index.js';
 import * as wt from '../index.js';
-
-type Equal<X, Y> = (<T>() => T extends X ? 1 : 2) extends (<T>() => T extends Y ? 1 : 2) ? true : false;
-type DtypeOf<T> = T extends Tensor<infer D> ? D : never;
-/** Compiles only when `A` is exactly `B`. */
-declare function exact<A, B>(ok: Equal<A, B>): void;
-/** Compiles only when the declared union `A` holds the dtype `D`. */
-declare function holds<A, D>(ok: D extends DtypeOf<A> ? true : false): void;
-declare const float32: Tensor<'float32'>;
-declare const float16: Tensor<'float16'>;
-declare const int32: Tensor<'int32'>;
-declare const uint32: Tensor<'uint32'>;
-declare const bool: Tensor<'bool'>;
-declare const uint8: Tensor<'uint8'>;
-declare const int8: Tensor<'int8'>;
-declare const I: Tensor<'int32'>;
-declare const J: Tensor<'int32'>;
-declare const M: Tensor<'bool'>;
-declare const K: Tensor<'int32'>;
-const F = wt.nn.functional;
-void F;
+import { exact, holds, F, I, J, K, M, bool, float16, float32, int8, int32, uint8, uint32 } from './typecheck.js';
+void [wt, exact, holds, F, I, J, K, M, bool, float16, float32, int8, int32, uint8, uint32];
 
 export function declaredResultDtypes(): void {
   { const r = float32.softplusWith(1, 20); exact<typeof r, Tensor<'float32'>>(true); }

@@ -139,7 +139,9 @@ pub fn no_f16_adapter() -> Option<Device> {
 /// The tolerance `tests/fixtures/<file>` is held to, from `tests/fixtures/tolerances.json` (which
 /// the JS suite reads too).
 pub fn fixture_tolerance(file: &str) -> f32 {
-    let table = fixture_json("tolerances.json");
+    // Read once: every case of a fixture file asks.
+    static TABLE: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| fixture_json("tolerances.json"));
     table[file].as_f64().unwrap_or_else(|| panic!("tolerances.json has no entry for {file}")) as f32
 }
 
