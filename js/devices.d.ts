@@ -87,8 +87,9 @@ export function launchBlocking(): boolean;
 /** When the ops run the fused kernels (attention, LayerNorm) instead of their composed formulas. */
 export type FusedKernels = 'auto' | 'always' | 'never';
 /**
- * `'auto'` (the default) fuses attention where it pays (the CPU, software adapters) and composes
- * on hardware GPUs; `'always'` fuses wherever the kernels apply; `'never'` composes every op.
+ * `'auto'` (the default) fuses attention where it pays: heads up to 64 wide everywhere (tiled
+ * kernels on hardware GPUs), wider heads on the CPU and software adapters only, composing on
+ * hardware GPUs; `'always'` fuses wherever the kernels apply; `'never'` composes every op.
  * Like PyTorch's `enable_flash_sdp` / `enable_math_sdp`. Applies to ops issued after it.
  */
 export function setFusedKernels(mode: FusedKernels): void;

@@ -101,6 +101,9 @@ def main():
         if it == max_iters:
             break
         x, y = get_batch("train")
+        if it == 1 and dev.type == "cuda":
+            # Peak memory of a steady step (the first allocates the optimizer's state).
+            torch.cuda.reset_peak_memory_stats()
         t0 = time.time()
         _, loss = model(x, y)
         opt.zero_grad(set_to_none=True)
@@ -114,6 +117,8 @@ def main():
     out = {"peer": f"PyTorch {torch.__version__}", "config": a.config, "device": a.device, "threads": a.threads,
            "iters": max_iters, "val_loss": evals[-1]["val_loss"], "train_loss": evals[-1]["train_loss"],
            "ms_per_step": times[len(times) // 2], "seconds": time.time() - t_start, "evals": evals}
+    if dev.type == "cuda":
+        out["peak_bytes"] = torch.cuda.max_memory_allocated()
     print(json.dumps(out) if a.json else f"val loss {out['val_loss']:.4f} after {max_iters} iterations, median {out['ms_per_step']:.1f} ms/step")
 
 

@@ -269,28 +269,32 @@ fn arange_past_the_memory_limit_is_an_error() {
     assert!(matches!(e, Error::OutOfMemory { .. }), "{e:?}");
 }
 
-/// Which op made attention's output on `d` under the current fused-kernel setting.
-fn attention_op(d: Device) -> String {
-    let q = Tensor::randn(&[1, 2, 5, 8], Some(1), Device::CPU).unwrap().to_blocking(d).unwrap();
+/// Which op made attention's output on `d` (rows `width` wide) under the current fused-kernel
+/// setting.
+fn attention_op(d: Device, width: usize) -> String {
+    let q = Tensor::randn(&[1, 2, 5, width], Some(1), Device::CPU).unwrap().to_blocking(d).unwrap();
     let q = q.requires_grad_(true).unwrap();
     let out = webtensor::nn::scaled_dot_product_attention(&q, &q, &q, &Default::default()).unwrap();
     out.grad_fn().unwrap_or("none").to_string()
 }
 
-/// `set_fused_kernels`: Auto fuses attention where it pays (the CPU, software adapters) and
-/// composes on hardware GPUs; Always fuses everywhere; Never composes everywhere.
+/// `set_fused_kernels`: Auto fuses attention where it pays (the CPU and software adapters
+/// always, hardware GPUs for rows up to 64 wide, which their tiled programs take); Always fuses
+/// everywhere; Never composes everywhere.
 fn fused_kernels_follow_the_setting() {
     use webtensor::{set_fused_kernels, FusedKernels};
     const FUSED: &str = "scaled_dot_product_attention";
     for d in devices() {
         let software = webtensor::devices().iter().any(|i| i.device == d && i.software);
-        let pays = d == Device::CPU || software;
+        let pays_wide = d == Device::CPU || software;
         set_fused_kernels(FusedKernels::Auto);
-        assert_eq!(attention_op(d) == FUSED, pays, "Auto on {d}");
+        assert_eq!(attention_op(d, 8), FUSED, "Auto on {d}, 8 wide");
+        assert_eq!(attention_op(d, 72) == FUSED, pays_wide, "Auto on {d}, 72 wide");
         set_fused_kernels(FusedKernels::Always);
-        assert_eq!(attention_op(d), FUSED, "Always on {d}");
+        assert_eq!(attention_op(d, 8), FUSED, "Always on {d}");
+        assert_eq!(attention_op(d, 72), FUSED, "Always on {d}, 72 wide");
         set_fused_kernels(FusedKernels::Never);
-        assert_ne!(attention_op(d), FUSED, "Never on {d}");
+        assert_ne!(attention_op(d, 8), FUSED, "Never on {d}");
     }
     set_fused_kernels(FusedKernels::Auto);
 }

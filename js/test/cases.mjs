@@ -456,12 +456,15 @@ export function cases(wt, devices) {
 
     add(`${device}: setFusedKernels chooses the fused attention or the composed formula`, async () => {
       const q = wt.randn([1, 2, 5, 8], { seed: 1, device }).requiresGrad_(true);
-      const op = () => wt.tidy(() => wt.nn.functional.scaledDotProductAttention(q, q, q).gradFn);
+      const wide = wt.randn([1, 2, 5, 72], { seed: 1, device }).requiresGrad_(true);
+      const op = (x = q) => wt.tidy(() => wt.nn.functional.scaledDotProductAttention(x, x, x).gradFn);
       assert.equal(wt.fusedKernels(), 'auto');
       try {
-        // Auto fuses where the kernel pays: the CPU and software adapters (lavapipe, SwiftShader).
+        // Auto fuses where the kernels pay: rows up to 64 wide everywhere (hardware GPUs run
+        // them tiled), wider rows on the CPU and software adapters (lavapipe, SwiftShader) only.
         const pays = device === 'cpu' || wt.devices().find((d) => d.name === device)?.type === 'software';
-        assert.equal(op() === 'scaled_dot_product_attention', pays, 'auto');
+        assert.equal(op(), 'scaled_dot_product_attention', 'auto');
+        assert.equal(op(wide) === 'scaled_dot_product_attention', pays, 'auto, 72 wide');
         wt.setFusedKernels('never');
         assert.equal(wt.fusedKernels(), 'never');
         assert.ok(op() !== 'scaled_dot_product_attention', 'never composes');
@@ -473,6 +476,7 @@ export function cases(wt, devices) {
       } finally {
         wt.setFusedKernels('auto');
         q.dispose();
+        wide.dispose();
       }
     });
 

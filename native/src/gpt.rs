@@ -249,11 +249,24 @@ fn train_loop(o: &TrainOptions, ckpt: &Path, dp: &Parallel<Gpt>, corpus: &CharCo
     );
     let mut evals = Vec::new();
     let (mut step_ms, mut last_loss) = (Vec::new(), f32::NAN);
+    // Step times are measured over windows that end where the device has finished (a loss
+    // read back, or before an estimate): a step's own clock would stop at its submission on
+    // devices that queue work (webgpu, cuda). Each window adds its mean to `step_ms` per step.
+    let mut window = (Instant::now(), 0usize);
+    let close = |window: &mut (Instant, usize), step_ms: &mut Vec<f64>| {
+        if window.1 > 0 {
+            let ms = window.0.elapsed().as_secs_f64() * 1e3 / window.1 as f64;
+            step_ms.extend(std::iter::repeat_n(ms, window.1));
+        }
+        *window = (Instant::now(), 0);
+    };
     let t_start = Instant::now();
     for it in 0..=r.max_iters {
         // Rank 0 alone evaluates (no collective is involved; the others wait for it in the
         // next all-reduce).
         if main && (it % r.eval_interval == 0 || it == r.max_iters) {
+            webtensor::synchronize_blocking(home)?;
+            close(&mut window, &mut step_ms);
             let [train, val] = estimate_loss(dp.module(), corpus, &r, home, o.seed)?;
             if !o.json {
                 let line = format!("step {it}: train loss {train:.4}, val loss {val:.4}");
@@ -265,6 +278,7 @@ fn train_loop(o: &TrainOptions, ckpt: &Path, dp: &Parallel<Gpt>, corpus: &CharCo
                 }
             }
             evals.push(serde_json::json!({ "iter": it, "train_loss": train, "val_loss": val }));
+            window = (Instant::now(), 0);
             if !train.is_finite() || !val.is_finite() {
                 return Err(
                     format!("training diverged: the loss is {train} at step {it}; no checkpoint was written").into()
@@ -274,7 +288,6 @@ fn train_loop(o: &TrainOptions, ckpt: &Path, dp: &Parallel<Gpt>, corpus: &CharCo
         if it == r.max_iters {
             break;
         }
-        let t0 = Instant::now();
         let (x, y) =
             corpus.batch(Split::Train, r.batch_size, r.model.block_size, o.seed.wrapping_add(it as u64 + 1), home)?;
         opt.zero_grad();
@@ -284,13 +297,15 @@ fn train_loop(o: &TrainOptions, ckpt: &Path, dp: &Parallel<Gpt>, corpus: &CharCo
         }
         opt.step()?;
         sched.step(&mut opt)?;
+        window.1 += 1;
         // The loss is read every 10 steps for the bar (a readback waits for the device).
         if it % 10 == 0 {
             last_loss = dp.global(&l)?;
-            let tok_s = (r.batch_size * r.model.block_size) as f64 / (t0.elapsed().as_secs_f64().max(1e-9));
+            let steps = window.1 as f64;
+            let tok_s = steps * (r.batch_size * r.model.block_size) as f64 / window.0.elapsed().as_secs_f64().max(1e-9);
+            close(&mut window, &mut step_ms);
             bar.set_message(format!("loss {last_loss:.4} {:.0} tok/s", tok_s));
         }
-        step_ms.push(t0.elapsed().as_secs_f64() * 1e3);
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -410,6 +425,10 @@ pub fn bench(recipe_name: &str, device: Device, steps: usize) -> Res<serde_json:
             // The profile (WEBTENSOR_PROFILE=1) covers the timed steps only.
             webtensor::reset_profile();
         }
+        if i == 1 {
+            // Peak memory of a steady step (the first allocates the optimizer's state).
+            webtensor::reset_peak_memory_stats(device)?;
+        }
         let t0 = Instant::now();
         let (_, loss) = model.forward_with_targets(&x, Some(&y))?;
         let loss = loss.ok_or("no loss")?;
@@ -428,6 +447,7 @@ pub fn bench(recipe_name: &str, device: Device, steps: usize) -> Res<serde_json:
         "model": "gpt", "config": r.name, "device": device.to_string(), "batch_size": r.batch_size,
         "block_size": r.model.block_size, "parameters": model.num_parameters(true), "steps": steps,
         "ms_per_step": median, "tokens_per_s": (r.batch_size * r.model.block_size) as f64 / (median / 1e3),
+        "peak_bytes": webtensor::max_memory_allocated(device)?,
     });
     if webtensor::profiling() {
         // Per step: each op's calls and waited-for milliseconds, the most time first.

@@ -379,17 +379,19 @@ pub(crate) enum Backend {
 }
 
 impl Backend {
-    /// Whether the fused attention kernels (op::attention: a thread per row and chunk of
-    /// columns, the other side's rows walked one by one) beat the composed formula here: on the
-    /// CPU and software adapters they do (a GPT step on lavapipe 592 -> 462 ms); on hardware GPUs
-    /// the composed formula's batched matmuls win until the kernels are tiled (an H200 GPT step:
-    /// CUDA 359 ms fused against 77 composed, NVIDIA's Vulkan 619 against 199), so there the op
-    /// composes (see `policy::set_fused_kernels`).
-    pub(crate) fn fused_attention_pays(device: Device) -> bool {
+    /// Whether the fused attention kernels beat the composed formula here, for rows that the
+    /// tiled GPU programs take (`tiled`: at most 64 wide) or not. On the CPU and software
+    /// adapters they do (a GPT step on lavapipe 592 -> 462 ms). On hardware GPUs the tiled
+    /// programs do (an H200 GPT step, nanoGPT's shakespeare-char: CUDA 63.1 -> 60.6 ms, NVIDIA's
+    /// Vulkan 116.7 -> 90.3, peak memory 7.5 -> 3.6 GB) and the thread-per-row ones lose to the
+    /// composed formula's batched matmuls (CUDA 359 ms fused against 77 composed), so wider
+    /// rows compose there (see `policy::set_fused_kernels`).
+    pub(crate) fn fused_attention_pays(device: Device, tiled: bool) -> bool {
         match Backend::of(device) {
             Ok(Backend::Cpu | Backend::Meta) => true,
-            Ok(Backend::Wgpu(d)) => d.software(),
-            Ok(Backend::Cuda(_)) | Err(_) => false,
+            Ok(Backend::Wgpu(d)) => tiled || d.software(),
+            Ok(Backend::Cuda(_)) => tiled,
+            Err(_) => false,
         }
     }
 

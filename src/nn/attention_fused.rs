@@ -37,22 +37,27 @@ fn rows4(t: &Tensor) -> Result<(Tensor, RowsView)> {
     Ok((x, view))
 }
 
-/// Whether the fused kernels are wanted on `device` (`set_fused_kernels`, and by default where
-/// they pay).
-fn wanted(device: crate::Device) -> bool {
+/// Whether the fused kernels are wanted on `device` for rows `width` wide (`set_fused_kernels`,
+/// and by default where they pay).
+fn wanted(device: crate::Device, width: usize) -> bool {
     match crate::device::policy::fused_kernels() {
         FusedKernels::Always => true,
         FusedKernels::Never => false,
-        FusedKernels::Auto => crate::device::Backend::fused_attention_pays(device),
+        FusedKernels::Auto => crate::device::Backend::fused_attention_pays(device, tiled_rows(width)),
     }
+}
+
+/// Whether the GPU programs take rows `width` wide tiled (`AttentionArgs::tiled_width`).
+fn tiled_rows(width: usize) -> bool {
+    crate::op::attention::TILED_WIDTHS.iter().any(|&t| width <= t as usize)
 }
 
 /// The fused attention, or `None` where it does not apply and the caller composes: dtypes
 /// other than f32, batch dims that differ between query, key and value (they broadcast in the
 /// composed form), more than two batch dims, empty operands, a float mask that requires grad,
 /// a mask that does not broadcast (the composed form reports it), dropout of 1, devices where
-/// the kernels lose to the composed formula (`Backend::fused_attention_pays`: hardware GPUs,
-/// until the kernels are tiled) unless `set_fused_kernels(Always)`, and `Never`.
+/// the kernels lose to the composed formula (`Backend::fused_attention_pays`: hardware GPUs
+/// for rows wider than the tiled programs take) unless `set_fused_kernels(Always)`, and `Never`.
 pub(super) fn attention(q: &Tensor, k: &Tensor, v: &Tensor, o: &Fused) -> Result<Option<Tensor>> {
     let device = q.device();
     let (r, rk, rv) = (q.rank(), k.rank(), v.rank());
@@ -68,7 +73,7 @@ pub(super) fn attention(q: &Tensor, k: &Tensor, v: &Tensor, o: &Fused) -> Result
         || v.shape()[..rv - 2] != *batch
         || [q, k, v].iter().any(|t| t.numel() == 0)
         || o.dropout_p >= 1.0
-        || !wanted(device)
+        || !wanted(device, q.shape()[r - 1].max(v.shape()[rv - 1]))
     {
         return Ok(None);
     }

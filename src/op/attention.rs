@@ -19,10 +19,28 @@
 //! `p`, scaled by `1 / (1 - p)`: the same mask as the composed path's `dropout` with that seed.
 
 use super::params::AttentionParams;
-use crate::shaders::AttentionPass;
+use crate::shaders::{AttentionPass, KernelKey, TiledPass};
 
 /// Output columns one GPU thread accumulates (attention.wgsl's and attention.cu's CHUNK).
 pub(crate) const CHUNK: usize = 32;
+
+/// Rows (threads) a workgroup or block of the tiled programs takes (attention_tiled.wgsl's and
+/// attention_tiled.cu's BR).
+pub(crate) const TILE_ROWS: usize = 64;
+
+/// The row widths the tiled programs are built for: a call's rows are padded to the first that
+/// holds both `E` and `Ev`; wider rows take the thread-per-row programs (registers run out).
+pub(crate) const TILED_WIDTHS: [u8; 3] = [16, 32, 64];
+
+/// One launch of the attention family: its program, its parameters and how many threads
+/// (`tiled`: [`TILE_ROWS`]-thread workgroups, as `params.threads` says) it runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AttentionLaunch {
+    pub key: KernelKey,
+    pub params: AttentionParams,
+    /// `params.threads` counts workgroups of [`TILE_ROWS`] threads, not threads.
+    pub tiled: bool,
+}
 
 /// Where one operand's rows are: element `(a, b, row, col)` of a `[n1, n2, rows, cols]` view
 /// is at `offset + a * s0 + b * s1 + row * s2 + col` (the last stride is 1).
@@ -111,10 +129,49 @@ impl AttentionArgs {
         }
     }
 
-    /// The GPU programs' passes in order, each with its parameters (a thread per row and chunk
-    /// of [`CHUNK`] output columns: `threads`, `chunks`): the forward's log-sum-exps then
-    /// output, or the backward's `D`, then dq, dk and dv. Passes with no thread are left out.
-    pub(crate) fn launches(&self, backward: bool) -> Vec<(AttentionPass, AttentionParams)> {
+    /// The row width of the tiled programs for this call, `None` where its rows are too wide.
+    pub(crate) fn tiled_width(&self) -> Option<u8> {
+        let w = self.e.max(self.ev);
+        TILED_WIDTHS.into_iter().find(|&t| w <= t as usize)
+    }
+
+    /// The GPU programs' launches in order. Tiled where [`Self::tiled_width`] allows (the
+    /// forward one pass; the backward `D`, then dq, dk and dv, each a workgroup per
+    /// [`TILE_ROWS`] rows of a head), else a thread per row and chunk of output columns.
+    pub(crate) fn launches(&self, backward: bool) -> Vec<AttentionLaunch> {
+        let Some(width) = self.tiled_width() else {
+            return self
+                .row_launches(backward)
+                .into_iter()
+                .map(|(pass, params)| AttentionLaunch { key: KernelKey::Attention { pass }, params, tiled: false })
+                .collect();
+        };
+        let (ql, kl) = (self.l.div_ceil(TILE_ROWS) * self.heads(), self.s.div_ceil(TILE_ROWS) * self.heads());
+        let base = self.params();
+        let mut out = Vec::new();
+        let passes = if backward {
+            // D first, as the thread-per-row backward has it.
+            out.extend(self.row_launches(true).into_iter().take(1).map(|(pass, params)| AttentionLaunch {
+                key: KernelKey::Attention { pass },
+                params,
+                tiled: false,
+            }));
+            vec![(TiledPass::GradQ, ql), (TiledPass::GradK, kl), (TiledPass::GradV, kl)]
+        } else {
+            vec![(TiledPass::Forward, ql)]
+        };
+        out.extend(passes.into_iter().filter(|&(_, groups)| groups > 0).map(|(pass, groups)| AttentionLaunch {
+            key: KernelKey::AttentionTiled { pass, width },
+            params: AttentionParams { threads: groups, ..base },
+            tiled: true,
+        }));
+        out
+    }
+
+    /// The thread-per-row programs' passes in order, each with its parameters (a thread per row
+    /// and chunk of [`CHUNK`] output columns: `threads`, `chunks`): the forward's log-sum-exps
+    /// then output, or the backward's `D`, then dq, dk and dv. Passes with no thread are left out.
+    fn row_launches(&self, backward: bool) -> Vec<(AttentionPass, AttentionParams)> {
         let (ql, kl) = (self.heads() * self.l, self.heads() * self.s);
         let passes = if backward {
             vec![

@@ -187,6 +187,12 @@ pub(crate) enum KernelKey {
     Attention {
         pass: AttentionPass,
     },
+    /// One pass of the tiled fused attention (attention_tiled.wgsl, attention_tiled.cu; f32),
+    /// for rows of at most `width` (16, 32 or 64) elements.
+    AttentionTiled {
+        pass: TiledPass,
+        width: u8,
+    },
     /// One pass of the fused LayerNorm (layer_norm.wgsl, layer_norm.cu; f32): the forward and
     /// dx a thread per row (0, 1: software adapters) or a workgroup per row (4, 5), dw and db's
     /// partial sums per chunk of rows (2), then the chunks added (3).
@@ -208,6 +214,52 @@ pub(crate) enum AttentionPass {
     GradQ,
     GradK,
     GradV,
+}
+
+/// The passes of the tiled attention (`op::attention::AttentionArgs::tiled_width`): the
+/// forward is one pass, the backward `AttentionPass::Delta` then the three gradients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum TiledPass {
+    /// The output and the log-sum-exps.
+    Forward,
+    GradQ,
+    GradK,
+    GradV,
+}
+
+impl TiledPass {
+    /// Every pass, in the order of their `PART` numbers.
+    pub(crate) const ALL: [TiledPass; 4] = [TiledPass::Forward, TiledPass::GradQ, TiledPass::GradK, TiledPass::GradV];
+
+    /// The pass's `PART` number in the programs (its place in [`Self::ALL`]).
+    pub(crate) fn part(self) -> usize {
+        self as usize
+    }
+}
+
+/// The tiled attention's prelude constants for rows of `width` elements: `V` vec4s a row,
+/// `BC` rows a tile, `TILE` vec4s a tile (8 KiB for both tiles: every adapter has it).
+pub(crate) fn attention_tile(width: u8) -> (u32, u32) {
+    let v = (width as u32).div_ceil(4).max(1);
+    (v, 256 / v)
+}
+
+/// `src` with each line that holds `#c` written `vec4s` times, `#c` replaced by 0, 1, ...:
+/// the tiled attention's rows in named registers.
+pub(crate) fn expand_rows(src: &str, vec4s: u32) -> String {
+    let mut out = String::with_capacity(src.len() * 2);
+    for line in src.lines() {
+        if line.contains("#c") {
+            for c in 0..vec4s {
+                out.push_str(&line.replace("#c", &c.to_string()));
+                out.push('\n');
+            }
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 impl AttentionPass {
@@ -251,6 +303,7 @@ impl KernelKey {
             | KernelKey::IndexAdd { dtype, .. } => dtype == DType::F16,
             KernelKey::Optim { .. }
             | KernelKey::Attention { .. }
+            | KernelKey::AttentionTiled { .. }
             | KernelKey::LayerNorm { .. }
             | KernelKey::Sort { .. }
             | KernelKey::Select { .. }
@@ -292,6 +345,7 @@ impl KernelKey {
             KernelKey::IndexAdd { .. } => wgsl!("index_add"),
             KernelKey::Optim { .. } => wgsl!("optim"),
             KernelKey::Attention { .. } => wgsl!("attention"),
+            KernelKey::AttentionTiled { .. } => wgsl!("attention_tiled"),
             KernelKey::LayerNorm { .. } => wgsl!("layer_norm"),
         }
     }
@@ -321,7 +375,7 @@ impl KernelKey {
             KernelKey::IndexRows4 { .. } => IndexRows4Params::FIELDS,
             KernelKey::IndexAdd { .. } => IndexAddParams::FIELDS,
             KernelKey::Optim { .. } => OptimParams::FIELDS,
-            KernelKey::Attention { .. } => AttentionParams::FIELDS,
+            KernelKey::Attention { .. } | KernelKey::AttentionTiled { .. } => AttentionParams::FIELDS,
             KernelKey::LayerNorm { .. } => LayerNormParams::FIELDS,
         }
     }
@@ -410,7 +464,19 @@ impl KernelKey {
                 storage_type(index)
             ),
             KernelKey::Optim { kind } => optim_prelude(kind),
-            KernelKey::Attention { pass } => format!("const PART: u32 = {}u;\n{WGSL_THREEFRY}", pass.part()),
+            KernelKey::Attention { pass } => {
+                format!("const PART: u32 = {}u;\n{WGSL_THREEFRY}{}", pass.part(), wgsl!("attention_common"))
+            }
+            KernelKey::AttentionTiled { pass, width } => {
+                let (v, bc) = attention_tile(width);
+                format!(
+                    "const PART: u32 = {}u;\nconst V: u32 = {v}u;\nconst BC: u32 = {bc}u;\nconst TILE: u32 = {}u;\n\
+                     {WGSL_THREEFRY}{}",
+                    pass.part(),
+                    v * bc,
+                    wgsl!("attention_common")
+                )
+            }
             KernelKey::LayerNorm { pass } => format!("const PART: u32 = {pass}u;\n"),
         }
     }
@@ -458,13 +524,17 @@ impl KernelKey {
         let walk = self.walk().unwrap_or(Walk::DYNAMIC);
         let walk_fn = if self.walk().is_some() { WALK } else { "" };
         let consts = format!("const RANK: u32 = {}u;\n{}{walk_fn}", walk.rank, udiv_source(walk.narrow));
-        format!(
+        let src = format!(
             "{enable}const WG: u32 = {WG}u;\nstruct Params {{ v: array<vec4<u32>, 16> }}\n\
              fn p(i: u32) -> u32 {{ return P.v[i / 4u][i % 4u]; }}\n{}{consts}{}\n{}",
             wgsl_consts(self.params()),
             self.variant_prelude(),
             self.body()
-        )
+        );
+        match *self {
+            KernelKey::AttentionTiled { width, .. } => expand_rows(&src, attention_tile(width).0),
+            _ => src,
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Every kernel variant the backends can ask for, listed so each one's source can be rendered
 //! and validated (naga for WGSL, NVRTC for CUDA) without a GPU.
 
-use super::{accumulator, AttentionPass, KernelKey, Walk};
+use super::{accumulator, AttentionPass, KernelKey, TiledPass, Walk};
 use crate::dtype::DType;
 use crate::op::binary::BinaryOp;
 use crate::op::optim::OptimKind;
@@ -84,6 +84,11 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
     }
     for pass in AttentionPass::ALL {
         v.push(KernelKey::Attention { pass });
+    }
+    for pass in TiledPass::ALL {
+        for width in crate::op::attention::TILED_WIDTHS {
+            v.push(KernelKey::AttentionTiled { pass, width });
+        }
     }
     for pass in 0..6 {
         v.push(KernelKey::LayerNorm { pass });

@@ -1,5 +1,5 @@
 //! CUDA's fused transformer families (semantics in `op::attention` and `op::layer_norm`,
-//! kernels in attention.cu and layer_norm.cu): the same passes as wgpu's, with LayerNorm's
+//! kernels in attention_tiled.cu, attention.cu and layer_norm.cu): the same passes as wgpu's, with LayerNorm's
 //! rows a block each and its dw/db summed in two deterministic stages through scratch.
 
 use std::sync::Arc;
@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::{CudaDevice, CudaStorage};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::op::attention::AttentionArgs;
+use crate::op::attention::{AttentionArgs, TILE_ROWS};
 use crate::op::layer_norm::LayerNormArgs;
 use crate::op::params::LayerNormParams;
 use crate::shaders::{KernelKey, WG};
@@ -35,8 +35,13 @@ impl CudaDevice {
         let out = self.alloc(len, DType::F32)?;
         let (saved, dout) = grad.unwrap_or((q, q));
         let ptrs = [q.ptr(0), k.ptr(0), v.ptr(0), mask.unwrap_or(q).ptr(0), saved.ptr(0), dout.ptr(0), out.ptr(0)];
-        for (pass, params) in a.launches(grad.is_some()) {
-            self.launch(KernelKey::Attention { pass }, &ptrs, &params, grid(params.threads), (WG, 1, 1))?;
+        for l in a.launches(grad.is_some()) {
+            if l.tiled {
+                let groups = (l.params.threads.min(u32::MAX as usize) as u32, 1, 1);
+                self.launch(l.key, &ptrs, &l.params, groups, (TILE_ROWS as u32, 1, 1))?;
+            } else {
+                self.launch(l.key, &ptrs, &l.params, grid(l.params.threads), (WG, 1, 1))?;
+            }
         }
         Ok(out)
     }

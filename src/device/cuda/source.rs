@@ -135,6 +135,7 @@ fn body(key: &KernelKey) -> &'static str {
         KernelKey::IndexAdd { .. } => include_str!("kernels/index_add.cu"),
         KernelKey::Optim { .. } => include_str!("kernels/optim.cu"),
         KernelKey::Attention { .. } => include_str!("kernels/attention.cu"),
+        KernelKey::AttentionTiled { .. } => include_str!("kernels/attention_tiled.cu"),
         KernelKey::LayerNorm { .. } => include_str!("kernels/layer_norm.cu"),
     }
 }
@@ -164,7 +165,16 @@ fn variant(key: &KernelKey) -> String {
         | KernelKey::Clamp4
         | KernelKey::ReduceSum4
         | KernelKey::Pad { .. } => String::new(),
-        KernelKey::Attention { pass } => format!("#define PART {}\n", pass.part()),
+        KernelKey::Attention { pass } => {
+            format!("#define PART {}\n{}", pass.part(), include_str!("kernels/attention_common.cu"))
+        }
+        KernelKey::AttentionTiled { pass, width } => format!(
+            "#define PART {}\n#define W {}\n#define BC {}\n{}",
+            pass.part(),
+            4 * crate::shaders::attention_tile(width).0,
+            crate::shaders::attention_tile(width).1,
+            include_str!("kernels/attention_common.cu")
+        ),
         KernelKey::LayerNorm { pass } => format!("#define PART {pass}\n"),
         KernelKey::BinaryScalar { op, dtype } | KernelKey::BinaryScalar4 { op, dtype } => {
             format!("{}{f} S scalar(unsigned bits) {{ return {}; }}\n", binary_prelude(op, dtype), value_from_bits(dtype))
@@ -268,7 +278,7 @@ pub(crate) fn params(key: &KernelKey) -> &'static [Field] {
         KernelKey::Index { .. } => IndexParams::FIELDS,
         KernelKey::IndexAdd { .. } => IndexAddParams::FIELDS,
         KernelKey::Optim { .. } => OptimParams::FIELDS,
-        KernelKey::Attention { .. } => AttentionParams::FIELDS,
+        KernelKey::Attention { .. } | KernelKey::AttentionTiled { .. } => AttentionParams::FIELDS,
         KernelKey::LayerNorm { .. } => LayerNormParams::FIELDS,
         // WGSL-only programs: their CUDA body is an #error.
         KernelKey::BinaryRows4 { .. }
@@ -298,7 +308,8 @@ mod tests {
     #[test]
     fn every_variant_renders_one_entry_point() {
         for key in crate::shaders::all_variants().into_iter().filter(|k| !k.wgsl_only()) {
-            let src = render(&key);
+            // A kernel may name its block size for the compiler (`__launch_bounds__(BR)`).
+            let src = render(&key).replace("void __launch_bounds__(BR) k(", "void k(");
             assert_eq!(src.matches("extern \"C\" __global__ void k(").count(), 1, "{key:?}");
             // Every type the body uses is defined by the variant's prelude.
             for alias in ["S", "D", "A", "I", "C"] {

@@ -1,7 +1,7 @@
 //! The fused attention family on wgpu (semantics in `op::attention`, programs in
-//! attention.wgsl): the forward as two passes (log-sum-exps, then the output), the backward as
-//! four (`D`, then the query's, the key's and the value's gradients), each a thread per row and
-//! chunk of output columns, all writing regions of one output buffer.
+//! attention_tiled.wgsl and attention.wgsl): the forward, then the backward (`D`, then the
+//! query's, the key's and the value's gradients), tiled where rows are at most 64 wide, else a
+//! thread per row and chunk of output columns, all writing regions of one output buffer.
 
 use std::sync::Arc;
 
@@ -10,7 +10,7 @@ use super::{WgpuDevice, WgpuStorage};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::op::attention::AttentionArgs;
-use crate::shaders::{KernelKey, WG};
+use crate::shaders::WG;
 
 impl WgpuDevice {
     /// Fused attention: the forward, or with `grad` (the forward's output and the output's
@@ -35,8 +35,9 @@ impl WgpuDevice {
             Bind::whole(dout.buffer()),
             Bind::whole(out.buffer()),
         ];
-        for (pass, params) in a.launches(grad.is_some()) {
-            self.dispatch(KernelKey::Attention { pass }, &binds, &params, self.groups(params.threads, WG)?)?;
+        for l in a.launches(grad.is_some()) {
+            let groups = if l.tiled { self.fold(l.params.threads)? } else { self.groups(l.params.threads, WG)? };
+            self.dispatch(l.key, &binds, &l.params, groups)?;
         }
         Ok(out)
     }
