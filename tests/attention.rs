@@ -83,6 +83,16 @@ fn fused_attention_handles_masks_dropout_and_views(d: Device) {
     // Dropout with a seed: the same mask as the composed path's dropout.
     let drop = AttentionOptions { dropout_p: 0.3, seed: Some(5), is_causal: true, ..Default::default() };
     check("causal with dropout 0.3", &q, &k, &v, &drop);
+    // Rows over several tiles and several words of the keep bits the tiled forward saves (16
+    // keys a word), a float mask with -inf entries among them.
+    let (ql, kl) = (randn(&[1, 2, 70, 40], 11, d), randn(&[1, 2, 83, 40], 12, d));
+    let vl = randn(&[1, 2, 83, 24], 13, d);
+    let holes = randn(&[70, 83], 14, d);
+    let holes = holes.masked_fill(&holes.gt_scalar(1.5).unwrap(), f64::NEG_INFINITY).unwrap();
+    let long = AttentionOptions { dropout_p: 0.2, seed: Some(9), attn_mask: Some(holes), ..Default::default() };
+    check("dropout over words of keep bits, float mask with holes", &ql, &kl, &vl, &long);
+    let long_causal = AttentionOptions { dropout_p: 0.5, seed: Some(3), is_causal: true, ..Default::default() };
+    check("causal dropout over words of keep bits", &ql, &ql, &vl.narrow(2, 0, 70).unwrap(), &long_causal);
     // The heads of a split projection: strided views, as nanoGPT makes them.
     let qkv = randn(&[b, l, 3 * h * e], 6, d);
     let heads = |i: usize| {
