@@ -24,7 +24,9 @@ class Conv extends Module {
     this.groups = o.groups === undefined ? 1 : check.integer(kind, 'groups', o.groups, 1, 2 ** 31 - 1);
     const bias = check.flag(kind, 'bias', o.bias, true);
     const seed = o.seed === undefined || o.seed === null ? undefined : check.integer(kind, 'seed', o.seed, 0);
-    const entries = core().nnConvInit(kind, this.inChannels, this.outChannels, Float64Array.from(this.kernelSize), this.groups, bias, seed, check.optDevice(kind, o.device));
+    const entries = core().nnConvInit(kind, this.inChannels, this.outChannels, Float64Array.from(this.kernelSize), {
+      groups: this.groups, bias, seed, device: check.optDevice(kind, o.device),
+    });
     for (const [name, raw] of entries) this.registerParameter(name, new Tensor(raw));
     if (!bias) this.registerParameter('bias', null);
   }

@@ -73,7 +73,7 @@ export function batchNorm(input, runningMean, runningVar, opts) {
   const [m, e] = [momentum(fn, o.momentum, false), eps(fn, o.eps)];
   const x = rawOf(fn, 'input', input);
   const [rm, rv, w, b] = ownRaws(fn, [['runningMean', runningMean], ['runningVar', runningVar], ['weight', o.weight], ['bias', o.bias]]);
-  const out = core().nnBatchNorm('batch_norm', x, rm, rv, undefined, w, b, training, m, e);
+  const out = core().nnBatchNorm(x, rm, rv, undefined, w, b, { module: 'batch_norm', training, momentum: m, eps: e });
   return takeBatchNorm(out, [runningMean, runningVar]);
 }
 

@@ -119,7 +119,7 @@ class BatchNorm extends Module {
     const running = ['running_mean', 'running_var', 'num_batches_tracked'].map((k) => this.getBuffer(k));
     const [rm, rv, n, w, b] = ownRaws(fn, [['running_mean', running[0]], ['running_var', running[1]],
       ['num_batches_tracked', running[2]], ['weight', this.getParameter('weight')], ['bias', this.getParameter('bias')]]);
-    const out = core().nnBatchNorm(fn, input, rm, rv, n, w, b, this.training, this.momentum ?? undefined, this.eps);
+    const out = core().nnBatchNorm(input, rm, rv, n, w, b, { module: fn, training: this.training, momentum: this.momentum ?? undefined, eps: this.eps });
     return takeBatchNorm(out, running);
   }
   extraRepr() { return `${this.numFeatures}, eps=${this.eps}, momentum=${this.momentum}`; }

@@ -18,7 +18,7 @@ function conv(fn, op, input, weight, bias, opts) {
   else padding = ints(fn, 'padding', o.padding, [0]);
   const [x, w] = [rawOf(fn, 'input', input), rawOf(fn, 'weight', weight)];
   const [b] = ownRaws(fn, [['bias', bias]]);
-  return new Tensor(core().nnConv(op, x, w, b, Float64Array.from(stride), Float64Array.from(padding), mode, Float64Array.from(dilation), groups));
+  return new Tensor(core().nnConv(op, x, w, b, { stride, padding, paddingMode: mode, dilation, groups }));
 }
 
 /** 2-D convolution of `[N, C, H, W]` (or `[C, H, W]`) by `weight` `[O, C/groups, kh, kw]`, optional `bias` `[O]`; options `stride`, `padding` (numbers, 'same' or 'valid'), `dilation`, `groups`. */
@@ -33,7 +33,7 @@ function convTranspose(fn, op, input, weight, bias, opts) {
   const [stride, padding, outputPadding, dilation] = [arr('stride', [1]), arr('padding', [0]), arr('outputPadding', [0]), arr('dilation', [1])];
   const [x, w] = [rawOf(fn, 'input', input), rawOf(fn, 'weight', weight)];
   const [b] = ownRaws(fn, [['bias', bias]]);
-  return new Tensor(core().nnConvTranspose(op, x, w, b, stride, padding, outputPadding, groups, dilation));
+  return new Tensor(core().nnConvTranspose(op, x, w, b, { stride, padding, outputPadding, groups, dilation }));
 }
 
 /** 2-D transposed convolution of `[N, Cin, H, W]` by `weight` `[Cin, Cout/groups, kh, kw]`; options `stride`, `padding`, `outputPadding`, `groups`, `dilation`. */
@@ -47,7 +47,9 @@ function maxPool(fn, op, input, kernelSize, opts) {
   const arr = (key, d) => Float64Array.from(ints(fn, key, o[key], d));
   const ceil = check.flag(fn, 'ceilMode', o.ceilMode, false);
   const indices = check.flag(fn, 'returnIndices', o.returnIndices, false);
-  const [v, i] = core().nnMaxPool(op, rawOf(fn, 'input', input), k, arr('stride', []), arr('padding', [0]), arr('dilation', [1]), ceil, indices);
+  const [v, i] = core().nnMaxPool(op, rawOf(fn, 'input', input), k, {
+    stride: arr('stride', []), padding: arr('padding', [0]), dilation: arr('dilation', [1]), ceilMode: ceil, returnIndices: indices,
+  });
   return indices ? [new Tensor(v), new Tensor(i)] : new Tensor(v);
 }
 
@@ -61,8 +63,10 @@ function avgPool(fn, op, input, kernelSize, opts) {
   const k = Float64Array.from(ints(fn, 'kernelSize', kernelSize));
   const arr = (key, d) => Float64Array.from(ints(fn, key, o[key], d));
   const div = o.divisorOverride === undefined || o.divisorOverride === null ? undefined : check.integer(fn, 'divisorOverride', o.divisorOverride, 1, 2 ** 31 - 1);
-  return new Tensor(core().nnAvgPool(op, rawOf(fn, 'input', input), k, arr('stride', []), arr('padding', [0]),
-    check.flag(fn, 'ceilMode', o.ceilMode, false), check.flag(fn, 'countIncludePad', o.countIncludePad, true), div));
+  return new Tensor(core().nnAvgPool(op, rawOf(fn, 'input', input), k, {
+    stride: arr('stride', []), padding: arr('padding', [0]), ceilMode: check.flag(fn, 'ceilMode', o.ceilMode, false),
+    countIncludePad: check.flag(fn, 'countIncludePad', o.countIncludePad, true), divisorOverride: div,
+  }));
 }
 
 /** 2-D average pooling; options `stride`, `padding`, `ceilMode`, `countIncludePad` (default true), `divisorOverride`. */
@@ -124,7 +128,7 @@ export function scaledDotProductAttention(query, key, value, opts) {
   const causal = check.flag(fn, 'isCausal', o.isCausal, false);
   const [q, k, v] = [rawOf(fn, 'query', query), rawOf(fn, 'key', key), rawOf(fn, 'value', value)];
   const [m] = ownRaws(fn, [['attnMask', o.attnMask]]);
-  return new Tensor(core().nnScaledDotProductAttention(q, k, v, m, p, causal, scale, seed));
+  return new Tensor(core().nnScaledDotProductAttention(q, k, v, m, { dropoutP: p, isCausal: causal, scale, seed }));
 }
 
 /** `[.., numClasses]` int32 with a 1 at each (integer) index (PyTorch's `F.one_hot`, which gives int64); an index out of range gives a row of zeros. */

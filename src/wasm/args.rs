@@ -116,3 +116,71 @@ pub(crate) fn seed(op: &'static str, x: Option<f64>) -> Result<Option<u64>, JsVa
 pub(crate) fn flag(op: &'static str, what: &str, v: &JsValue) -> Result<bool, JsValue> {
     v.as_bool().ok_or_else(|| js_err(Error::invalid(op, format!("{what} must be a boolean, got {v:?}"))))
 }
+
+/// An options object that a JS wrapper passes in place of a run of positional arguments (its
+/// keys in camelCase, as the public API spells them). Each read names the op and the key in
+/// its error, as the positional readers above do.
+pub(crate) struct Fields<'a> {
+    op: &'static str,
+    obj: &'a JsValue,
+}
+
+impl<'a> Fields<'a> {
+    /// The options `obj` of `op` (undefined or null reads as an object without keys).
+    pub(crate) fn new(op: &'static str, obj: &'a JsValue) -> Self {
+        Fields { op, obj }
+    }
+
+    /// Field `key` as it is (undefined when absent).
+    pub(crate) fn get(&self, key: &str) -> JsValue {
+        if !self.obj.is_object() {
+            return JsValue::UNDEFINED;
+        }
+        js_sys::Reflect::get(self.obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    /// A number.
+    pub(crate) fn number(&self, key: &str) -> Result<f64, JsValue> {
+        let v = self.get(key);
+        v.as_f64()
+            .ok_or_else(|| js_err(Error::invalid(self.op, format!("{key} must be a number, got {}", describe(&v)))))
+    }
+
+    /// A number, or `None` for undefined or null.
+    pub(crate) fn opt_number(&self, key: &str) -> Result<Option<f64>, JsValue> {
+        let v = self.get(key);
+        if v.is_undefined() || v.is_null() {
+            return Ok(None);
+        }
+        self.number(key).map(Some)
+    }
+
+    /// A boolean.
+    pub(crate) fn flag(&self, key: &str) -> Result<bool, JsValue> {
+        flag(self.op, key, &self.get(key))
+    }
+
+    /// A non-negative integer.
+    pub(crate) fn count(&self, key: &str) -> Result<usize, JsValue> {
+        count(self.op, key, self.number(key)?)
+    }
+
+    /// Non-negative integers from an array of numbers (a plain or a typed array).
+    pub(crate) fn counts(&self, key: &str) -> Result<Vec<usize>, JsValue> {
+        let v = self.get(key);
+        if !js_sys::Array::is_array(&v) && !v.is_instance_of::<js_sys::Float64Array>() {
+            return Err(js_err(Error::invalid(
+                self.op,
+                format!("{key} must be an array of integers, got {}", describe(&v)),
+            )));
+        }
+        let mut out = Vec::new();
+        for x in js_sys::Array::from(&v).iter() {
+            let n = x.as_f64().ok_or_else(|| {
+                js_err(Error::invalid(self.op, format!("{key} must hold numbers, got {}", describe(&x))))
+            })?;
+            out.push(count(self.op, key, n)?);
+        }
+        Ok(out)
+    }
+}

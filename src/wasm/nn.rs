@@ -174,26 +174,24 @@ pub fn group_norm(x: &RawTensor, num_groups: f64, weight: Option<RawTensor>, bia
     wrap(nn::group_norm(&x.t, g, weight.as_ref().map(|w| &w.t), bias.as_ref().map(|b| &b.t), eps))
 }
 
-/// Batch normalisation as a module (`module` is `BatchNorm1d` or `BatchNorm2d`, whose input
-/// ranks are checked) or as `F.batch_norm` (`batch_norm`). Resolves to `[y]`, or
+/// Batch normalisation as a module (option `module` is `BatchNorm1d` or `BatchNorm2d`, whose
+/// input ranks are checked) or as `F.batch_norm` (`batch_norm`); options `training`,
+/// `momentum` (undefined for a cumulative average) and `eps`. Resolves to `[y]`, or
 /// `[y, runningMean, runningVar, numBatchesTracked]` when training updated the running
 /// statistics (the caller swaps them in). Without `numBatchesTracked` (the functional form)
 /// momentum must be a number.
 #[wasm_bindgen(js_name = nnBatchNorm)]
-#[allow(clippy::too_many_arguments)]
 pub fn batch_norm(
-    module: JsValue,
     x: &RawTensor,
     running_mean: Option<RawTensor>,
     running_var: Option<RawTensor>,
     num_batches_tracked: Option<RawTensor>,
     weight: Option<RawTensor>,
     bias: Option<RawTensor>,
-    training: JsValue,
-    momentum: Option<f64>,
-    eps: f64,
+    opts: JsValue,
 ) -> Result<Array, JsValue> {
-    let name = args::string("batchNorm", "module", &module)?;
+    let f = args::Fields::new("batchNorm", &opts);
+    let name = args::string("batchNorm", "module", &f.get("module"))?;
     let op = match name.as_str() {
         "BatchNorm1d" => {
             nn::check_rank("BatchNorm1d", nn::RANKS_1D, &x.t).map_err(js_err)?;
@@ -206,7 +204,8 @@ pub fn batch_norm(
         "batch_norm" => "batch_norm",
         other => return Err(js_err(Error::invalid("batchNorm", format!("unknown module '{other}'")))),
     };
-    let training = flag(op, "training", &training)?;
+    let training = flag(op, "training", &f.get("training"))?;
+    let (momentum, eps) = (f.opt_number("momentum")?, f.number("eps")?);
     let running = match (running_mean, running_var) {
         (Some(m), Some(v)) => {
             let n = match num_batches_tracked {

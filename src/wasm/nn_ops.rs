@@ -6,7 +6,7 @@
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use super::args::{self, flag};
+use super::args::{self, flag, Fields};
 use super::js_err;
 use super::tensor::{wrap, RawTensor, R};
 use crate::nn::{
@@ -27,23 +27,15 @@ fn which(op: &'static str, v: &JsValue, accepted: [&'static str; 2]) -> Result<&
     })
 }
 
-/// `F.conv1d` / `F.conv2d`; `paddingMode` is undefined (explicit `padding`), 'same' or 'valid'.
+/// `F.conv1d` / `F.conv2d`; options `stride`, `padding` (integers), `paddingMode` (undefined
+/// for the explicit `padding`, 'same' or 'valid'), `dilation`, `groups`.
 #[wasm_bindgen(js_name = nnConv)]
-#[allow(clippy::too_many_arguments)]
-pub fn conv(
-    op: JsValue,
-    x: &RawTensor,
-    weight: &RawTensor,
-    bias: Option<RawTensor>,
-    stride: Vec<f64>,
-    padding: Vec<f64>,
-    padding_mode: JsValue,
-    dilation: Vec<f64>,
-    groups: f64,
-) -> R {
+pub fn conv(op: JsValue, x: &RawTensor, weight: &RawTensor, bias: Option<RawTensor>, opts: JsValue) -> R {
     let name = which("conv", &op, ["conv1d", "conv2d"])?;
+    let f = Fields::new(name, &opts);
+    let padding_mode = f.get("paddingMode");
     let padding = if padding_mode.is_undefined() {
-        ConvPadding::Explicit(counts(name, "padding", &padding)?)
+        ConvPadding::Explicit(f.counts("padding")?)
     } else {
         match args::string(name, "padding", &padding_mode)?.as_str() {
             "same" => ConvPadding::Same,
@@ -54,36 +46,27 @@ pub fn conv(
         }
     };
     let o = ConvOptions {
-        stride: counts(name, "stride", &stride)?,
+        stride: f.counts("stride")?,
         padding,
-        dilation: counts(name, "dilation", &dilation)?,
-        groups: args::count(name, "groups", groups)?,
+        dilation: f.counts("dilation")?,
+        groups: f.count("groups")?,
     };
     let b = bias.as_ref().map(|b| &b.t);
     wrap(if name == "conv1d" { nn::conv1d(&x.t, &weight.t, b, &o) } else { nn::conv2d(&x.t, &weight.t, b, &o) })
 }
 
-/// `F.conv_transpose1d` / `F.conv_transpose2d`.
+/// `F.conv_transpose1d` / `F.conv_transpose2d`; options `stride`, `padding`, `outputPadding`,
+/// `groups`, `dilation`.
 #[wasm_bindgen(js_name = nnConvTranspose)]
-#[allow(clippy::too_many_arguments)]
-pub fn conv_transpose(
-    op: JsValue,
-    x: &RawTensor,
-    weight: &RawTensor,
-    bias: Option<RawTensor>,
-    stride: Vec<f64>,
-    padding: Vec<f64>,
-    output_padding: Vec<f64>,
-    groups: f64,
-    dilation: Vec<f64>,
-) -> R {
+pub fn conv_transpose(op: JsValue, x: &RawTensor, weight: &RawTensor, bias: Option<RawTensor>, opts: JsValue) -> R {
     let name = which("convTranspose", &op, ["conv_transpose1d", "conv_transpose2d"])?;
+    let f = Fields::new(name, &opts);
     let o = ConvTransposeOptions {
-        stride: counts(name, "stride", &stride)?,
-        padding: counts(name, "padding", &padding)?,
-        output_padding: counts(name, "outputPadding", &output_padding)?,
-        groups: args::count(name, "groups", groups)?,
-        dilation: counts(name, "dilation", &dilation)?,
+        stride: f.counts("stride")?,
+        padding: f.counts("padding")?,
+        output_padding: f.counts("outputPadding")?,
+        groups: f.count("groups")?,
+        dilation: f.counts("dilation")?,
     };
     let b = bias.as_ref().map(|b| &b.t);
     wrap(if name == "conv_transpose1d" {
@@ -93,27 +76,19 @@ pub fn conv_transpose(
     })
 }
 
-/// `F.max_pool1d` / `F.max_pool2d`: `[values, indices]` with `return_indices`, else
-/// `[values]` (the indices cost four times the values).
+/// `F.max_pool1d` / `F.max_pool2d`: `[values, indices]` with `returnIndices`, else
+/// `[values]` (the indices cost four times the values); options `stride`, `padding`,
+/// `dilation`, `ceilMode`, `returnIndices`.
 #[wasm_bindgen(js_name = nnMaxPool)]
-#[allow(clippy::too_many_arguments)]
-pub fn max_pool(
-    op: JsValue,
-    x: &RawTensor,
-    kernel: Vec<f64>,
-    stride: Vec<f64>,
-    padding: Vec<f64>,
-    dilation: Vec<f64>,
-    ceil_mode: JsValue,
-    return_indices: JsValue,
-) -> Result<Array, JsValue> {
+pub fn max_pool(op: JsValue, x: &RawTensor, kernel: Vec<f64>, opts: JsValue) -> Result<Array, JsValue> {
     let name = which("maxPool", &op, ["max_pool1d", "max_pool2d"])?;
-    let with_indices = flag(name, "returnIndices", &return_indices)?;
+    let f = Fields::new(name, &opts);
+    let with_indices = f.flag("returnIndices")?;
     let o = MaxPoolOptions {
-        stride: counts(name, "stride", &stride)?,
-        padding: counts(name, "padding", &padding)?,
-        dilation: counts(name, "dilation", &dilation)?,
-        ceil_mode: flag(name, "ceilMode", &ceil_mode)?,
+        stride: f.counts("stride")?,
+        padding: f.counts("padding")?,
+        dilation: f.counts("dilation")?,
+        ceil_mode: f.flag("ceilMode")?,
     };
     let k = counts(name, "kernelSize", &kernel)?;
     let tensor = |t| JsValue::from(RawTensor::new(t));
@@ -126,26 +101,21 @@ pub fn max_pool(
     .map_err(js_err)
 }
 
-/// `F.avg_pool1d` / `F.avg_pool2d`.
+/// `F.avg_pool1d` / `F.avg_pool2d`; options `stride`, `padding`, `ceilMode`,
+/// `countIncludePad`, `divisorOverride` (undefined for none).
 #[wasm_bindgen(js_name = nnAvgPool)]
-#[allow(clippy::too_many_arguments)]
-pub fn avg_pool(
-    op: JsValue,
-    x: &RawTensor,
-    kernel: Vec<f64>,
-    stride: Vec<f64>,
-    padding: Vec<f64>,
-    ceil_mode: JsValue,
-    count_include_pad: JsValue,
-    divisor_override: Option<f64>,
-) -> R {
+pub fn avg_pool(op: JsValue, x: &RawTensor, kernel: Vec<f64>, opts: JsValue) -> R {
     let name = which("avgPool", &op, ["avg_pool1d", "avg_pool2d"])?;
+    let f = Fields::new(name, &opts);
     let o = AvgPoolOptions {
-        stride: counts(name, "stride", &stride)?,
-        padding: counts(name, "padding", &padding)?,
-        ceil_mode: flag(name, "ceilMode", &ceil_mode)?,
-        count_include_pad: flag(name, "countIncludePad", &count_include_pad)?,
-        divisor_override: divisor_override.map(|d| args::count(name, "divisorOverride", d)).transpose()?,
+        stride: f.counts("stride")?,
+        padding: f.counts("padding")?,
+        ceil_mode: f.flag("ceilMode")?,
+        count_include_pad: f.flag("countIncludePad")?,
+        divisor_override: f
+            .opt_number("divisorOverride")?
+            .map(|d| args::count(name, "divisorOverride", d))
+            .transpose()?,
     };
     let k = counts(name, "kernelSize", &kernel)?;
     wrap(if name == "avg_pool1d" { nn::avg_pool1d(&x.t, &k, &o) } else { nn::avg_pool2d(&x.t, &k, &o) })
@@ -198,29 +168,28 @@ pub fn interpolate(
     wrap(nn::interpolate(&x.t, &o))
 }
 
-/// `F.scaled_dot_product_attention`.
+/// `F.scaled_dot_product_attention`; options `dropoutP`, `isCausal`, `scale` and `seed`
+/// (undefined for the defaults).
 #[wasm_bindgen(js_name = nnScaledDotProductAttention)]
-#[allow(clippy::too_many_arguments)]
 pub fn scaled_dot_product_attention(
     q: &RawTensor,
     k: &RawTensor,
     v: &RawTensor,
     attn_mask: Option<RawTensor>,
-    dropout_p: f64,
-    is_causal: JsValue,
-    scale: Option<f64>,
-    seed: Option<f64>,
+    opts: JsValue,
 ) -> R {
     let op = "scaled_dot_product_attention";
+    let f = Fields::new(op, &opts);
+    let dropout_p = f.number("dropoutP")?;
     if !(0.0..=1.0).contains(&dropout_p) {
         return Err(js_err(Error::invalid(op, format!("dropoutP {dropout_p} must be a probability in [0, 1]"))));
     }
     let o = AttentionOptions {
         attn_mask: attn_mask.map(|m| m.t.clone()),
         dropout_p,
-        is_causal: flag(op, "isCausal", &is_causal)?,
-        scale,
-        seed: args::seed(op, seed)?,
+        is_causal: f.flag("isCausal")?,
+        scale: f.opt_number("scale")?,
+        seed: args::seed(op, f.opt_number("seed")?)?,
         ..Default::default()
     };
     wrap(nn::scaled_dot_product_attention(&q.t, &k.t, &v.t, &o))
@@ -243,25 +212,23 @@ impl RawTensor {
     }
 }
 
-/// `Conv1d`'s / `Conv2d`'s initial `weight` (and `bias`), PyTorch's uniform(±1/sqrt(fan_in)).
+/// `Conv1d`'s / `Conv2d`'s initial `weight` (and `bias`), PyTorch's uniform(±1/sqrt(fan_in));
+/// options `groups`, `bias`, `seed` and `device` (undefined for the defaults).
 #[wasm_bindgen(js_name = nnConvInit)]
-#[allow(clippy::too_many_arguments)]
 pub fn conv_init(
     op: JsValue,
     in_channels: f64,
     out_channels: f64,
     kernel: Vec<f64>,
-    groups: f64,
-    bias: JsValue,
-    seed: Option<f64>,
-    device: JsValue,
+    opts: JsValue,
 ) -> Result<Array, JsValue> {
     let name = which("ConvInit", &op, ["Conv1d", "Conv2d"])?;
+    let f = Fields::new(name, &opts);
     let options = nn::ConvLayerOptions {
-        conv: ConvOptions { groups: args::count(name, "groups", groups)?, ..Default::default() },
-        bias: flag(name, "bias", &bias)?,
-        seed: args::seed(name, seed)?,
-        device: args::opt_device(name, &device)?,
+        conv: ConvOptions { groups: f.count("groups")?, ..Default::default() },
+        bias: f.flag("bias")?,
+        seed: args::seed(name, f.opt_number("seed")?)?,
+        device: args::opt_device(name, &f.get("device"))?,
     };
     let (cin, cout) = (args::count(name, "inChannels", in_channels)?, args::count(name, "outChannels", out_channels)?);
     let k = counts(name, "kernelSize", &kernel)?;
