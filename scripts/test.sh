@@ -71,8 +71,9 @@ export WEBTENSOR_DDP_WORKER="$PWD/target/debug/examples/ddp_check"
 test_log="${TMPDIR:-/tmp}/webtensor-native-tests.log"
 cargo test --workspace --features webtensor/cuda,webtensor-native/mpi 2>&1 | tee "$test_log"
 step "what the device tests did, per device (a case whose device is absent is ignored, not ok; one test per fixture case)"
-grep -E '::(cpu|webgpu|meta|cuda) +\.\.\. ' "$test_log" | sed -E 's/.*::(cpu|webgpu|meta|cuda) +\.\.\. ([a-zA-Z]+).*/\1 \2/' |
-  sort | uniq -c | awk '{ printf "  %-7s %-8s %5d\n", $2, $3, $1 }'
+grep -E '::(cpu|webgpu|webgpu-no-f16|meta|cuda) +\.\.\. ' "$test_log" |
+  sed -E 's/.*::(cpu|webgpu|webgpu-no-f16|meta|cuda) +\.\.\. ([a-zA-Z]+).*/\1 \2/' |
+  sort | uniq -c | awk '{ printf "  %-13s %-8s %5d\n", $2, $3, $1 }'
 step "the examples (cargo run --example ...; built by cargo test above), each checking its own result, on webgpu:0 where the suite requires a GPU"
 examples="${CARGO_TARGET_DIR:-target}/debug/examples"
 gpu_dev=cpu

@@ -18,7 +18,6 @@ use webtensor::distributed::{
 use webtensor::nn::{self, Linear, LinearOptions, Module, Reduction};
 use webtensor::{Device, Tensor};
 
-#[test]
 fn a_post_accumulate_hook_sees_the_whole_gradient_once_per_pass() {
     let w = t(&[1.0, 2.0], &[2], Device::CPU).requires_grad_(true).unwrap();
     let calls = Arc::new(AtomicUsize::new(0));
@@ -46,7 +45,6 @@ fn a_post_accumulate_hook_sees_the_whole_gradient_once_per_pass() {
     assert!(err.contains("not a leaf"), "{err}");
 }
 
-#[test]
 fn a_hook_error_ends_backward_with_it() {
     let w = t(&[1.0], &[1], Device::CPU).requires_grad_(true).unwrap();
     let h = w
@@ -59,44 +57,40 @@ fn a_hook_error_ends_backward_with_it() {
     h.remove();
 }
 
-#[test]
-fn local_collectives_on_every_device() {
-    for dev in devices() {
-        let ranks = LocalGroup::ranks(3).unwrap();
-        let mine = |r: usize| t(&[r as f32, 1.0], &[2], dev);
-        let works: Vec<_> = ranks.iter().map(|g| g.all_reduce(&mine(g.rank()), ReduceOp::Sum).unwrap()).collect();
-        for w in works {
-            let out = w.wait_one_blocking().unwrap();
-            assert_eq!(out.device(), dev);
-            assert_eq!(f32s(&out), vec![3.0, 3.0]);
-        }
-        let works: Vec<_> = ranks.iter().map(|g| g.all_reduce(&mine(g.rank()), ReduceOp::Avg).unwrap()).collect();
-        works.into_iter().for_each(|w| assert_eq!(f32s(&w.wait_one_blocking().unwrap()), vec![1.0, 1.0]));
-        let works: Vec<_> = ranks.iter().map(|g| g.all_reduce(&mine(g.rank()), ReduceOp::Max).unwrap()).collect();
-        works.into_iter().for_each(|w| assert_eq!(f32s(&w.wait_one_blocking().unwrap()), vec![2.0, 1.0]));
-        let works: Vec<_> = ranks.iter().map(|g| g.broadcast(&mine(g.rank()), 2).unwrap()).collect();
-        works.into_iter().for_each(|w| assert_eq!(f32s(&w.wait_one_blocking().unwrap()), vec![2.0, 1.0]));
-        let works: Vec<_> = ranks.iter().map(|g| g.all_gather(&mine(g.rank())).unwrap()).collect();
-        for w in works {
-            let parts = w.wait_blocking().unwrap();
-            assert_eq!(parts.iter().map(|p| f32s(p)[0]).collect::<Vec<_>>(), vec![0.0, 1.0, 2.0]);
-        }
-        let works: Vec<_> = ranks
-            .iter()
-            .map(|g| {
-                let inputs: Vec<Tensor> = (0..3).map(|k| t(&[(g.rank() * 10 + k) as f32], &[1], dev)).collect();
-                g.reduce_scatter(&inputs, ReduceOp::Sum).unwrap()
-            })
-            .collect();
-        for (r, w) in works.into_iter().enumerate() {
-            assert_eq!(f32s(&w.wait_one_blocking().unwrap()), vec![(30 + 3 * r) as f32]);
-        }
-        let works: Vec<_> = ranks.iter().map(|g| g.barrier().unwrap()).collect();
-        works.into_iter().for_each(|w| assert!(w.wait_blocking().unwrap().is_empty()));
+fn local_collectives_on_every_device(dev: Device) {
+    let ranks = LocalGroup::ranks(3).unwrap();
+    let mine = |r: usize| t(&[r as f32, 1.0], &[2], dev);
+    let works: Vec<_> = ranks.iter().map(|g| g.all_reduce(&mine(g.rank()), ReduceOp::Sum).unwrap()).collect();
+    for w in works {
+        let out = w.wait_one_blocking().unwrap();
+        assert_eq!(out.device(), dev);
+        assert_eq!(f32s(&out), vec![3.0, 3.0]);
     }
+    let works: Vec<_> = ranks.iter().map(|g| g.all_reduce(&mine(g.rank()), ReduceOp::Avg).unwrap()).collect();
+    works.into_iter().for_each(|w| assert_eq!(f32s(&w.wait_one_blocking().unwrap()), vec![1.0, 1.0]));
+    let works: Vec<_> = ranks.iter().map(|g| g.all_reduce(&mine(g.rank()), ReduceOp::Max).unwrap()).collect();
+    works.into_iter().for_each(|w| assert_eq!(f32s(&w.wait_one_blocking().unwrap()), vec![2.0, 1.0]));
+    let works: Vec<_> = ranks.iter().map(|g| g.broadcast(&mine(g.rank()), 2).unwrap()).collect();
+    works.into_iter().for_each(|w| assert_eq!(f32s(&w.wait_one_blocking().unwrap()), vec![2.0, 1.0]));
+    let works: Vec<_> = ranks.iter().map(|g| g.all_gather(&mine(g.rank())).unwrap()).collect();
+    for w in works {
+        let parts = w.wait_blocking().unwrap();
+        assert_eq!(parts.iter().map(|p| f32s(p)[0]).collect::<Vec<_>>(), vec![0.0, 1.0, 2.0]);
+    }
+    let works: Vec<_> = ranks
+        .iter()
+        .map(|g| {
+            let inputs: Vec<Tensor> = (0..3).map(|k| t(&[(g.rank() * 10 + k) as f32], &[1], dev)).collect();
+            g.reduce_scatter(&inputs, ReduceOp::Sum).unwrap()
+        })
+        .collect();
+    for (r, w) in works.into_iter().enumerate() {
+        assert_eq!(f32s(&w.wait_one_blocking().unwrap()), vec![(30 + 3 * r) as f32]);
+    }
+    let works: Vec<_> = ranks.iter().map(|g| g.barrier().unwrap()).collect();
+    works.into_iter().for_each(|w| assert!(w.wait_blocking().unwrap().is_empty()));
 }
 
-#[test]
 fn local_collective_errors_name_the_mistake() {
     let ranks = LocalGroup::ranks(2).unwrap();
     let a = t(&[1.0, 2.0], &[2], Device::CPU);
@@ -124,33 +118,27 @@ fn linear(dev: Device) -> Linear {
     Linear::new(4, 3, LinearOptions { seed: Some(5), device: Some(dev), ..Default::default() }).unwrap()
 }
 
-#[test]
-fn ddp_in_a_world_of_one_is_the_plain_module() {
+fn ddp_in_a_world_of_one_is_the_plain_module(dev: Device) {
     let pg = init_process_group(Backend::Local, Init::Env).unwrap();
     assert_eq!((pg.rank(), pg.world_size(), pg.backend()), (0, 1, Backend::Local));
-    let dev = pg.local_device().unwrap();
-    assert_eq!(dev, webtensor::distributed::local_device(pg.as_ref()));
-    assert!(webtensor::devices().iter().any(|i| i.device == dev), "{dev} is a device of this machine");
-    for dev in devices() {
-        let plain = linear(dev);
-        let ddp = DistributedDataParallel::new_blocking(linear(dev), pg.clone(), DdpOptions::default()).unwrap();
-        let x = Tensor::randn(&[5, 4], Some(1), dev).unwrap();
-        for m in [&plain as &dyn Module, &ddp as &dyn Module] {
-            m.forward(&x).unwrap().pow_scalar(2.0).unwrap().mean_all().unwrap().backward().unwrap();
-        }
-        assert!(!ddp.reduction_pending(), "the last bucket's hook finishes the reduction in a world of one");
-        for (a, b) in plain.parameters().iter().zip(ddp.parameters()) {
-            assert_close(&f32s(&a.grad().unwrap()), &f32s(&b.grad().unwrap()), 1e-6, "grad");
-        }
+    let local = pg.local_device().unwrap();
+    assert_eq!(local, webtensor::distributed::local_device(pg.as_ref()));
+    assert!(webtensor::devices().iter().any(|i| i.device == local), "{local} is a device of this machine");
+    let plain = linear(dev);
+    let ddp = DistributedDataParallel::new_blocking(linear(dev), pg.clone(), DdpOptions::default()).unwrap();
+    let x = Tensor::randn(&[5, 4], Some(1), dev).unwrap();
+    for m in [&plain as &dyn Module, &ddp as &dyn Module] {
+        m.forward(&x).unwrap().pow_scalar(2.0).unwrap().mean_all().unwrap().backward().unwrap();
+    }
+    assert!(!ddp.reduction_pending(), "the last bucket's hook finishes the reduction in a world of one");
+    for (a, b) in plain.parameters().iter().zip(ddp.parameters()) {
+        assert_close(&f32s(&a.grad().unwrap()), &f32s(&b.grad().unwrap()), 1e-6, "grad");
     }
 }
 
-#[test]
-fn ddp_over_two_local_ranks_averages_gradients() {
-    let devs: Vec<Device> = match gpu() {
-        Some(g) => vec![Device::CPU, g],
-        None => vec![Device::CPU, Device::CPU],
-    };
+/// Rank 0 on the CPU, rank 1 on `d` (the CPU too, or an accelerator: mixed devices).
+fn ddp_over_two_local_ranks_averages_gradients(d: Device) {
+    let devs = [Device::CPU, d];
     let ranks = LocalGroup::ranks(2).unwrap();
     let ddps: Vec<_> = ranks
         .iter()
@@ -183,7 +171,6 @@ fn ddp_over_two_local_ranks_averages_gradients() {
     }
 }
 
-#[test]
 fn the_sampler_shards_as_pytorch_does() {
     let no_shuffle = SamplerOptions { shuffle: false, seed: 0, drop_last: false };
     let shards: Vec<Vec<usize>> =
@@ -208,7 +195,6 @@ fn the_sampler_shards_as_pytorch_does() {
     assert!(err.contains("rank 2 does not exist"), "{err}");
 }
 
-#[test]
 fn the_environment_gives_rank_and_world() {
     let env = |pairs: &'static [(&'static str, &'static str)]| {
         move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
@@ -229,7 +215,6 @@ fn the_environment_gives_rank_and_world() {
 
 /// PyTorch's env:// rendezvous (what NCCL's unique id travels through under torchrun): rank 0
 /// serves, the others fetch the same bytes, whoever starts first; errors name the variables.
-#[test]
 fn the_env_rendezvous_hands_rank_zeros_bytes_to_every_rank() {
     let env = |pairs: &'static [(&'static str, &'static str)]| {
         move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
@@ -261,8 +246,31 @@ fn the_env_rendezvous_hands_rank_zeros_bytes_to_every_rank() {
 }
 
 #[cfg(not(feature = "mpi"))]
-#[test]
 fn mpi_without_the_feature_is_a_clear_error() {
     let err = init_process_group(Backend::Mpi, Init::Env).err().expect("no mpi").to_string();
     assert!(err.contains("cargo feature `mpi`"), "{err}");
+}
+
+/// One trial per test, and per device for those that take one (libtest-mimic, `harness =
+/// false`: an absent GPU's trials are reported ignored).
+fn main() {
+    use common::trials::{device_trials, plain_trial, run};
+    let mut t = device_trials("local_collectives_on_every_device", local_collectives_on_every_device);
+    t.extend(device_trials("ddp_in_a_world_of_one_is_the_plain_module", ddp_in_a_world_of_one_is_the_plain_module));
+    t.extend(device_trials("ddp_over_two_local_ranks_averages_gradients", ddp_over_two_local_ranks_averages_gradients));
+    t.push(plain_trial(
+        "a_post_accumulate_hook_sees_the_whole_gradient_once_per_pass",
+        a_post_accumulate_hook_sees_the_whole_gradient_once_per_pass,
+    ));
+    t.push(plain_trial("a_hook_error_ends_backward_with_it", a_hook_error_ends_backward_with_it));
+    t.push(plain_trial("local_collective_errors_name_the_mistake", local_collective_errors_name_the_mistake));
+    t.push(plain_trial("the_sampler_shards_as_pytorch_does", the_sampler_shards_as_pytorch_does));
+    t.push(plain_trial("the_environment_gives_rank_and_world", the_environment_gives_rank_and_world));
+    t.push(plain_trial(
+        "the_env_rendezvous_hands_rank_zeros_bytes_to_every_rank",
+        the_env_rendezvous_hands_rank_zeros_bytes_to_every_rank,
+    ));
+    #[cfg(not(feature = "mpi"))]
+    t.push(plain_trial("mpi_without_the_feature_is_a_clear_error", mpi_without_the_feature_is_a_clear_error));
+    run(t)
 }

@@ -81,8 +81,7 @@ fn tensors_beyond_one_binding_split_or_fail_clearly(g: Device) {
     assert_eq!(f32s(&Tensor::ones(&[4], DType::F32, g).unwrap().sum_all().unwrap()), vec![4.0]);
 }
 
-fn f16_without_shader_f16_is_a_clear_error() {
-    let Some(d) = no_f16_adapter() else { return };
+fn f16_without_shader_f16_is_a_clear_error(d: Device) {
     let x = t(&[1.0, 2.0], &[2], d);
     for r in
         [x.to_dtype(DType::F16), Tensor::zeros(&[2], DType::F16, d), Tensor::from_slice(&[half::f16::ONE], &[1], d)]
@@ -99,4 +98,5 @@ fn f16_without_shader_f16_is_a_clear_error() {
     assert_eq!(f32s(&x.add_scalar(1.0).unwrap()), vec![2.0, 3.0]);
 }
 
-device_main!(; gpu: dispatches_beyond_65535_workgroups_fold_into_2d, tensors_beyond_one_binding_split_or_fail_clearly; plain: f16_without_shader_f16_is_a_clear_error);
+device_main!(; gpu: dispatches_beyond_65535_workgroups_fold_into_2d, tensors_beyond_one_binding_split_or_fail_clearly;
+    fixtures: [common::trials::no_f16_trial("f16_without_shader_f16_is_a_clear_error", f16_without_shader_f16_is_a_clear_error)]);

@@ -1,5 +1,6 @@
-//! Tests that measure the device as a whole (timings, memory counters) and so must not share it
-//! with other tests running in parallel: one test function, run in sequence.
+//! Tests that measure the device as a whole (timings, memory counters, global modes) and so must
+//! not share it with other tests running in parallel: libtest-mimic trials (`harness = false`)
+//! run one at a time, in order.
 // Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -8,29 +9,32 @@ use common::*;
 use std::time::Instant;
 use webtensor::{DType, Device, Error, Tensor};
 
-#[test]
-fn isolated_device_measurements() {
-    synchronize_waits_for_queued_gpu_work();
-    memory_stats_follow_tensors(Device::CPU);
-    if let Some(g) = gpu() {
-        memory_stats_follow_tensors(g);
-    }
-    meta_device_plans_memory();
-    arange_past_the_memory_limit_is_an_error();
-    uncaptured_gpu_errors_become_errors_and_the_device_survives();
-    if let Some(g) = gpu() {
-        transfers_are_counted(g);
-        events_time_gpu_work(g);
-    }
-    fused_kernels_follow_the_setting();
-    for d in devices().into_iter().chain([Device::META]) {
-        memory_limit_refuses_cleanly(d);
-        soak_allocations_return_to_start(d);
-    }
+/// One trial per measurement and device (an absent GPU's trials are reported ignored), run one
+/// at a time in this order.
+fn main() {
+    use common::trials::{cpu_trial, device_trials, gpu_trial, meta_trial, plain_trial, run_in_order};
+    let mut t = vec![
+        gpu_trial("synchronize_waits_for_queued_gpu_work", synchronize_waits_for_queued_gpu_work),
+        cpu_trial("memory_stats_follow_tensors", memory_stats_follow_tensors),
+        gpu_trial("memory_stats_follow_tensors", memory_stats_follow_tensors),
+        plain_trial("meta_device_plans_memory", meta_device_plans_memory),
+        plain_trial("arange_past_the_memory_limit_is_an_error", arange_past_the_memory_limit_is_an_error),
+        gpu_trial(
+            "uncaptured_gpu_errors_become_errors_and_the_device_survives",
+            uncaptured_gpu_errors_become_errors_and_the_device_survives,
+        ),
+        gpu_trial("transfers_are_counted", transfers_are_counted),
+        gpu_trial("events_time_gpu_work", events_time_gpu_work),
+    ];
+    t.extend(device_trials("fused_kernels_follow_the_setting", fused_kernels_follow_the_setting));
+    t.extend(device_trials("memory_limit_refuses_cleanly", memory_limit_refuses_cleanly));
+    t.push(meta_trial("memory_limit_refuses_cleanly", memory_limit_refuses_cleanly));
+    t.extend(device_trials("soak_allocations_return_to_start", soak_allocations_return_to_start));
+    t.push(meta_trial("soak_allocations_return_to_start", soak_allocations_return_to_start));
+    run_in_order(t)
 }
 
-fn synchronize_waits_for_queued_gpu_work() {
-    let Some(g) = gpu() else { return };
+fn synchronize_waits_for_queued_gpu_work(g: Device) {
     // Enough GPU work that it outweighs recording: 384 on a software adapter, 2048 on hardware
     // (8 products of 2048 take milliseconds even on an H100, recording them microseconds).
     let software = webtensor::devices().iter().any(|i| i.device == g && i.software);
@@ -113,8 +117,7 @@ fn meta_device_plans_memory() {
 }
 
 /// The injected error is device-wide, so this runs here, away from parallel tests.
-fn uncaptured_gpu_errors_become_errors_and_the_device_survives() {
-    let Some(g) = gpu() else { return };
+fn uncaptured_gpu_errors_become_errors_and_the_device_survives(g: Device) {
     let keep = t(&[1.0, 2.0, 3.0], &[3], g);
     webtensor::__inject_validation_error(g).unwrap();
     let e = webtensor::synchronize_blocking(g).unwrap_err();
@@ -281,20 +284,18 @@ fn attention_op(d: Device, width: usize) -> String {
 /// `set_fused_kernels`: Auto fuses attention where it pays (the CPU and software adapters
 /// always, hardware GPUs for rows up to 64 wide, which their tiled programs take); Always fuses
 /// everywhere; Never composes everywhere.
-fn fused_kernels_follow_the_setting() {
+fn fused_kernels_follow_the_setting(d: Device) {
     use webtensor::{set_fused_kernels, FusedKernels};
     const FUSED: &str = "scaled_dot_product_attention";
-    for d in devices() {
-        let software = webtensor::devices().iter().any(|i| i.device == d && i.software);
-        let pays_wide = d == Device::CPU || software;
-        set_fused_kernels(FusedKernels::Auto);
-        assert_eq!(attention_op(d, 8), FUSED, "Auto on {d}, 8 wide");
-        assert_eq!(attention_op(d, 72) == FUSED, pays_wide, "Auto on {d}, 72 wide");
-        set_fused_kernels(FusedKernels::Always);
-        assert_eq!(attention_op(d, 8), FUSED, "Always on {d}");
-        assert_eq!(attention_op(d, 72), FUSED, "Always on {d}, 72 wide");
-        set_fused_kernels(FusedKernels::Never);
-        assert_ne!(attention_op(d, 8), FUSED, "Never on {d}");
-    }
+    let software = webtensor::devices().iter().any(|i| i.device == d && i.software);
+    let pays_wide = d == Device::CPU || software;
+    set_fused_kernels(FusedKernels::Auto);
+    assert_eq!(attention_op(d, 8), FUSED, "Auto on {d}, 8 wide");
+    assert_eq!(attention_op(d, 72) == FUSED, pays_wide, "Auto on {d}, 72 wide");
+    set_fused_kernels(FusedKernels::Always);
+    assert_eq!(attention_op(d, 8), FUSED, "Always on {d}");
+    assert_eq!(attention_op(d, 72), FUSED, "Always on {d}, 72 wide");
+    set_fused_kernels(FusedKernels::Never);
+    assert_ne!(attention_op(d, 8), FUSED, "Never on {d}");
     set_fused_kernels(FusedKernels::Auto);
 }

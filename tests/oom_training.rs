@@ -2,7 +2,7 @@
 //! step fail with `OutOfMemory` naming the device, the bytes asked and in use, and the advice
 //! (smaller batch, gradient accumulation); the model, the optimizer and the data are intact; and
 //! retrying with half the batch and two accumulation steps reaches the full batch's update.
-//! Memory limits and counters are per device, so one test function runs the devices in turn.
+//! Memory limits and counters are per device, so the devices' trials run one at a time.
 // Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -13,11 +13,11 @@ use webtensor::nn::{self, ClassLossOptions, Module, Sequential};
 use webtensor::optim::{Optimizer, SgdOptions, SGD};
 use webtensor::{Device, Error, Tensor};
 
-#[test]
-fn a_step_past_the_memory_limit_retries_with_half_batches() {
-    for d in devices() {
-        retry_with_accumulation(d);
-    }
+/// One trial per device (an absent GPU's reported ignored), one at a time: the memory limit
+/// and counters are the device's.
+fn main() {
+    use common::trials::{device_trials, run_in_order};
+    run_in_order(device_trials("a_step_past_the_memory_limit_retries_with_half_batches", retry_with_accumulation))
 }
 
 const ROWS: usize = 512;

@@ -1,5 +1,6 @@
-//! Soft placement and the placement log. Both are module-wide switches, so this binary runs one
-//! test function in sequence and restores the defaults at the end.
+//! Soft placement and the placement log. Both are module-wide switches, so this binary runs its
+//! trials one at a time, in order (libtest-mimic, `harness = false`), and restores the
+//! defaults at the end.
 // Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -10,14 +11,24 @@ use webtensor::{
     Tensor,
 };
 
-#[test]
-fn soft_placement_and_the_placement_log() {
-    strict_by_default();
-    soft_placement_falls_back_and_records_why();
-    log_records_every_op();
-    soft_placement_runs_unsupported_ops_on_the_cpu();
+/// One trial per step, in order (an absent adapter without `shader-f16` is reported ignored),
+/// then the defaults restored.
+fn main() {
+    use common::trials::{no_f16_trial, plain_trial, run_in_order};
+    run_in_order(vec![
+        plain_trial("strict_by_default", strict_by_default),
+        plain_trial("soft_placement_falls_back_and_records_why", soft_placement_falls_back_and_records_why),
+        plain_trial("log_records_every_op", log_records_every_op),
+        no_f16_trial("soft_placement_runs_unsupported_ops_on_the_cpu", soft_placement_runs_unsupported_ops_on_the_cpu),
+        plain_trial("defaults_restored", defaults_restored),
+    ])
+}
+
+/// Both switches back off (the trials before may have failed with one on).
+fn defaults_restored() {
     set_soft_device_placement(false);
     set_log_device_placement(false);
+    assert!(!webtensor::soft_device_placement());
 }
 
 fn strict_by_default() {
@@ -93,8 +104,7 @@ fn log_records_every_op() {
 
 /// An op the device cannot run (f16 without `shader-f16`) runs on the CPU under soft placement,
 /// with the result moved back; strict mode refuses it.
-fn soft_placement_runs_unsupported_ops_on_the_cpu() {
-    let Some(d) = no_f16_adapter() else { return };
+fn soft_placement_runs_unsupported_ops_on_the_cpu(d: Device) {
     let x = t(&[1.0, 2.0, 3.0, 4.0], &[2, 2], d);
     set_soft_device_placement(false);
     assert!(matches!(x.to_dtype(DType::F16), Err(Error::UnsupportedDType { .. })));

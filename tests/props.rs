@@ -56,13 +56,12 @@ fn broadcast_pair() -> impl Strategy<Value = (Vec<usize>, Vec<usize>)> {
 }
 
 /// The properties, instantiated once per device (`cpu::…`, `webgpu::…`, `cuda::…`) so a failure
-/// names the device; a required GPU that is missing fails its module's tests.
+/// names the device; `main` makes each a trial.
 macro_rules! properties_on {
     ($devices:expr) => {
         proptest! {
             #![proptest_config(config())]
 
-            #[test]
             fn broadcasting_add_matches_index_math((sa, sb) in broadcast_pair()) {
                 let out = webtensor::broadcast_shapes("test", &sa, &sb).unwrap();
                 let n: usize = out.iter().product();
@@ -82,7 +81,6 @@ macro_rules! properties_on {
                 }
             }
 
-            #[test]
             fn view_chains_read_the_right_elements(
                 shape in prop::collection::vec(1usize..6, 1..5),
                 ops in prop::collection::vec((0u8..5, any::<prop::sample::Index>(), any::<prop::sample::Index>(), 1usize..4), 0..6),
@@ -144,7 +142,6 @@ macro_rules! properties_on {
                 }
             }
 
-            #[test]
             fn reductions_match_naive_sums(
                 shape in prop::collection::vec(0usize..7, 1..4),
                 mask in prop::collection::vec(any::<bool>(), 3),
@@ -184,6 +181,9 @@ macro_rules! properties_on {
                 }
             }
         }
+        /// This device's properties, in the order of [`NAMES`](super::NAMES).
+        pub(super) const PROPERTIES: [fn(); 3] =
+            [broadcasting_add_matches_index_math, view_chains_read_the_right_elements, reductions_match_naive_sums];
     };
 }
 
@@ -201,4 +201,22 @@ mod webgpu {
 mod cuda {
     use super::*;
     properties_on!(cuda().into_iter().collect::<Vec<_>>());
+}
+
+/// The properties' names, as the trials are called.
+const NAMES: [&str; 3] =
+    ["broadcasting_add_matches_index_math", "view_chains_read_the_right_elements", "reductions_match_naive_sums"];
+
+/// One trial per property and device (libtest-mimic, `harness = false`): an absent GPU's are
+/// reported ignored, not `ok` over no device.
+fn main() {
+    let mut trials = Vec::new();
+    for (i, name) in NAMES.into_iter().enumerate() {
+        #[cfg(feature = "cuda")]
+        let on_cuda = Some(cuda::PROPERTIES[i]);
+        #[cfg(not(feature = "cuda"))]
+        let on_cuda = None;
+        trials.extend(common::trials::per_device_trials(name, cpu::PROPERTIES[i], webgpu::PROPERTIES[i], on_cuda));
+    }
+    common::trials::run(trials)
 }

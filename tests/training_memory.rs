@@ -1,7 +1,7 @@
 //! Memory that must come back to its baseline after backward passes and over 1,000 training
 //! steps, and the launches an optimizer step costs (one fused kernel per parameter). The
-//! counters are per device, so these run alone: one test function, in sequence (tests in one
-//! binary run in parallel and would allocate and launch on the same device meanwhile).
+//! counters are per device, so the trials run one at a time (in parallel they would allocate and
+//! launch on the same device meanwhile).
 // Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -12,13 +12,13 @@ use webtensor::nn::{self, ClassLossOptions, Linear, LinearOptions, Module, Seque
 use webtensor::optim::{Adam, AdamOptions, AdamW, Optimizer, SgdOptions, SGD};
 use webtensor::{Device, Tensor};
 
-#[test]
-fn memory_is_flat_across_backward_and_training() {
-    for d in devices() {
-        memory_returns_after_backward(d);
-        memory_is_flat_over_1000_steps(d);
-        a_step_is_one_launch_per_parameter(d);
-    }
+/// One trial per measurement and device (an absent GPU's reported ignored), one at a time.
+fn main() {
+    use common::trials::{device_trials, run_in_order};
+    let mut t = device_trials("memory_returns_after_backward", memory_returns_after_backward);
+    t.extend(device_trials("memory_is_flat_over_1000_steps", memory_is_flat_over_1000_steps));
+    t.extend(device_trials("a_step_is_one_launch_per_parameter", a_step_is_one_launch_per_parameter));
+    run_in_order(t)
 }
 
 fn leaf(data: &[f32], shape: &[usize], d: Device) -> Tensor {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import * as wt from '../node.js';
 import { assert, close } from './assert.mjs';
 import { camel, opTypes } from './manifest.mjs';
-import { NOT_DTYPE, OTHER_CALLS } from './othercalls.mjs';
+import { FUNCTION_CALLS, NOT_DTYPE, NOT_TENSOR_FUNCTIONS, OTHER_CALLS } from './othercalls.mjs';
 
 await wt.init();
 
@@ -43,6 +43,16 @@ test('js/test/*types.generated.ts are what the op manifest and the calls make (n
     const stale = want.split('\n').filter((l) => !committed.includes(l)).slice(0, 5);
     assert.ok(committed === want, `${name} is stale: regenerate with \`node scripts/gen-op-types.mjs\`; missing lines: ${stale.join(' | ')}`);
   }
+});
+
+test('every function of the package is an op of the manifest, in FUNCTION_CALLS or named as making no tensor', () => {
+  const manifest = new Set(wt.__opTable().ops.map((o) => camel(o.name)));
+  const known = new Set([...manifest, ...Object.keys(FUNCTION_CALLS), ...NOT_TENSOR_FUNCTIONS]);
+  const functions = Object.entries(wt).filter(([k, v]) => typeof v === 'function' && !/^[A-Z]/.test(k)).map(([k]) => k);
+  assert.ok(functions.length > 60, `the package's functions were found (${functions.length})`);
+  assert.deepEqual(functions.filter((f) => !known.has(f)), [], 'functions whose result dtypes no test checks: add them to js/test/othercalls.mjs');
+  const stale = NOT_TENSOR_FUNCTIONS.filter((f) => typeof wt[f] !== 'function');
+  assert.deepEqual(stale, [], 'NOT_TENSOR_FUNCTIONS names functions the package no longer has');
 });
 
 test('every Tensor method is in the op manifest, in othercalls.mjs or named as having no dtype to check', () => {

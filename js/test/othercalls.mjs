@@ -155,3 +155,17 @@ const IN_PLACE_ALIKE = ['rsqrt_', 'reciprocal_', 'square_', 'sqrt_', 'log_', 'si
 export const NOT_DTYPE = ['shape', 'dtype', 'device', 'rank', 'numel', 'size', 'requiresGrad', 'requiresGrad_', 'isLeaf',
   'gradFn', 'grad', 'backward', 'backwardAsync', 'data', 'array', 'item', 'dataSync', 'to', 'cpu', 'dispose', 'toString',
   'print', ...IN_PLACE_ALIKE];
+
+/**
+ * The package's functions that make no tensor whose dtype to check: devices, placement,
+ * memory, modes, seeds, scopes (`tidy`, `keep` and `withDevice` return what they are given)
+ * and files (the loaded tensors keep the file's dtypes). With the manifest's ops and
+ * FUNCTION_CALLS they name every function of the package (files.test.mjs).
+ */
+export const NOT_TENSOR_FUNCTIONS = ['__destroyDevice', '__injectDispatchError', '__opTable', 'bestDevice',
+  'clearPlacementLog', 'defaultDevice', 'deviceCount', 'devices', 'emptyCache', 'enableGrad', 'fusedKernels', 'init',
+  'isAvailable', 'isGradEnabled', 'keep', 'launchBlocking', 'loadSafetensorsFile', 'manualSeed', 'maxMemoryAllocated',
+  'memory', 'memoryAllocated', 'memoryLimit', 'memoryReserved', 'memoryStats', 'memorySummary', 'noGrad', 'open',
+  'placementLog', 'recover', 'resetPeakMemoryStats', 'resetTransferStats', 'saveSafetensorsFile', 'setDefaultDevice',
+  'setFusedKernels', 'setLaunchBlocking', 'setLogDevicePlacement', 'setLogicalDeviceConfiguration', 'setMemoryLimit',
+  'setSoftDevicePlacement', 'setStepScope', 'softDevicePlacement', 'synchronize', 'tidy', 'transferStats', 'withDevice'];

@@ -62,6 +62,23 @@ where
     trials
 }
 
+/// Trials `name::cpu`, `name::webgpu` and (built with `cuda`) `name::cuda` running `cpu`,
+/// `webgpu` and `cuda`, functions that pick their device themselves (the property tests, which
+/// a macro writes once per device); an absent accelerator's trial is ignored.
+#[allow(dead_code)] // not every suite has them
+pub fn per_device_trials(name: &str, cpu: fn(), webgpu: fn(), cuda: Option<fn()>) -> Vec<Trial> {
+    let (gpu, cuda_device) = *accelerators();
+    let on = |suffix: &str, f: fn(), present: bool| {
+        Trial::test(format!("{name}::{suffix}"), move || if present { body(f) } else { Ok(()) })
+            .with_ignored_flag(!present)
+    };
+    let mut trials = vec![on("cpu", cpu, true), on("webgpu", webgpu, gpu.is_some())];
+    if let Some(f) = cuda {
+        trials.push(on("cuda", f, cuda_device.is_some()));
+    }
+    trials
+}
+
 /// The trial `name::meta`.
 pub fn meta_trial(name: &str, f: fn(Device)) -> Trial {
     Trial::test(format!("{name}::meta"), move || body(move || f(Device::META)))
@@ -121,6 +138,43 @@ pub fn cuda_trial(name: &str, f: fn(Device)) -> Trial {
 /// The trial `name` for a test that takes no device.
 pub fn plain_trial(name: &str, f: fn()) -> Trial {
     Trial::test(name.to_string(), move || body(f))
+}
+
+/// The trial `name::cpu` for a test of the CPU alone.
+#[allow(dead_code)] // not every suite has one
+pub fn cpu_trial(name: &str, f: fn(Device)) -> Trial {
+    Trial::test(format!("{name}::cpu"), move || body(move || f(Device::CPU)))
+}
+
+/// The trial `name::webgpu-no-f16` on an adapter without `shader-f16` (such as Mesa's GL
+/// llvmpipe), ignored where the machine has none.
+#[allow(dead_code)] // not every suite has one
+pub fn no_f16_trial(name: &str, f: fn(Device)) -> Trial {
+    static ONCE: OnceLock<Option<Device>> = OnceLock::new();
+    let d = *ONCE.get_or_init(super::no_f16_adapter);
+    Trial::test(format!("{name}::webgpu-no-f16"), move || match d {
+        Some(d) => body(move || f(d)),
+        None => Ok(()),
+    })
+    .with_ignored_flag(d.is_none())
+}
+
+/// The `main` of a suite built without the cargo feature it tests: one trial, reported
+/// ignored, that says so (rather than a binary that passes with nothing run).
+#[allow(dead_code)] // not every suite needs a feature
+pub fn absent_feature(suite: &str, feature: &str) -> ! {
+    let name = format!("{suite} (built without the `{feature}` feature)");
+    run(vec![Trial::test(name, || Ok(())).with_ignored_flag(true)])
+}
+
+/// Runs `trials` one at a time in the order given, with the command line's filters: suites
+/// whose tests read a device's counters or set global modes, which tests running beside them
+/// would disturb.
+#[allow(dead_code)] // not every suite runs in order
+pub fn run_in_order(trials: Vec<Trial>) -> ! {
+    let mut args = Arguments::from_args();
+    args.test_threads = Some(1);
+    libtest_mimic::run(&args, trials).exit()
 }
 
 /// The `main` of a libtest-mimic suite: `device_main!(a, b; meta: c; gpu: g; cuda: k; plain: d;
