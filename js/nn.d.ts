@@ -1,5 +1,5 @@
 // Types of wt.nn (js/nn.js): modules, layers, loss modules and wt.nn.functional.
-import type { DeviceLike, DType, Floating, Keep, SoftplusOptions, Tensor } from './index.js';
+import type { DeviceLike, DType, Floating, Keep, Promote, SoftplusOptions, Tensor } from './index.js';
 
 /** A learnable parameter: a floating-point tensor (its `data()` is a Float32Array, `item()` a number). */
 export type Param = Tensor<'float32' | 'float16'>;
@@ -258,17 +258,19 @@ export declare class BCEWithLogitsLoss extends LossModule<LossOptions> {}
 
 /** PyTorch's torch.nn.functional. */
 export declare namespace functional {
-  function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor;
-  function embedding(input: Tensor, weight: Tensor, options?: { paddingIdx?: number | null | undefined }): Tensor;
+  /** The input's dtype promoted with the weight's (bool refused). */
+  function linear<D extends DType, W extends DType>(input: Tensor<D>, weight: Tensor<W>, bias?: Tensor | null): Tensor<Promote<D, W>>;
+  /** Rows of `weight` (its dtype) at the integer indices `input`. */
+  function embedding<W extends DType>(input: Tensor, weight: Tensor<W>, options?: { paddingIdx?: number | null | undefined }): Tensor<W>;
   function layerNorm<D extends DType>(input: Tensor<D>, normalizedShape: number | readonly number[], options?: { weight?: Tensor | null | undefined; bias?: Tensor | null | undefined; eps?: number | undefined }): Tensor<Floating<D>>;
-  function groupNorm(input: Tensor, numGroups: number, options?: { weight?: Tensor | null | undefined; bias?: Tensor | null | undefined; eps?: number | undefined }): Tensor;
+  function groupNorm<D extends DType>(input: Tensor<D>, numGroups: number, options?: { weight?: Tensor | null | undefined; bias?: Tensor | null | undefined; eps?: number | undefined }): Tensor<Floating<D>>;
   /** With `training`, normalises by batch statistics and updates `runningMean`/`runningVar` in place. */
-  function batchNorm(
-    input: Tensor,
+  function batchNorm<D extends DType>(
+    input: Tensor<D>,
     runningMean?: Tensor | null,
     runningVar?: Tensor | null,
     options?: { weight?: Tensor | null | undefined; bias?: Tensor | null | undefined; training?: boolean | undefined; momentum?: number | undefined; eps?: number | undefined },
-  ): Tensor;
+  ): Tensor<Floating<D>>;
   function dropout<D extends DType>(input: Tensor<D>, options?: { p?: number | undefined; training?: boolean | undefined; seed?: number | null | undefined }): Tensor<Floating<D>>;
   function crossEntropy(input: Tensor<'float16'>, target: Tensor, options?: CrossEntropyOptions): Tensor<'float16'>;
   /** A floating-point loss (float32 unless the input is float16), so `await loss.item()` is a number. */
@@ -295,27 +297,30 @@ export declare namespace functional {
   function hardsigmoid<D extends DType>(input: Tensor<D>): Tensor<Floating<D>>;
   function softplus<D extends DType>(input: Tensor<D>, options?: SoftplusOptions): Tensor<Floating<D>>;
   function leakyRelu<D extends DType>(input: Tensor<D>, negativeSlope?: number): Tensor<Floating<D>>;
-  function prelu(input: Tensor, weight: Tensor): Tensor;
+  /** Floating-point input only. */
+  function prelu<D extends DType>(input: Tensor<D>, weight: Tensor): Tensor<Floating<D>>;
   function elu<D extends DType>(input: Tensor<D>, alpha?: number): Tensor<Floating<D>>;
   function softmax<D extends DType>(input: Tensor<D>, dim?: number): Tensor<Floating<D>>;
   function logSoftmax<D extends DType>(input: Tensor<D>, dim?: number): Tensor<Floating<D>>;
-  function conv1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvOptions): Tensor;
-  function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvOptions): Tensor;
-  function convTranspose1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTransposeOptions): Tensor;
-  function convTranspose2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTransposeOptions): Tensor;
-  function maxPool1d(input: Tensor, kernelSize: Size, options?: MaxPoolOptions & { returnIndices?: false | undefined }): Tensor;
-  function maxPool1d(input: Tensor, kernelSize: Size, options: MaxPoolOptions & { returnIndices: true }): [Tensor, Tensor<'int32'>];
+  /** Floating-point input only (as the convolutions, average pools and prelu below). */
+  function conv1d<D extends DType>(input: Tensor<D>, weight: Tensor, bias?: Tensor | null, options?: ConvOptions): Tensor<Floating<D>>;
+  function conv2d<D extends DType>(input: Tensor<D>, weight: Tensor, bias?: Tensor | null, options?: ConvOptions): Tensor<Floating<D>>;
+  function convTranspose1d<D extends DType>(input: Tensor<D>, weight: Tensor, bias?: Tensor | null, options?: ConvTransposeOptions): Tensor<Floating<D>>;
+  function convTranspose2d<D extends DType>(input: Tensor<D>, weight: Tensor, bias?: Tensor | null, options?: ConvTransposeOptions): Tensor<Floating<D>>;
+  function maxPool1d<D extends DType>(input: Tensor<D>, kernelSize: Size, options?: MaxPoolOptions & { returnIndices?: false | undefined }): Tensor<D>;
+  function maxPool1d<D extends DType>(input: Tensor<D>, kernelSize: Size, options: MaxPoolOptions & { returnIndices: true }): [Tensor<D>, Tensor<'int32'>];
   /** With `returnIndices`, `[values, indices]`: int32 flat indices `h * W + w` in each input plane. */
-  function maxPool2d(input: Tensor, kernelSize: Size, options?: MaxPoolOptions & { returnIndices?: false | undefined }): Tensor;
-  function maxPool2d(input: Tensor, kernelSize: Size, options: MaxPoolOptions & { returnIndices: true }): [Tensor, Tensor<'int32'>];
-  function avgPool1d(input: Tensor, kernelSize: Size, options?: AvgPoolOptions): Tensor;
-  function avgPool2d(input: Tensor, kernelSize: Size, options?: AvgPoolOptions): Tensor;
-  function adaptiveAvgPool1d(input: Tensor, outputSize: Size): Tensor;
-  function adaptiveAvgPool2d(input: Tensor, outputSize: Size): Tensor;
+  function maxPool2d<D extends DType>(input: Tensor<D>, kernelSize: Size, options?: MaxPoolOptions & { returnIndices?: false | undefined }): Tensor<D>;
+  function maxPool2d<D extends DType>(input: Tensor<D>, kernelSize: Size, options: MaxPoolOptions & { returnIndices: true }): [Tensor<D>, Tensor<'int32'>];
+  function avgPool1d<D extends DType>(input: Tensor<D>, kernelSize: Size, options?: AvgPoolOptions): Tensor<Floating<D>>;
+  function avgPool2d<D extends DType>(input: Tensor<D>, kernelSize: Size, options?: AvgPoolOptions): Tensor<Floating<D>>;
+  function adaptiveAvgPool1d<D extends DType>(input: Tensor<D>, outputSize: Size): Tensor<Floating<D>>;
+  function adaptiveAvgPool2d<D extends DType>(input: Tensor<D>, outputSize: Size): Tensor<Floating<D>>;
   /** (before, after) pairs from the last dim; negative constant pads crop. */
   function pad<D extends DType>(input: Tensor<D>, pad: readonly number[], mode?: 'constant' | 'reflect' | 'replicate' | 'circular', value?: number): Tensor<D>;
-  function interpolate(input: Tensor, options: InterpolateOptions): Tensor;
-  function scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: AttentionOptions): Tensor;
+  function interpolate<D extends DType>(input: Tensor<D>, options: InterpolateOptions): Tensor<D>;
+  /** Floating-point: float16 for float16 queries, else float32 (bool refused). */
+  function scaledDotProductAttention<D extends DType>(query: Tensor<D>, key: Tensor, value: Tensor, options?: AttentionOptions): Tensor<Floating<D>>;
   /** int32 (PyTorch's is int64); an index out of range gives a row of zeros. */
   function oneHot(input: Tensor, numClasses: number): Tensor<'int32'>;
 }

@@ -96,7 +96,8 @@ export const OTHER_CALLS = {
  * Functions of the package whose result dtype depends on an input's (`X`, as above; `K` [2]
  * int32 class indices below 3) or on a dtype option (`DT`, each dtype's name), checked the same
  * way: creation, the *Like functions, cat and stack, and nn.functional's losses, oneHot,
- * activations, softmax, dropout, pad and layerNorm.
+ * activations, softmax, dropout, pad, the norms, linear, embedding, the convolutions and
+ * pools, interpolate and attention.
  */
 export const FUNCTION_CALLS = {
   tensor: { call: "wt.tensor([1, 0], { dtype: 'DT' })" },
@@ -141,6 +142,24 @@ export const FUNCTION_CALLS = {
   dropout: { call: 'F.dropout(X, { p: 0.5, seed: 1 })' },
   pad: { call: 'F.pad(X, [1, 1])' },
   layerNorm: { call: 'F.layerNorm(X, [3])' },
+  linear: { call: 'F.linear(X, X)' },
+  embedding: { call: 'F.embedding(J, X)' },
+  groupNorm: { call: 'F.groupNorm(X, 1)' },
+  batchNorm: { call: 'F.batchNorm(X, null, null, { training: true })' },
+  prelu: { call: 'F.prelu(X, X.reshape([6]).narrow(0, 0, 3))' },
+  conv1d: { call: 'F.conv1d(X.reshape([1, 2, 3]), X.reshape([1, 2, 3]))' },
+  conv2d: { call: 'F.conv2d(X.reshape([1, 1, 2, 3]), X.reshape([1, 1, 2, 3]))' },
+  convTranspose1d: { call: 'F.convTranspose1d(X.reshape([1, 2, 3]), X.reshape([2, 1, 3]))' },
+  convTranspose2d: { call: 'F.convTranspose2d(X.reshape([1, 1, 2, 3]), X.reshape([1, 1, 2, 3]))' },
+  maxPool1d: { call: 'F.maxPool1d(X.reshape([1, 2, 3]), 2)' },
+  maxPool2d: { call: 'F.maxPool2d(X.reshape([1, 1, 2, 3]), 2)' },
+  maxPool2dIndices: { call: 'F.maxPool2d(X.reshape([1, 1, 2, 3]), 2, { returnIndices: true })[0]' },
+  avgPool1d: { call: 'F.avgPool1d(X.reshape([1, 2, 3]), 2)' },
+  avgPool2d: { call: 'F.avgPool2d(X.reshape([1, 1, 2, 3]), 2)' },
+  adaptiveAvgPool1d: { call: 'F.adaptiveAvgPool1d(X.reshape([1, 2, 3]), 2)' },
+  adaptiveAvgPool2d: { call: 'F.adaptiveAvgPool2d(X.reshape([1, 1, 2, 3]), 1)' },
+  interpolate: { call: 'F.interpolate(X.reshape([1, 2, 3]), { size: 6 })' },
+  scaledDotProductAttention: { call: 'F.scaledDotProductAttention(X, X, X)' },
 };
 
 /**
