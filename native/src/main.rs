@@ -5,6 +5,8 @@ mod bench;
 mod demo;
 mod digits;
 mod dist;
+#[cfg(test)]
+mod doc_commands;
 mod gpt;
 mod kmeans;
 mod loader_bench;
