@@ -35,6 +35,8 @@ export const OTHER_CALLS = {
   split: { call: 'X.split(1, 0)[0]!' },
   chunk: { call: 'X.chunk(2, 0)[0]!' },
   where: { call: 'M.where(X, X)' },
+  // `wide`: integer and bool tensors stay integer with integral bounds and become float32
+  // with fractional ones, which TypeScript's `number` cannot tell apart.
   clamp: { call: 'X.clamp(0, 1)', wide: true },
   mean: { call: 'X.mean()' },
   var: { call: 'X.var()' },
@@ -70,6 +72,9 @@ export const OTHER_CALLS = {
   argsort: { call: 'X.argsort(1)' },
   // `values` of the [values, indices] pair also names the array's own values() method, which
   // the declared type intersects: the check is that it holds the dtype.
+  // `wide`: the result is an array with `values` and `indices` properties, and TypeScript
+  // intersects `values` with Array's own `values()` method, so `.values` cannot be exactly
+  // Tensor<D>; holding the dtype is what can be checked.
   sort: { call: 'X.sort(1).values', wide: true },
   topk: { call: 'X.topk(2, 1).values', wide: true },
   detach: { call: 'X.detach()' },
