@@ -55,6 +55,14 @@ test('every function of the package is an op of the manifest, in FUNCTION_CALLS 
   assert.deepEqual(stale, [], 'NOT_TENSOR_FUNCTIONS names functions the package no longer has');
 });
 
+test('every function of nn.functional is called in FUNCTION_CALLS, so its declared dtype is checked', () => {
+  const called = new Set(Object.values(FUNCTION_CALLS).flatMap(({ call }) => [...call.matchAll(/F\.(\w+)\(/g)].map((m) => m[1])));
+  const F = wt.nn.functional;
+  const functions = Object.keys(F).filter((k) => typeof F[k] === 'function');
+  assert.ok(functions.length > 30, `nn.functional's functions were found (${functions.length})`);
+  assert.deepEqual(functions.filter((f) => !called.has(f)), [], 'nn.functional functions whose result dtypes no test checks: add a call to FUNCTION_CALLS');
+});
+
 test('every Tensor method is in the op manifest, in othercalls.mjs or named as having no dtype to check', () => {
   const manifest = new Set(wt.__opTable().ops.map((o) => camel(o.name)));
   const known = new Set([...manifest, ...Object.keys(OTHER_CALLS), ...NOT_DTYPE]);
