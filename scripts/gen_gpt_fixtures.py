@@ -38,6 +38,8 @@ class CausalSelfAttention(nn.Module):
         self.c_proj = nn.Linear(c["n_embd"], c["n_embd"], bias=c["bias"])
         self.resid_dropout = nn.Dropout(c["dropout"])
         self.n_head, self.n_embd = c["n_head"], c["n_embd"]
+        # nanoGPT's attention dropout (model.py: dropout_p=self.dropout if self.training else 0).
+        self.dropout = c["dropout"]
 
     def forward(self, x):
         B, T, C = x.size()
@@ -45,7 +47,7 @@ class CausalSelfAttention(nn.Module):
         k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
         q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
         v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
-        y = F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=True)
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=self.dropout if self.training else 0.0, is_causal=True)
         y = y.transpose(1, 2).contiguous().view(B, T, C)
         return self.resid_dropout(self.c_proj(y))
 
