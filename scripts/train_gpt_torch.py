@@ -33,6 +33,7 @@ def main():
     ap.add_argument("--iters", type=int)
     ap.add_argument("--eval-interval", type=int, default=250)
     ap.add_argument("--eval-iters", type=int)
+    ap.add_argument("--dropout", type=float, help="the model's dropout in place of the recipe's")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--seed", type=int, default=1337)
@@ -63,7 +64,7 @@ def main():
         return x.to(dev), y.to(dev)
 
     c = dict(vocab_size=len(chars), block_size=T, n_layer=r["n_layer"], n_head=r["n_head"], n_embd=r["n_embd"],
-             dropout=r["dropout"], bias=False)
+             dropout=r["dropout"] if a.dropout is None else a.dropout, bias=False)
     model = GPT(c).to(dev)
     opt = model.configure_optimizers(0.1, lr, (0.9, 0.99))
 

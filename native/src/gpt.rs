@@ -123,6 +123,8 @@ pub struct TrainOptions {
     pub iters: Option<usize>,
     pub eval_interval: Option<usize>,
     pub eval_iters: Option<usize>,
+    /// The model's dropout in place of the recipe's.
+    pub dropout: Option<f64>,
     pub out: PathBuf,
     pub json: bool,
     pub seed: u64,
@@ -201,6 +203,9 @@ fn run_training(o: &TrainOptions, ckpt: &Path) -> Res<()> {
     }
     if let Some(n) = o.eval_iters {
         r.eval_iters = n.max(1);
+    }
+    if let Some(p) = o.dropout {
+        r.model.dropout = p;
     }
     let group = group_from_env(o.dist_backend.as_deref(), o.devices.first().copied())?;
     let devices = match (&group, o.devices.is_empty()) {

@@ -30,6 +30,14 @@ fn device(s: &str) -> Result<Device, String> {
     Device::parse(s).map_err(|e| e.to_string())
 }
 
+/// A dropout probability: a number in [0, 1).
+fn probability(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..1.0).contains(&v) => Ok(v),
+        _ => Err(format!("must be a probability in [0, 1), such as 0.2; got '{s}'")),
+    }
+}
+
 /// A learning rate: a finite number above 0 (clap's own float parser accepts `nan`, `inf`, and
 /// `1e400` as a 309-digit f64::MAX).
 fn learning_rate(s: &str) -> Result<f64, String> {
@@ -130,6 +138,9 @@ enum Command {
         /// GPT: batches per split in each loss estimate (default: the recipe's, 20 or 200)
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
         eval_iters: Option<u32>,
+        /// GPT: dropout probability in [0, 1) (default: the recipe's, 0.2 or 0)
+        #[arg(long, value_parser = probability)]
+        dropout: Option<f64>,
         /// GPT: the folder for ckpt.safetensors
         #[arg(long, default_value = "out-shakespeare-char")]
         out: std::path::PathBuf,
@@ -261,6 +272,7 @@ fn main() -> ExitCode {
             iters,
             eval_interval,
             eval_iters,
+            dropout,
             out,
             device,
             devices,
@@ -278,6 +290,7 @@ fn main() -> ExitCode {
                 iters: iters.map(|n| n as usize),
                 eval_interval: eval_interval.map(|n| n as usize),
                 eval_iters: eval_iters.map(|n| n as usize),
+                dropout,
                 out,
                 json,
                 seed,
