@@ -238,19 +238,16 @@ impl AttentionArgs {
         self.grad_at()[2] + self.heads() * self.l
     }
 
-    /// The multiplier dropout applies to `p_ij` of head `n`: `1 / (1 - p)` where kept, 0 where
-    /// dropped, 1 without dropout.
-    #[inline]
-    pub(crate) fn keep(&self, n: usize, i: usize, j: usize) -> f32 {
+    /// The multipliers dropout applies to `p_ij` of head `n` for keys `0..out.len()` of query
+    /// row `i`: `1 / (1 - p)` where kept, 0 where dropped, 1 without dropout. A row at a time, so
+    /// the samples are drawn eight at a time ([`super::fill::uniform_run`]).
+    #[inline(always)]
+    pub(crate) fn keep_row(&self, n: usize, i: usize, out: &mut [f32]) {
         match self.dropout {
-            None => 1.0,
+            None => out.fill(1.0),
             Some((p, scale, seed)) => {
-                let at = ((n * self.l + i) * self.s + j) as u64;
-                if super::fill::uniform(seed, at) >= p {
-                    scale
-                } else {
-                    0.0
-                }
+                super::fill::uniform_run(seed, ((n * self.l + i) * self.s) as u64, out);
+                out.iter_mut().for_each(|u| *u = if *u >= p { scale } else { 0.0 });
             }
         }
     }

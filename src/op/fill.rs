@@ -74,9 +74,108 @@ pub(crate) fn uniform(seed: u64, i: u64) -> f32 {
     (w >> 8) as f32 * (1.0 / 16_777_216.0)
 }
 
+/// Counters a lane-parallel [`threefry_lanes`] call takes.
+const LANES: usize = 8;
+
+/// The first output word of [`threefry2x32`] at counters `(c, 0)` for eight counters at once:
+/// the same rounds over arrays of eight, which the compiler turns into vector instructions (two
+/// SSE2 registers per array, or one AVX2 register in a `wide` copy).
+#[inline(always)]
+fn threefry_lanes(key: [u32; 2], c: [u32; LANES]) -> [u32; LANES] {
+    let ks = [key[0], key[1], PARITY ^ key[0] ^ key[1]];
+    let mut x0 = c.map(|c| c.wrapping_add(ks[0]));
+    let mut x1 = [ks[1]; LANES];
+    // One round with rotation `$r` (a constant, so each is a pair of shifts).
+    macro_rules! round {
+        ($r:expr) => {
+            for l in 0..LANES {
+                x0[l] = x0[l].wrapping_add(x1[l]);
+                x1[l] = x1[l].rotate_left($r) ^ x0[l];
+            }
+        };
+    }
+    // The key injection after rounds 4s - 1.
+    macro_rules! inject {
+        ($s:expr) => {
+            for l in 0..LANES {
+                x0[l] = x0[l].wrapping_add(ks[$s % 3]);
+                x1[l] = x1[l].wrapping_add(ks[($s + 1) % 3]).wrapping_add($s);
+            }
+        };
+    }
+    round!(13);
+    round!(15);
+    round!(26);
+    round!(6);
+    inject!(1);
+    round!(17);
+    round!(29);
+    round!(16);
+    round!(24);
+    inject!(2);
+    round!(13);
+    round!(15);
+    round!(26);
+    round!(6);
+    inject!(3);
+    round!(17);
+    round!(29);
+    round!(16);
+    round!(24);
+    inject!(4);
+    round!(13);
+    round!(15);
+    round!(26);
+    round!(6);
+    inject!(5);
+    x0
+}
+
+/// Samples `first..first + out.len()` of `seed` into `out`, each [`uniform`]'s. Where the
+/// counters stay below 2^32 (almost always) they are drawn eight at a time
+/// ([`threefry_lanes`]); `rand` and dropout on the CPU draw through it. Natively it is inlined
+/// into its callers' AVX2 copies (`cpu::wide`); in the `.wasm` one copy serves them all.
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+#[cfg_attr(target_arch = "wasm32", inline(never))]
+pub(crate) fn uniform_run(seed: u64, first: u64, out: &mut [f32]) {
+    let key = [seed as u32, (seed >> 32) as u32];
+    if first + out.len() as u64 > 1 << 32 {
+        out.iter_mut().enumerate().for_each(|(j, o)| *o = uniform(seed, first + j as u64));
+        return;
+    }
+    let (base, len) = (first as u32, out.len());
+    let mut chunks = out.chunks_exact_mut(LANES);
+    for (k, chunk) in chunks.by_ref().enumerate() {
+        let c0 = base.wrapping_add((k * LANES) as u32);
+        let words = threefry_lanes(key, std::array::from_fn(|l| c0.wrapping_add(l as u32)));
+        for (o, w) in chunk.iter_mut().zip(words) {
+            *o = (w >> 8) as f32 * (1.0 / 16_777_216.0);
+        }
+    }
+    let rest = chunks.into_remainder();
+    let done = len - rest.len();
+    for (j, o) in rest.iter_mut().enumerate() {
+        *o = uniform(seed, first + (done + j) as u64);
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{threefry2x32, uniform};
+    use super::{threefry2x32, threefry_lanes, uniform, uniform_run};
+
+    #[test]
+    fn lanes_and_runs_give_the_single_samples() {
+        let key = [0x1319_8a2e, 0x0370_7344];
+        let c: [u32; 8] = std::array::from_fn(|l| 0x243f_6a88 + l as u32 * 977);
+        let want = c.map(|c| threefry2x32(key, [c, 0])[0]);
+        assert_eq!(threefry_lanes(key, c), want);
+        for (seed, first) in [(42u64, 0u64), (7, 1000), (u64::MAX, (1 << 32) - 5), (3, 1 << 40)] {
+            let mut run = vec![0.0f32; 37];
+            uniform_run(seed, first, &mut run);
+            let one: Vec<f32> = (0..37).map(|j| uniform(seed, first + j)).collect();
+            assert_eq!(run, one, "seed {seed}, from {first}");
+        }
+    }
 
     #[test]
     fn threefry_matches_random123_known_answers() {

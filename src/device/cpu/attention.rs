@@ -5,7 +5,7 @@
 //! only the keys up to its last row.
 
 use super::gemm::gemm_block;
-use super::par;
+use super::{par, wide};
 use crate::op::attention::{AttentionArgs, RowsView};
 use crate::op::math::exp_nonpositive;
 use crate::op::MatOperand;
@@ -115,6 +115,8 @@ pub(super) fn forward(t: &Inputs, a: &AttentionArgs) -> Vec<f32> {
     let rows_per = block_rows(a);
     par::split(par::threads(), heads, |hs| {
         let mut x = vec![0.0f32; rows_per * a.s];
+        // Dropout's multipliers of one row.
+        let mut keep = vec![0.0f32; if a.dropout.is_some() { a.s } else { 0 }];
         for n in hs {
             // SAFETY: head n's output rows and log-sum-exps, written by this part alone.
             let o = unsafe { dst.slice(n * a.l * a.ev..(n + 1) * a.l * a.ev) };
@@ -141,7 +143,9 @@ pub(super) fn forward(t: &Inputs, a: &AttentionArgs) -> Vec<f32> {
                     lse[i] = max + sum.ln();
                     let inv = 1.0 / sum;
                     if a.dropout.is_some() {
-                        row.iter_mut().enumerate().for_each(|(j, s)| *s *= inv * a.keep(n, i, j));
+                        let keep = &mut keep[..row.len()];
+                        wide(|| a.keep_row(n, i, keep));
+                        row.iter_mut().zip(keep.iter()).for_each(|(s, k)| *s *= inv * k);
                     } else {
                         row.iter_mut().for_each(|s| *s *= inv);
                     }
@@ -165,6 +169,8 @@ pub(super) fn backward(t: &Inputs, saved: &[f32], a: &AttentionArgs) -> Vec<f32>
     let rows_per = block_rows(a);
     par::split(par::threads(), heads, |hs| {
         let (mut p, mut ds) = (vec![0.0f32; rows_per * a.s], vec![0.0f32; rows_per * a.s]);
+        // Dropout's multipliers of one row.
+        let mut keep = vec![0.0f32; if a.dropout.is_some() { a.s } else { 0 }];
         for n in hs {
             // SAFETY: head n's regions of the four results, written by this part alone.
             let (dq, dk, dv, dd) = unsafe {
@@ -201,10 +207,12 @@ pub(super) fn backward(t: &Inputs, saved: &[f32], a: &AttentionArgs) -> Vec<f32>
                     }
                     let scale = a.scale;
                     if a.dropout.is_some() {
-                        for (j, (pj, sj)) in prow.iter_mut().zip(srow.iter_mut()).enumerate() {
-                            let (pr, keep) = (exp_nonpositive((*pj - l).min(0.0)), a.keep(n, i, j));
-                            *sj = pr * (*sj * keep - d) * scale;
-                            *pj = pr * keep;
+                        let keep = &mut keep[..kend];
+                        wide(|| a.keep_row(n, i, keep));
+                        for ((pj, sj), &k) in prow.iter_mut().zip(srow.iter_mut()).zip(keep.iter()) {
+                            let pr = exp_nonpositive((*pj - l).min(0.0));
+                            *sj = pr * (*sj * k - d) * scale;
+                            *pj = pr * k;
                         }
                     } else {
                         for (pj, sj) in prow.iter_mut().zip(srow.iter_mut()) {

@@ -5,17 +5,9 @@
 use super::par;
 use super::reduce::sum_f64;
 
-/// Row loops through the AVX2 copy where there is one (`simd_x86::wide`): LayerNorm's passes are
-/// bound by arithmetic, and baseline x86-64 runs them at SSE2's width.
-#[cfg(target_arch = "x86_64")]
-use super::simd_x86::wide;
-
-/// Elsewhere the row loops run as compiled.
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-fn wide<R>(f: impl FnOnce() -> R) -> R {
-    f()
-}
+/// Row loops through the AVX2 copy where there is one: LayerNorm's passes are bound by
+/// arithmetic, and baseline x86-64 runs them at SSE2's width.
+use super::wide;
 use crate::op::layer_norm::LayerNormArgs;
 
 /// Rows per part below which a split is not worth a thread.

@@ -22,6 +22,18 @@ use broadcast::select_broadcast;
 use elementwise::{binary_data, cast, copy, narrow_reached, unary, widen};
 use width::{with_width, Bits};
 
+/// `f` compiled for AVX2 where the CPU has it (`simd_x86::wide`: loops bound by arithmetic, such
+/// as LayerNorm's rows and the random generator's rounds), else as compiled.
+#[cfg(target_arch = "x86_64")]
+use simd_x86::wide;
+
+/// Elsewhere `f` runs as compiled.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn wide<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
 mod alloc;
 mod attention;
 mod broadcast;
@@ -343,8 +355,15 @@ impl CpuBackend {
                 // SAFETY: every element of each chunk is written.
                 let data = unsafe {
                     par::fill(n, 1, |first, chunk| {
-                        for (j, slot) in chunk.iter_mut().enumerate() {
-                            slot.write(crate::op::fill::uniform(seed, (first + j) as u64));
+                        // Drawn in runs of RUN (eight counters per vector step), then written.
+                        const RUN: usize = 256;
+                        let mut run = [0.0f32; RUN];
+                        for (k, part) in chunk.chunks_mut(RUN).enumerate() {
+                            let run = &mut run[..part.len()];
+                            wide(|| crate::op::fill::uniform_run(seed, (first + k * RUN) as u64, run));
+                            part.iter_mut().zip(run.iter()).for_each(|(slot, &u)| {
+                                slot.write(u);
+                            });
                         }
                     })
                 };
