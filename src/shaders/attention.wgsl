@@ -7,16 +7,8 @@
 // through the one read-write binding (a buffer may not be bound writable and readable at once).
 // Masked scores are -inf (the mask's own, or past the causal diagonal, which the loops skip);
 // a row with nothing to attend to has log-sum-exp -inf and zero output and gradients.
-// `neg_inf`, `masked_value`, `row_at`, `keep` and `key_end` are attention_common.wgsl's, in the
-// prelude. Params: `op::params::AttentionParams`.
-@group(0) @binding(0) var<storage, read> q: array<f32>;
-@group(0) @binding(1) var<storage, read> k: array<f32>;
-@group(0) @binding(2) var<storage, read> v: array<f32>;
-@group(0) @binding(3) var<storage, read> mask: array<f32>;
-@group(0) @binding(4) var<storage, read> saved: array<f32>;
-@group(0) @binding(5) var<storage, read> dout: array<f32>;
-@group(0) @binding(6) var<storage, read_write> out: array<f32>;
-@group(0) @binding(7) var<uniform> P: Params;
+// The bindings and `neg_inf`, `masked_value`, `row_at`, `keep` and `key_end` are
+// attention_common.wgsl's, in the prelude. Params: `op::params::AttentionParams`.
 
 const CHUNK: u32 = 32u;
 

@@ -1,5 +1,15 @@
-// Helpers of both attention programs (attention.wgsl, attention_tiled.wgsl), in their
-// preludes after the parameter words and `threefry`.
+// The bindings and helpers of both attention programs (attention.wgsl, attention_tiled.wgsl),
+// in their preludes after the parameter words and `threefry`. Each pass reads what the earlier
+// ones wrote through the one read-write binding (a buffer may not be bound writable and
+// readable at once).
+@group(0) @binding(0) var<storage, read> q: array<f32>;
+@group(0) @binding(1) var<storage, read> k: array<f32>;
+@group(0) @binding(2) var<storage, read> v: array<f32>;
+@group(0) @binding(3) var<storage, read> mask: array<f32>;
+@group(0) @binding(4) var<storage, read> saved: array<f32>;
+@group(0) @binding(5) var<storage, read> dout: array<f32>;
+@group(0) @binding(6) var<storage, read_write> out: array<f32>;
+@group(0) @binding(7) var<uniform> P: Params;
 
 // -inf, made at run time: Tint refuses a constant expression whose value is infinite.
 fn neg_inf() -> f32 {

@@ -10,15 +10,8 @@
 // `#c` is written V times, `#c` replaced by 0..V-1 (shaders::expand_rows): rows stay in named
 // registers, as a dynamically indexed register array goes to local memory on GPUs. Dot
 // products sum in four lanes (one vec4 FMA a step) rather than one dependent chain.
-// Params: `op::params::AttentionParams`, `threads` the workgroups of the pass.
-@group(0) @binding(0) var<storage, read> q: array<f32>;
-@group(0) @binding(1) var<storage, read> k: array<f32>;
-@group(0) @binding(2) var<storage, read> v: array<f32>;
-@group(0) @binding(3) var<storage, read> mask: array<f32>;
-@group(0) @binding(4) var<storage, read> saved: array<f32>;
-@group(0) @binding(5) var<storage, read> dout: array<f32>;
-@group(0) @binding(6) var<storage, read_write> out: array<f32>;
-@group(0) @binding(7) var<uniform> P: Params;
+// Bindings and helpers: attention_common.wgsl, in the prelude. Params:
+// `op::params::AttentionParams`, `threads` the workgroups of the pass.
 
 // Rows (threads) per workgroup: op::attention::TILE_ROWS.
 const BR: u32 = 64u;
