@@ -51,6 +51,14 @@ fn tensors_beyond_one_binding_split_or_fail_clearly(g: Device) {
     // A small view of a buffer past one binding is bound as a range.
     assert_eq!(f32s(&x.narrow(0, 1000, 3).unwrap().add_scalar(1.0).unwrap()), vec![1.0, 2.0, 3.0]);
     assert_eq!(f32s(&x.narrow(0, n - 2000, 1000).unwrap().sum_all().unwrap()), vec![499500.0]);
+    // Fused dropout in pieces, each continuing the counters: the CPU's mask, also for a view
+    // whose offset is not a piece boundary.
+    let cpu = x.to_blocking(Device::CPU).unwrap();
+    for (at, len) in [(0, n), (3, n - 3)] {
+        let on_gpu = webtensor::nn::dropout(&x.narrow(0, at, len).unwrap(), 0.5, true, Some(3)).unwrap();
+        let want = webtensor::nn::dropout(&cpu.narrow(0, at, len).unwrap(), 0.5, true, Some(3)).unwrap();
+        assert!(f32s(&on_gpu) == f32s(&want), "dropout of {len} elements from {at} split across bindings");
+    }
     let e = x.mul_scalar(0.0).unwrap().exp().unwrap(); // split map
     assert_eq!(f32s(&e.sum_all().unwrap()), vec![n as f32]);
     assert_eq!(f32s(&Tensor::zeros(&[n], DType::F32, g).unwrap().max_all().unwrap()), vec![0.0]);

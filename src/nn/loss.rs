@@ -183,6 +183,18 @@ fn fold(per_sample: Tensor, mask: Option<Tensor>, reduction: Reduction, shape: &
     }
 }
 
+/// [`fold`] for per-sample losses that are already 0 at the ignored targets (the fused
+/// kernel's): the mean still divides by the number of targets that count.
+fn fold_counted(per_sample: Tensor, t: &Tensor, options: ClassLossOptions, shape: &[usize]) -> Result<Tensor> {
+    match (options.reduction, options.ignore_index) {
+        (Reduction::Mean, Some(ii)) => {
+            let counted = t.ne_scalar(ii as f64)?.to_dtype(per_sample.dtype())?.sum_all()?;
+            per_sample.sum_all()?.div(&counted)
+        }
+        (reduction, _) => fold(per_sample, None, reduction, shape),
+    }
+}
+
 /// Negative log-likelihood of log-probabilities `input` ([N, C]) at class indices `target`.
 pub fn nll_loss(input: &Tensor, target: &Tensor, options: ClassLossOptions) -> Result<Tensor> {
     const OP: &str = "nll_loss";
@@ -210,8 +222,13 @@ pub fn cross_entropy(input: &Tensor, target: &Tensor, options: ClassLossOptions)
         return Err(Error::invalid(OP, format!("label_smoothing must be in [0, 1], got {}", options.label_smoothing)));
     }
     let (x, t, shape) = class_inputs(OP, input, target)?;
-    let logp = x.log_softmax(-1)?;
     let eps = options.label_smoothing;
+    if t.rank() == 1 {
+        if let Some(per_sample) = super::loss_fused::cross_entropy(&x, &t, options.ignore_index, eps)? {
+            return fold_counted(per_sample, &t, options, &shape);
+        }
+    }
+    let logp = x.log_softmax(-1)?;
     if t.rank() == 2 {
         // Probabilities: -sum(p log q) per sample; the mean is over samples (PyTorch's).
         let classes = x.shape()[1] as f64;

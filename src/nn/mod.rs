@@ -48,6 +48,7 @@ mod layer_norm;
 mod layer_norm_fused;
 mod linear;
 pub mod loss;
+mod loss_fused;
 mod module;
 pub mod norm;
 mod parameter;

@@ -5,6 +5,7 @@
 
 pub(crate) mod attention;
 pub mod binary;
+pub(crate) mod cross_entropy;
 pub(crate) mod fill;
 pub(crate) mod layer_norm;
 pub mod manifest;

@@ -127,6 +127,10 @@ pub(crate) enum KernelKey {
     Fill {
         dtype: DType,
     },
+    /// Fused dropout of a contiguous float tensor (dropout.wgsl; `op::fill::DropoutArgs`).
+    Dropout {
+        dtype: DType,
+    },
     Reduce {
         op: ReduceOp,
         src: DType,
@@ -197,6 +201,12 @@ pub(crate) enum KernelKey {
     /// dx a thread per row (0, 1: software adapters) or a workgroup per row (4, 5), dw and db's
     /// partial sums per chunk of rows (2), then the chunks added (3).
     LayerNorm {
+        pass: u8,
+    },
+    /// One pass of the fused cross-entropy (cross_entropy.wgsl, cross_entropy.cu; f32): the
+    /// forward and the scores' gradient a thread per row (0, 1: software adapters) or a
+    /// workgroup per row (2, 3).
+    CrossEntropy {
         pass: u8,
     },
 }
@@ -296,6 +306,7 @@ impl KernelKey {
             | KernelKey::Where { dtype, .. }
             | KernelKey::WhereRows4 { dtype, .. }
             | KernelKey::Fill { dtype }
+            | KernelKey::Dropout { dtype }
             | KernelKey::Softmax { dtype, .. }
             | KernelKey::Matmul { dtype, .. }
             | KernelKey::Index { dtype, .. }
@@ -305,6 +316,7 @@ impl KernelKey {
             | KernelKey::Attention { .. }
             | KernelKey::AttentionTiled { .. }
             | KernelKey::LayerNorm { .. }
+            | KernelKey::CrossEntropy { .. }
             | KernelKey::Sort { .. }
             | KernelKey::Select { .. }
             | KernelKey::Clamp4
@@ -325,6 +337,7 @@ impl KernelKey {
             KernelKey::Where { .. } => wgsl!("where"),
             KernelKey::WhereRows4 { .. } => wgsl!("where_rows4"),
             KernelKey::Fill { .. } => wgsl!("fill"),
+            KernelKey::Dropout { .. } => wgsl!("dropout"),
             KernelKey::Clamp4 => wgsl!("clamp4"),
             KernelKey::ReduceSum4 => wgsl!("reduce_sum4"),
             KernelKey::Pad { .. } => wgsl!("pad"),
@@ -347,6 +360,7 @@ impl KernelKey {
             KernelKey::Attention { .. } => wgsl!("attention"),
             KernelKey::AttentionTiled { .. } => wgsl!("attention_tiled"),
             KernelKey::LayerNorm { .. } => wgsl!("layer_norm"),
+            KernelKey::CrossEntropy { .. } => wgsl!("cross_entropy"),
         }
     }
 
@@ -363,6 +377,7 @@ impl KernelKey {
             KernelKey::ReduceSum4 => ReduceSum4Params::FIELDS,
             KernelKey::Pad { .. } => PadParams::FIELDS,
             KernelKey::Fill { .. } => FillParams::FIELDS,
+            KernelKey::Dropout { .. } => DropoutParams::FIELDS,
             KernelKey::Reduce { .. } => ReduceParams::FIELDS,
             KernelKey::ReduceSmall { .. } => ReduceSmallParams::FIELDS,
             KernelKey::ReduceStrided { .. } => StridedReduceParams::FIELDS,
@@ -377,6 +392,7 @@ impl KernelKey {
             KernelKey::Optim { .. } => OptimParams::FIELDS,
             KernelKey::Attention { .. } | KernelKey::AttentionTiled { .. } => AttentionParams::FIELDS,
             KernelKey::LayerNorm { .. } => LayerNormParams::FIELDS,
+            KernelKey::CrossEntropy { .. } => CrossEntropyParams::FIELDS,
         }
     }
 
@@ -425,6 +441,7 @@ impl KernelKey {
                     scalar_from_bits(dtype)
                 )
             }
+            KernelKey::Dropout { dtype } => format!("alias D = {};\n{WGSL_THREEFRY}", storage_type(dtype)),
             KernelKey::Reduce { op, src, dst }
             | KernelKey::ReduceSmall { op, src, dst }
             | KernelKey::ReduceStrided { op, src, dst } => {
@@ -477,7 +494,7 @@ impl KernelKey {
                     wgsl!("attention_common")
                 )
             }
-            KernelKey::LayerNorm { pass } => format!("const PART: u32 = {pass}u;\n"),
+            KernelKey::LayerNorm { pass } | KernelKey::CrossEntropy { pass } => format!("const PART: u32 = {pass}u;\n"),
         }
     }
 
@@ -497,6 +514,7 @@ impl KernelKey {
                 | KernelKey::ReduceSum4
                 | KernelKey::Pad { .. }
                 | KernelKey::LayerNorm { pass: 0 | 1 }
+                | KernelKey::CrossEntropy { pass: 0 | 1 }
                 | KernelKey::Matmul { program: MatmulProgram::Register, .. }
         )
     }

@@ -33,6 +33,9 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
             v.push(KernelKey::IndexAdd { dtype: src, index, walk: Walk::DYNAMIC });
         }
     }
+    for dtype in [DType::F32, DType::F16] {
+        v.push(KernelKey::Dropout { dtype });
+    }
     for d in [DType::F32, DType::F16, DType::I32, DType::U32] {
         for op in UnaryOp::ALL.into_iter().chain(UnaryOp::INTERNAL) {
             if op.supports(d) {
@@ -92,6 +95,9 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
     }
     for pass in 0..6 {
         v.push(KernelKey::LayerNorm { pass });
+    }
+    for pass in 0..4 {
+        v.push(KernelKey::CrossEntropy { pass });
     }
     v.push(KernelKey::Clamp4);
     v.push(KernelKey::ReduceSum4);

@@ -1,9 +1,16 @@
-//! The CPU's entry points of the fused kernel families (attention, LayerNorm): f32 operands
-//! checked and handed to their kernels (attention.rs, layer_norm.rs).
+//! The CPU's entry points of the fused kernel families (attention, LayerNorm, cross-entropy,
+//! dropout): f32 operands checked and handed to their kernels (attention.rs, layer_norm.rs;
+//! cross-entropy's rows are `op::cross_entropy`'s and dropout's runs `op::fill`'s, here in
+//! parallel).
 
-use super::{attention, layer_norm, reserve, CpuBackend, CpuStorage};
+use half::f16;
+
+use super::{attention, layer_norm, par, reserve, wide, CpuBackend, CpuStorage};
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::op::cross_entropy::CrossEntropyArgs;
+use crate::op::fill::DropoutArgs;
 
 impl CpuBackend {
     /// Fused attention (see `op::attention`): the forward, or with `grad` (the forward's output
@@ -65,6 +72,100 @@ impl CpuBackend {
             }
         };
         CpuStorage::new(CpuData::F32(out))
+    }
+
+    /// Fused cross-entropy (see `op::cross_entropy`): the forward, or with `grad` (the
+    /// forward's output and the per-row loss gradient) the scores' gradient. Rows in parallel.
+    pub(crate) fn cross_entropy(
+        &self,
+        x: &CpuStorage,
+        t: &CpuStorage,
+        grad: Option<(&CpuStorage, &CpuStorage)>,
+        a: &CrossEntropyArgs,
+    ) -> Result<CpuStorage> {
+        let x = &fused_f32s("cross_entropy", x)?[a.x_offset..a.x_offset + a.rows * a.classes];
+        let t = match &t.data {
+            CpuData::I32(v) => &v[a.t_offset..a.t_offset + a.rows],
+            d => return Err(Error::DTypeMismatch { op: "cross_entropy", expected: DType::I32, got: d.dtype() }),
+        };
+        let c = a.classes;
+        let out = match grad {
+            None => {
+                reserve(a.forward_len(), DType::F32)?;
+                // SAFETY: every row's pair is written.
+                let pairs = unsafe {
+                    par::fill(a.rows, 1, |first, chunk| {
+                        for (j, slot) in chunk.iter_mut().enumerate() {
+                            let r = first + j;
+                            slot.write(a.row_forward(&x[r * c..(r + 1) * c], t[r]));
+                        }
+                    })
+                };
+                pairs.iter().map(|p| p.0).chain(pairs.iter().map(|p| p.1)).collect()
+            }
+            Some((saved, g)) => {
+                reserve(a.backward_len(), DType::F32)?;
+                let lse = &fused_f32s("cross_entropy_backward", saved)?[a.rows..2 * a.rows];
+                let g = &fused_f32s("cross_entropy_backward", g)?[a.g_offset..a.g_offset + a.rows];
+                // SAFETY: every row is written whole (row_backward hands over each element).
+                unsafe {
+                    par::fill(a.rows, c, |first, chunk| {
+                        for (j, row) in chunk.chunks_mut(c).enumerate() {
+                            let r = first + j;
+                            a.row_backward(&x[r * c..(r + 1) * c], t[r], lse[r], g[r], |i, v| {
+                                row[i].write(v);
+                            });
+                        }
+                    })
+                }
+            }
+        };
+        CpuStorage::new(CpuData::F32(out))
+    }
+
+    /// Fused dropout of the contiguous view `l` of `x` (f32 or f16; f16 computes in f32 and
+    /// rounds once, as the GPU programs do).
+    pub(crate) fn dropout(&self, x: &CpuStorage, l: &Layout, args: &DropoutArgs) -> Result<CpuStorage> {
+        let (n, off) = (l.numel(), l.offset());
+        let data = match &x.data {
+            CpuData::F32(v) => {
+                reserve(n, DType::F32)?;
+                CpuData::F32(dropout_f32(&v[off..off + n], args))
+            }
+            CpuData::F16(v) => {
+                reserve(n, DType::F32)?;
+                let wide: Vec<f32> = v[off..off + n].iter().map(|h| h.to_f32()).collect();
+                CpuData::F16(dropout_f32(&wide, args).into_iter().map(f16::from_f32).collect())
+            }
+            d => {
+                return Err(Error::UnsupportedDType {
+                    op: "dropout",
+                    dtype: d.dtype(),
+                    reason: "dropout takes floating-point tensors".into(),
+                })
+            }
+        };
+        CpuStorage::new(data)
+    }
+}
+
+/// `args` applied to `x` (element `i` under counter `i`), in parallel chunks, each in runs of
+/// 256 that stay in the L1 cache between drawing the samples and scaling.
+fn dropout_f32(x: &[f32], args: &DropoutArgs) -> Vec<f32> {
+    const RUN: usize = 256;
+    // SAFETY: every element of each chunk is written.
+    unsafe {
+        par::fill(x.len(), 1, |first, chunk| {
+            let mut run = [0.0f32; RUN];
+            for (k, part) in chunk.chunks_mut(RUN).enumerate() {
+                let at = first + k * RUN;
+                let run = &mut run[..part.len()];
+                wide(|| args.apply(at as u64, &x[at..at + part.len()], run));
+                part.iter_mut().zip(run.iter()).for_each(|(slot, &v)| {
+                    slot.write(v);
+                });
+            }
+        })
     }
 }
 

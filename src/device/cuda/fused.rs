@@ -1,15 +1,19 @@
-//! CUDA's fused transformer families (semantics in `op::attention` and `op::layer_norm`,
-//! kernels in attention_tiled.cu, attention.cu and layer_norm.cu): the same passes as wgpu's, with LayerNorm's
-//! rows a block each and its dw/db summed in two deterministic stages through scratch.
+//! CUDA's fused transformer families (semantics in `op::attention`, `op::layer_norm`,
+//! `op::cross_entropy` and `op::fill::DropoutArgs`; kernels in attention_tiled.cu, attention.cu,
+//! layer_norm.cu, cross_entropy.cu and dropout.cu): the same passes as wgpu's, with LayerNorm's rows a block each and its dw/db
+//! summed in two deterministic stages through scratch.
 
 use std::sync::Arc;
 
 use super::{CudaDevice, CudaStorage};
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::layout::Layout;
 use crate::op::attention::{AttentionArgs, TILE_ROWS};
+use crate::op::cross_entropy::CrossEntropyArgs;
+use crate::op::fill::DropoutArgs;
 use crate::op::layer_norm::LayerNormArgs;
-use crate::op::params::LayerNormParams;
+use crate::op::params::{CrossEntropyParams, LayerNormParams};
 use crate::shaders::{KernelKey, WG};
 
 /// Most blocks a launch of a block per row asks for; the kernels stride over the rows past them.
@@ -85,6 +89,40 @@ impl CudaDevice {
         let partials = (a.n.div_ceil(32) as u32, chunks.min(65535) as u32, 1);
         self.launch(KernelKey::LayerNorm { pass: 2 }, &ptrs, &p, partials, block)?;
         self.launch(KernelKey::LayerNorm { pass: 3 }, &ptrs, &LayerNormParams { threads: a.n, ..p }, grid(a.n), block)?;
+        Ok(out)
+    }
+
+    /// Fused cross-entropy: the forward, or with `grad` (the forward's output and the per-row
+    /// loss gradient) the scores' gradient; rows a block each (cross_entropy.cu's PART 2 and 3).
+    pub(super) fn cross_entropy(
+        self: &Arc<Self>,
+        x: &CudaStorage,
+        t: &CudaStorage,
+        grad: Option<(&CudaStorage, &CudaStorage)>,
+        a: &CrossEntropyArgs,
+    ) -> Result<CudaStorage> {
+        let len = if grad.is_some() { a.backward_len() } else { a.forward_len() };
+        let out = self.alloc(len, DType::F32)?;
+        if a.rows == 0 || a.classes == 0 {
+            return Ok(out);
+        }
+        let (saved, g) = grad.unwrap_or((x, x));
+        let ptrs = [x.ptr(0), t.ptr(0), saved.ptr(0), g.ptr(0), out.ptr(0)];
+        let p = CrossEntropyParams { threads: a.rows, ..a.params() };
+        let pass = 2 + grad.is_some() as u8;
+        let rows_grid = (a.rows.min(MAX_ROW_BLOCKS) as u32, 1, 1);
+        self.launch(KernelKey::CrossEntropy { pass }, &ptrs, &p, rows_grid, (WG, 1, 1))?;
+        Ok(out)
+    }
+
+    /// Fused dropout of the contiguous view `l` of `src` (f32 or f16).
+    pub(super) fn dropout(self: &Arc<Self>, src: &CudaStorage, l: &Layout, a: &DropoutArgs) -> Result<CudaStorage> {
+        let (n, dtype) = (l.numel(), src.dtype());
+        let out = self.alloc(n, dtype)?;
+        if n > 0 {
+            let p = a.params(n, 0, l.offset(), 0);
+            self.launch(KernelKey::Dropout { dtype }, &[src.ptr(0), out.ptr(0)], &p, grid(n), (WG, 1, 1))?;
+        }
         Ok(out)
     }
 }

@@ -5,6 +5,8 @@
 mod adapters;
 mod attention;
 mod context;
+mod cross_entropy;
+mod dropout;
 mod fallback;
 mod hold;
 mod kernels;

@@ -1,0 +1,102 @@
+//! The fused cross-entropy family's geometry, shared by every backend: `rows` contiguous rows of
+//! `classes` f32 scores and one i32 class index per row (PyTorch's `F.cross_entropy` with class
+//! indices, after the class dim is moved last and flattened). Per row, with
+//! `lse = max + log(sum(exp(x - max)))` (the composed `log_softmax`'s steps):
+//!
+//! `loss = lse - (1 - eps) * x[t] - eps * mean(x)` (label smoothing `eps`; without it the last
+//! term is left out, so a row of `-inf` scores stays NaN rather than becoming `0 * -inf`), and 0
+//! for a row whose target is `ignore` or outside `0..classes` (the op checks the range and reports
+//! it, on GPUs at the next readback; the kernels read nothing outside the row).
+//!
+//! The gradient of the scores is `g * (softmax(x) - (1 - eps) * onehot(t) - eps / classes)` for
+//! the counted rows and 0 for the others: computed again from the scores and the saved `lse`, so
+//! the forward keeps one value per row where the composed path keeps the `[rows, classes]`
+//! log-probabilities.
+//!
+//! One output per call: the forward writes each row's loss, then each row's `lse` (`rows` each);
+//! the backward writes the scores' gradient (`rows * classes`).
+
+use super::params::CrossEntropyParams;
+
+/// The geometry and options of one fused cross-entropy call. Offsets are in elements.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct CrossEntropyArgs {
+    pub rows: usize,
+    pub classes: usize,
+    /// Where the scores' (contiguous) rows start.
+    pub x_offset: usize,
+    /// Where the (contiguous) targets start.
+    pub t_offset: usize,
+    /// A target value that counts for nothing.
+    pub ignore: Option<i32>,
+    /// Label smoothing in [0, 1].
+    pub smoothing: f32,
+    /// Where the per-row gradient (contiguous) starts (backward only).
+    pub g_offset: usize,
+}
+
+impl CrossEntropyArgs {
+    /// The GPU programs' parameters, `threads` left for the pass to set.
+    pub(crate) fn params(&self) -> CrossEntropyParams {
+        CrossEntropyParams {
+            threads: 0,
+            rows: self.rows,
+            classes: self.classes,
+            x_offset: self.x_offset,
+            t_offset: self.t_offset,
+            has_ignore: self.ignore.is_some() as usize,
+            ignore: self.ignore.unwrap_or(0) as u32 as usize,
+            smoothing: self.smoothing.to_bits() as usize,
+            g_offset: self.g_offset,
+        }
+    }
+
+    /// Elements of the forward output: the losses, then the `lse`s.
+    pub(crate) fn forward_len(&self) -> usize {
+        2 * self.rows
+    }
+
+    /// Elements of the backward output: the scores' gradient.
+    pub(crate) fn backward_len(&self) -> usize {
+        self.rows * self.classes
+    }
+
+    /// Whether row target `t` counts (in range and not ignored).
+    #[inline]
+    pub(crate) fn counts(&self, t: i32) -> bool {
+        t >= 0 && (t as usize) < self.classes && Some(t) != self.ignore
+    }
+
+    /// The loss and `lse` of one row of scores `x` with target `t` (the CPU's kernel; the GPU
+    /// programs follow the same steps).
+    pub(crate) fn row_forward(&self, x: &[f32], t: i32) -> (f32, f32) {
+        let max = x.iter().fold(f32::NEG_INFINITY, |m, &v| if v > m || v.is_nan() { v } else { m });
+        let sum: f32 = x.iter().map(|&v| (v - max).exp()).sum();
+        let lse = max + sum.ln();
+        if !self.counts(t) {
+            return (0.0, lse);
+        }
+        let mut loss = lse - (1.0 - self.smoothing) * x[t as usize];
+        if self.smoothing > 0.0 {
+            loss -= self.smoothing * (x.iter().sum::<f32>() / self.classes as f32);
+        }
+        (loss, lse)
+    }
+
+    /// The gradient of one row of scores `x` (target `t`, saved `lse`, the row's loss gradient
+    /// `g`), element `j` handed to `write(j, value)` (the CPU's kernel).
+    #[inline]
+    pub(crate) fn row_backward(&self, x: &[f32], t: i32, lse: f32, g: f32, mut write: impl FnMut(usize, f32)) {
+        let live = self.counts(t);
+        let uniform = self.smoothing / self.classes as f32;
+        let onehot = g * (1.0 - self.smoothing);
+        for (j, &v) in x.iter().enumerate() {
+            let d = match live {
+                false => 0.0,
+                true if j == t as usize => g * ((v - lse).exp() - uniform) - onehot,
+                true => g * ((v - lse).exp() - uniform),
+            };
+            write(j, d);
+        }
+    }
+}
