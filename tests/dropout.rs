@@ -1,8 +1,8 @@
 //! Fused dropout (`op::fill::DropoutArgs`: one kernel each way) against the composed formula it
 //! replaces, written out here with tensor ops, on every device: the same elements kept and the
-//! same values, forward and gradient, over contiguous, transposed and offset inputs and f16
-//! where the device has it; what it keeps alive for backward (nothing but its output); and the
-//! launches it costs. The counters are per device, so the trials run one at a time.
+//! same values, forward and gradient, over contiguous, transposed and offset inputs, non-finite
+//! values and f16 where the device has it; what it keeps alive for backward (nothing but its
+//! output); and the launches it costs. The counters are per device, so the trials run one at a time.
 // Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -57,6 +57,12 @@ fn fused_dropout_matches_the_composed_formula(d: Device) {
             assert_eq!(gx, want_gx, "{what}, p {p}, on {d}: the gradient is the same mask and scale");
         }
     }
+    // Non-finite inputs are multiplied by 0 where dropped, as PyTorch's kernels and the
+    // composed formula do: a dropped infinity or NaN is NaN.
+    let special = Tensor::from_slice(&[f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1.0].repeat(64), &[256], d).unwrap();
+    let bits = |v: Vec<f32>| v.into_iter().map(|e| if e.is_nan() { u32::MAX } else { e.to_bits() }).collect::<Vec<_>>();
+    let y = nn::dropout(&special, 0.5, true, Some(2)).unwrap();
+    assert_eq!(bits(f32s(&y)), bits(f32s(&composed(&special, 0.5, 2))), "non-finite inputs on {d}");
     // The same seed drops the same elements on every device.
     let on_cpu = nn::dropout(&base.to_blocking(Device::CPU).unwrap(), 0.3, true, Some(5)).unwrap();
     assert_eq!(f32s(&nn::dropout(&base, 0.3, true, Some(5)).unwrap()), f32s(&on_cpu), "{d} and the cpu");

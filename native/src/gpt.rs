@@ -415,14 +415,19 @@ fn sample_text(o: &SampleOptions) -> Res<String> {
 }
 
 /// Median milliseconds of a training step of the recipe's model and batch on `device` (after
-/// warm-up steps), with the step's parts as nanoGPT takes them.
-pub fn bench(recipe_name: &str, device: Device, steps: usize) -> Res<serde_json::Value> {
+/// warm-up steps), with the step's parts as nanoGPT takes them; `dropout` in place of the
+/// recipe's.
+pub fn bench(recipe_name: &str, device: Device, steps: usize, dropout: Option<f64>) -> Res<serde_json::Value> {
     let text = corpus()?;
     let corpus = CharCorpus::new(&text, 0.1)?;
-    let r = recipe(recipe_name, corpus.vocab_size())?;
+    let mut r = recipe(recipe_name, corpus.vocab_size())?;
+    if let Some(p) = dropout {
+        r.model.dropout = p;
+    }
     let model = Gpt::new(r.model, 0, device)?;
     let mut opt = groups(model.parameters(), &r, r.lr)?;
     let mut times = Vec::new();
+    let mut launches = 0;
     for i in 0..steps + 3 {
         let (x, y) = corpus.batch(Split::Train, r.batch_size, r.model.block_size, i as u64, device)?;
         webtensor::synchronize_blocking(device)?;
@@ -434,7 +439,7 @@ pub fn bench(recipe_name: &str, device: Device, steps: usize) -> Res<serde_json:
             // Peak memory of a steady step (the first allocates the optimizer's state).
             webtensor::reset_peak_memory_stats(device)?;
         }
-        let t0 = Instant::now();
+        let (t0, launches0) = (Instant::now(), webtensor::kernel_launches(device)?);
         let (_, loss) = model.forward_with_targets(&x, Some(&y))?;
         let loss = loss.ok_or("no loss")?;
         opt.zero_grad();
@@ -444,6 +449,7 @@ pub fn bench(recipe_name: &str, device: Device, steps: usize) -> Res<serde_json:
         webtensor::synchronize_blocking(device)?;
         if i >= 3 {
             times.push(t0.elapsed().as_secs_f64() * 1e3);
+            launches += webtensor::kernel_launches(device)? - launches0;
         }
     }
     times.sort_by(f64::total_cmp);
@@ -451,8 +457,11 @@ pub fn bench(recipe_name: &str, device: Device, steps: usize) -> Res<serde_json:
     let mut out = serde_json::json!({
         "model": "gpt", "config": r.name, "device": device.to_string(), "batch_size": r.batch_size,
         "block_size": r.model.block_size, "parameters": model.num_parameters(true), "steps": steps,
+        "dropout": r.model.dropout,
         "ms_per_step": median, "tokens_per_s": (r.batch_size * r.model.block_size) as f64 / (median / 1e3),
         "peak_bytes": webtensor::max_memory_allocated(device)?,
+        // Kernels launched per step (0 on the CPU, which launches none).
+        "launches_per_step": launches / steps.max(1) as u64,
     });
     if webtensor::profiling() {
         // Per step: each op's calls and waited-for milliseconds, the most time first.

@@ -115,6 +115,9 @@ enum Command {
         /// Timed steps (after 5 warm-up steps)
         #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=100000))]
         steps: u32,
+        /// GPT: dropout probability in [0, 1) (default: the recipe's, 0.2 or 0)
+        #[arg(long, value_parser = probability)]
+        dropout: Option<f64>,
         /// Print results as JSON instead of a table
         #[arg(long)]
         json: bool,
@@ -247,17 +250,19 @@ fn main() -> ExitCode {
             let sizes: Vec<usize> = matmul_sizes.into_iter().map(|n| n as usize).collect();
             bench::run(device, quick, runs as usize, json, &sizes)
         }
-        Command::BenchTrain { model: Model::Gpt, config, device, steps, json, .. } => {
+        Command::BenchTrain { model: Model::Gpt, config, device, steps, dropout, json, .. } => {
             let d = device.unwrap_or_else(webtensor::best_device);
-            gpt::bench(&config, d, steps as usize).map_err(|e| e.to_string()).map(|v| {
+            gpt::bench(&config, d, steps as usize, dropout).map_err(|e| e.to_string()).map(|v| {
                 if json {
                     println!("{v}");
                 } else {
                     println!(
-                        "GPT ({}) training step on {d}: median {:.1} ms ({:.0} tokens/s)",
+                        "GPT ({}) training step on {d}: median {:.1} ms ({:.0} tokens/s), {} kernel launches, peak {:.1} MB",
                         v["config"],
                         v["ms_per_step"].as_f64().unwrap_or(f64::NAN),
-                        v["tokens_per_s"].as_f64().unwrap_or(f64::NAN)
+                        v["tokens_per_s"].as_f64().unwrap_or(f64::NAN),
+                        v["launches_per_step"],
+                        v["peak_bytes"].as_f64().unwrap_or(f64::NAN) / 1e6
                     );
                 }
             })

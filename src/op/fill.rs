@@ -22,8 +22,8 @@ pub(crate) enum Fill {
     },
 }
 
-/// Fused dropout (`nn::dropout`): element `i` of the input is kept, scaled by `scale`, where
-/// sample `i` of `seed` ([`uniform`]) is at least `p`, and zeroed elsewhere: the mask of
+/// Fused dropout (`nn::dropout`): element `i` of the input is multiplied by `scale` where
+/// sample `i` of `seed` ([`uniform`]) is at least `p`, and by 0 elsewhere: the mask of
 /// `rand(shape, seed) >= p` (and of fused attention's dropout), applied in one pass. The
 /// gradient is the same call on the output's gradient, so nothing is saved for backward.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,12 +64,16 @@ impl DropoutArgs {
     }
 
     /// Elements `first..first + x.len()` of the fused dropout of `x` into `out` (the CPU's
-    /// kernel; samples drawn eight at a time by [`uniform_run`]).
+    /// kernel; samples drawn eight at a time by [`uniform_run`]). Each element is multiplied
+    /// by its multiplier, `scale` or 0, as PyTorch's kernels and the composed formula do (a
+    /// dropped infinity is NaN), which also keeps the loop free of branches for the vectoriser.
     #[inline(always)]
     pub(crate) fn apply(&self, first: u64, x: &[f32], out: &mut [f32]) {
+        let (p, scale) = (self.p, self.scale);
         uniform_run(self.seed, first, out);
         for (o, &v) in out.iter_mut().zip(x) {
-            *o = if *o >= self.p { v * self.scale } else { 0.0 };
+            let m = if *o >= p { scale } else { 0.0 };
+            *o = v * m;
         }
     }
 }

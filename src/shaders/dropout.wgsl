@@ -1,6 +1,7 @@
-// Dropout: out[i] = src[i] * scale where sample first + i of the counter-based generator
+// Dropout: out[i] = src[i] * m, m = scale where sample first + i of the counter-based generator
 // (op::fill: Threefry-2x32-20 under key (key_lo, key_hi), the top 24 bits of its first word)
-// reaches the threshold (sample >= p, compared as integers), else 0; the mask of
+// reaches the threshold (sample >= p, compared as integers), else 0 (a dropped infinity is
+// NaN, as PyTorch's); the mask of
 // `rand(shape, seed) >= p`, applied in one pass. The backward is this program on the gradient.
 // `threefry` is op::fill::WGSL_THREEFRY, in the prelude. Params: `op::params::DropoutParams`.
 @group(0) @binding(0) var<storage, read> src: array<D>;
@@ -13,6 +14,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (i < p(P_NUMEL)) {
         let kept = (threefry(p(P_KEY_LO), p(P_KEY_HI), p(P_FIRST) + i) >> 8u) >= p(P_THRESHOLD);
         let x = src[p(P_SRC_OFFSET) + i];
-        out[p(P_DST_OFFSET) + i] = select(D(0), D(f32(x) * bitcast<f32>(p(P_SCALE_BITS))), kept);
+        out[p(P_DST_OFFSET) + i] = D(f32(x) * select(0.0, bitcast<f32>(p(P_SCALE_BITS)), kept));
     }
 }
