@@ -18,8 +18,8 @@ use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::op::attention::AttentionArgs;
 use crate::op::binary::BinaryOp;
-use crate::op::cross_entropy::CrossEntropyArgs;
-use crate::op::fill::{DropoutArgs, Fill};
+use crate::op::fill::Fill;
+use crate::op::fused::Fused;
 use crate::op::layer_norm::LayerNormArgs;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
@@ -186,21 +186,9 @@ impl Storage {
         Storage::launch(KernelCall::LayerNorm { x, w, b, grad, args: *args }, None)
     }
 
-    /// Fused cross-entropy of f32 scores against i32 class indices laid out as `args` says
-    /// (see `op::cross_entropy`): the forward, or with `grad` (the forward's output and the
-    /// per-row loss gradient) the scores' gradient.
-    pub(crate) fn cross_entropy(
-        x: &Storage,
-        t: &Storage,
-        grad: Option<(&Storage, &Storage)>,
-        args: &CrossEntropyArgs,
-    ) -> Result<Storage> {
-        Storage::launch(KernelCall::CrossEntropy { x, t, grad, args: *args }, None)
-    }
-
-    /// Fused dropout of the contiguous view `l` of float `dtype` (see `op::fill::DropoutArgs`).
-    pub(crate) fn dropout(&self, l: &Layout, args: &DropoutArgs, dtype: DType) -> Result<Storage> {
-        Storage::launch(KernelCall::Dropout { src: Operand::new(self, l), args: *args, dtype }, None)
+    /// A call of a fused family (`op::fused`) over `inputs`, in the order the family names them.
+    pub(crate) fn fused(call: Fused, inputs: &[&Storage]) -> Result<Storage> {
+        Storage::launch(KernelCall::Fused { call, inputs: inputs.to_vec() }, None)
     }
 
     /// Softmax (or log-softmax) of each row of the contiguous `[m, k]` view `l`.

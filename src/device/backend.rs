@@ -11,8 +11,8 @@ use crate::error::Result;
 use crate::layout::Layout;
 use crate::op::attention::AttentionArgs;
 use crate::op::binary::BinaryOp;
-use crate::op::cross_entropy::CrossEntropyArgs;
-use crate::op::fill::{DropoutArgs, Fill};
+use crate::op::fill::Fill;
+use crate::op::fused::Fused;
 use crate::op::layer_norm::LayerNormArgs;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
@@ -99,12 +99,9 @@ pub(crate) enum KernelCall<'a, S> {
     /// Fused LayerNorm over f32 rows laid out as `args` says (see `op::layer_norm`): the
     /// forward, or with `grad` (the forward's output and the output's gradient) the backward.
     LayerNorm { x: S, w: Option<S>, b: Option<S>, grad: Option<(S, S)>, args: LayerNormArgs },
-    /// Fused cross-entropy of f32 scores `x` against i32 class indices `t` laid out as `args`
-    /// says (see `op::cross_entropy`): the forward, or with `grad` (the forward's output and
-    /// the per-row loss gradient) the scores' gradient.
-    CrossEntropy { x: S, t: S, grad: Option<(S, S)>, args: CrossEntropyArgs },
-    /// Fused dropout of a contiguous `src` of float `dtype` (see `op::fill::DropoutArgs`).
-    Dropout { src: Operand<'a, S>, args: DropoutArgs, dtype: DType },
+    /// A call of a fused family (`op::fused`): its inputs, whole storages in the order the
+    /// family names them (their offsets are in the call's arguments).
+    Fused { call: Fused, inputs: Vec<S> },
 }
 
 impl<'a, S> KernelCall<'a, S> {
@@ -134,9 +131,7 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Attention { grad: Some(_), .. } => "scaled_dot_product_attention_backward",
             KernelCall::LayerNorm { grad: None, .. } => "layer_norm",
             KernelCall::LayerNorm { grad: Some(_), .. } => "layer_norm_backward",
-            KernelCall::Dropout { .. } => "dropout",
-            KernelCall::CrossEntropy { grad: None, .. } => "cross_entropy",
-            KernelCall::CrossEntropy { grad: Some(_), .. } => "cross_entropy_backward",
+            KernelCall::Fused { call, .. } => call.name(),
         }
     }
 
@@ -145,7 +140,6 @@ impl<'a, S> KernelCall<'a, S> {
         match self {
             KernelCall::Fill { n, dtype, .. } => (Cow::Owned(vec![*n]), *dtype),
             KernelCall::Map { src, dst, .. } => (Cow::Borrowed(src.l.shape()), *dst),
-            KernelCall::Dropout { src, dtype, .. } => (Cow::Borrowed(src.l.shape()), *dtype),
             KernelCall::Binary { op, shape, dtype, .. } => (Cow::Borrowed(shape), op.out_dtype(*dtype)),
             KernelCall::BinaryScalar { op, a, dtype, .. } => (Cow::Borrowed(a.l.shape()), op.out_dtype(*dtype)),
             KernelCall::Where { shape, dtype, .. }
@@ -160,8 +154,7 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Attention { grad: Some(_), args, .. } => (Cow::Owned(vec![args.backward_len()]), DType::F32),
             KernelCall::LayerNorm { grad: None, args, .. } => (Cow::Owned(vec![args.forward_len()]), DType::F32),
             KernelCall::LayerNorm { grad: Some(_), args, .. } => (Cow::Owned(vec![args.backward_len()]), DType::F32),
-            KernelCall::CrossEntropy { grad: None, args, .. } => (Cow::Owned(vec![args.forward_len()]), DType::F32),
-            KernelCall::CrossEntropy { grad: Some(_), args, .. } => (Cow::Owned(vec![args.backward_len()]), DType::F32),
+            KernelCall::Fused { call, .. } => (Cow::Owned(vec![call.output().0]), call.output().1),
         }
     }
 
@@ -176,7 +169,6 @@ impl<'a, S> KernelCall<'a, S> {
         match self {
             KernelCall::Fill { .. } => None,
             KernelCall::Map { src, .. }
-            | KernelCall::Dropout { src, .. }
             | KernelCall::BinaryScalar { a: src, .. }
             | KernelCall::Reduce { src, .. }
             | KernelCall::Softmax { src, .. }
@@ -185,10 +177,10 @@ impl<'a, S> KernelCall<'a, S> {
             | KernelCall::Index { src, .. }
             | KernelCall::IndexAdd { src, .. }
             | KernelCall::Where { c: src, .. } => Some(&src.s),
-            KernelCall::Matmul { a, .. }
-            | KernelCall::Attention { q: a, .. }
-            | KernelCall::LayerNorm { x: a, .. }
-            | KernelCall::CrossEntropy { x: a, .. } => Some(a),
+            KernelCall::Matmul { a, .. } | KernelCall::Attention { q: a, .. } | KernelCall::LayerNorm { x: a, .. } => {
+                Some(a)
+            }
+            KernelCall::Fused { inputs, .. } => inputs.first(),
             KernelCall::Cat { parts, .. } => parts.first().map(|p| &p.s),
         }
     }
@@ -198,7 +190,6 @@ impl<'a, S> KernelCall<'a, S> {
         match self {
             KernelCall::Fill { .. } => vec![],
             KernelCall::Map { src, .. }
-            | KernelCall::Dropout { src, .. }
             | KernelCall::BinaryScalar { a: src, .. }
             | KernelCall::Reduce { src, .. }
             | KernelCall::Softmax { src, .. }
@@ -221,11 +212,7 @@ impl<'a, S> KernelCall<'a, S> {
                 all.extend(grad.iter().flat_map(|(s, g)| [s, g]));
                 all
             }
-            KernelCall::CrossEntropy { x, t, grad, .. } => {
-                let mut all = vec![x, t];
-                all.extend(grad.iter().flat_map(|(s, g)| [s, g]));
-                all
-            }
+            KernelCall::Fused { inputs, .. } => inputs.iter().collect(),
         }
     }
 
@@ -238,8 +225,8 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Map { src, op, from, dst } => {
                 KernelCall::Map { src: src.map(f)?, op: *op, from: *from, dst: *dst }
             }
-            KernelCall::Dropout { src, args, dtype } => {
-                KernelCall::Dropout { src: src.map(f)?, args: *args, dtype: *dtype }
+            KernelCall::Fused { call, inputs } => {
+                KernelCall::Fused { call: *call, inputs: inputs.iter().map(&mut *f).collect::<Result<_>>()? }
             }
             KernelCall::Binary { op, a, b, shape, dtype } => {
                 KernelCall::Binary { op: *op, a: a.map(f)?, b: b.map(f)?, shape: shape.clone(), dtype: *dtype }
@@ -301,15 +288,6 @@ impl<'a, S> KernelCall<'a, S> {
                 },
                 args: *args,
             },
-            KernelCall::CrossEntropy { x, t, grad, args } => KernelCall::CrossEntropy {
-                x: f(x)?,
-                t: f(t)?,
-                grad: match grad {
-                    Some((s, g)) => Some((f(s)?, f(g)?)),
-                    None => None,
-                },
-                args: *args,
-            },
             KernelCall::LayerNorm { x, w, b, grad, args } => KernelCall::LayerNorm {
                 x: f(x)?,
                 w: w.as_ref().map(&mut *f).transpose()?,
@@ -330,7 +308,6 @@ impl<'a, S> KernelCall<'a, S> {
         match self {
             KernelCall::Fill { n, value, dtype } => KernelCall::Fill { n, value, dtype },
             KernelCall::Map { src, op, from, dst } => KernelCall::Map { src: src.into_owned(), op, from, dst },
-            KernelCall::Dropout { src, args, dtype } => KernelCall::Dropout { src: src.into_owned(), args, dtype },
             KernelCall::Binary { op, a, b, shape, dtype } => {
                 KernelCall::Binary { op, a: a.into_owned(), b: b.into_owned(), shape: own(shape), dtype }
             }
@@ -370,7 +347,7 @@ impl<'a, S> KernelCall<'a, S> {
             },
             KernelCall::Attention { q, k, v, mask, grad, args } => KernelCall::Attention { q, k, v, mask, grad, args },
             KernelCall::LayerNorm { x, w, b, grad, args } => KernelCall::LayerNorm { x, w, b, grad, args },
-            KernelCall::CrossEntropy { x, t, grad, args } => KernelCall::CrossEntropy { x, t, grad, args },
+            KernelCall::Fused { call, inputs } => KernelCall::Fused { call, inputs },
         }
     }
 }

@@ -7,8 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::{Module, ModuleCore};
 use crate::device::policy::FusedKernels;
 use crate::error::{Error, Result};
-use crate::op::fill::DropoutArgs;
+use crate::op::fused::dropout::DropoutArgs;
+use crate::op::fused::Fused;
 use crate::ops::grad::unary_rule;
+use crate::storage::Storage;
 use crate::tensor::Tensor;
 
 /// Randomly zeroes elements while training.
@@ -76,19 +78,20 @@ pub fn dropout(x: &Tensor, p: f64, training: bool, seed: Option<u64>) -> Result<
         let scale = keep.to_dtype(x.dtype())?.mul_scalar(1.0 / (1.0 - p))?;
         return x.mul(&scale);
     }
-    fused(x, DropoutArgs::new(p, seed))
+    fused(x, p, seed)
 }
 
-/// One pass each way (`op::fill::DropoutArgs`): the forward draws each element's sample and
+/// One pass each way (`op::fused::dropout`): the forward draws each element's sample and
 /// scales or zeroes it; the gradient is the same call on the output's gradient, so nothing but
 /// the seed is kept for backward (the composed formula kept an f32 multiplier per element: 13
 /// sites of 25 MB per step in nanoGPT's Shakespeare model).
-fn fused(x: &Tensor, args: DropoutArgs) -> Result<Tensor> {
+fn fused(x: &Tensor, p: f64, seed: u64) -> Result<Tensor> {
     const OP: &str = "dropout";
     let x = x.contiguous()?;
-    let storage = x.storage().dropout(x.layout(), &args, x.dtype()).map_err(|e| e.in_op(OP))?;
+    let args = DropoutArgs::new(x.numel(), x.layout().offset(), x.dtype(), p, seed);
+    let storage = Storage::fused(Fused::Dropout(args), &[x.storage()]).map_err(|e| e.in_op(OP))?;
     crate::device::placement::record(OP, &[x.device()], x.device());
     Ok(Tensor::from_op(storage, x.shape(), x.dtype(), x.device(), OP, &[&x], move |_| {
-        unary_rule(move |g| fused(g, args))
+        unary_rule(move |g| fused(g, p, seed))
     }))
 }

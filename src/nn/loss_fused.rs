@@ -1,13 +1,14 @@
 //! The fused path of [`super::loss::cross_entropy`] with class indices: one kernel call for the
 //! per-sample losses and one for the scores' gradient (the cross-entropy family,
-//! `op::cross_entropy`) where the composed formula runs log-softmax, a gather and the masking
+//! `op::fused::cross_entropy`) where the composed formula runs log-softmax, a gather and the masking
 //! kernels each way and keeps the `[N, C]` log-probabilities for backward; the fused forward
 //! keeps each row's log-sum-exp.
 
 use crate::device::policy::FusedKernels;
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::op::cross_entropy::CrossEntropyArgs;
+use crate::op::fused::cross_entropy::CrossEntropyArgs;
+use crate::op::fused::Fused;
 use crate::storage::Storage;
 use crate::tensor::node::BackwardFn;
 use crate::tensor::Tensor;
@@ -51,8 +52,17 @@ pub(super) fn cross_entropy(x: &Tensor, t: &Tensor, ignore: Option<i64>, smoothi
     crate::tensor::checks::check_index(OP, &checked, 1, classes)?;
     let grad_mode = crate::autograd::no_grad();
     let (xc, x_offset) = flat(x)?;
-    let args = CrossEntropyArgs { rows, classes, x_offset, t_offset, ignore, smoothing: smoothing as f32, g_offset: 0 };
-    let storage = Storage::cross_entropy(xc.storage(), tc.storage(), None, &args).map_err(|e| e.in_op(OP))?;
+    let args = CrossEntropyArgs {
+        rows,
+        classes,
+        x_offset,
+        t_offset,
+        ignore,
+        smoothing: smoothing as f32,
+        backward: false,
+        g_offset: 0,
+    };
+    let storage = Storage::fused(Fused::CrossEntropy(args), &[xc.storage(), tc.storage()]).map_err(|e| e.in_op(OP))?;
     let device = x.device();
     crate::device::placement::record(OP, &[device, t.device()], device);
     let all = Tensor::from_parts(storage, &[args.forward_len()], DType::F32, device);
@@ -66,9 +76,9 @@ fn backward(args: CrossEntropyArgs, xc: Tensor, tc: Tensor, all: Tensor) -> Back
     Box::new(move |g, _| {
         let _grad_mode = crate::autograd::no_grad();
         let (gc, g_offset) = flat(g)?;
-        let a = CrossEntropyArgs { g_offset, ..args };
-        let storage = Storage::cross_entropy(xc.storage(), tc.storage(), Some((all.storage(), gc.storage())), &a)
-            .map_err(|e| e.in_op("cross_entropy_backward"))?;
+        let a = CrossEntropyArgs { backward: true, g_offset, ..args };
+        let inputs = [xc.storage().as_ref(), tc.storage(), all.storage(), gc.storage()];
+        let storage = Storage::fused(Fused::CrossEntropy(a), &inputs).map_err(|e| e.in_op("cross_entropy_backward"))?;
         let dx = Tensor::from_parts(storage, &[a.rows, a.classes], DType::F32, g.device());
         Ok(vec![Some(dx)])
     })

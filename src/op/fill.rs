@@ -8,8 +8,6 @@
 //! [`uniform`]; [`WGSL_THREEFRY`] (in the preludes of fill.wgsl and attention.wgsl) and
 //! `fill.cu` hold the same rounds, and the cross-device test holds them equal bit for bit.
 
-use super::params::DropoutParams;
-
 /// What a fill writes into each element.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Fill {
@@ -20,62 +18,6 @@ pub(crate) enum Fill {
         /// The generator's key.
         seed: u64,
     },
-}
-
-/// Fused dropout (`nn::dropout`): element `i` of the input is multiplied by `scale` where
-/// sample `i` of `seed` ([`uniform`]) is at least `p`, and by 0 elsewhere: the mask of
-/// `rand(shape, seed) >= p` (and of fused attention's dropout), applied in one pass. The
-/// gradient is the same call on the output's gradient, so nothing is saved for backward.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct DropoutArgs {
-    /// The probability of zeroing an element, in (0, 1), as f32 (what samples compare to).
-    pub p: f32,
-    /// The kept elements' scale, `1 / (1 - p)`.
-    pub scale: f32,
-    /// The generator's key.
-    pub seed: u64,
-}
-
-impl DropoutArgs {
-    /// Dropout with probability `p` (in (0, 1)) under `seed`.
-    pub(crate) fn new(p: f64, seed: u64) -> DropoutArgs {
-        DropoutArgs { p: p as f32, scale: (1.0 / (1.0 - p)) as f32, seed }
-    }
-
-    /// The kept samples' least 24-bit word: a sample `k * 2^-24` is at least `p` exactly when
-    /// `k >= ceil(p * 2^24)` (both sides exact), so the GPU programs compare integers.
-    pub(crate) fn threshold(&self) -> u32 {
-        (f64::from(self.p) * 16_777_216.0).ceil() as u32
-    }
-
-    /// dropout.wgsl / dropout.cu's parameters for `n` elements read from `src_offset` and
-    /// written from `dst_offset`, from counter `first` on.
-    pub(crate) fn params(&self, n: usize, first: usize, src_offset: usize, dst_offset: usize) -> DropoutParams {
-        DropoutParams {
-            numel: n,
-            src_offset,
-            dst_offset,
-            key_lo: self.seed as u32 as usize,
-            key_hi: (self.seed >> 32) as usize,
-            first,
-            threshold: self.threshold() as usize,
-            scale_bits: self.scale.to_bits() as usize,
-        }
-    }
-
-    /// Elements `first..first + x.len()` of the fused dropout of `x` into `out` (the CPU's
-    /// kernel; samples drawn eight at a time by [`uniform_run`]). Each element is multiplied
-    /// by its multiplier, `scale` or 0, as PyTorch's kernels and the composed formula do (a
-    /// dropped infinity is NaN), which also keeps the loop free of branches for the vectoriser.
-    #[inline(always)]
-    pub(crate) fn apply(&self, first: u64, x: &[f32], out: &mut [f32]) {
-        let (p, scale) = (self.p, self.scale);
-        uniform_run(self.seed, first, out);
-        for (o, &v) in out.iter_mut().zip(x) {
-            let m = if *o >= p { scale } else { 0.0 };
-            *o = v * m;
-        }
-    }
 }
 
 /// Threefry-2x32's rotation constants, one per round (cycling every 8).

@@ -5,8 +5,8 @@
 
 pub(crate) mod attention;
 pub mod binary;
-pub(crate) mod cross_entropy;
 pub(crate) mod fill;
+pub(crate) mod fused;
 pub(crate) mod layer_norm;
 pub mod manifest;
 pub(crate) mod math;

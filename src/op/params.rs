@@ -123,21 +123,6 @@ kernel_params! {
         first,
     }
 
-    /// dropout.wgsl / dropout.cu: a contiguous read scaled where the generator keeps it
-    /// (`op::fill::DropoutArgs`), a contiguous write.
-    struct DropoutParams {
-        numel,
-        src_offset,
-        dst_offset,
-        key_lo,
-        key_hi,
-        /// The counter of the first element (a piece continues its counters).
-        first,
-        /// Kept where the sample's top 24 bits are at least this (`DropoutArgs::threshold`).
-        threshold,
-        /// The kept elements' scale, `1 / (1 - p)`, as f32 bits.
-        scale_bits,
-    }
 
     /// reduce.wgsl / reduce.cu: workgroup folds of chunks of contiguous rows.
     struct ReduceParams {
@@ -363,21 +348,6 @@ kernel_params! {
         d_at,
     }
 
-    /// cross_entropy.wgsl / cross_entropy.cu: one pass of the fused cross-entropy
-    /// (`op::cross_entropy`).
-    struct CrossEntropyParams {
-        threads,
-        rows,
-        classes,
-        x_offset,
-        t_offset,
-        /// 1 with an ignored target value, and the value (i32 bits).
-        has_ignore,
-        ignore,
-        /// Label smoothing, f32 bits.
-        smoothing,
-        g_offset,
-    }
 
     /// layer_norm.wgsl / layer_norm.cu: one pass of the fused LayerNorm (`op::layer_norm`).
     struct LayerNormParams {

@@ -1,8 +1,8 @@
-// Fused cross-entropy with class indices (op::cross_entropy), one pass per program (PART, from
-// the prelude). Software adapters (few cores, barriers costly) run a thread per row: PART 0
-// the forward (each row's loss and lse), PART 1 the scores' gradient. Hardware GPUs run the
-// same rows a workgroup each (PART 2 and 3: coalesced loads, the max and sums reduced in
-// workgroup memory). Params: `op::params::CrossEntropyParams`.
+// Fused cross-entropy with class indices (op::fused::cross_entropy), one pass per program
+// (PART, from the prelude). Software adapters (few cores, barriers costly) run a thread per
+// row: PART 0 the forward (each row's loss and lse), PART 1 the scores' gradient. Hardware GPUs
+// run the same rows a workgroup each (PART 2 and 3: coalesced loads, the max and sums reduced
+// in workgroup memory). Params: `op::fused::cross_entropy::CrossEntropyParams`.
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read> t: array<i32>;
 @group(0) @binding(2) var<storage, read> saved: array<f32>;

@@ -1,9 +1,9 @@
-// Dropout: out[i] = src[i] * m, m = scale where sample first + i of the counter-based generator
-// (op::fill: Threefry-2x32-20 under key (key_lo, key_hi), the top 24 bits of its first word)
-// reaches the threshold (sample >= p, compared as integers), else 0 (a dropped infinity is
-// NaN, as PyTorch's); the mask of
-// `rand(shape, seed) >= p`, applied in one pass. The backward is this program on the gradient.
-// `threefry` is op::fill::WGSL_THREEFRY, in the prelude. Params: `op::params::DropoutParams`.
+// Dropout (op::fused::dropout): out[i] = src[i] * m, m = scale where sample first + i of the
+// counter-based generator (op::fill: Threefry-2x32-20 under key (key_lo, key_hi), the top 24
+// bits of its first word) reaches the threshold (sample >= p, compared as integers), else 0 (a
+// dropped infinity is NaN, as PyTorch's); the mask of `rand(shape, seed) >= p`, applied in one
+// pass. The backward is this program on the gradient. `threefry` is op::fill::WGSL_THREEFRY, in
+// the prelude. Params: `op::fused::dropout::DropoutParams`.
 @group(0) @binding(0) var<storage, read> src: array<D>;
 @group(0) @binding(1) var<storage, read_write> out: array<D>;
 @group(0) @binding(2) var<uniform> P: Params;

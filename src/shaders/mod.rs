@@ -14,6 +14,7 @@ pub(crate) use variants::all_variants;
 use crate::dtype::DType;
 use crate::op::binary::{BinaryOp, WGSL_IS_NAN};
 use crate::op::fill::WGSL_THREEFRY;
+use crate::op::fused::FusedKind;
 use crate::op::optim::OptimKind;
 use crate::op::param_layout::{wgsl_consts, Field, KernelParams};
 use crate::op::params::*;
@@ -127,10 +128,6 @@ pub(crate) enum KernelKey {
     Fill {
         dtype: DType,
     },
-    /// Fused dropout of a contiguous float tensor (dropout.wgsl; `op::fill::DropoutArgs`).
-    Dropout {
-        dtype: DType,
-    },
     Reduce {
         op: ReduceOp,
         src: DType,
@@ -203,11 +200,12 @@ pub(crate) enum KernelKey {
     LayerNorm {
         pass: u8,
     },
-    /// One pass of the fused cross-entropy (cross_entropy.wgsl, cross_entropy.cu; f32): the
-    /// forward and the scores' gradient a thread per row (0, 1: software adapters) or a
-    /// workgroup per row (2, 3).
-    CrossEntropy {
-        pass: u8,
+    /// Part `part` of a fused family's program (`op::fused`: its `.wgsl` and `.cu`, parameters
+    /// and prelude come from the family) over elements of `dtype`.
+    Fused {
+        kind: FusedKind,
+        part: u8,
+        dtype: DType,
     },
 }
 
@@ -306,7 +304,7 @@ impl KernelKey {
             | KernelKey::Where { dtype, .. }
             | KernelKey::WhereRows4 { dtype, .. }
             | KernelKey::Fill { dtype }
-            | KernelKey::Dropout { dtype }
+            | KernelKey::Fused { dtype, .. }
             | KernelKey::Softmax { dtype, .. }
             | KernelKey::Matmul { dtype, .. }
             | KernelKey::Index { dtype, .. }
@@ -316,7 +314,6 @@ impl KernelKey {
             | KernelKey::Attention { .. }
             | KernelKey::AttentionTiled { .. }
             | KernelKey::LayerNorm { .. }
-            | KernelKey::CrossEntropy { .. }
             | KernelKey::Sort { .. }
             | KernelKey::Select { .. }
             | KernelKey::Clamp4
@@ -337,7 +334,6 @@ impl KernelKey {
             KernelKey::Where { .. } => wgsl!("where"),
             KernelKey::WhereRows4 { .. } => wgsl!("where_rows4"),
             KernelKey::Fill { .. } => wgsl!("fill"),
-            KernelKey::Dropout { .. } => wgsl!("dropout"),
             KernelKey::Clamp4 => wgsl!("clamp4"),
             KernelKey::ReduceSum4 => wgsl!("reduce_sum4"),
             KernelKey::Pad { .. } => wgsl!("pad"),
@@ -360,7 +356,7 @@ impl KernelKey {
             KernelKey::Attention { .. } => wgsl!("attention"),
             KernelKey::AttentionTiled { .. } => wgsl!("attention_tiled"),
             KernelKey::LayerNorm { .. } => wgsl!("layer_norm"),
-            KernelKey::CrossEntropy { .. } => wgsl!("cross_entropy"),
+            KernelKey::Fused { kind, .. } => kind.wgsl(),
         }
     }
 
@@ -377,7 +373,6 @@ impl KernelKey {
             KernelKey::ReduceSum4 => ReduceSum4Params::FIELDS,
             KernelKey::Pad { .. } => PadParams::FIELDS,
             KernelKey::Fill { .. } => FillParams::FIELDS,
-            KernelKey::Dropout { .. } => DropoutParams::FIELDS,
             KernelKey::Reduce { .. } => ReduceParams::FIELDS,
             KernelKey::ReduceSmall { .. } => ReduceSmallParams::FIELDS,
             KernelKey::ReduceStrided { .. } => StridedReduceParams::FIELDS,
@@ -392,7 +387,7 @@ impl KernelKey {
             KernelKey::Optim { .. } => OptimParams::FIELDS,
             KernelKey::Attention { .. } | KernelKey::AttentionTiled { .. } => AttentionParams::FIELDS,
             KernelKey::LayerNorm { .. } => LayerNormParams::FIELDS,
-            KernelKey::CrossEntropy { .. } => CrossEntropyParams::FIELDS,
+            KernelKey::Fused { kind, .. } => kind.params(),
         }
     }
 
@@ -441,7 +436,6 @@ impl KernelKey {
                     scalar_from_bits(dtype)
                 )
             }
-            KernelKey::Dropout { dtype } => format!("alias D = {};\n{WGSL_THREEFRY}", storage_type(dtype)),
             KernelKey::Reduce { op, src, dst }
             | KernelKey::ReduceSmall { op, src, dst }
             | KernelKey::ReduceStrided { op, src, dst } => {
@@ -494,7 +488,10 @@ impl KernelKey {
                     wgsl!("attention_common")
                 )
             }
-            KernelKey::LayerNorm { pass } | KernelKey::CrossEntropy { pass } => format!("const PART: u32 = {pass}u;\n"),
+            KernelKey::LayerNorm { pass } => format!("const PART: u32 = {pass}u;\n"),
+            KernelKey::Fused { kind, part, dtype } => {
+                format!("alias D = {};\nconst PART: u32 = {part}u;\n{}", storage_type(dtype), kind.wgsl_prelude())
+            }
         }
     }
 
@@ -514,9 +511,8 @@ impl KernelKey {
                 | KernelKey::ReduceSum4
                 | KernelKey::Pad { .. }
                 | KernelKey::LayerNorm { pass: 0 | 1 }
-                | KernelKey::CrossEntropy { pass: 0 | 1 }
                 | KernelKey::Matmul { program: MatmulProgram::Register, .. }
-        )
+        ) || matches!(*self, KernelKey::Fused { kind, part, .. } if kind.wgsl_only(part))
     }
 
     /// How the program walks its shape, for the variants that index by one (see [`Walk`]).

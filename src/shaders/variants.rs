@@ -4,6 +4,7 @@
 use super::{accumulator, AttentionPass, KernelKey, TiledPass, Walk};
 use crate::dtype::DType;
 use crate::op::binary::BinaryOp;
+use crate::op::fused::FusedKind;
 use crate::op::optim::OptimKind;
 use crate::op::reduce::ReduceOp;
 use crate::op::unary::UnaryOp;
@@ -33,8 +34,8 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
             v.push(KernelKey::IndexAdd { dtype: src, index, walk: Walk::DYNAMIC });
         }
     }
-    for dtype in [DType::F32, DType::F16] {
-        v.push(KernelKey::Dropout { dtype });
+    for kind in FusedKind::ALL {
+        v.extend(kind.variants().into_iter().map(|(part, dtype)| KernelKey::Fused { kind, part, dtype }));
     }
     for d in [DType::F32, DType::F16, DType::I32, DType::U32] {
         for op in UnaryOp::ALL.into_iter().chain(UnaryOp::INTERNAL) {
@@ -95,9 +96,6 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
     }
     for pass in 0..6 {
         v.push(KernelKey::LayerNorm { pass });
-    }
-    for pass in 0..4 {
-        v.push(KernelKey::CrossEntropy { pass });
     }
     v.push(KernelKey::Clamp4);
     v.push(KernelKey::ReduceSum4);

@@ -1,6 +1,6 @@
 //! The CPU's entry points of the fused kernel families (attention, LayerNorm, cross-entropy,
 //! dropout): f32 operands checked and handed to their kernels (attention.rs, layer_norm.rs;
-//! cross-entropy's rows are `op::cross_entropy`'s and dropout's runs `op::fill`'s, here in
+//! cross-entropy's rows are `op::fused::cross_entropy`'s and dropout's runs `op::fill`'s, here in
 //! parallel).
 
 use half::f16;
@@ -8,9 +8,9 @@ use half::f16;
 use super::{attention, layer_norm, par, reserve, wide, CpuBackend, CpuStorage};
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
-use crate::layout::Layout;
-use crate::op::cross_entropy::CrossEntropyArgs;
-use crate::op::fill::DropoutArgs;
+use crate::op::fused::cross_entropy::CrossEntropyArgs;
+use crate::op::fused::dropout::DropoutArgs;
+use crate::op::fused::Fused;
 
 impl CpuBackend {
     /// Fused attention (see `op::attention`): the forward, or with `grad` (the forward's output
@@ -74,9 +74,23 @@ impl CpuBackend {
         CpuStorage::new(CpuData::F32(out))
     }
 
-    /// Fused cross-entropy (see `op::cross_entropy`): the forward, or with `grad` (the
+    /// A call of a fused family (`op::fused`) over `inputs`, in the family's order.
+    pub(crate) fn fused(&self, call: &Fused, inputs: &[&CpuStorage]) -> Result<CpuStorage> {
+        let input = |i: usize| {
+            inputs.get(i).copied().ok_or_else(|| Error::invalid(call.name(), format!("internal: input {i} is missing")))
+        };
+        match call {
+            Fused::Dropout(a) => self.dropout(input(0)?, a),
+            Fused::CrossEntropy(a) if a.backward => {
+                self.cross_entropy(input(0)?, input(1)?, Some((input(2)?, input(3)?)), a)
+            }
+            Fused::CrossEntropy(a) => self.cross_entropy(input(0)?, input(1)?, None, a),
+        }
+    }
+
+    /// Fused cross-entropy (see `op::fused::cross_entropy`): the forward, or with `grad` (the
     /// forward's output and the per-row loss gradient) the scores' gradient. Rows in parallel.
-    pub(crate) fn cross_entropy(
+    fn cross_entropy(
         &self,
         x: &CpuStorage,
         t: &CpuStorage,
@@ -123,10 +137,10 @@ impl CpuBackend {
         CpuStorage::new(CpuData::F32(out))
     }
 
-    /// Fused dropout of the contiguous view `l` of `x` (f32 or f16; f16 computes in f32 and
-    /// rounds once, as the GPU programs do).
-    pub(crate) fn dropout(&self, x: &CpuStorage, l: &Layout, args: &DropoutArgs) -> Result<CpuStorage> {
-        let (n, off) = (l.numel(), l.offset());
+    /// Fused dropout of `args.n` contiguous elements of `x` from `args.src_offset` (f32 or f16;
+    /// f16 computes in f32 and rounds once, as the GPU programs do).
+    fn dropout(&self, x: &CpuStorage, args: &DropoutArgs) -> Result<CpuStorage> {
+        let (n, off) = (args.n, args.src_offset);
         let data = match &x.data {
             CpuData::F32(v) => {
                 reserve(n, DType::F32)?;

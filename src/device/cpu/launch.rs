@@ -40,8 +40,7 @@ impl Kernels for CpuBackend {
             KernelCall::Cat { parts, dim, shape, dtype } => self.cat(parts, *dim, shape, *dtype),
             KernelCall::Attention { q, k, v, mask, grad, args } => self.attention(q, k, v, *mask, *grad, args),
             KernelCall::LayerNorm { x, w, b, grad, args } => self.layer_norm(x, *w, *b, *grad, args),
-            KernelCall::Dropout { src, args, .. } => self.dropout(src.s, &src.l, args),
-            KernelCall::CrossEntropy { x, t, grad, args } => self.cross_entropy(x, t, *grad, args),
+            KernelCall::Fused { call, inputs } => self.fused(call, inputs),
         }
     }
 

@@ -187,6 +187,24 @@ impl CudaDevice {
         self.launch_words(key, ptrs, &Words::of(params), grid, block)
     }
 
+    /// [`CudaDevice::launch`] for parameters already as words (a fused family's pass: its
+    /// struct is the family's, `source::params`; its length checked in debug builds).
+    pub(super) fn launch_words_checked(
+        &self,
+        key: KernelKey,
+        ptrs: &[u64],
+        words: &[usize],
+        grid: (u32, u32, u32),
+        block: (u32, u32, u32),
+    ) -> Result<()> {
+        debug_assert_eq!(words.len(), super::source::params(&key).iter().map(|f| f.len).sum::<usize>(), "{key:?}");
+        let mut w = [0u64; MAX_WORDS];
+        for (slot, &v) in w.iter_mut().zip(words) {
+            *slot = v as u64;
+        }
+        self.launch_words(key, ptrs, &Words(w), grid, block)
+    }
+
     /// [`CudaDevice::launch`] with the words packed (one copy of the body).
     fn launch_words(
         &self,

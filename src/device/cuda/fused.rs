@@ -1,19 +1,18 @@
-//! CUDA's fused transformer families (semantics in `op::attention`, `op::layer_norm`,
-//! `op::cross_entropy` and `op::fill::DropoutArgs`; kernels in attention_tiled.cu, attention.cu,
-//! layer_norm.cu, cross_entropy.cu and dropout.cu): the same passes as wgpu's, with LayerNorm's rows a block each and its dw/db
-//! summed in two deterministic stages through scratch.
+//! CUDA's fused transformer families (semantics in `op::attention`, `op::layer_norm` and
+//! `op::fused`; kernels in attention_tiled.cu, attention.cu, layer_norm.cu and the fused
+//! families' files): the same passes as wgpu's, with LayerNorm's rows a block each and its
+//! dw/db summed in two deterministic stages through scratch, and one launcher for every
+//! `op::fused` family.
 
 use std::sync::Arc;
 
 use super::{CudaDevice, CudaStorage};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::layout::Layout;
 use crate::op::attention::{AttentionArgs, TILE_ROWS};
-use crate::op::cross_entropy::CrossEntropyArgs;
-use crate::op::fill::DropoutArgs;
+use crate::op::fused::{Fused, Grid, Target};
 use crate::op::layer_norm::LayerNormArgs;
-use crate::op::params::{CrossEntropyParams, LayerNormParams};
+use crate::op::params::LayerNormParams;
 use crate::shaders::{KernelKey, WG};
 
 /// Most blocks a launch of a block per row asks for; the kernels stride over the rows past them.
@@ -92,36 +91,27 @@ impl CudaDevice {
         Ok(out)
     }
 
-    /// Fused cross-entropy: the forward, or with `grad` (the forward's output and the per-row
-    /// loss gradient) the scores' gradient; rows a block each (cross_entropy.cu's PART 2 and 3).
-    pub(super) fn cross_entropy(
-        self: &Arc<Self>,
-        x: &CudaStorage,
-        t: &CudaStorage,
-        grad: Option<(&CudaStorage, &CudaStorage)>,
-        a: &CrossEntropyArgs,
-    ) -> Result<CudaStorage> {
-        let len = if grad.is_some() { a.backward_len() } else { a.forward_len() };
-        let out = self.alloc(len, DType::F32)?;
-        if a.rows == 0 || a.classes == 0 {
+    /// A call of a fused family (`op::fused`) over `inputs` (whole storages, in the family's
+    /// order): the inputs (input 0 again in the slots a call leaves empty) and the output as
+    /// pointer arguments in that order, then
+    /// the passes as a hardware GPU runs them (a thread per item, or a block per item with the
+    /// programs striding past the grid).
+    pub(super) fn fused(self: &Arc<Self>, call: &Fused, inputs: &[&CudaStorage]) -> Result<CudaStorage> {
+        let (n, dtype) = call.output();
+        let out = self.alloc(n, dtype)?;
+        if n == 0 {
             return Ok(out);
         }
-        let (saved, g) = grad.unwrap_or((x, x));
-        let ptrs = [x.ptr(0), t.ptr(0), saved.ptr(0), g.ptr(0), out.ptr(0)];
-        let p = CrossEntropyParams { threads: a.rows, ..a.params() };
-        let pass = 2 + grad.is_some() as u8;
-        let rows_grid = (a.rows.min(MAX_ROW_BLOCKS) as u32, 1, 1);
-        self.launch(KernelKey::CrossEntropy { pass }, &ptrs, &p, rows_grid, (WG, 1, 1))?;
-        Ok(out)
-    }
-
-    /// Fused dropout of the contiguous view `l` of `src` (f32 or f16).
-    pub(super) fn dropout(self: &Arc<Self>, src: &CudaStorage, l: &Layout, a: &DropoutArgs) -> Result<CudaStorage> {
-        let (n, dtype) = (l.numel(), src.dtype());
-        let out = self.alloc(n, dtype)?;
-        if n > 0 {
-            let p = a.params(n, 0, l.offset(), 0);
-            self.launch(KernelKey::Dropout { dtype }, &[src.ptr(0), out.ptr(0)], &p, grid(n), (WG, 1, 1))?;
+        let slot = |i: usize| inputs.get(i).or(inputs.first()).map(|s| s.ptr(0));
+        let mut ptrs: Vec<u64> = (0..call.input_slots()).filter_map(slot).collect();
+        ptrs.push(out.ptr(0));
+        for pass in call.passes(Target { software: false }) {
+            let key = KernelKey::Fused { kind: call.kind(), part: pass.part, dtype: call.dtype() };
+            let blocks = match pass.grid {
+                Grid::Threads(n) => grid(n),
+                Grid::Groups(n) => (n.clamp(1, MAX_ROW_BLOCKS) as u32, 1, 1),
+            };
+            self.launch_words_checked(key, &ptrs, &pass.words, blocks, (WG, 1, 1))?;
         }
         Ok(out)
     }

@@ -114,12 +114,10 @@ fn body(key: &KernelKey) -> &'static str {
         | KernelKey::ReduceSum4
         | KernelKey::Pad { .. }
         | KernelKey::LayerNorm { pass: 0 | 1 }
-        | KernelKey::CrossEntropy { pass: 0 | 1 }
         | KernelKey::Matmul { program: MatmulProgram::Register, .. } => WGSL_ONLY,
         KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => include_str!("kernels/binary_scalar.cu"),
         KernelKey::Where { .. } => include_str!("kernels/where.cu"),
         KernelKey::Fill { .. } => include_str!("kernels/fill.cu"),
-        KernelKey::Dropout { .. } => include_str!("kernels/dropout.cu"),
         KernelKey::Reduce { .. } => include_str!("kernels/reduce.cu"),
         KernelKey::ReduceSmall { .. } => include_str!("kernels/reduce_small.cu"),
         KernelKey::ReduceStrided { .. } => include_str!("kernels/reduce_strided.cu"),
@@ -139,7 +137,8 @@ fn body(key: &KernelKey) -> &'static str {
         KernelKey::Attention { .. } => include_str!("kernels/attention.cu"),
         KernelKey::AttentionTiled { .. } => include_str!("kernels/attention_tiled.cu"),
         KernelKey::LayerNorm { .. } => include_str!("kernels/layer_norm.cu"),
-        KernelKey::CrossEntropy { .. } => include_str!("kernels/cross_entropy.cu"),
+        KernelKey::Fused { kind, part, .. } if kind.wgsl_only(*part) => WGSL_ONLY,
+        KernelKey::Fused { kind, .. } => kind.cuda(),
     }
 }
 
@@ -178,7 +177,7 @@ fn variant(key: &KernelKey) -> String {
             crate::shaders::attention_tile(width).1,
             include_str!("kernels/attention_common.cu")
         ),
-        KernelKey::LayerNorm { pass } | KernelKey::CrossEntropy { pass } => format!("#define PART {pass}\n"),
+        KernelKey::LayerNorm { pass } => format!("#define PART {pass}\n"),
         KernelKey::BinaryScalar { op, dtype } | KernelKey::BinaryScalar4 { op, dtype } => {
             format!("{}{f} S scalar(unsigned bits) {{ return {}; }}\n", binary_prelude(op, dtype), value_from_bits(dtype))
         }
@@ -186,8 +185,8 @@ fn variant(key: &KernelKey) -> String {
         KernelKey::Fill { dtype } => {
             format!("typedef {} D;\n{f} D value(unsigned bits) {{ return {}; }}\n", storage(dtype), value_from_bits(dtype))
         }
-        KernelKey::Dropout { dtype } => format!(
-            "typedef {} D;\n{f} float load(D x) {{ return {}; }}\n{f} D store(float v) {{ return {}; }}\n",
+        KernelKey::Fused { part, dtype, .. } => format!(
+            "#define PART {part}\ntypedef {} D;\n{f} float load(D x) {{ return {}; }}\n{f} D store(float v) {{ return {}; }}\n",
             storage(dtype),
             load(dtype, "x"),
             store(dtype, "v")
@@ -276,7 +275,6 @@ pub(crate) fn params(key: &KernelKey) -> &'static [Field] {
         KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => ScalarParams::FIELDS,
         KernelKey::Where { .. } => WhereParams::FIELDS,
         KernelKey::Fill { .. } => FillParams::FIELDS,
-        KernelKey::Dropout { .. } => DropoutParams::FIELDS,
         KernelKey::Reduce { .. } => ReduceParams::FIELDS,
         KernelKey::ReduceSmall { .. } => ReduceSmallParams::FIELDS,
         KernelKey::ReduceStrided { .. } => StridedReduceParams::FIELDS,
@@ -290,7 +288,7 @@ pub(crate) fn params(key: &KernelKey) -> &'static [Field] {
         KernelKey::Optim { .. } => OptimParams::FIELDS,
         KernelKey::Attention { .. } | KernelKey::AttentionTiled { .. } => AttentionParams::FIELDS,
         KernelKey::LayerNorm { .. } => LayerNormParams::FIELDS,
-        KernelKey::CrossEntropy { .. } => CrossEntropyParams::FIELDS,
+        KernelKey::Fused { kind, .. } => kind.params(),
         // WGSL-only programs: their CUDA body is an #error.
         KernelKey::BinaryRows4 { .. }
         | KernelKey::WhereRows4 { .. }

@@ -275,6 +275,20 @@ impl WgpuDevice {
         self.dispatch_words(key, buffers, &words, groups)
     }
 
+    /// [`WgpuDevice::dispatch`] for parameters already as words (a fused family's pass: its
+    /// struct is the family's, `KernelKey::params`; its length checked in debug builds).
+    pub(crate) fn dispatch_words_checked(
+        &self,
+        key: KernelKey,
+        buffers: &[Bind],
+        words: &[usize],
+        groups: (u32, u32, u32),
+    ) -> Result<()> {
+        debug_assert_eq!(words.len(), key.params().iter().map(|f| f.len).sum::<usize>(), "{key:?}'s parameters");
+        let words: Vec<u32> = words.iter().map(|&w| w as u32).collect();
+        self.dispatch_words(key, buffers, &words, groups)
+    }
+
     /// [`WgpuDevice::dispatch`] after the words are narrowed (one copy of the body, whatever
     /// the parameter struct: code size).
     fn dispatch_words(&self, key: KernelKey, buffers: &[Bind], params: &[u32], groups: (u32, u32, u32)) -> Result<()> {

@@ -5,9 +5,8 @@
 mod adapters;
 mod attention;
 mod context;
-mod cross_entropy;
-mod dropout;
 mod fallback;
+mod fused;
 mod hold;
 mod kernels;
 mod launch;

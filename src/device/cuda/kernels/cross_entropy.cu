@@ -1,8 +1,9 @@
-// Fused cross-entropy with class indices (op::cross_entropy), one pass per variant (PART, from
-// the prelude, numbered as cross_entropy.wgsl's; its thread-per-row PART 0 and 1 are for
-// software adapters only), f32. PART 2, the forward: a block per row (grid-stride) reduces the
-// row's max, then the sum of exp(x - max) and of x, and writes its loss and lse. PART 3: a block
-// per row writes the scores' gradient from the saved lse. Params: `op::params::CrossEntropyParams`.
+// Fused cross-entropy with class indices (op::fused::cross_entropy), one pass per variant
+// (PART, from the prelude, numbered as cross_entropy.wgsl's; its thread-per-row PART 0 and 1
+// are for software adapters only), f32. PART 2, the forward: a block per row (grid-stride)
+// reduces the row's max, then the sum of exp(x - max) and of x, and writes its loss and lse.
+// PART 3: a block per row writes the scores' gradient from the saved lse.
+// Params: `op::fused::cross_entropy::CrossEntropyParams`.
 
 // NaN-propagating max (fmaxf drops a NaN operand).
 __device__ __forceinline__ float max_nan(float m, float v) { return (v > m || v != v) ? v : m; }

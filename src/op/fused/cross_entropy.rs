@@ -1,4 +1,4 @@
-//! The fused cross-entropy family's geometry, shared by every backend: `rows` contiguous rows of
+//! The fused cross-entropy family (see `op::fused`), its geometry shared by every backend: `rows` contiguous rows of
 //! `classes` f32 scores and one i32 class index per row (PyTorch's `F.cross_entropy` with class
 //! indices, after the class dim is moved last and flattened). Per row, with
 //! `lse = max + log(sum(exp(x - max)))` (the composed `log_softmax`'s steps):
@@ -16,7 +16,25 @@
 //! One output per call: the forward writes each row's loss, then each row's `lse` (`rows` each);
 //! the backward writes the scores' gradient (`rows * classes`).
 
-use super::params::CrossEntropyParams;
+use super::{Grid, Pass, Target};
+use crate::op::param_layout::{kernel_params, KernelParams};
+
+kernel_params! {
+    /// cross_entropy.wgsl / cross_entropy.cu: one pass of the fused cross-entropy.
+    struct CrossEntropyParams {
+        threads,
+        rows,
+        classes,
+        x_offset,
+        t_offset,
+        /// 1 with an ignored target value, and the value (i32 bits).
+        has_ignore,
+        ignore,
+        /// Label smoothing, f32 bits.
+        smoothing,
+        g_offset,
+    }
+}
 
 /// The geometry and options of one fused cross-entropy call. Offsets are in elements.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -31,15 +49,28 @@ pub(crate) struct CrossEntropyArgs {
     pub ignore: Option<i32>,
     /// Label smoothing in [0, 1].
     pub smoothing: f32,
+    /// The scores' gradient (inputs: scores, targets, the forward's output, the per-row loss
+    /// gradient) rather than the forward (scores, targets).
+    pub backward: bool,
     /// Where the per-row gradient (contiguous) starts (backward only).
     pub g_offset: usize,
 }
 
 impl CrossEntropyArgs {
-    /// The GPU programs' parameters, `threads` left for the pass to set.
-    pub(crate) fn params(&self) -> CrossEntropyParams {
+    /// The pass: a thread per row on software adapters (parts 0 and 1, forward and gradient), a
+    /// workgroup per row elsewhere (2 and 3).
+    pub(crate) fn passes(&self, target: Target) -> Vec<Pass> {
+        let (part, grid) = match target.software {
+            true => (0, Grid::Threads(self.rows)),
+            false => (2, Grid::Groups(self.rows)),
+        };
+        vec![Pass { part: part + self.backward as u8, words: self.params().words(), grid }]
+    }
+
+    /// The GPU programs' parameters.
+    fn params(&self) -> CrossEntropyParams {
         CrossEntropyParams {
-            threads: 0,
+            threads: self.rows,
             rows: self.rows,
             classes: self.classes,
             x_offset: self.x_offset,

@@ -1,0 +1,68 @@
+//! The fused families (`op::fused`) on wgpu, one launcher for all: the call's inputs (input 0
+//! again in the slots a call leaves empty) and its output bound in that order, then its passes dispatched (a thread per item,
+//! or a workgroup per item over a folded 2-D grid). An elementwise family past one binding runs
+//! in pieces over ranges of its input and output, each continuing the element numbering.
+
+use std::sync::Arc;
+
+use super::context::Bind;
+use super::split::span;
+use super::{WgpuDevice, WgpuStorage};
+use crate::error::Result;
+use crate::op::fused::{Fused, Grid, Pass, Target};
+use crate::shaders::{KernelKey, WG};
+
+/// Elements per piece are a multiple of this (as the split binary ops' pieces).
+const GRANULE: usize = 1024;
+
+impl WgpuDevice {
+    /// Runs `call` over `inputs` (whole storages, in the family's order).
+    pub(crate) fn fused(self: &Arc<Self>, call: &Fused, inputs: &[&WgpuStorage]) -> Result<WgpuStorage> {
+        let (n, dtype) = call.output();
+        let out = self.alloc(n, dtype)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        let slot = |i: usize| inputs.get(i).or(inputs.first()).map(|s| Bind::whole(s.buffer()));
+        let mut binds: Vec<Bind> = (0..call.input_slots()).filter_map(slot).collect();
+        binds.push(Bind::whole(out.buffer()));
+        let mut buffers: Vec<&wgpu::Buffer> = inputs.iter().map(|s| s.buffer()).collect();
+        buffers.push(out.buffer());
+        if let (Some(e), true) =
+            (call.elementwise(), self.exceeds(&buffers) || self.too_big(n, dtype.gpu_size_in_bytes()))
+        {
+            return self.fused_pieces(call, inputs, &out, e.src_offset).map(|()| out);
+        }
+        for pass in call.passes(Target { software: self.software() }) {
+            self.launch_pass(call, &binds, &pass)?;
+        }
+        Ok(out)
+    }
+
+    fn launch_pass(&self, call: &Fused, binds: &[Bind], pass: &Pass) -> Result<()> {
+        let key = KernelKey::Fused { kind: call.kind(), part: pass.part, dtype: call.dtype() };
+        let groups = match pass.grid {
+            Grid::Threads(n) => self.groups(n, WG)?,
+            Grid::Groups(n) => self.fold(n)?,
+        };
+        self.dispatch_words_checked(key, binds, &pass.words, groups)
+    }
+
+    /// An elementwise call in pieces of whole granules, input 0 read from `src_offset`.
+    fn fused_pieces(&self, call: &Fused, inputs: &[&WgpuStorage], out: &WgpuStorage, src_offset: usize) -> Result<()> {
+        let (n, dtype) = call.output();
+        let esz = dtype.gpu_size_in_bytes();
+        let piece = self.piece_elems(esz, GRANULE);
+        let mut start = 0;
+        while start < n {
+            let len = piece.min(n - start);
+            let (sb, so) = span(inputs[0].buffer(), src_offset + start, len, esz);
+            let (ob, oo) = span(out.buffer(), start, len, esz);
+            if let Some(pass) = call.piece(start, len, so, oo) {
+                self.launch_pass(call, &[sb, ob], &pass)?;
+            }
+            start += len;
+        }
+        Ok(())
+    }
+}

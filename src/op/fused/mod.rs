@@ -1,0 +1,195 @@
+//! The fused kernel families that every backend launches the same way: a family declares its
+//! arguments, its parameter struct, its passes (which program part, its parameter words and its
+//! grid) and its programs (a WGSL file and a CUDA file) in `op/fused/<family>.rs`; the GPU
+//! backends bind the call's inputs and its output in that order and launch the passes (`device/wgpu/fused.rs`, `device/cuda/fused.rs`), and the CPU runs its own kernel
+//! (`device/cpu/fused.rs`). Adding a family touches six files: its file here and its arm in
+//! this registry, its `.wgsl` and `.cu`, its CPU kernel, and the op that calls it.
+
+use crate::dtype::DType;
+use crate::op::param_layout::Field;
+
+pub(crate) mod cross_entropy;
+pub(crate) mod dropout;
+
+use cross_entropy::CrossEntropyArgs;
+use dropout::DropoutArgs;
+
+/// Which family a program belongs to (part of its `KernelKey`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum FusedKind {
+    Dropout,
+    CrossEntropy,
+}
+
+/// One call of a fused family: which, and its arguments (offsets of the inputs included).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Fused {
+    /// See [`dropout`]. Input: the source.
+    Dropout(DropoutArgs),
+    /// See [`cross_entropy`]. Inputs: scores and targets, then for the gradient
+    /// (`args.backward`) the forward's output and the per-row loss gradient.
+    CrossEntropy(CrossEntropyArgs),
+}
+
+/// How a pass's threads are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Grid {
+    /// A thread per item: 1-D workgroups (blocks) of `WG` threads over the items.
+    Threads(usize),
+    /// A workgroup (block) of `WG` threads per item; the programs stride over the items past
+    /// the grid the backend launches.
+    Groups(usize),
+}
+
+/// One launch of a family's program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Pass {
+    /// Which part of the program (its `PART` constant).
+    pub part: u8,
+    /// The family's parameter struct, as words.
+    pub words: Vec<usize>,
+    pub grid: Grid,
+}
+
+/// Where a call runs, as far as its passes depend on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Target {
+    /// A software adapter (few cores, barriers costly): rows a thread each rather than a
+    /// workgroup each.
+    pub software: bool,
+}
+
+/// An elementwise family's pieces: for a tensor past one binding, wgpu launches the same
+/// program over ranges of input 0 and the output (`first..first + len` of `n`), each piece
+/// continuing the element numbering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Elementwise {
+    /// Elements of the output.
+    pub n: usize,
+    /// Where input 0 starts.
+    pub src_offset: usize,
+}
+
+impl Fused {
+    /// The family.
+    pub(crate) fn kind(&self) -> FusedKind {
+        match self {
+            Fused::Dropout(_) => FusedKind::Dropout,
+            Fused::CrossEntropy(_) => FusedKind::CrossEntropy,
+        }
+    }
+
+    /// The name errors, the placement log and fallbacks give the call.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Fused::Dropout(_) => "dropout",
+            Fused::CrossEntropy(a) if a.backward => "cross_entropy_backward",
+            Fused::CrossEntropy(_) => "cross_entropy",
+        }
+    }
+
+    /// The input bindings the programs declare: a call with fewer inputs (cross-entropy's
+    /// forward has no gradient yet) binds input 0 in the rest, which the pass does not read.
+    pub(crate) fn input_slots(&self) -> usize {
+        match self {
+            Fused::Dropout(_) => 1,
+            Fused::CrossEntropy(_) => 4,
+        }
+    }
+
+    /// The element type of the programs' data (part of the `KernelKey`).
+    pub(crate) fn dtype(&self) -> DType {
+        match self {
+            Fused::Dropout(a) => a.dtype,
+            Fused::CrossEntropy(_) => DType::F32,
+        }
+    }
+
+    /// Elements and dtype of the call's (contiguous) output.
+    pub(crate) fn output(&self) -> (usize, DType) {
+        match self {
+            Fused::Dropout(a) => (a.n, a.dtype),
+            Fused::CrossEntropy(a) if a.backward => (a.backward_len(), DType::F32),
+            Fused::CrossEntropy(a) => (a.forward_len(), DType::F32),
+        }
+    }
+
+    /// The call's launches on `target`, in order.
+    pub(crate) fn passes(&self, target: Target) -> Vec<Pass> {
+        match self {
+            Fused::Dropout(a) => vec![a.pass(a.n, 0, a.src_offset, 0)],
+            Fused::CrossEntropy(a) => a.passes(target),
+        }
+    }
+
+    /// For an elementwise family, its geometry (see [`Elementwise`]).
+    pub(crate) fn elementwise(&self) -> Option<Elementwise> {
+        match self {
+            Fused::Dropout(a) => Some(Elementwise { n: a.n, src_offset: a.src_offset }),
+            Fused::CrossEntropy(_) => None,
+        }
+    }
+
+    /// An elementwise family's pass over elements `first..first + len`, input 0 and the output
+    /// bound from `src_offset` and `dst_offset`.
+    pub(crate) fn piece(&self, first: usize, len: usize, src_offset: usize, dst_offset: usize) -> Option<Pass> {
+        match self {
+            Fused::Dropout(a) => Some(a.pass(len, first, src_offset, dst_offset)),
+            Fused::CrossEntropy(_) => None,
+        }
+    }
+}
+
+impl FusedKind {
+    /// The family's WGSL program (comments stripped by build.rs).
+    pub(crate) fn wgsl(self) -> &'static str {
+        match self {
+            FusedKind::Dropout => include_str!(concat!(env!("OUT_DIR"), "/dropout.wgsl")),
+            FusedKind::CrossEntropy => include_str!(concat!(env!("OUT_DIR"), "/cross_entropy.wgsl")),
+        }
+    }
+
+    /// The family's CUDA program.
+    pub(crate) fn cuda(self) -> &'static str {
+        match self {
+            FusedKind::Dropout => include_str!("../../device/cuda/kernels/dropout.cu"),
+            FusedKind::CrossEntropy => include_str!("../../device/cuda/kernels/cross_entropy.cu"),
+        }
+    }
+
+    /// What the WGSL program needs beyond the generic prelude (`D`, `PART`).
+    pub(crate) fn wgsl_prelude(self) -> &'static str {
+        match self {
+            FusedKind::Dropout => super::fill::WGSL_THREEFRY,
+            FusedKind::CrossEntropy => "",
+        }
+    }
+
+    /// The parameter struct every pass of the family takes.
+    pub(crate) fn params(self) -> &'static [Field] {
+        use crate::op::param_layout::KernelParams;
+        match self {
+            FusedKind::Dropout => dropout::DropoutParams::FIELDS,
+            FusedKind::CrossEntropy => cross_entropy::CrossEntropyParams::FIELDS,
+        }
+    }
+
+    /// Whether program part `part` is for software adapters only (CUDA never launches it).
+    pub(crate) fn wgsl_only(self, part: u8) -> bool {
+        match self {
+            FusedKind::Dropout => false,
+            FusedKind::CrossEntropy => part < 2,
+        }
+    }
+
+    /// Every (part, dtype) the family launches, for validation without a GPU.
+    pub(crate) fn variants(self) -> Vec<(u8, DType)> {
+        match self {
+            FusedKind::Dropout => vec![(0, DType::F32), (0, DType::F16)],
+            FusedKind::CrossEntropy => (0..4).map(|part| (part, DType::F32)).collect(),
+        }
+    }
+
+    /// Every family.
+    pub(crate) const ALL: [FusedKind; 2] = [FusedKind::Dropout, FusedKind::CrossEntropy];
+}
