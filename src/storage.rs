@@ -20,7 +20,6 @@ use crate::op::attention::AttentionArgs;
 use crate::op::binary::BinaryOp;
 use crate::op::fill::Fill;
 use crate::op::fused::Fused;
-use crate::op::layer_norm::LayerNormArgs;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
 use crate::op::{MapOp, MatmulArgs};
@@ -173,17 +172,6 @@ impl Storage {
         args: &AttentionArgs,
     ) -> Result<Storage> {
         Storage::launch(KernelCall::Attention { q, k, v, mask, grad, args: *args }, None)
-    }
-
-    /// Fused LayerNorm over f32 rows laid out as `args` says (see `op::layer_norm`): the
-    /// forward, or with `grad` (the forward's output and the output's gradient) the backward.
-    pub(crate) fn layer_norm(
-        x: &Storage,
-        (w, b): (Option<&Storage>, Option<&Storage>),
-        grad: Option<(&Storage, &Storage)>,
-        args: &LayerNormArgs,
-    ) -> Result<Storage> {
-        Storage::launch(KernelCall::LayerNorm { x, w, b, grad, args: *args }, None)
     }
 
     /// A call of a fused family (`op::fused`) over `inputs`, in the order the family names them.

@@ -13,7 +13,6 @@ use crate::op::attention::AttentionArgs;
 use crate::op::binary::BinaryOp;
 use crate::op::fill::Fill;
 use crate::op::fused::Fused;
-use crate::op::layer_norm::LayerNormArgs;
 use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
 use crate::op::{IndexMode, MapOp, MatmulArgs};
@@ -96,9 +95,6 @@ pub(crate) enum KernelCall<'a, S> {
     /// Fused attention over f32 operands laid out as `args` says (see `op::attention`): the
     /// forward, or with `grad` (the forward's output and the output's gradient) the backward.
     Attention { q: S, k: S, v: S, mask: Option<S>, grad: Option<(S, S)>, args: AttentionArgs },
-    /// Fused LayerNorm over f32 rows laid out as `args` says (see `op::layer_norm`): the
-    /// forward, or with `grad` (the forward's output and the output's gradient) the backward.
-    LayerNorm { x: S, w: Option<S>, b: Option<S>, grad: Option<(S, S)>, args: LayerNormArgs },
     /// A call of a fused family (`op::fused`): its inputs, whole storages in the order the
     /// family names them (their offsets are in the call's arguments).
     Fused { call: Fused, inputs: Vec<S> },
@@ -129,8 +125,6 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Cat { .. } => "cat",
             KernelCall::Attention { grad: None, .. } => "scaled_dot_product_attention",
             KernelCall::Attention { grad: Some(_), .. } => "scaled_dot_product_attention_backward",
-            KernelCall::LayerNorm { grad: None, .. } => "layer_norm",
-            KernelCall::LayerNorm { grad: Some(_), .. } => "layer_norm_backward",
             KernelCall::Fused { call, .. } => call.name(),
         }
     }
@@ -152,8 +146,6 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Matmul { args, dtype, .. } => (Cow::Owned(vec![args.batch, args.m, args.n]), *dtype),
             KernelCall::Attention { grad: None, args, .. } => (Cow::Owned(vec![args.forward_len()]), DType::F32),
             KernelCall::Attention { grad: Some(_), args, .. } => (Cow::Owned(vec![args.backward_len()]), DType::F32),
-            KernelCall::LayerNorm { grad: None, args, .. } => (Cow::Owned(vec![args.forward_len()]), DType::F32),
-            KernelCall::LayerNorm { grad: Some(_), args, .. } => (Cow::Owned(vec![args.backward_len()]), DType::F32),
             KernelCall::Fused { call, .. } => (Cow::Owned(vec![call.output().0]), call.output().1),
         }
     }
@@ -177,9 +169,7 @@ impl<'a, S> KernelCall<'a, S> {
             | KernelCall::Index { src, .. }
             | KernelCall::IndexAdd { src, .. }
             | KernelCall::Where { c: src, .. } => Some(&src.s),
-            KernelCall::Matmul { a, .. } | KernelCall::Attention { q: a, .. } | KernelCall::LayerNorm { x: a, .. } => {
-                Some(a)
-            }
+            KernelCall::Matmul { a, .. } | KernelCall::Attention { q: a, .. } => Some(a),
             KernelCall::Fused { inputs, .. } => inputs.first(),
             KernelCall::Cat { parts, .. } => parts.first().map(|p| &p.s),
         }
@@ -202,13 +192,6 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Attention { q, k, v, mask, grad, .. } => {
                 let mut all = vec![q, k, v];
                 all.extend(mask);
-                all.extend(grad.iter().flat_map(|(s, g)| [s, g]));
-                all
-            }
-            KernelCall::LayerNorm { x, w, b, grad, .. } => {
-                let mut all = vec![x];
-                all.extend(w);
-                all.extend(b);
                 all.extend(grad.iter().flat_map(|(s, g)| [s, g]));
                 all
             }
@@ -288,16 +271,6 @@ impl<'a, S> KernelCall<'a, S> {
                 },
                 args: *args,
             },
-            KernelCall::LayerNorm { x, w, b, grad, args } => KernelCall::LayerNorm {
-                x: f(x)?,
-                w: w.as_ref().map(&mut *f).transpose()?,
-                b: b.as_ref().map(&mut *f).transpose()?,
-                grad: match grad {
-                    Some((s, g)) => Some((f(s)?, f(g)?)),
-                    None => None,
-                },
-                args: *args,
-            },
         })
     }
 
@@ -346,7 +319,6 @@ impl<'a, S> KernelCall<'a, S> {
                 dtype,
             },
             KernelCall::Attention { q, k, v, mask, grad, args } => KernelCall::Attention { q, k, v, mask, grad, args },
-            KernelCall::LayerNorm { x, w, b, grad, args } => KernelCall::LayerNorm { x, w, b, grad, args },
             KernelCall::Fused { call, inputs } => KernelCall::Fused { call, inputs },
         }
     }

@@ -1,11 +1,12 @@
 //! The fused path of [`super::layer_norm`]: one kernel call for the forward and one for the
-//! backward (the LayerNorm family, `op::layer_norm`) where the composed formula runs about ten
-//! elementwise and reduction kernels each way. The forward's output also holds each row's
+//! backward (the LayerNorm family, `op::fused::layer_norm`) where the composed formula runs
+//! about ten elementwise and reduction kernels each way. The forward's output also holds each row's
 //! mean and `rsqrt(var + eps)`, which the backward reads.
 
 use crate::device::policy::FusedKernels;
 use crate::error::Result;
-use crate::op::layer_norm::LayerNormArgs;
+use crate::op::fused::layer_norm::LayerNormArgs;
+use crate::op::fused::Fused;
 use crate::storage::Storage;
 use crate::tensor::node::BackwardFn;
 use crate::tensor::Tensor;
@@ -47,11 +48,14 @@ pub(super) fn layer_norm(
         x_offset,
         w_offset: wc.as_ref().map(|c| c.1),
         b_offset: bc.as_ref().map(|c| c.1),
+        backward: false,
         dy_offset: 0,
     };
     let op = "layer_norm";
-    let ws = (wc.as_ref().map(|c| c.0.storage().as_ref()), bc.as_ref().map(|c| c.0.storage().as_ref()));
-    let storage = Storage::layer_norm(xc.storage(), ws, None, &args).map_err(|e| e.in_op(op))?;
+    // Absent weights and biases are bound as x, which the programs do not read.
+    let or_x = |c: &Option<(Tensor, usize)>| c.as_ref().map_or(xc.storage().clone(), |c| c.0.storage().clone());
+    let (ws, bs) = (or_x(&wc), or_x(&bc));
+    let storage = Storage::fused(Fused::LayerNorm(args), &[xc.storage(), &ws, &bs]).map_err(|e| e.in_op(op))?;
     crate::device::placement::record(op, &[device], device);
     let all = Tensor::from_parts(storage, &[args.forward_len()], DType::F32, device);
     let dims: Vec<isize> = x.shape().iter().map(|&d| d as isize).collect();
@@ -75,10 +79,12 @@ fn backward(
     Box::new(move |g, need| {
         let _grad_mode = crate::autograd::no_grad();
         let (dy, dy_offset) = flat(g)?;
-        let a = LayerNormArgs { dy_offset, ..args };
-        let ws = (wc.as_ref().map(|w| w.storage().as_ref()), None);
-        let storage = Storage::layer_norm(xc.storage(), ws, Some((all.storage(), dy.storage())), &a)
-            .map_err(|e| e.in_op("layer_norm_backward"))?;
+        let a = LayerNormArgs { backward: true, dy_offset, ..args };
+        // The backward reads no bias; absent weights are bound as x.
+        let x = xc.storage();
+        let w = wc.as_ref().map_or(x, |w| w.storage());
+        let inputs = [x.as_ref(), w, x, all.storage(), dy.storage()];
+        let storage = Storage::fused(Fused::LayerNorm(a), &inputs).map_err(|e| e.in_op("layer_norm_backward"))?;
         let t = Tensor::from_parts(storage, &[a.backward_len()], DType::F32, g.device());
         let region = |at: usize, shape: &[usize]| -> Result<Tensor> {
             let dims: Vec<isize> = shape.iter().map(|&d| d as isize).collect();

@@ -7,7 +7,6 @@ pub(crate) mod attention;
 pub mod binary;
 pub(crate) mod fill;
 pub(crate) mod fused;
-pub(crate) mod layer_norm;
 pub mod manifest;
 pub(crate) mod math;
 pub mod optim;

@@ -349,23 +349,4 @@ kernel_params! {
     }
 
 
-    /// layer_norm.wgsl / layer_norm.cu: one pass of the fused LayerNorm (`op::layer_norm`).
-    struct LayerNormParams {
-        threads,
-        rows,
-        n,
-        /// f32 bits.
-        eps,
-        x_offset,
-        /// 1 with a weight (a bias), and where it starts.
-        has_w,
-        w_offset,
-        has_b,
-        b_offset,
-        dy_offset,
-        /// Where the means start in the forward's output (the rstds follow them).
-        mean_at,
-        /// Chunks of rows whose partial dw and db the first stage writes to scratch.
-        chunks,
-    }
 }

@@ -1,4 +1,4 @@
-// Fused LayerNorm (op::layer_norm), one pass per program (PART, from the prelude).
+// Fused LayerNorm (op::fused::layer_norm), one pass per program (PART, from the prelude).
 // Software adapters (few cores, barriers costly): PART 0, the forward, a thread per row (its
 // mean and rsqrt(var + eps), the composed formula's steps, then the row and both statistics);
 // PART 1 a thread per row writes dx from the saved statistics. Hardware GPUs run the same
@@ -6,7 +6,7 @@
 // dw and db in two deterministic stages on both: PART 2, workgroup (x: 32 columns, y: chunks
 // of LN_ROWS rows, y striding past the grid limit) writes its partial sums of dy * xhat and dy
 // to `scratch` ([chunks, n] each); PART 3, a thread per column adds its chunks in order.
-// Params: `op::params::LayerNormParams`.
+// Params: `op::fused::layer_norm::LayerNormParams`.
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read> w: array<f32>;
 @group(0) @binding(2) var<storage, read> b: array<f32>;
@@ -16,7 +16,7 @@
 @group(0) @binding(6) var<storage, read_write> scratch: array<f32>;
 @group(0) @binding(7) var<uniform> P: Params;
 
-const LN_ROWS: u32 = 64u; // op::layer_norm::LN_ROWS
+const LN_ROWS: u32 = 64u; // op::fused::layer_norm::LN_ROWS
 
 var<workgroup> red: array<f32, WG>;
 var<workgroup> red2: array<f32, WG>;

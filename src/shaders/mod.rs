@@ -194,12 +194,6 @@ pub(crate) enum KernelKey {
         pass: TiledPass,
         width: u8,
     },
-    /// One pass of the fused LayerNorm (layer_norm.wgsl, layer_norm.cu; f32): the forward and
-    /// dx a thread per row (0, 1: software adapters) or a workgroup per row (4, 5), dw and db's
-    /// partial sums per chunk of rows (2), then the chunks added (3).
-    LayerNorm {
-        pass: u8,
-    },
     /// Part `part` of a fused family's program (`op::fused`: its `.wgsl` and `.cu`, parameters
     /// and prelude come from the family) over elements of `dtype`.
     Fused {
@@ -313,7 +307,6 @@ impl KernelKey {
             KernelKey::Optim { .. }
             | KernelKey::Attention { .. }
             | KernelKey::AttentionTiled { .. }
-            | KernelKey::LayerNorm { .. }
             | KernelKey::Sort { .. }
             | KernelKey::Select { .. }
             | KernelKey::Clamp4
@@ -355,7 +348,6 @@ impl KernelKey {
             KernelKey::Optim { .. } => wgsl!("optim"),
             KernelKey::Attention { .. } => wgsl!("attention"),
             KernelKey::AttentionTiled { .. } => wgsl!("attention_tiled"),
-            KernelKey::LayerNorm { .. } => wgsl!("layer_norm"),
             KernelKey::Fused { kind, .. } => kind.wgsl(),
         }
     }
@@ -386,7 +378,6 @@ impl KernelKey {
             KernelKey::IndexAdd { .. } => IndexAddParams::FIELDS,
             KernelKey::Optim { .. } => OptimParams::FIELDS,
             KernelKey::Attention { .. } | KernelKey::AttentionTiled { .. } => AttentionParams::FIELDS,
-            KernelKey::LayerNorm { .. } => LayerNormParams::FIELDS,
             KernelKey::Fused { kind, .. } => kind.params(),
         }
     }
@@ -488,7 +479,6 @@ impl KernelKey {
                     wgsl!("attention_common")
                 )
             }
-            KernelKey::LayerNorm { pass } => format!("const PART: u32 = {pass}u;\n"),
             KernelKey::Fused { kind, part, dtype } => {
                 format!("alias D = {};\nconst PART: u32 = {part}u;\n{}", storage_type(dtype), kind.wgsl_prelude())
             }
@@ -497,7 +487,7 @@ impl KernelKey {
 
     /// Whether only the wgpu backend launches this variant (vec4 programs whose parameters no
     /// CUDA kernel reads: CUDA's kernels take every layout, and it composes clamp; the register
-    /// tiled matmul, where CUDA runs cuBLAS; LayerNorm's thread-per-row forms for software
+    /// tiled matmul, where CUDA runs cuBLAS; the fused families' thread-per-row forms for software
     /// adapters); the CUDA
     /// backend neither renders nor compiles these.
     #[cfg_attr(not(all(feature = "cuda", not(target_arch = "wasm32"))), allow(dead_code))]
@@ -510,7 +500,6 @@ impl KernelKey {
                 | KernelKey::Clamp4
                 | KernelKey::ReduceSum4
                 | KernelKey::Pad { .. }
-                | KernelKey::LayerNorm { pass: 0 | 1 }
                 | KernelKey::Matmul { program: MatmulProgram::Register, .. }
         ) || matches!(*self, KernelKey::Fused { kind, part, .. } if kind.wgsl_only(part))
     }

@@ -94,9 +94,6 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
             v.push(KernelKey::AttentionTiled { pass, width });
         }
     }
-    for pass in 0..6 {
-        v.push(KernelKey::LayerNorm { pass });
-    }
     v.push(KernelKey::Clamp4);
     v.push(KernelKey::ReduceSum4);
     v.push(KernelKey::Pad { walk: Walk::DYNAMIC });

@@ -10,6 +10,7 @@ use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::op::fused::cross_entropy::CrossEntropyArgs;
 use crate::op::fused::dropout::DropoutArgs;
+use crate::op::fused::layer_norm::LayerNormArgs;
 use crate::op::fused::Fused;
 
 impl CpuBackend {
@@ -47,15 +48,14 @@ impl CpuBackend {
         CpuStorage::new(CpuData::F32(out))
     }
 
-    /// Fused LayerNorm (see `op::layer_norm`): the forward, or with `grad` (the forward's output
-    /// and the output's gradient) the backward.
-    pub(crate) fn layer_norm(
+    /// Fused LayerNorm (see `op::fused::layer_norm`): the forward, or with `grad` (the
+    /// forward's output and the output's gradient) the backward.
+    fn layer_norm(
         &self,
         x: &CpuStorage,
-        w: Option<&CpuStorage>,
-        b: Option<&CpuStorage>,
+        (w, b): (Option<&CpuStorage>, Option<&CpuStorage>),
         grad: Option<(&CpuStorage, &CpuStorage)>,
-        args: &crate::op::layer_norm::LayerNormArgs,
+        args: &LayerNormArgs,
     ) -> Result<CpuStorage> {
         fn f32s(s: &CpuStorage) -> Result<&[f32]> {
             fused_f32s("layer_norm", s)
@@ -85,6 +85,12 @@ impl CpuBackend {
                 self.cross_entropy(input(0)?, input(1)?, Some((input(2)?, input(3)?)), a)
             }
             Fused::CrossEntropy(a) => self.cross_entropy(input(0)?, input(1)?, None, a),
+            Fused::LayerNorm(a) => {
+                let w = a.w_offset.map(|_| input(1)).transpose()?;
+                let b = a.b_offset.map(|_| input(2)).transpose()?;
+                let grad = if a.backward { Some((input(3)?, input(4)?)) } else { None };
+                self.layer_norm(input(0)?, (w, b), grad, a)
+            }
         }
     }
 

@@ -1,4 +1,4 @@
-//! The fused LayerNorm family on the CPU (semantics in `op::layer_norm`): rows split across
+//! The fused LayerNorm family on the CPU (semantics in `op::fused::layer_norm`): rows split across
 //! threads, lane-parallel f64 passes over a row for its statistics and one to write it; the backward's weight
 //! and bias gradients summed per thread in f64 and combined in thread order.
 
@@ -8,7 +8,7 @@ use super::reduce::sum_f64;
 /// Row loops through the AVX2 copy where there is one: LayerNorm's passes are bound by
 /// arithmetic, and baseline x86-64 runs them at SSE2's width.
 use super::wide;
-use crate::op::layer_norm::LayerNormArgs;
+use crate::op::fused::layer_norm::LayerNormArgs;
 
 /// Rows per part below which a split is not worth a thread.
 const MIN_ROWS: usize = 64;

@@ -54,7 +54,6 @@ impl Kernels for Arc<CudaDevice> {
             }
             KernelCall::Cat { parts, dim, shape, dtype } => self.cat(parts, *dim, shape, *dtype),
             KernelCall::Attention { q, k, v, mask, grad, args } => self.attention((q, k, v), *mask, *grad, args),
-            KernelCall::LayerNorm { x, w, b, grad, args } => self.layer_norm(x, (*w, *b), *grad, args),
             KernelCall::Fused { call, inputs } => self.fused(call, inputs),
         }
     }

@@ -113,7 +113,6 @@ fn body(key: &KernelKey) -> &'static str {
         | KernelKey::Clamp4
         | KernelKey::ReduceSum4
         | KernelKey::Pad { .. }
-        | KernelKey::LayerNorm { pass: 0 | 1 }
         | KernelKey::Matmul { program: MatmulProgram::Register, .. } => WGSL_ONLY,
         KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => include_str!("kernels/binary_scalar.cu"),
         KernelKey::Where { .. } => include_str!("kernels/where.cu"),
@@ -136,7 +135,6 @@ fn body(key: &KernelKey) -> &'static str {
         KernelKey::Optim { .. } => include_str!("kernels/optim.cu"),
         KernelKey::Attention { .. } => include_str!("kernels/attention.cu"),
         KernelKey::AttentionTiled { .. } => include_str!("kernels/attention_tiled.cu"),
-        KernelKey::LayerNorm { .. } => include_str!("kernels/layer_norm.cu"),
         KernelKey::Fused { kind, part, .. } if kind.wgsl_only(*part) => WGSL_ONLY,
         KernelKey::Fused { kind, .. } => kind.cuda(),
     }
@@ -177,7 +175,6 @@ fn variant(key: &KernelKey) -> String {
             crate::shaders::attention_tile(width).1,
             include_str!("kernels/attention_common.cu")
         ),
-        KernelKey::LayerNorm { pass } => format!("#define PART {pass}\n"),
         KernelKey::BinaryScalar { op, dtype } | KernelKey::BinaryScalar4 { op, dtype } => {
             format!("{}{f} S scalar(unsigned bits) {{ return {}; }}\n", binary_prelude(op, dtype), value_from_bits(dtype))
         }
@@ -287,7 +284,6 @@ pub(crate) fn params(key: &KernelKey) -> &'static [Field] {
         KernelKey::IndexAdd { .. } => IndexAddParams::FIELDS,
         KernelKey::Optim { .. } => OptimParams::FIELDS,
         KernelKey::Attention { .. } | KernelKey::AttentionTiled { .. } => AttentionParams::FIELDS,
-        KernelKey::LayerNorm { .. } => LayerNormParams::FIELDS,
         KernelKey::Fused { kind, .. } => kind.params(),
         // WGSL-only programs: their CUDA body is an #error.
         KernelKey::BinaryRows4 { .. }

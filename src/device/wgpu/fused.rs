@@ -1,5 +1,5 @@
 //! The fused families (`op::fused`) on wgpu, one launcher for all: the call's inputs (input 0
-//! again in the slots a call leaves empty) and its output bound in that order, then its passes dispatched (a thread per item,
+//! again in the slots a call leaves empty), its output and its scratch bound in that order, then its passes dispatched (a thread per item,
 //! or a workgroup per item over a folded 2-D grid). An elementwise family past one binding runs
 //! in pieces over ranges of its input and output, each continuing the element numbering.
 
@@ -8,7 +8,8 @@ use std::sync::Arc;
 use super::context::Bind;
 use super::split::span;
 use super::{WgpuDevice, WgpuStorage};
-use crate::error::Result;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
 use crate::op::fused::{Fused, Grid, Pass, Target};
 use crate::shaders::{KernelKey, WG};
 
@@ -23,9 +24,11 @@ impl WgpuDevice {
         if n == 0 {
             return Ok(out);
         }
+        let scratch = call.scratch().map(|n| self.alloc(n.max(1), DType::F32)).transpose()?;
         let slot = |i: usize| inputs.get(i).or(inputs.first()).map(|s| Bind::whole(s.buffer()));
         let mut binds: Vec<Bind> = (0..call.input_slots()).filter_map(slot).collect();
         binds.push(Bind::whole(out.buffer()));
+        binds.extend(scratch.as_ref().map(|s| Bind::whole(s.buffer())));
         let mut buffers: Vec<&wgpu::Buffer> = inputs.iter().map(|s| s.buffer()).collect();
         buffers.push(out.buffer());
         if let (Some(e), true) =
@@ -44,6 +47,19 @@ impl WgpuDevice {
         let groups = match pass.grid {
             Grid::Threads(n) => self.groups(n, WG)?,
             Grid::Groups(n) => self.fold(n)?,
+            Grid::Fixed(x, y) => {
+                let max = self.limits.max_compute_workgroups_per_dimension as usize;
+                if x.max(y) > max {
+                    return Err(Error::TooLarge {
+                        op: call.name(),
+                        device: self.name(),
+                        bytes: x.max(y) as u64,
+                        limit_name: "max_compute_workgroups_per_dimension (workgroups of one pass)",
+                        limit: max as u64,
+                    });
+                }
+                (x as u32, y as u32, 1)
+            }
         };
         self.dispatch_words_checked(key, binds, &pass.words, groups)
     }

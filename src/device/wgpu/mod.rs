@@ -10,7 +10,6 @@ mod fused;
 mod hold;
 mod kernels;
 mod launch;
-mod layer_norm;
 mod matmul;
 mod one_pass;
 mod pinned;

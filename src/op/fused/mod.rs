@@ -1,7 +1,8 @@
 //! The fused kernel families that every backend launches the same way: a family declares its
 //! arguments, its parameter struct, its passes (which program part, its parameter words and its
 //! grid) and its programs (a WGSL file and a CUDA file) in `op/fused/<family>.rs`; the GPU
-//! backends bind the call's inputs and its output in that order and launch the passes (`device/wgpu/fused.rs`, `device/cuda/fused.rs`), and the CPU runs its own kernel
+//! backends bind the call's inputs, its output and any scratch in that order and launch the
+//! passes (`device/wgpu/fused.rs`, `device/cuda/fused.rs`), and the CPU runs its own kernel
 //! (`device/cpu/fused.rs`). Adding a family touches six files: its file here and its arm in
 //! this registry, its `.wgsl` and `.cu`, its CPU kernel, and the op that calls it.
 
@@ -10,15 +11,18 @@ use crate::op::param_layout::Field;
 
 pub(crate) mod cross_entropy;
 pub(crate) mod dropout;
+pub(crate) mod layer_norm;
 
 use cross_entropy::CrossEntropyArgs;
 use dropout::DropoutArgs;
+use layer_norm::LayerNormArgs;
 
 /// Which family a program belongs to (part of its `KernelKey`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum FusedKind {
     Dropout,
     CrossEntropy,
+    LayerNorm,
 }
 
 /// One call of a fused family: which, and its arguments (offsets of the inputs included).
@@ -29,6 +33,10 @@ pub(crate) enum Fused {
     /// See [`cross_entropy`]. Inputs: scores and targets, then for the gradient
     /// (`args.backward`) the forward's output and the per-row loss gradient.
     CrossEntropy(CrossEntropyArgs),
+    /// See [`layer_norm`]. Inputs: x, the weight and the bias (x where absent), then for the
+    /// backward (`args.backward`) the forward's output and the output's gradient; f32 scratch
+    /// after the output.
+    LayerNorm(LayerNormArgs),
 }
 
 /// How a pass's threads are laid out.
@@ -39,6 +47,8 @@ pub(crate) enum Grid {
     /// A workgroup (block) of `WG` threads per item; the programs stride over the items past
     /// the grid the backend launches.
     Groups(usize),
+    /// Exactly these workgroups (blocks) of `WG` threads in x and y (each at most 65535).
+    Fixed(usize, usize),
 }
 
 /// One launch of a family's program.
@@ -76,6 +86,7 @@ impl Fused {
         match self {
             Fused::Dropout(_) => FusedKind::Dropout,
             Fused::CrossEntropy(_) => FusedKind::CrossEntropy,
+            Fused::LayerNorm(_) => FusedKind::LayerNorm,
         }
     }
 
@@ -85,6 +96,8 @@ impl Fused {
             Fused::Dropout(_) => "dropout",
             Fused::CrossEntropy(a) if a.backward => "cross_entropy_backward",
             Fused::CrossEntropy(_) => "cross_entropy",
+            Fused::LayerNorm(a) if a.backward => "layer_norm_backward",
+            Fused::LayerNorm(_) => "layer_norm",
         }
     }
 
@@ -94,6 +107,15 @@ impl Fused {
         match self {
             Fused::Dropout(_) => 1,
             Fused::CrossEntropy(_) => 4,
+            Fused::LayerNorm(_) => 5,
+        }
+    }
+
+    /// Elements of f32 scratch bound after the output (None: the programs declare none).
+    pub(crate) fn scratch(&self) -> Option<usize> {
+        match self {
+            Fused::LayerNorm(a) => Some(a.scratch()),
+            Fused::Dropout(_) | Fused::CrossEntropy(_) => None,
         }
     }
 
@@ -101,7 +123,7 @@ impl Fused {
     pub(crate) fn dtype(&self) -> DType {
         match self {
             Fused::Dropout(a) => a.dtype,
-            Fused::CrossEntropy(_) => DType::F32,
+            Fused::CrossEntropy(_) | Fused::LayerNorm(_) => DType::F32,
         }
     }
 
@@ -111,6 +133,8 @@ impl Fused {
             Fused::Dropout(a) => (a.n, a.dtype),
             Fused::CrossEntropy(a) if a.backward => (a.backward_len(), DType::F32),
             Fused::CrossEntropy(a) => (a.forward_len(), DType::F32),
+            Fused::LayerNorm(a) if a.backward => (a.backward_len(), DType::F32),
+            Fused::LayerNorm(a) => (a.forward_len(), DType::F32),
         }
     }
 
@@ -119,6 +143,7 @@ impl Fused {
         match self {
             Fused::Dropout(a) => vec![a.pass(a.n, 0, a.src_offset, 0)],
             Fused::CrossEntropy(a) => a.passes(target),
+            Fused::LayerNorm(a) => a.passes(target),
         }
     }
 
@@ -126,7 +151,7 @@ impl Fused {
     pub(crate) fn elementwise(&self) -> Option<Elementwise> {
         match self {
             Fused::Dropout(a) => Some(Elementwise { n: a.n, src_offset: a.src_offset }),
-            Fused::CrossEntropy(_) => None,
+            Fused::CrossEntropy(_) | Fused::LayerNorm(_) => None,
         }
     }
 
@@ -135,7 +160,7 @@ impl Fused {
     pub(crate) fn piece(&self, first: usize, len: usize, src_offset: usize, dst_offset: usize) -> Option<Pass> {
         match self {
             Fused::Dropout(a) => Some(a.pass(len, first, src_offset, dst_offset)),
-            Fused::CrossEntropy(_) => None,
+            Fused::CrossEntropy(_) | Fused::LayerNorm(_) => None,
         }
     }
 }
@@ -146,6 +171,7 @@ impl FusedKind {
         match self {
             FusedKind::Dropout => include_str!(concat!(env!("OUT_DIR"), "/dropout.wgsl")),
             FusedKind::CrossEntropy => include_str!(concat!(env!("OUT_DIR"), "/cross_entropy.wgsl")),
+            FusedKind::LayerNorm => include_str!(concat!(env!("OUT_DIR"), "/layer_norm.wgsl")),
         }
     }
 
@@ -154,6 +180,7 @@ impl FusedKind {
         match self {
             FusedKind::Dropout => include_str!("../../device/cuda/kernels/dropout.cu"),
             FusedKind::CrossEntropy => include_str!("../../device/cuda/kernels/cross_entropy.cu"),
+            FusedKind::LayerNorm => include_str!("../../device/cuda/kernels/layer_norm.cu"),
         }
     }
 
@@ -161,7 +188,7 @@ impl FusedKind {
     pub(crate) fn wgsl_prelude(self) -> &'static str {
         match self {
             FusedKind::Dropout => super::fill::WGSL_THREEFRY,
-            FusedKind::CrossEntropy => "",
+            FusedKind::CrossEntropy | FusedKind::LayerNorm => "",
         }
     }
 
@@ -171,6 +198,7 @@ impl FusedKind {
         match self {
             FusedKind::Dropout => dropout::DropoutParams::FIELDS,
             FusedKind::CrossEntropy => cross_entropy::CrossEntropyParams::FIELDS,
+            FusedKind::LayerNorm => layer_norm::LayerNormParams::FIELDS,
         }
     }
 
@@ -178,7 +206,7 @@ impl FusedKind {
     pub(crate) fn wgsl_only(self, part: u8) -> bool {
         match self {
             FusedKind::Dropout => false,
-            FusedKind::CrossEntropy => part < 2,
+            FusedKind::CrossEntropy | FusedKind::LayerNorm => part < 2,
         }
     }
 
@@ -187,9 +215,10 @@ impl FusedKind {
         match self {
             FusedKind::Dropout => vec![(0, DType::F32), (0, DType::F16)],
             FusedKind::CrossEntropy => (0..4).map(|part| (part, DType::F32)).collect(),
+            FusedKind::LayerNorm => (0..6).map(|part| (part, DType::F32)).collect(),
         }
     }
 
     /// Every family.
-    pub(crate) const ALL: [FusedKind; 2] = [FusedKind::Dropout, FusedKind::CrossEntropy];
+    pub(crate) const ALL: [FusedKind; 3] = [FusedKind::Dropout, FusedKind::CrossEntropy, FusedKind::LayerNorm];
 }

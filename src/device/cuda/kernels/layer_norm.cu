@@ -1,4 +1,4 @@
-// Fused LayerNorm (op::layer_norm), one pass per variant (PART, from the prelude, numbered as
+// Fused LayerNorm (op::fused::layer_norm), one pass per variant (PART, from the prelude, numbered as
 // layer_norm.wgsl's; its thread-per-row PART 0 and 1 are for software adapters only), f32.
 // PART 4, the forward: a block per row (grid-stride) reduces its sum, then the sum of squares
 // about the mean (the composed formula's steps), and writes the row, its mean and rsqrt(var +
@@ -6,8 +6,8 @@
 // deterministic stages (a thread per column over all rows would leave most of the GPU idle):
 // PART 2, block (x: 32 columns, y: chunks of LN_ROWS rows) writes its partial sums of dy * xhat
 // and dy to `scratch` ([chunks, n] each); PART 3, a thread per column adds its chunks in order.
-// Params: `op::params::LayerNormParams`.
-#define LN_ROWS 64  // op::layer_norm::LN_ROWS
+// Params: `op::fused::layer_norm::LayerNormParams`.
+#define LN_ROWS 64  // op::fused::layer_norm::LN_ROWS
 
 // The sum of v over the block (every thread gets it); `red` holds WG floats.
 __device__ __forceinline__ float block_sum(float v, float* red) {

@@ -1,4 +1,4 @@
-//! The fused LayerNorm family's geometry, shared by every backend: `rows` contiguous rows of
+//! The fused LayerNorm family (see `op::fused`), its geometry shared by every backend: `rows` contiguous rows of
 //! `n` f32 elements normalised over each row (PyTorch's `F.layer_norm` over the trailing dims
 //! flattened), with an optional weight and bias of `n`. The composed formula's steps, in its
 //! order: `c = x - mean`, `var = mean(c^2)` (biased), `y = c * rsqrt(var + eps) * w + b`, with
@@ -23,18 +23,75 @@ pub(crate) struct LayerNormArgs {
     /// Where the weight and the bias start, when given (contiguous).
     pub w_offset: Option<usize>,
     pub b_offset: Option<usize>,
+    /// The backward (inputs: x, w, b, the forward's output, the output's gradient) rather
+    /// than the forward (x, w, b); absent weights and biases are bound as x and not read.
+    pub backward: bool,
     /// Where the output gradient's (contiguous) rows start (backward only).
     pub dy_offset: usize,
 }
 
-use super::params::LayerNormParams;
+use super::{Grid, Pass, Target};
+use crate::op::param_layout::{kernel_params, KernelParams};
+
+kernel_params! {
+    /// layer_norm.wgsl / layer_norm.cu: one pass of the fused LayerNorm (`op::layer_norm`).
+    struct LayerNormParams {
+        threads,
+        rows,
+        n,
+        /// f32 bits.
+        eps,
+        x_offset,
+        /// 1 with a weight (a bias), and where it starts.
+        has_w,
+        w_offset,
+        has_b,
+        b_offset,
+        dy_offset,
+        /// Where the means start in the forward's output (the rstds follow them).
+        mean_at,
+        /// Chunks of rows whose partial dw and db the first stage writes to scratch.
+        chunks,
+    }
+}
 
 /// Rows per chunk of the GPU programs' first dw/db stage (layer_norm.wgsl's and .cu's LN_ROWS).
 pub(crate) const LN_ROWS: usize = 64;
 
 impl LayerNormArgs {
+    /// The passes: the forward, or dx, a thread per row on software adapters (parts 0, 1) or
+    /// a workgroup per row elsewhere (4, 5); the backward then writes dw and db's partial sums
+    /// per chunk of [`LN_ROWS`] rows (2: 32 columns by chunks, the chunks strided past 65535)
+    /// and adds the chunks in order (3: a thread per column).
+    pub(crate) fn passes(&self, target: Target) -> Vec<Pass> {
+        let with = |part: u8, threads: usize, grid: Grid| Pass {
+            part,
+            words: LayerNormParams { threads, ..self.params() }.words(),
+            grid,
+        };
+        let rows = |part: u8| match target.software {
+            true => with(part, self.rows, Grid::Threads(self.rows)),
+            false => with(part + 4, self.rows, Grid::Groups(self.rows)),
+        };
+        if !self.backward {
+            return vec![rows(0)];
+        }
+        let partials = Grid::Fixed(self.n.div_ceil(32), self.wb_chunks().min(65535));
+        vec![rows(1), with(2, 0, partials), with(3, self.n, Grid::Threads(self.n))]
+    }
+
+    /// Elements of f32 scratch the call binds after its output: the first dw/db stage's
+    /// partial sums, [chunks, n] for dw then db (one word forward, where nothing reads it).
+    pub(crate) fn scratch(&self) -> usize {
+        if self.backward {
+            2 * self.wb_chunks() * self.n
+        } else {
+            1
+        }
+    }
+
     /// The GPU programs' parameters, `threads` left for the pass to set.
-    pub(crate) fn params(&self) -> LayerNormParams {
+    fn params(&self) -> LayerNormParams {
         LayerNormParams {
             threads: 0,
             rows: self.rows,
