@@ -112,6 +112,12 @@ impl Storage {
         Storage::launch(KernelCall::Fill { n, value: Fill::Uniform { seed }, dtype: DType::F32 }, Some(device))
     }
 
+    /// `n` standard normal f32 samples of the counter-based generator under `seed`
+    /// ([`crate::op::fill::normal`]), generated on `device`.
+    pub(crate) fn randn(n: usize, seed: u64, device: Device) -> Result<Storage> {
+        Storage::launch(KernelCall::Fill { n, value: Fill::Normal { seed }, dtype: DType::F32 }, Some(device))
+    }
+
     /// The dtype of the elements, where the backend keeps it (not the meta device's).
     fn dtype_or(&self, default: DType) -> DType {
         match self {

@@ -17,7 +17,8 @@ device_main!(
     draws_follow_the_weights,
     without_replacement_never_repeats,
     bad_arguments_are_errors,
-    rand_is_generated_on_the_device_with_the_cpus_bits
+    rand_is_generated_on_the_device_with_the_cpus_bits,
+    randn_is_generated_on_the_device
 );
 
 fn rand_is_generated_on_the_device_with_the_cpus_bits(d: Device) {
@@ -50,6 +51,37 @@ fn rand_is_generated_on_the_device_with_the_cpus_bits(d: Device) {
     assert_eq!(dropped, f32s(&webtensor::nn::dropout(&on_cpu, 0.25, true, Some(9)).unwrap()));
     let kept = dropped.iter().filter(|&&v| v != 0.0).count() as f64 / 4096.0;
     assert!((kept - 0.75).abs() < 0.03, "kept {kept}");
+}
+
+/// `randn` on the device from the counter-based generator: nothing uploaded, the CPU's values
+/// up to the device's rounding of log, cos and sqrt, standard normal by moments and a
+/// chi-square over bins of equal probability.
+fn randn_is_generated_on_the_device(d: Device) {
+    let seed = 0xfeed_0000_beef;
+    webtensor::synchronize_blocking(d).unwrap();
+    webtensor::reset_transfer_stats(d).unwrap();
+    let x = Tensor::randn(&[300, 337], Some(seed), d).unwrap();
+    webtensor::synchronize_blocking(d).unwrap();
+    let uploaded = webtensor::transfer_stats(d).unwrap().host_to_device_bytes;
+    assert_eq!(uploaded, 0, "randn on {d} uploaded {uploaded} bytes");
+    assert_eq!(x.device(), d);
+    let got = f32s(&x);
+    let want = f32s(&Tensor::randn(&[300, 337], Some(seed), Device::CPU).unwrap());
+    let worst = got.iter().zip(&want).map(|(a, b)| (a - b).abs() / b.abs().max(1.0)).fold(0.0, f32::max);
+    assert!(worst < 1e-5, "randn on {d} is {worst} from the cpu's values");
+    let n = got.len() as f64;
+    let mean = got.iter().map(|&v| v as f64).sum::<f64>() / n;
+    let var = got.iter().map(|&v| (v as f64 - mean).powi(2)).sum::<f64>() / n;
+    assert!(mean.abs() < 0.01 && (var - 1.0).abs() < 0.015, "mean {mean}, variance {var} on {d}");
+    // Eight bins of probability 1/8 each: the normal's octiles.
+    let edges = [-1.150_349_4, -0.674_489_75, -0.318_639_36, 0.0, 0.318_639_36, 0.674_489_75, 1.150_349_4];
+    let mut counts = [0f64; 8];
+    got.iter().for_each(|&v| counts[edges.iter().filter(|&&e| v >= e).count()] += 1.0);
+    // 7 degrees of freedom: 99.99% of honest samples stay below 29.9.
+    let c = chi2(&counts, &[1.0; 8], n);
+    assert!(c < 29.9, "chi2 {c}, counts {counts:?} on {d}");
+    assert!(got.iter().all(|v| v.is_finite()));
+    assert_ne!(f32s(&Tensor::randn(&[8], Some(seed + 1), d).unwrap()), got[..8].to_vec(), "another seed");
 }
 
 /// Chi-square of `counts` against `weights` (normalised) over `n` draws.

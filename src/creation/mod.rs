@@ -117,22 +117,17 @@ impl Tensor {
         Ok(Tensor::from_parts(storage, shape, DType::F32, device))
     }
 
-    /// Standard normal samples (f32, Box-Muller). The same seed gives the same values on every
-    /// device.
+    /// Standard normal samples (f32, Box-Muller over the counter-based generator `rand` uses),
+    /// generated on the device: nothing travels from the host. A seed gives the same values on
+    /// every device up to the device's rounding of `log`, `cos` and `sqrt` (a few ulps; see
+    /// `op::fill::normal`).
     pub fn randn(shape: &[usize], seed: Option<u64>, device: impl Into<Option<Device>>) -> Result<Tensor> {
         let n = checked_numel("randn", shape)?;
-        crate::device::cpu::reserve(n, DType::F32)?;
-        let mut rng = SplitMix64(seed.unwrap_or_else(next_seed));
-        let mut data = Vec::with_capacity(n + 1);
-        while data.len() < n {
-            let (u1, u2) = (1.0 - rng.uniform() as f64, rng.uniform() as f64);
-            let r = (-2.0 * u1.ln()).sqrt();
-            let t = std::f64::consts::TAU * u2;
-            data.push((r * t.cos()) as f32);
-            data.push((r * t.sin()) as f32);
-        }
-        data.truncate(n);
-        Tensor::from_cpu_data(CpuData::F32(data), shape, place(device), "randn")
+        let device = placement::resolve("randn", place(device))?;
+        let seed = seed.unwrap_or_else(next_seed);
+        let storage = Storage::randn(n, seed, device).map_err(|e| e.in_op("randn"))?;
+        placement::record("randn", &[], device);
+        Ok(Tensor::from_parts(storage, shape, DType::F32, device))
     }
 
     /// Zeros with this tensor's shape, dtype and device.
@@ -176,11 +171,6 @@ impl SplitMix64 {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
-    }
-
-    /// 24 random bits as an f32 in [0, 1).
-    fn uniform(&mut self) -> f32 {
-        (self.next() >> 40) as f32 * (1.0 / (1u64 << 24) as f32)
     }
 }
 

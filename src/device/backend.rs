@@ -106,6 +106,7 @@ impl<'a, S> KernelCall<'a, S> {
         match self {
             KernelCall::Fill { value: Fill::Value(_), .. } => "full",
             KernelCall::Fill { value: Fill::Uniform { .. }, .. } => "rand",
+            KernelCall::Fill { value: Fill::Normal { .. }, .. } => "randn",
             KernelCall::Map { op: MapOp::Unary(u), .. } => u.name(),
             KernelCall::Map { op: MapOp::Cast, from, dst, .. } if from == dst => "contiguous",
             KernelCall::Map { op: MapOp::Cast, .. } => "to_dtype",

@@ -18,6 +18,11 @@ pub(crate) enum Fill {
         /// The generator's key.
         seed: u64,
     },
+    /// f32 standard normal samples: element `i` is [`normal`]`(seed, i)`.
+    Normal {
+        /// The generator's key.
+        seed: u64,
+    },
 }
 
 /// Threefry-2x32's rotation constants, one per round (cycling every 8).
@@ -55,7 +60,7 @@ fn mix(x: vec2<u32>, r: u32) -> vec2<u32> {
     return vec2<u32>(a, rotl(x.y, r) ^ a);
 }
 
-fn threefry(k0: u32, k1: u32, c: u32) -> u32 {
+fn threefry2(k0: u32, k1: u32, c: u32) -> vec2<u32> {
     let k2 = 0x1BD11BDAu ^ k0 ^ k1;
     var x = vec2<u32>(c + k0, k1);
     x = mix(mix(mix(mix(x, 13u), 15u), 26u), 6u) + vec2<u32>(k1, k2 + 1u);
@@ -63,7 +68,11 @@ fn threefry(k0: u32, k1: u32, c: u32) -> u32 {
     x = mix(mix(mix(mix(x, 13u), 15u), 26u), 6u) + vec2<u32>(k0, k1 + 3u);
     x = mix(mix(mix(mix(x, 17u), 29u), 16u), 24u) + vec2<u32>(k1, k2 + 4u);
     x = mix(mix(mix(mix(x, 13u), 15u), 26u), 6u) + vec2<u32>(k2, k0 + 5u);
-    return x.x;
+    return x;
+}
+
+fn threefry(k0: u32, k1: u32, c: u32) -> u32 {
+    return threefry2(k0, k1, c).x;
 }
 ";
 
@@ -72,6 +81,19 @@ fn threefry(k0: u32, k1: u32, c: u32) -> u32 {
 pub(crate) fn uniform(seed: u64, i: u64) -> f32 {
     let [w, _] = threefry2x32([seed as u32, (seed >> 32) as u32], [i as u32, (i >> 32) as u32]);
     (w >> 8) as f32 * (1.0 / 16_777_216.0)
+}
+
+/// Sample `i` of `seed` from the standard normal distribution, by Box-Muller from both words of
+/// [`threefry2x32`] at counter `(i mod 2^32, i / 2^32)`: `u1` in (0, 1] from the first word's
+/// top 24 bits, `u2` in [0, 1) from the second's, `sqrt(-2 ln u1) * cos(pi * (2 u2 - 1))`. The
+/// angle lies in [-pi, pi), where WGSL's `cos` is accurate, and f32 throughout as on the GPUs,
+/// so the devices agree to a few ulps (their `log`, `cos` and `sqrt` are not all correctly
+/// rounded), not bit for bit as [`uniform`]'s samples do.
+pub(crate) fn normal(seed: u64, i: u64) -> f32 {
+    let [w0, w1] = threefry2x32([seed as u32, (seed >> 32) as u32], [i as u32, (i >> 32) as u32]);
+    let u1 = ((w0 >> 8) + 1) as f32 * (1.0 / 16_777_216.0);
+    let u2 = (w1 >> 8) as f32 * (1.0 / 16_777_216.0);
+    (-2.0 * u1.ln()).sqrt() * (std::f32::consts::PI * (2.0 * u2 - 1.0)).cos()
 }
 
 /// Counters a lane-parallel [`threefry_lanes`] call takes.

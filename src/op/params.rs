@@ -115,7 +115,7 @@ kernel_params! {
         numel,
         /// The value as `shaders::scalar_bits` packs it.
         bits,
-        /// 1: uniform samples of the generator.
+        /// 1: uniform samples of the generator; 2: standard normal samples.
         mode,
         key_lo,
         key_hi,

@@ -271,10 +271,10 @@ pub(crate) fn fill(n: usize, value: Fill, dtype: DType, first: usize) -> FillPar
         Fill::Value(v) => {
             FillParams { numel: n, bits: crate::shaders::scalar_bits(v, dtype) as usize, first, ..Default::default() }
         }
-        Fill::Uniform { seed } => FillParams {
+        Fill::Uniform { seed } | Fill::Normal { seed } => FillParams {
             numel: n,
             bits: 0,
-            mode: 1,
+            mode: if matches!(value, Fill::Normal { .. }) { 2 } else { 1 },
             key_lo: seed as u32 as usize,
             key_hi: (seed >> 32) as usize,
             first,

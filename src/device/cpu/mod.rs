@@ -369,6 +369,17 @@ impl CpuBackend {
                 };
                 CpuStorage::new(CpuData::F32(data))
             }
+            Fill::Normal { seed } => {
+                // SAFETY: every element of each chunk is written.
+                let data = unsafe {
+                    par::fill(n, 1, |first, chunk| {
+                        for (j, slot) in chunk.iter_mut().enumerate() {
+                            slot.write(crate::op::fill::normal(seed, (first + j) as u64));
+                        }
+                    })
+                };
+                CpuStorage::new(CpuData::F32(data))
+            }
         }
     }
 

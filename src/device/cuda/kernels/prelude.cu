@@ -16,11 +16,12 @@ __device__ __forceinline__ bool is_nan(unsigned) { return false; }
 // A grid-stride loop over n items: any grid size covers any n.
 #define FOR_EACH(i, n) for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < (n); i += (u64)gridDim.x * blockDim.x)
 
-// Threefry-2x32-20 (op::fill's counter-based generator, the CPU's rounds): the first word of
-// the block at counter (c, 0) under key (k0, k1). Shared by fill.cu and attention.cu's dropout.
+// Threefry-2x32-20 (op::fill's counter-based generator, the CPU's rounds): the block at counter
+// (c, 0) under key (k0, k1), its first word returned and its second in `*second`; `threefry` the
+// first word alone. Shared by fill.cu (rand, randn), dropout.cu and attention.cu's dropout.
 __device__ __forceinline__ unsigned rotl32(unsigned x, unsigned r) { return (x << r) | (x >> (32u - r)); }
 
-__device__ __forceinline__ unsigned threefry(unsigned k0, unsigned k1, unsigned c) {
+__device__ __forceinline__ unsigned threefry2(unsigned k0, unsigned k1, unsigned c, unsigned* second) {
     const unsigned rot[8] = {13u, 15u, 26u, 6u, 17u, 29u, 16u, 24u};
     const unsigned ks[3] = {k0, k1, 0x1BD11BDAu ^ k0 ^ k1};
     unsigned x0 = c + k0, x1 = k1;
@@ -34,5 +35,11 @@ __device__ __forceinline__ unsigned threefry(unsigned k0, unsigned k1, unsigned 
             x1 += ks[(s + 1) % 3] + (unsigned)s;
         }
     }
+    *second = x1;
     return x0;
+}
+
+__device__ __forceinline__ unsigned threefry(unsigned k0, unsigned k1, unsigned c) {
+    unsigned second;
+    return threefry2(k0, k1, c, &second);
 }
