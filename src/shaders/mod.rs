@@ -422,9 +422,15 @@ impl KernelKey {
             KernelKey::Clamp4 | KernelKey::ReduceSum4 | KernelKey::Pad { .. } => String::new(),
             KernelKey::Fill { dtype } => {
                 format!(
-                    "alias D = {};\nfn value(bits: u32) -> D {{ return {}; }}\n{WGSL_THREEFRY}",
+                    "alias D = {};\nfn value(bits: u32) -> D {{ return {}; }}\n{WGSL_THREEFRY}{WGSL_IS_NAN}{}{}{}",
+                    // randn's log and cos are the accurate helpers: drivers' are held only to
+                    // 2^-21 absolute near 1 and 2^-11 (WGSL's bounds; SwiftShader's cos is that
+                    // loose), which would part the devices' samples by far more than ulps.
                     storage_type(dtype),
-                    scalar_from_bits(dtype)
+                    scalar_from_bits(dtype),
+                    crate::op::wgsl_math::WGSL_SPECIAL,
+                    crate::op::wgsl_math::WGSL_LOG1P,
+                    crate::op::wgsl_math::WGSL_SINCOS,
                 )
             }
             KernelKey::Reduce { op, src, dst }
