@@ -185,6 +185,17 @@ impl Storage {
         Storage::launch(KernelCall::Fused { call, inputs: inputs.to_vec() }, None)
     }
 
+    /// The f32 sums of each row of the `[m, k]` view `l` divided by `d` (means, average
+    /// pooling; how is the backend's choice).
+    pub(crate) fn sum_div(&self, l: &Layout, m: usize, k: usize, d: f32) -> Result<Storage> {
+        Storage::launch(KernelCall::SumDiv { src: Operand::new(self, l), m, k, d }, None)
+    }
+
+    /// f32 `l` clamped to `[lo, hi]` (how is the backend's choice).
+    pub(crate) fn clamp(&self, l: &Layout, lo: f32, hi: f32) -> Result<Storage> {
+        Storage::launch(KernelCall::Clamp { src: Operand::new(self, l), lo, hi }, None)
+    }
+
     /// Softmax (or log-softmax) of each row of the contiguous `[m, k]` view `l`.
     pub(crate) fn softmax(&self, l: &Layout, m: usize, k: usize, log: bool, dtype: DType) -> Result<Storage> {
         Storage::launch(KernelCall::Softmax { src: Operand::new(self, l), m, k, log, dtype }, None)

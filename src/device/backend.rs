@@ -60,6 +60,12 @@ pub(crate) enum KernelCall<'a, S> {
     /// Each row of the `[m, k]` view `src` (of `dtype`; possibly strided, [kept.., reduced..])
     /// reduced to one value of `out`.
     Reduce { op: ReduceOp, src: Operand<'a, S>, m: usize, k: usize, dtype: DType, out: DType },
+    /// The f32 sums of each row of the `[m, k]` view `src` divided by `d` (means, average
+    /// pooling): one pass where the backend has it (the CPU), else a sum and a scalar division.
+    SumDiv { src: Operand<'a, S>, m: usize, k: usize, d: f32 },
+    /// f32 `src` clamped to `[lo, hi]`: one pass where the backend has it (the CPU; wgpu for
+    /// contiguous, vec4-aligned data within one binding), else a maximum and a minimum.
+    Clamp { src: Operand<'a, S>, lo: f32, hi: f32 },
     /// Softmax (or log-softmax) of each row of a contiguous `[m, k]` view.
     Softmax { src: Operand<'a, S>, m: usize, k: usize, log: bool, dtype: DType },
     /// The first `keep` of the positions (i32, `[m, keep]`) that sort each row of a contiguous
@@ -113,6 +119,8 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Binary { op, .. } | KernelCall::BinaryScalar { op, .. } => op.name(),
             KernelCall::Where { .. } => "where",
             KernelCall::Reduce { op, .. } => op.name(),
+            KernelCall::SumDiv { .. } => "mean",
+            KernelCall::Clamp { .. } => "clamp",
             KernelCall::Softmax { log: true, .. } => "log_softmax",
             KernelCall::Softmax { log: false, .. } => "softmax",
             KernelCall::Argsort { k, keep, .. } if keep < k => "topk",
@@ -142,6 +150,8 @@ impl<'a, S> KernelCall<'a, S> {
             | KernelCall::IndexAdd { shape, dtype, .. }
             | KernelCall::Cat { shape, dtype, .. } => (Cow::Borrowed(shape), *dtype),
             KernelCall::Reduce { m, out, .. } => (Cow::Owned(vec![*m]), *out),
+            KernelCall::SumDiv { m, .. } => (Cow::Owned(vec![*m]), DType::F32),
+            KernelCall::Clamp { src, .. } => (Cow::Borrowed(src.l.shape()), DType::F32),
             KernelCall::Softmax { m, k, dtype, .. } => (Cow::Owned(vec![*m, *k]), *dtype),
             KernelCall::Argsort { m, k, keep, .. } => (Cow::Owned(vec![*m, (*keep).min(*k)]), DType::I32),
             KernelCall::Matmul { args, dtype, .. } => (Cow::Owned(vec![args.batch, args.m, args.n]), *dtype),
@@ -164,6 +174,8 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Map { src, .. }
             | KernelCall::BinaryScalar { a: src, .. }
             | KernelCall::Reduce { src, .. }
+            | KernelCall::SumDiv { src, .. }
+            | KernelCall::Clamp { src, .. }
             | KernelCall::Softmax { src, .. }
             | KernelCall::Argsort { src, .. }
             | KernelCall::Binary { a: src, .. }
@@ -183,6 +195,8 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Map { src, .. }
             | KernelCall::BinaryScalar { a: src, .. }
             | KernelCall::Reduce { src, .. }
+            | KernelCall::SumDiv { src, .. }
+            | KernelCall::Clamp { src, .. }
             | KernelCall::Softmax { src, .. }
             | KernelCall::Argsort { src, .. } => vec![&src.s],
             KernelCall::Binary { a, b, .. } => vec![&a.s, &b.s],
@@ -227,6 +241,8 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Softmax { src, m, k, log, dtype } => {
                 KernelCall::Softmax { src: src.map(f)?, m: *m, k: *k, log: *log, dtype: *dtype }
             }
+            KernelCall::SumDiv { src, m, k, d } => KernelCall::SumDiv { src: src.map(f)?, m: *m, k: *k, d: *d },
+            KernelCall::Clamp { src, lo, hi } => KernelCall::Clamp { src: src.map(f)?, lo: *lo, hi: *hi },
             KernelCall::Argsort { src, m, k, descending, keep, dtype } => KernelCall::Argsort {
                 src: src.map(f)?,
                 m: *m,
@@ -297,6 +313,8 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Softmax { src, m, k, log, dtype } => {
                 KernelCall::Softmax { src: src.into_owned(), m, k, log, dtype }
             }
+            KernelCall::SumDiv { src, m, k, d } => KernelCall::SumDiv { src: src.into_owned(), m, k, d },
+            KernelCall::Clamp { src, lo, hi } => KernelCall::Clamp { src: src.into_owned(), lo, hi },
             KernelCall::Argsort { src, m, k, descending, keep, dtype } => {
                 KernelCall::Argsort { src: src.into_owned(), m, k, descending, keep, dtype }
             }

@@ -15,6 +15,16 @@ pub(crate) fn exact_reciprocal(v: f64) -> Option<f64> {
     (s.is_normal() && s.to_bits() & 0x007f_ffff == 0 && r.is_normal()).then_some(r as f64)
 }
 
+/// The scalar op that divides by `v`: a product by its reciprocal where that is exact (see
+/// [`exact_reciprocal`]), else the division (what `div_scalar` runs, and the backends that
+/// compose a mean).
+pub(crate) fn scalar_division(v: f64) -> (BinaryOp, f64) {
+    match exact_reciprocal(v) {
+        Some(r) => (BinaryOp::Mul, r),
+        None => (BinaryOp::Div, v),
+    }
+}
+
 /// The binary op table: every binary op once, with the doc its enum variant and its `Tensor`
 /// methods share, and the name of the method's scalar form. `op_enum!` (below) and
 /// `ops::binary`'s method generator both read it; `(custom)` marks an op whose methods are

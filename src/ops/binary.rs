@@ -153,13 +153,10 @@ impl Tensor {
         let mut t = self.clone();
         {
             let _paused = crate::tensor::node::pause();
-            let fused = match (min, max) {
-                (Some(lo), Some(hi)) if self.dtype() == DType::F32 => {
-                    self.storage().clamp_f32(self.layout(), lo as f32, hi as f32)?
-                }
-                _ => None,
-            };
-            if let Some(storage) = fused {
+            if let (Some(lo), Some(hi), DType::F32) = (min, max, self.dtype()) {
+                // One call; the backend runs it in one pass or as a maximum and a minimum.
+                let storage =
+                    self.storage().clamp(self.layout(), lo as f32, hi as f32).map_err(|e| e.in_op("clamp"))?;
                 let device = self.device();
                 crate::device::placement::record("clamp", &[device], device);
                 t = Tensor::from_op_nondiff(storage, self.shape(), DType::F32, device, "clamp", &[self]);

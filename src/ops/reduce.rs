@@ -16,9 +16,10 @@ impl Tensor {
         self.reduce_impl(op, dims, keepdim, None)
     }
 
-    /// The sum over `dims` divided by `divisor` (a mean; average pooling's windows): one kernel
-    /// on backends that have it (`Storage::sum_div_f32`, f32), else the sum divided by a scalar
-    /// op. Either way the result is the sum rounded to the dtype, then divided.
+    /// The sum over `dims` divided by `divisor` (a mean; average pooling's windows): for f32 one
+    /// call (`KernelCall::SumDiv`: one kernel on the CPU, a sum and a scalar division on GPUs),
+    /// else the sum divided by a scalar op. Either way the result is the sum rounded to the
+    /// dtype, then divided.
     pub(crate) fn sum_div(&self, dims: Option<&[isize]>, keepdim: bool, divisor: f64) -> Result<Tensor> {
         self.reduce_impl(ReduceOp::Sum, dims, keepdim, Some(divisor))
     }
@@ -60,19 +61,12 @@ impl Tensor {
                 record();
                 x.storage().reduce(op, x.layout(), m, k, x.dtype(), out_dtype)
             }
-            Some(d) => {
-                let one_pass = match out_dtype {
-                    DType::F32 => x.storage().sum_div_f32(x.layout(), m, k, d as f32),
-                    _ => Ok(None),
-                };
-                match one_pass.map_err(|e| e.in_op(name))? {
-                    Some(s) => {
-                        record();
-                        Ok(s)
-                    }
-                    None => return self.reduce_impl(op, given, keepdim, None)?.div_scalar(d),
-                }
+            // f32 sums divided in one call (how is the backend's choice); other dtypes compose.
+            Some(d) if out_dtype == DType::F32 && x.dtype() == DType::F32 => {
+                record();
+                x.storage().sum_div(x.layout(), m, k, d as f32)
             }
+            Some(d) => return self.reduce_impl(op, given, keepdim, None)?.div_scalar(d),
         }
         .map_err(|e| e.in_op(name))?;
         let shape: Vec<usize> = if keepdim {

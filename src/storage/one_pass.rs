@@ -1,6 +1,7 @@
-//! Ops that some backends run in one pass where the others compose them from other kernels:
-//! each returns `None` where the caller should compose (the CPU's scan, clamp, padding and
-//! divided sums).
+//! Ops that only some backends have a kernel for, which the op composes elsewhere from other
+//! ops: each returns `None` where the caller should compose (the CPU's scan; padding of f32 on
+//! the CPU and on wgpu within one binding). Clamp and means are kernel calls whose backends
+//! choose (`KernelCall::Clamp`, `KernelCall::SumDiv`).
 
 use super::Storage;
 use crate::device::cpu::CpuBackend;
@@ -24,18 +25,6 @@ impl Storage {
         })
     }
 
-    /// Clamp of f32 `l` to `[lo, hi]` in one pass where the backend has it (the CPU; wgpu for
-    /// contiguous, vec4-aligned data), else None: the caller composes maximum and minimum (CUDA
-    /// runs those as two scalar kernels).
-    pub(crate) fn clamp_f32(&self, l: &Layout, lo: f32, hi: f32) -> Result<Option<Storage>> {
-        match self {
-            Storage::Cpu(s) => Ok(CpuBackend.clamp_f32(s, l, lo, hi)?.map(Storage::Cpu)),
-            Storage::Wgpu(s) => Ok(s.device().clamp_f32(s, l, lo, hi)?.map(Storage::Wgpu)),
-            #[allow(unreachable_patterns)]
-            _ => Ok(None),
-        }
-    }
-
     /// Constant padding of f32 `l` into `shape` (`before[d]` entries of `value` ahead of it in
     /// each dim) in one pass where the backend has it (the CPU; wgpu within one binding), else
     /// None: the caller pads by `cat`s (CUDA).
@@ -46,15 +35,5 @@ impl Storage {
             #[allow(unreachable_patterns)]
             _ => Ok(None),
         }
-    }
-
-    /// The f32 sums of each row of the `[m, k]` view `l` divided by `d` (means, average
-    /// pooling) in one kernel where the backend has it (the CPU), else None: the caller divides
-    /// the sum by a scalar op.
-    pub(crate) fn sum_div_f32(&self, l: &Layout, m: usize, k: usize, d: f32) -> Result<Option<Storage>> {
-        Ok(match self {
-            Storage::Cpu(s) => CpuBackend.sum_div_f32(s, l, m, k, d)?.map(Storage::Cpu),
-            _ => None,
-        })
     }
 }

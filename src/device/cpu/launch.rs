@@ -1,14 +1,17 @@
 //! The CPU's entry point: a [`KernelCall`] dispatched to its kernel family. The CPU has no
 //! scalar kernel: a scalar operand is a one-element fill broadcast through the binary kernel,
-//! which costs it no more.
+//! which costs it no more. Clamp and means run in one pass (clamp composes a maximum and a
+//! minimum only where its one-pass kernel declines).
 
 use super::{optim, CpuBackend, CpuStorage};
 use crate::device::backend::{KernelCall, Kernels};
-use crate::dtype::CpuData;
+use crate::dtype::{CpuData, DType};
 use crate::error::Result;
 use crate::layout::Layout;
+use crate::op::binary::{scalar_division, BinaryOp};
 use crate::op::fill::Fill;
 use crate::op::optim::OptimStep;
+use crate::op::reduce::ReduceOp;
 
 impl Kernels for CpuBackend {
     type Storage = CpuStorage;
@@ -22,12 +25,24 @@ impl Kernels for CpuBackend {
             KernelCall::Fill { n, value, dtype } => self.fill(*n, *value, *dtype),
             KernelCall::Map { src, op, dst, .. } => self.map(src.s, &src.l, *op, *dst),
             KernelCall::Binary { op, a, b, shape, .. } => self.binary(*op, a.s, &a.l, b.s, &b.l, shape),
-            KernelCall::BinaryScalar { op, a, value, dtype } => {
-                let s = self.fill(1, Fill::Value(*value), *dtype)?;
-                self.binary(*op, a.s, &a.l, &s, &Layout::contiguous(&[]), a.l.shape())
-            }
+            KernelCall::BinaryScalar { op, a, value, dtype } => self.scalar(*op, a.s, &a.l, *value, *dtype),
             KernelCall::Where { c, a, b, shape, .. } => self.where_(c, a, b, shape),
             KernelCall::Reduce { op, src, m, k, .. } => self.reduce(*op, src.s, &src.l, *m, *k),
+            KernelCall::SumDiv { src, m, k, d } => match self.sum_div_f32(src.s, &src.l, *m, *k, *d)? {
+                Some(s) => Ok(s),
+                None => {
+                    let sum = self.reduce(ReduceOp::Sum, src.s, &src.l, *m, *k)?;
+                    let (op, v) = scalar_division(f64::from(*d));
+                    self.scalar(op, &sum, &Layout::contiguous(&[*m]), v, DType::F32)
+                }
+            },
+            KernelCall::Clamp { src, lo, hi } => match self.clamp_f32(src.s, &src.l, *lo, *hi)? {
+                Some(s) => Ok(s),
+                None => {
+                    let t = self.scalar(BinaryOp::Maximum, src.s, &src.l, f64::from(*lo), DType::F32)?;
+                    self.scalar(BinaryOp::Minimum, &t, &Layout::contiguous(src.l.shape()), f64::from(*hi), DType::F32)
+                }
+            },
             KernelCall::Softmax { src, m, k, log, .. } => self.softmax(src.s, &src.l, *m, *k, *log),
             KernelCall::Argsort { src, m, k, descending, keep, .. } => {
                 self.argsort_keep(src.s, &src.l, (*m, *k), *descending, *keep)
@@ -45,5 +60,13 @@ impl Kernels for CpuBackend {
 
     fn optim(&self, step: &OptimStep, inputs: &[(&CpuStorage, usize)], n: usize) -> Result<Vec<CpuStorage>> {
         optim::optim(step, inputs, n)
+    }
+}
+
+impl CpuBackend {
+    /// `a op value`: the value filled once and broadcast through the binary kernel.
+    fn scalar(&self, op: BinaryOp, a: &CpuStorage, l: &Layout, value: f64, dtype: DType) -> Result<CpuStorage> {
+        let s = self.fill(1, Fill::Value(value), dtype)?;
+        self.binary(op, a, l, &s, &Layout::contiguous(&[]), l.shape())
     }
 }

@@ -1,6 +1,6 @@
 //! CUDA's entry point: a [`KernelCall`] dispatched to its kernel family, with the routing that
 //! is CUDA's own: a scalar operand rides in the parameters of a contiguous operand (else it is
-//! filled and broadcast), and top-k selects its few positions per row (select.cu) up to
+//! filled and broadcast), clamp is a maximum and a minimum, a mean a sum and a scalar division, and top-k selects its few positions per row (select.cu) up to
 //! `op::sort::SELECT_MAX_KEEP`, beyond which it narrows a full sort.
 
 use std::sync::Arc;
@@ -10,8 +10,10 @@ use crate::device::backend::{KernelCall, Kernels};
 use crate::dtype::{CpuData, DType};
 use crate::error::Result;
 use crate::layout::Layout;
+use crate::op::binary::{scalar_division, BinaryOp};
 use crate::op::fill::Fill;
 use crate::op::optim::OptimStep;
+use crate::op::reduce::ReduceOp;
 use crate::op::sort::SELECT_MAX_KEEP;
 use crate::op::MapOp;
 
@@ -27,15 +29,15 @@ impl Kernels for Arc<CudaDevice> {
             KernelCall::Fill { n, value, dtype } => self.fill(*n, *value, *dtype),
             KernelCall::Map { src, op, dst, .. } => self.map(src.s, &src.l, *op, *dst),
             KernelCall::Binary { op, a, b, shape, .. } => self.binary(*op, a.s, &a.l, b.s, &b.l, shape),
-            KernelCall::BinaryScalar { op, a, value, dtype } => match self.binary_scalar(*op, a.s, &a.l, *value)? {
-                Some(out) => Ok(out),
-                None => {
-                    let s = self.fill(1, Fill::Value(*value), *dtype)?;
-                    self.binary(*op, a.s, &a.l, &s, &Layout::contiguous(&[]), a.l.shape())
-                }
-            },
+            KernelCall::BinaryScalar { op, a, value, dtype } => self.scalar(*op, a.s, &a.l, *value, *dtype),
             KernelCall::Where { c, a, b, shape, .. } => self.where_(c, a, b, shape),
             KernelCall::Reduce { op, src, m, k, .. } => self.reduce(*op, src.s, &src.l, *m, *k),
+            KernelCall::SumDiv { src, m, k, d } => {
+                let sum = self.reduce(ReduceOp::Sum, src.s, &src.l, *m, *k)?;
+                let (op, v) = scalar_division(f64::from(*d));
+                self.scalar(op, &sum, &Layout::contiguous(&[*m]), v, DType::F32)
+            }
+            KernelCall::Clamp { src, lo, hi } => self.clamp(src.s, &src.l, *lo, *hi),
             KernelCall::Softmax { src, m, k, log, .. } => self.softmax(src.s, &src.l, *m, *k, *log),
             KernelCall::Argsort { src, m, k, descending, keep, .. } => {
                 if keep < k && *keep <= SELECT_MAX_KEEP {
@@ -60,5 +62,32 @@ impl Kernels for Arc<CudaDevice> {
 
     fn optim(&self, step: &OptimStep, inputs: &[(&CudaStorage, usize)], n: usize) -> Result<Vec<CudaStorage>> {
         self.fused_optim(step, inputs, n)
+    }
+}
+
+impl CudaDevice {
+    /// `a op value`: the value in the parameters of a contiguous operand, else filled once and
+    /// broadcast.
+    fn scalar(
+        self: &Arc<Self>,
+        op: BinaryOp,
+        a: &CudaStorage,
+        l: &Layout,
+        value: f64,
+        dtype: DType,
+    ) -> Result<CudaStorage> {
+        match self.binary_scalar(op, a, l, value)? {
+            Some(out) => Ok(out),
+            None => {
+                let s = self.fill(1, Fill::Value(value), dtype)?;
+                self.binary(op, a, l, &s, &Layout::contiguous(&[]), l.shape())
+            }
+        }
+    }
+
+    /// f32 clamped to `[lo, hi]`: a maximum and a minimum, each a scalar kernel.
+    fn clamp(self: &Arc<Self>, src: &CudaStorage, l: &Layout, lo: f32, hi: f32) -> Result<CudaStorage> {
+        let t = self.scalar(BinaryOp::Maximum, src, l, f64::from(lo), DType::F32)?;
+        self.scalar(BinaryOp::Minimum, &t, &Layout::contiguous(l.shape()), f64::from(hi), DType::F32)
     }
 }

@@ -1,6 +1,7 @@
 //! wgpu's entry point: a [`KernelCall`] dispatched to its kernel family, with the routing that
 //! is wgpu's own: a scalar operand rides in the uniform where the scalar kernels take the
-//! layout (else it is filled and broadcast), and top-k selects its few positions per row
+//! layout (else it is filled and broadcast), clamp runs in one pass where clamp4.wgsl applies
+//! (else a maximum and a minimum), a mean is a sum and a scalar division, and top-k selects its few positions per row
 //! (select.wgsl) up to `op::sort::SELECT_MAX_KEEP`, beyond which it narrows a full sort.
 
 use std::sync::Arc;
@@ -10,8 +11,10 @@ use crate::device::backend::{KernelCall, Kernels};
 use crate::dtype::{CpuData, DType};
 use crate::error::Result;
 use crate::layout::Layout;
+use crate::op::binary::{scalar_division, BinaryOp};
 use crate::op::fill::Fill;
 use crate::op::optim::OptimStep;
+use crate::op::reduce::ReduceOp;
 use crate::op::sort::SELECT_MAX_KEEP;
 use crate::op::MapOp;
 
@@ -27,15 +30,15 @@ impl Kernels for Arc<WgpuDevice> {
             KernelCall::Fill { n, value, dtype } => self.fill(*n, *value, *dtype),
             KernelCall::Map { src, op, dst, .. } => self.map(src.s, &src.l, *op, *dst),
             KernelCall::Binary { op, a, b, shape, .. } => self.binary(*op, a.s, &a.l, b.s, &b.l, shape),
-            KernelCall::BinaryScalar { op, a, value, dtype } => match self.binary_scalar(*op, a.s, &a.l, *value)? {
-                Some(out) => Ok(out),
-                None => {
-                    let s = self.fill(1, Fill::Value(*value), *dtype)?;
-                    self.binary(*op, a.s, &a.l, &s, &Layout::contiguous(&[]), a.l.shape())
-                }
-            },
+            KernelCall::BinaryScalar { op, a, value, dtype } => self.scalar(*op, a.s, &a.l, *value, *dtype),
             KernelCall::Where { c, a, b, shape, .. } => self.where_(c, a, b, shape),
             KernelCall::Reduce { op, src, m, k, .. } => self.reduce(*op, src.s, &src.l, *m, *k),
+            KernelCall::SumDiv { src, m, k, d } => {
+                let sum = self.reduce(ReduceOp::Sum, src.s, &src.l, *m, *k)?;
+                let (op, v) = scalar_division(f64::from(*d));
+                self.scalar(op, &sum, &Layout::contiguous(&[*m]), v, DType::F32)
+            }
+            KernelCall::Clamp { src, lo, hi } => self.clamp(src.s, &src.l, *lo, *hi),
             KernelCall::Softmax { src, m, k, log, .. } => self.softmax(src.s, &src.l, *m, *k, *log),
             KernelCall::Argsort { src, m, k, descending, keep, .. } => {
                 if keep < k && *keep <= SELECT_MAX_KEEP {
@@ -60,5 +63,35 @@ impl Kernels for Arc<WgpuDevice> {
 
     fn optim(&self, step: &OptimStep, inputs: &[(&WgpuStorage, usize)], n: usize) -> Result<Vec<WgpuStorage>> {
         self.fused_optim(step, inputs, n)
+    }
+}
+
+impl WgpuDevice {
+    /// `a op value`: the value in the uniforms where the scalar kernels take the layout, else
+    /// filled once and broadcast.
+    fn scalar(
+        self: &Arc<Self>,
+        op: BinaryOp,
+        a: &WgpuStorage,
+        l: &Layout,
+        value: f64,
+        dtype: DType,
+    ) -> Result<WgpuStorage> {
+        match self.binary_scalar(op, a, l, value)? {
+            Some(out) => Ok(out),
+            None => {
+                let s = self.fill(1, Fill::Value(value), dtype)?;
+                self.binary(op, a, l, &s, &Layout::contiguous(&[]), l.shape())
+            }
+        }
+    }
+
+    /// f32 clamped to `[lo, hi]`: clamp4.wgsl where it applies, else a maximum and a minimum.
+    fn clamp(self: &Arc<Self>, src: &WgpuStorage, l: &Layout, lo: f32, hi: f32) -> Result<WgpuStorage> {
+        if let Some(out) = self.clamp_f32(src, l, lo, hi)? {
+            return Ok(out);
+        }
+        let t = self.scalar(BinaryOp::Maximum, src, l, f64::from(lo), DType::F32)?;
+        self.scalar(BinaryOp::Minimum, &t, &Layout::contiguous(l.shape()), f64::from(hi), DType::F32)
     }
 }
