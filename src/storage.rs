@@ -16,7 +16,6 @@ use crate::device::{Backend, Device};
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::op::attention::AttentionArgs;
 use crate::op::binary::BinaryOp;
 use crate::op::fill::Fill;
 use crate::op::fused::Fused;
@@ -167,17 +166,6 @@ impl Storage {
         out: DType,
     ) -> Result<Storage> {
         Storage::launch(KernelCall::Reduce { op, src: Operand::new(self, l), m, k, dtype: src, out }, None)
-    }
-
-    /// Fused attention over f32 storages laid out as `args` says (see `op::attention`): the
-    /// forward, or with `grad` (the forward's output and the output's gradient) the backward.
-    pub(crate) fn attention(
-        (q, k, v): (&Storage, &Storage, &Storage),
-        mask: Option<&Storage>,
-        grad: Option<(&Storage, &Storage)>,
-        args: &AttentionArgs,
-    ) -> Result<Storage> {
-        Storage::launch(KernelCall::Attention { q, k, v, mask, grad, args: *args }, None)
     }
 
     /// A call of a fused family (`op::fused`) over `inputs`, in the order the family names them.

@@ -9,7 +9,6 @@ use std::borrow::Cow;
 use crate::dtype::{CpuData, DType};
 use crate::error::Result;
 use crate::layout::Layout;
-use crate::op::attention::AttentionArgs;
 use crate::op::binary::BinaryOp;
 use crate::op::fill::Fill;
 use crate::op::fused::Fused;
@@ -98,9 +97,6 @@ pub(crate) enum KernelCall<'a, S> {
     },
     /// Concatenation of `parts` (of `dtype`) along `dim` into a tensor of `shape`.
     Cat { parts: Vec<Operand<'a, S>>, dim: usize, shape: Cow<'a, [usize]>, dtype: DType },
-    /// Fused attention over f32 operands laid out as `args` says (see `op::attention`): the
-    /// forward, or with `grad` (the forward's output and the output's gradient) the backward.
-    Attention { q: S, k: S, v: S, mask: Option<S>, grad: Option<(S, S)>, args: AttentionArgs },
     /// A call of a fused family (`op::fused`): its inputs, whole storages in the order the
     /// family names them (their offsets are in the call's arguments).
     Fused { call: Fused, inputs: Vec<S> },
@@ -132,8 +128,6 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::IndexAdd { mode: IndexMode::Select, .. } => "index_add",
             KernelCall::IndexAdd { mode: IndexMode::Gather, .. } => "scatter_add",
             KernelCall::Cat { .. } => "cat",
-            KernelCall::Attention { grad: None, .. } => "scaled_dot_product_attention",
-            KernelCall::Attention { grad: Some(_), .. } => "scaled_dot_product_attention_backward",
             KernelCall::Fused { call, .. } => call.name(),
         }
     }
@@ -155,8 +149,6 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Softmax { m, k, dtype, .. } => (Cow::Owned(vec![*m, *k]), *dtype),
             KernelCall::Argsort { m, k, keep, .. } => (Cow::Owned(vec![*m, (*keep).min(*k)]), DType::I32),
             KernelCall::Matmul { args, dtype, .. } => (Cow::Owned(vec![args.batch, args.m, args.n]), *dtype),
-            KernelCall::Attention { grad: None, args, .. } => (Cow::Owned(vec![args.forward_len()]), DType::F32),
-            KernelCall::Attention { grad: Some(_), args, .. } => (Cow::Owned(vec![args.backward_len()]), DType::F32),
             KernelCall::Fused { call, .. } => (Cow::Owned(vec![call.output().0]), call.output().1),
         }
     }
@@ -182,7 +174,7 @@ impl<'a, S> KernelCall<'a, S> {
             | KernelCall::Index { src, .. }
             | KernelCall::IndexAdd { src, .. }
             | KernelCall::Where { c: src, .. } => Some(&src.s),
-            KernelCall::Matmul { a, .. } | KernelCall::Attention { q: a, .. } => Some(a),
+            KernelCall::Matmul { a, .. } => Some(a),
             KernelCall::Fused { inputs, .. } => inputs.first(),
             KernelCall::Cat { parts, .. } => parts.first().map(|p| &p.s),
         }
@@ -204,12 +196,6 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Matmul { a, b, .. } => vec![a, b],
             KernelCall::Index { src, idx, .. } | KernelCall::IndexAdd { src, idx, .. } => vec![&src.s, &idx.s],
             KernelCall::Cat { parts, .. } => parts.iter().map(|p| &p.s).collect(),
-            KernelCall::Attention { q, k, v, mask, grad, .. } => {
-                let mut all = vec![q, k, v];
-                all.extend(mask);
-                all.extend(grad.iter().flat_map(|(s, g)| [s, g]));
-                all
-            }
             KernelCall::Fused { inputs, .. } => inputs.iter().collect(),
         }
     }
@@ -277,17 +263,6 @@ impl<'a, S> KernelCall<'a, S> {
                 shape: shape.clone(),
                 dtype: *dtype,
             },
-            KernelCall::Attention { q, k, v, mask, grad, args } => KernelCall::Attention {
-                q: f(q)?,
-                k: f(k)?,
-                v: f(v)?,
-                mask: mask.as_ref().map(&mut *f).transpose()?,
-                grad: match grad {
-                    Some((s, g)) => Some((f(s)?, f(g)?)),
-                    None => None,
-                },
-                args: *args,
-            },
         })
     }
 
@@ -337,7 +312,6 @@ impl<'a, S> KernelCall<'a, S> {
                 shape: own(shape),
                 dtype,
             },
-            KernelCall::Attention { q, k, v, mask, grad, args } => KernelCall::Attention { q, k, v, mask, grad, args },
             KernelCall::Fused { call, inputs } => KernelCall::Fused { call, inputs },
         }
     }

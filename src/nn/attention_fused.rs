@@ -1,5 +1,5 @@
 //! The fused path of [`super::scaled_dot_product_attention`]: one kernel call for the forward
-//! and one for the backward (the attention family, `op::attention`), which never store the
+//! and one for the backward (the attention family, `op::fused::attention`), which never store the
 //! `[.., L, S]` scores or probabilities: the backward recomputes them from each query row's
 //! log-sum-exp. The values equal the composed formula's (safe softmax for rows that may
 //! attend to nothing, dropout from the same generator and counters).
@@ -7,7 +7,8 @@
 use crate::creation::next_seed;
 use crate::device::policy::FusedKernels;
 use crate::error::Result;
-use crate::op::attention::{AttentionArgs, RowsView};
+use crate::op::fused::attention::{AttentionArgs, RowsView};
+use crate::op::fused::Fused as FusedCall;
 use crate::storage::Storage;
 use crate::tensor::node::BackwardFn;
 use crate::tensor::Tensor;
@@ -49,7 +50,7 @@ fn wanted(device: crate::Device, width: usize) -> bool {
 
 /// Whether the GPU programs take rows `width` wide tiled (`AttentionArgs::tiled_width`).
 fn tiled_rows(width: usize) -> bool {
-    crate::op::attention::TILED_WIDTHS.iter().any(|&t| width <= t as usize)
+    crate::op::fused::attention::TILED_WIDTHS.iter().any(|&t| width <= t as usize)
 }
 
 /// The fused attention, or `None` where it does not apply and the caller composes: dtypes
@@ -122,10 +123,10 @@ pub(super) fn attention(q: &Tensor, k: &Tensor, v: &Tensor, o: &Fused) -> Result
         dout: None,
     };
     let op = "scaled_dot_product_attention";
-    let ms = mask.as_ref().map(|(m, _, _)| m.storage().as_ref());
-    let storage =
-        Storage::attention((q4.storage().as_ref(), k4.storage().as_ref(), v4.storage().as_ref()), ms, None, &args)
-            .map_err(|e| e.in_op(op))?;
+    // An absent mask is bound as q, which the programs do not read.
+    let m = mask.as_ref().map_or(q4.storage(), |(m, _, _)| m.storage());
+    let inputs = [q4.storage().as_ref(), k4.storage(), v4.storage(), m];
+    let storage = Storage::fused(FusedCall::Attention(args), &inputs).map_err(|e| e.in_op(op))?;
     crate::device::placement::record(op, &[q.device(), k.device(), v.device()], device);
     let all = Tensor::from_parts(storage, &[args.forward_len()], DType::F32, device);
     let mut out_shape = batch.to_vec();
@@ -158,9 +159,9 @@ fn backward(
         // The gradient has the output's shape: as 4-D rows, a view wherever its rows are unit-strided.
         let (g4, gv) = rows4(g)?;
         let a = AttentionArgs { dout: Some(gv), ..args };
-        let ms = mask.as_ref().map(|m| m.storage().as_ref());
-        let grads = (q4.storage().as_ref(), k4.storage().as_ref(), v4.storage().as_ref());
-        let storage = Storage::attention(grads, ms, Some((all.storage().as_ref(), g4.storage().as_ref())), &a)
+        let m = mask.as_ref().map_or(q4.storage(), |m| m.storage());
+        let inputs = [q4.storage().as_ref(), k4.storage(), v4.storage(), m, all.storage(), g4.storage()];
+        let storage = Storage::fused(FusedCall::Attention(a), &inputs)
             .map_err(|e| e.in_op("scaled_dot_product_attention_backward"))?;
         let t = Tensor::from_parts(storage, &[a.backward_len()], DType::F32, g.device());
         let [dk_at, dv_at, _] = a.grad_at();

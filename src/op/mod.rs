@@ -3,7 +3,6 @@
 //! tensors, storage or backends; backends implement kernels over them and `ops/` (the public
 //! tensor API) sits above. See ARCHITECTURE.md for the layers.
 
-pub(crate) mod attention;
 pub mod binary;
 pub(crate) mod fill;
 pub(crate) mod fused;

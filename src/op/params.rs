@@ -311,42 +311,6 @@ kernel_params! {
         scalars[7],
     }
 
-    /// attention.wgsl: one pass of the fused attention (`op::attention`), a thread per (row,
-    /// chunk of CHUNK output columns). Rows are numbered head-major (`n * L + i` or `n * S + j`).
-    struct AttentionParams {
-        /// Threads of this pass (rows times chunks) and chunks per row.
-        threads,
-        chunks,
-        n2,
-        l,
-        s,
-        e,
-        ev,
-        /// Each operand's offset and strides over (n1, n2, row).
-        q[4],
-        k[4],
-        v[4],
-        /// The mask's (and its column stride); `masked` is 1 when there is one.
-        m[5],
-        masked,
-        /// The output gradient's.
-        g[4],
-        /// f32 bits of the scale; 1 for causal.
-        scale,
-        causal,
-        /// 1 with dropout: its probability and kept multiplier (f32 bits) and the seed's words.
-        dropout,
-        drop_p,
-        drop_scale,
-        key_lo,
-        key_hi,
-        /// Where the log-sum-exps start in the forward's output, and the key's and value's
-        /// gradients and `D` in the backward's.
-        lse_at,
-        dk_at,
-        dv_at,
-        d_at,
-    }
 
 
 }

@@ -184,16 +184,6 @@ pub(crate) enum KernelKey {
     Optim {
         kind: OptimKind,
     },
-    /// One pass of the fused attention (attention.wgsl, attention.cu; f32).
-    Attention {
-        pass: AttentionPass,
-    },
-    /// One pass of the tiled fused attention (attention_tiled.wgsl, attention_tiled.cu; f32),
-    /// for rows of at most `width` (16, 32 or 64) elements.
-    AttentionTiled {
-        pass: TiledPass,
-        width: u8,
-    },
     /// Part `part` of a fused family's program (`op::fused`: its `.wgsl` and `.cu`, parameters
     /// and prelude come from the family) over elements of `dtype`.
     Fused {
@@ -201,49 +191,6 @@ pub(crate) enum KernelKey {
         part: u8,
         dtype: DType,
     },
-}
-
-/// The passes of the fused attention: the forward is `Lse` then `Out`, the backward `Delta`,
-/// then `GradQ`, `GradK` and `GradV`, all writing regions of one output buffer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum AttentionPass {
-    /// Each query row's log-sum-exp.
-    Lse,
-    /// The output, from the log-sum-exps.
-    Out,
-    /// `D_i = dO_i . O_i` per query row.
-    Delta,
-    GradQ,
-    GradK,
-    GradV,
-}
-
-/// The passes of the tiled attention (`op::attention::AttentionArgs::tiled_width`): the
-/// forward is one pass, the backward `AttentionPass::Delta` then the three gradients.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum TiledPass {
-    /// The output and the log-sum-exps.
-    Forward,
-    GradQ,
-    GradK,
-    GradV,
-}
-
-impl TiledPass {
-    /// Every pass, in the order of their `PART` numbers.
-    pub(crate) const ALL: [TiledPass; 4] = [TiledPass::Forward, TiledPass::GradQ, TiledPass::GradK, TiledPass::GradV];
-
-    /// The pass's `PART` number in the programs (its place in [`Self::ALL`]).
-    pub(crate) fn part(self) -> usize {
-        self as usize
-    }
-}
-
-/// The tiled attention's prelude constants for rows of `width` elements: `V` vec4s a row,
-/// `BC` rows a tile, `TILE` vec4s a tile (8 KiB for both tiles: every adapter has it).
-pub(crate) fn attention_tile(width: u8) -> (u32, u32) {
-    let v = (width as u32).div_ceil(4).max(1);
-    (v, 256 / v)
 }
 
 /// `src` with each line that holds `#c` written `vec4s` times, `#c` replaced by 0, 1, ...:
@@ -262,23 +209,6 @@ pub(crate) fn expand_rows(src: &str, vec4s: u32) -> String {
         }
     }
     out
-}
-
-impl AttentionPass {
-    /// Every pass, in the order of their `PART` numbers.
-    pub(crate) const ALL: [AttentionPass; 6] = [
-        AttentionPass::Lse,
-        AttentionPass::Out,
-        AttentionPass::Delta,
-        AttentionPass::GradQ,
-        AttentionPass::GradK,
-        AttentionPass::GradV,
-    ];
-
-    /// The pass's `PART` number in the programs (its place in [`Self::ALL`]).
-    pub(crate) fn part(self) -> usize {
-        self as usize
-    }
 }
 
 impl KernelKey {
@@ -305,8 +235,6 @@ impl KernelKey {
             | KernelKey::IndexRows4 { dtype, .. }
             | KernelKey::IndexAdd { dtype, .. } => dtype == DType::F16,
             KernelKey::Optim { .. }
-            | KernelKey::Attention { .. }
-            | KernelKey::AttentionTiled { .. }
             | KernelKey::Sort { .. }
             | KernelKey::Select { .. }
             | KernelKey::Clamp4
@@ -346,9 +274,7 @@ impl KernelKey {
             KernelKey::IndexRows4 { .. } => wgsl!("index_rows4"),
             KernelKey::IndexAdd { .. } => wgsl!("index_add"),
             KernelKey::Optim { .. } => wgsl!("optim"),
-            KernelKey::Attention { .. } => wgsl!("attention"),
-            KernelKey::AttentionTiled { .. } => wgsl!("attention_tiled"),
-            KernelKey::Fused { kind, .. } => kind.wgsl(),
+            KernelKey::Fused { kind, part, .. } => kind.wgsl(*part),
         }
     }
 
@@ -377,7 +303,6 @@ impl KernelKey {
             KernelKey::IndexRows4 { .. } => IndexRows4Params::FIELDS,
             KernelKey::IndexAdd { .. } => IndexAddParams::FIELDS,
             KernelKey::Optim { .. } => OptimParams::FIELDS,
-            KernelKey::Attention { .. } | KernelKey::AttentionTiled { .. } => AttentionParams::FIELDS,
             KernelKey::Fused { kind, .. } => kind.params(),
         }
     }
@@ -472,22 +397,12 @@ impl KernelKey {
                 storage_type(index)
             ),
             KernelKey::Optim { kind } => optim_prelude(kind),
-            KernelKey::Attention { pass } => {
-                format!("const PART: u32 = {}u;\n{WGSL_THREEFRY}{}", pass.part(), wgsl!("attention_common"))
-            }
-            KernelKey::AttentionTiled { pass, width } => {
-                let (v, bc) = attention_tile(width);
-                format!(
-                    "const PART: u32 = {}u;\nconst V: u32 = {v}u;\nconst BC: u32 = {bc}u;\nconst TILE: u32 = {}u;\n\
-                     {WGSL_THREEFRY}{}",
-                    pass.part(),
-                    v * bc,
-                    wgsl!("attention_common")
-                )
-            }
-            KernelKey::Fused { kind, part, dtype } => {
-                format!("alias D = {};\nconst PART: u32 = {part}u;\n{}", storage_type(dtype), kind.wgsl_prelude())
-            }
+            KernelKey::Fused { kind, part, dtype } => format!(
+                "alias D = {};\nconst PART: u32 = {}u;\n{}",
+                storage_type(dtype),
+                kind.part_constant(part),
+                kind.wgsl_prelude(part)
+            ),
         }
     }
 
@@ -541,7 +456,10 @@ impl KernelKey {
             self.body()
         );
         match *self {
-            KernelKey::AttentionTiled { width, .. } => expand_rows(&src, attention_tile(width).0),
+            KernelKey::Fused { kind, part, .. } => match kind.wgsl_row_vec4s(part) {
+                Some(vec4s) => expand_rows(&src, vec4s),
+                None => src,
+            },
             _ => src,
         }
     }

@@ -1,7 +1,7 @@
 //! Every kernel variant the backends can ask for, listed so each one's source can be rendered
 //! and validated (naga for WGSL, NVRTC for CUDA) without a GPU.
 
-use super::{accumulator, AttentionPass, KernelKey, TiledPass, Walk};
+use super::{accumulator, KernelKey, Walk};
 use crate::dtype::DType;
 use crate::op::binary::BinaryOp;
 use crate::op::fused::FusedKind;
@@ -85,14 +85,6 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
     }
     for kind in [OptimKind::Sgd, OptimKind::SgdMomentum, OptimKind::Adam] {
         v.push(KernelKey::Optim { kind });
-    }
-    for pass in AttentionPass::ALL {
-        v.push(KernelKey::Attention { pass });
-    }
-    for pass in TiledPass::ALL {
-        for width in crate::op::attention::TILED_WIDTHS {
-            v.push(KernelKey::AttentionTiled { pass, width });
-        }
     }
     v.push(KernelKey::Clamp4);
     v.push(KernelKey::ReduceSum4);

@@ -1,4 +1,4 @@
-//! The fused attention family on the CPU (semantics in `op::attention`): heads split across
+//! The fused attention family on the CPU (semantics in `op::fused::attention`): heads split across
 //! threads, each head taken in blocks of query rows whose scores live in two scratch blocks of
 //! at most [`BLOCK`] floats (L2-sized), never a `[heads, L, S]` tensor; the block products go
 //! through `gemm_block` (the `gemm` crate natively, wasm_gemm in wasm). A causal block computes
@@ -6,7 +6,7 @@
 
 use super::gemm::gemm_block;
 use super::{par, wide};
-use crate::op::attention::{AttentionArgs, RowsView};
+use crate::op::fused::attention::{AttentionArgs, RowsView};
 use crate::op::math::exp_nonpositive;
 use crate::op::MatOperand;
 

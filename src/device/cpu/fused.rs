@@ -8,22 +8,21 @@ use half::f16;
 use super::{attention, layer_norm, par, reserve, wide, CpuBackend, CpuStorage};
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
+use crate::op::fused::attention::AttentionArgs;
 use crate::op::fused::cross_entropy::CrossEntropyArgs;
 use crate::op::fused::dropout::DropoutArgs;
 use crate::op::fused::layer_norm::LayerNormArgs;
 use crate::op::fused::Fused;
 
 impl CpuBackend {
-    /// Fused attention (see `op::attention`): the forward, or with `grad` (the forward's output
-    /// and the output's gradient) the backward.
-    pub(crate) fn attention(
+    /// Fused attention (see `op::fused::attention`): the forward, or with `grad` (the forward's
+    /// output and the output's gradient) the backward.
+    fn attention(
         &self,
-        q: &CpuStorage,
-        k: &CpuStorage,
-        v: &CpuStorage,
+        (q, k, v): (&CpuStorage, &CpuStorage, &CpuStorage),
         mask: Option<&CpuStorage>,
         grad: Option<(&CpuStorage, &CpuStorage)>,
-        args: &crate::op::attention::AttentionArgs,
+        args: &AttentionArgs,
     ) -> Result<CpuStorage> {
         fn f32s(s: &CpuStorage) -> Result<&[f32]> {
             fused_f32s("scaled_dot_product_attention", s)
@@ -80,6 +79,11 @@ impl CpuBackend {
             inputs.get(i).copied().ok_or_else(|| Error::invalid(call.name(), format!("internal: input {i} is missing")))
         };
         match call {
+            Fused::Attention(a) => {
+                let mask = a.mask.map(|_| input(3)).transpose()?;
+                let grad = if a.backward() { Some((input(4)?, input(5)?)) } else { None };
+                self.attention((input(0)?, input(1)?, input(2)?), mask, grad, a)
+            }
             Fused::Dropout(a) => self.dropout(input(0)?, a),
             Fused::CrossEntropy(a) if a.backward => {
                 self.cross_entropy(input(0)?, input(1)?, Some((input(2)?, input(3)?)), a)

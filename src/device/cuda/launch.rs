@@ -55,7 +55,6 @@ impl Kernels for Arc<CudaDevice> {
                 self.index_add((*mode, *assign), src, idx, *dim, shape)
             }
             KernelCall::Cat { parts, dim, shape, dtype } => self.cat(parts, *dim, shape, *dtype),
-            KernelCall::Attention { q, k, v, mask, grad, args } => self.attention((q, k, v), *mask, *grad, args),
             KernelCall::Fused { call, inputs } => self.fused(call, inputs),
         }
     }

@@ -133,10 +133,8 @@ fn body(key: &KernelKey) -> &'static str {
         KernelKey::Index { .. } => include_str!("kernels/index.cu"),
         KernelKey::IndexAdd { .. } => include_str!("kernels/index_add.cu"),
         KernelKey::Optim { .. } => include_str!("kernels/optim.cu"),
-        KernelKey::Attention { .. } => include_str!("kernels/attention.cu"),
-        KernelKey::AttentionTiled { .. } => include_str!("kernels/attention_tiled.cu"),
         KernelKey::Fused { kind, part, .. } if kind.wgsl_only(*part) => WGSL_ONLY,
-        KernelKey::Fused { kind, .. } => kind.cuda(),
+        KernelKey::Fused { kind, part, .. } => kind.cuda(*part),
     }
 }
 
@@ -165,16 +163,6 @@ fn variant(key: &KernelKey) -> String {
         | KernelKey::Clamp4
         | KernelKey::ReduceSum4
         | KernelKey::Pad { .. } => String::new(),
-        KernelKey::Attention { pass } => {
-            format!("#define PART {}\n{}", pass.part(), include_str!("kernels/attention_common.cu"))
-        }
-        KernelKey::AttentionTiled { pass, width } => format!(
-            "#define PART {}\n#define W {}\n#define BC {}\n{}",
-            pass.part(),
-            4 * crate::shaders::attention_tile(width).0,
-            crate::shaders::attention_tile(width).1,
-            include_str!("kernels/attention_common.cu")
-        ),
         KernelKey::BinaryScalar { op, dtype } | KernelKey::BinaryScalar4 { op, dtype } => {
             format!("{}{f} S scalar(unsigned bits) {{ return {}; }}\n", binary_prelude(op, dtype), value_from_bits(dtype))
         }
@@ -182,11 +170,13 @@ fn variant(key: &KernelKey) -> String {
         KernelKey::Fill { dtype } => {
             format!("typedef {} D;\n{f} D value(unsigned bits) {{ return {}; }}\n", storage(dtype), value_from_bits(dtype))
         }
-        KernelKey::Fused { part, dtype, .. } => format!(
-            "#define PART {part}\ntypedef {} D;\n{f} float load(D x) {{ return {}; }}\n{f} D store(float v) {{ return {}; }}\n",
+        KernelKey::Fused { kind, part, dtype } => format!(
+            "#define PART {}\ntypedef {} D;\n{f} float load(D x) {{ return {}; }}\n{f} D store(float v) {{ return {}; }}\n{}",
+            kind.part_constant(part),
             storage(dtype),
             load(dtype, "x"),
-            store(dtype, "v")
+            store(dtype, "v"),
+            kind.cuda_prelude(part)
         ),
         KernelKey::Reduce { op, src, dst }
         | KernelKey::ReduceSmall { op, src, dst }
@@ -283,7 +273,6 @@ pub(crate) fn params(key: &KernelKey) -> &'static [Field] {
         KernelKey::Index { .. } => IndexParams::FIELDS,
         KernelKey::IndexAdd { .. } => IndexAddParams::FIELDS,
         KernelKey::Optim { .. } => OptimParams::FIELDS,
-        KernelKey::Attention { .. } | KernelKey::AttentionTiled { .. } => AttentionParams::FIELDS,
         KernelKey::Fused { kind, .. } => kind.params(),
         // WGSL-only programs: their CUDA body is an #error.
         KernelKey::BinaryRows4 { .. }

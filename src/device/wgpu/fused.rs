@@ -19,6 +19,7 @@ const GRANULE: usize = 1024;
 impl WgpuDevice {
     /// Runs `call` over `inputs` (whole storages, in the family's order).
     pub(crate) fn fused(self: &Arc<Self>, call: &Fused, inputs: &[&WgpuStorage]) -> Result<WgpuStorage> {
+        call.check_gpu(|| self.name())?;
         let (n, dtype) = call.output();
         let out = self.alloc(n, dtype)?;
         if n == 0 {
@@ -46,7 +47,7 @@ impl WgpuDevice {
         let key = KernelKey::Fused { kind: call.kind(), part: pass.part, dtype: call.dtype() };
         let groups = match pass.grid {
             Grid::Threads(n) => self.groups(n, WG)?,
-            Grid::Groups(n) => self.fold(n)?,
+            Grid::Groups(n) | Grid::Blocks(n, _) => self.fold(n)?,
             Grid::Fixed(x, y) => {
                 let max = self.limits.max_compute_workgroups_per_dimension as usize;
                 if x.max(y) > max {

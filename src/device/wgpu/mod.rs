@@ -3,7 +3,6 @@
 //! (`pool.rs`), the kernel launches (`kernels.rs`) and readback (`readback.rs`).
 
 mod adapters;
-mod attention;
 mod context;
 mod fallback;
 mod fused;

@@ -9,10 +9,12 @@
 use crate::dtype::DType;
 use crate::op::param_layout::Field;
 
+pub(crate) mod attention;
 pub(crate) mod cross_entropy;
 pub(crate) mod dropout;
 pub(crate) mod layer_norm;
 
+use attention::AttentionArgs;
 use cross_entropy::CrossEntropyArgs;
 use dropout::DropoutArgs;
 use layer_norm::LayerNormArgs;
@@ -20,6 +22,7 @@ use layer_norm::LayerNormArgs;
 /// Which family a program belongs to (part of its `KernelKey`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum FusedKind {
+    Attention,
     Dropout,
     CrossEntropy,
     LayerNorm,
@@ -28,6 +31,9 @@ pub(crate) enum FusedKind {
 /// One call of a fused family: which, and its arguments (offsets of the inputs included).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Fused {
+    /// See [`attention`]. Inputs: q, k, v, the mask (q where absent), then for the backward
+    /// (`args.dout`) the forward's output and the output's gradient.
+    Attention(AttentionArgs),
     /// See [`dropout`]. Input: the source.
     Dropout(DropoutArgs),
     /// See [`cross_entropy`]. Inputs: scores and targets, then for the gradient
@@ -49,6 +55,9 @@ pub(crate) enum Grid {
     Groups(usize),
     /// Exactly these workgroups (blocks) of `WG` threads in x and y (each at most 65535).
     Fixed(usize, usize),
+    /// This many workgroups (blocks) of the given number of threads (the program's own
+    /// workgroup size), numbered over a folded 2-D grid on wgpu.
+    Blocks(usize, usize),
 }
 
 /// One launch of a family's program.
@@ -84,6 +93,7 @@ impl Fused {
     /// The family.
     pub(crate) fn kind(&self) -> FusedKind {
         match self {
+            Fused::Attention(_) => FusedKind::Attention,
             Fused::Dropout(_) => FusedKind::Dropout,
             Fused::CrossEntropy(_) => FusedKind::CrossEntropy,
             Fused::LayerNorm(_) => FusedKind::LayerNorm,
@@ -93,6 +103,8 @@ impl Fused {
     /// The name errors, the placement log and fallbacks give the call.
     pub(crate) fn name(&self) -> &'static str {
         match self {
+            Fused::Attention(a) if a.backward() => "scaled_dot_product_attention_backward",
+            Fused::Attention(_) => "scaled_dot_product_attention",
             Fused::Dropout(_) => "dropout",
             Fused::CrossEntropy(a) if a.backward => "cross_entropy_backward",
             Fused::CrossEntropy(_) => "cross_entropy",
@@ -105,6 +117,7 @@ impl Fused {
     /// forward has no gradient yet) binds input 0 in the rest, which the pass does not read.
     pub(crate) fn input_slots(&self) -> usize {
         match self {
+            Fused::Attention(_) => 6,
             Fused::Dropout(_) => 1,
             Fused::CrossEntropy(_) => 4,
             Fused::LayerNorm(_) => 5,
@@ -115,7 +128,7 @@ impl Fused {
     pub(crate) fn scratch(&self) -> Option<usize> {
         match self {
             Fused::LayerNorm(a) => Some(a.scratch()),
-            Fused::Dropout(_) | Fused::CrossEntropy(_) => None,
+            Fused::Attention(_) | Fused::Dropout(_) | Fused::CrossEntropy(_) => None,
         }
     }
 
@@ -123,13 +136,15 @@ impl Fused {
     pub(crate) fn dtype(&self) -> DType {
         match self {
             Fused::Dropout(a) => a.dtype,
-            Fused::CrossEntropy(_) | Fused::LayerNorm(_) => DType::F32,
+            Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) => DType::F32,
         }
     }
 
     /// Elements and dtype of the call's (contiguous) output.
     pub(crate) fn output(&self) -> (usize, DType) {
         match self {
+            Fused::Attention(a) if a.backward() => (a.backward_len(), DType::F32),
+            Fused::Attention(a) => (a.forward_len(), DType::F32),
             Fused::Dropout(a) => (a.n, a.dtype),
             Fused::CrossEntropy(a) if a.backward => (a.backward_len(), DType::F32),
             Fused::CrossEntropy(a) => (a.forward_len(), DType::F32),
@@ -141,6 +156,7 @@ impl Fused {
     /// The call's launches on `target`, in order.
     pub(crate) fn passes(&self, target: Target) -> Vec<Pass> {
         match self {
+            Fused::Attention(a) => a.passes(),
             Fused::Dropout(a) => vec![a.pass(a.n, 0, a.src_offset, 0)],
             Fused::CrossEntropy(a) => a.passes(target),
             Fused::LayerNorm(a) => a.passes(target),
@@ -151,7 +167,7 @@ impl Fused {
     pub(crate) fn elementwise(&self) -> Option<Elementwise> {
         match self {
             Fused::Dropout(a) => Some(Elementwise { n: a.n, src_offset: a.src_offset }),
-            Fused::CrossEntropy(_) | Fused::LayerNorm(_) => None,
+            Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) => None,
         }
     }
 
@@ -160,35 +176,97 @@ impl Fused {
     pub(crate) fn piece(&self, first: usize, len: usize, src_offset: usize, dst_offset: usize) -> Option<Pass> {
         match self {
             Fused::Dropout(a) => Some(a.pass(len, first, src_offset, dst_offset)),
-            Fused::CrossEntropy(_) | Fused::LayerNorm(_) => None,
+            Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) => None,
+        }
+    }
+
+    /// An error where the call is too large for the GPU programs (their u32 counters), naming
+    /// `device`; checked before a GPU launch.
+    pub(crate) fn check_gpu(&self, device: impl FnOnce() -> String) -> crate::error::Result<()> {
+        match self {
+            Fused::Attention(a) => a.check_counters(device),
+            _ => Ok(()),
         }
     }
 }
 
 impl FusedKind {
-    /// The family's WGSL program (comments stripped by build.rs).
-    pub(crate) fn wgsl(self) -> &'static str {
+    /// The WGSL program of part `part` (comments stripped by build.rs).
+    pub(crate) fn wgsl(self, part: u8) -> &'static str {
         match self {
+            FusedKind::Attention if attention::decode(part).1.is_some() => {
+                include_str!(concat!(env!("OUT_DIR"), "/attention_tiled.wgsl"))
+            }
+            FusedKind::Attention => include_str!(concat!(env!("OUT_DIR"), "/attention.wgsl")),
             FusedKind::Dropout => include_str!(concat!(env!("OUT_DIR"), "/dropout.wgsl")),
             FusedKind::CrossEntropy => include_str!(concat!(env!("OUT_DIR"), "/cross_entropy.wgsl")),
             FusedKind::LayerNorm => include_str!(concat!(env!("OUT_DIR"), "/layer_norm.wgsl")),
         }
     }
 
-    /// The family's CUDA program.
-    pub(crate) fn cuda(self) -> &'static str {
+    /// The CUDA program of part `part`.
+    pub(crate) fn cuda(self, part: u8) -> &'static str {
         match self {
+            FusedKind::Attention if attention::decode(part).1.is_some() => {
+                include_str!("../../device/cuda/kernels/attention_tiled.cu")
+            }
+            FusedKind::Attention => include_str!("../../device/cuda/kernels/attention.cu"),
             FusedKind::Dropout => include_str!("../../device/cuda/kernels/dropout.cu"),
             FusedKind::CrossEntropy => include_str!("../../device/cuda/kernels/cross_entropy.cu"),
             FusedKind::LayerNorm => include_str!("../../device/cuda/kernels/layer_norm.cu"),
         }
     }
 
-    /// What the WGSL program needs beyond the generic prelude (`D`, `PART`).
-    pub(crate) fn wgsl_prelude(self) -> &'static str {
+    /// The `PART` constant the program of part `part` is compiled with.
+    pub(crate) fn part_constant(self, part: u8) -> u8 {
         match self {
-            FusedKind::Dropout => super::fill::WGSL_THREEFRY,
-            FusedKind::CrossEntropy | FusedKind::LayerNorm => "",
+            FusedKind::Attention => attention::decode(part).0,
+            _ => part,
+        }
+    }
+
+    /// What the WGSL program of part `part` needs beyond the generic prelude (`D`, `PART`).
+    pub(crate) fn wgsl_prelude(self, part: u8) -> String {
+        match self {
+            FusedKind::Attention => {
+                let common = include_str!(concat!(env!("OUT_DIR"), "/attention_common.wgsl"));
+                let tile = match attention::decode(part).1 {
+                    Some(width) => {
+                        let (v, bc) = attention::tile(width);
+                        format!("const V: u32 = {v}u;\nconst BC: u32 = {bc}u;\nconst TILE: u32 = {}u;\n", v * bc)
+                    }
+                    None => String::new(),
+                };
+                format!("{tile}{}{common}", super::fill::WGSL_THREEFRY)
+            }
+            FusedKind::Dropout => super::fill::WGSL_THREEFRY.to_string(),
+            FusedKind::CrossEntropy | FusedKind::LayerNorm => String::new(),
+        }
+    }
+
+    /// What the CUDA program of part `part` needs beyond the generic prelude (`D`, `PART`).
+    pub(crate) fn cuda_prelude(self, part: u8) -> String {
+        match self {
+            FusedKind::Attention => {
+                let common = include_str!("../../device/cuda/kernels/attention_common.cu");
+                match attention::decode(part).1 {
+                    Some(width) => {
+                        let (v, bc) = attention::tile(width);
+                        format!("#define W {}\n#define BC {bc}\n{common}", 4 * v)
+                    }
+                    None => common.to_string(),
+                }
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// For programs whose lines holding `#c` are written once per vec4 of a row
+    /// (`shaders::expand_rows`: the tiled attention's rows in named registers), the vec4s.
+    pub(crate) fn wgsl_row_vec4s(self, part: u8) -> Option<u32> {
+        match self {
+            FusedKind::Attention => attention::decode(part).1.map(|w| attention::tile(w).0),
+            _ => None,
         }
     }
 
@@ -196,6 +274,7 @@ impl FusedKind {
     pub(crate) fn params(self) -> &'static [Field] {
         use crate::op::param_layout::KernelParams;
         match self {
+            FusedKind::Attention => attention::AttentionParams::FIELDS,
             FusedKind::Dropout => dropout::DropoutParams::FIELDS,
             FusedKind::CrossEntropy => cross_entropy::CrossEntropyParams::FIELDS,
             FusedKind::LayerNorm => layer_norm::LayerNormParams::FIELDS,
@@ -205,7 +284,7 @@ impl FusedKind {
     /// Whether program part `part` is for software adapters only (CUDA never launches it).
     pub(crate) fn wgsl_only(self, part: u8) -> bool {
         match self {
-            FusedKind::Dropout => false,
+            FusedKind::Attention | FusedKind::Dropout => false,
             FusedKind::CrossEntropy | FusedKind::LayerNorm => part < 2,
         }
     }
@@ -213,6 +292,7 @@ impl FusedKind {
     /// Every (part, dtype) the family launches, for validation without a GPU.
     pub(crate) fn variants(self) -> Vec<(u8, DType)> {
         match self {
+            FusedKind::Attention => attention::parts().into_iter().map(|part| (part, DType::F32)).collect(),
             FusedKind::Dropout => vec![(0, DType::F32), (0, DType::F16)],
             FusedKind::CrossEntropy => (0..4).map(|part| (part, DType::F32)).collect(),
             FusedKind::LayerNorm => (0..6).map(|part| (part, DType::F32)).collect(),
@@ -220,5 +300,6 @@ impl FusedKind {
     }
 
     /// Every family.
-    pub(crate) const ALL: [FusedKind; 3] = [FusedKind::Dropout, FusedKind::CrossEntropy, FusedKind::LayerNorm];
+    pub(crate) const ALL: [FusedKind; 4] =
+        [FusedKind::Attention, FusedKind::Dropout, FusedKind::CrossEntropy, FusedKind::LayerNorm];
 }

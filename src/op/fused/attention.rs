@@ -1,4 +1,5 @@
-//! The fused attention family's geometry and semantics, shared by every backend: scaled
+//! The fused attention family (see `op::fused`), its geometry and semantics shared by every
+//! backend: scaled
 //! dot-product attention over `[n1, n2, L, E]` queries, `[n1, n2, S, E]` keys and `[n1, n2, S,
 //! Ev]` values, computed row by row from each row's log-sum-exp, so no `[n1, n2, L, S]` tensor
 //! of scores or probabilities is ever stored (the idea of FlashAttention, Dao et al. 2022: the
@@ -15,11 +16,129 @@
 //! Probabilities: `p_ij = exp(scale * q_i . k_j + mask_ij - lse_i)`, 0 where masked (`-inf`),
 //! past the causal diagonal (`j > i`, PyTorch's top-left alignment) or in a row with nothing to
 //! attend to. Dropout keeps `p_ij` when sample `(n * L + i) * S + j` of the seed's counter-based
-//! generator ([`super::fill::uniform`], as `rand` over `[n1, n2, L, S]` gives it) is at least
+//! generator ([`crate::op::fill::uniform`], as `rand` over `[n1, n2, L, S]` gives it) is at least
 //! `p`, scaled by `1 / (1 - p)`: the same mask as the composed path's `dropout` with that seed.
 
-use super::params::AttentionParams;
-use crate::shaders::{AttentionPass, KernelKey, TiledPass};
+use super::{Grid, Pass};
+use crate::op::param_layout::{kernel_params, KernelParams};
+
+kernel_params! {
+    /// attention.wgsl / attention_tiled.wgsl and their CUDA twins: one pass of the fused
+    /// attention, a thread per (row, chunk of CHUNK output columns) or a workgroup per tile of
+    /// rows. Rows are numbered head-major (`n * L + i` or `n * S + j`).
+    struct AttentionParams {
+        /// Threads of this pass (rows times chunks; tiles in a tiled pass) and chunks per row.
+        threads,
+        chunks,
+        n2,
+        l,
+        s,
+        e,
+        ev,
+        /// Each operand's offset and strides over (n1, n2, row).
+        q[4],
+        k[4],
+        v[4],
+        /// The mask's (and its column stride); `masked` is 1 when there is one.
+        m[5],
+        masked,
+        /// The output gradient's.
+        g[4],
+        /// f32 bits of the scale; 1 for causal.
+        scale,
+        causal,
+        /// 1 with dropout: its probability and kept multiplier (f32 bits) and the seed's words.
+        dropout,
+        drop_p,
+        drop_scale,
+        key_lo,
+        key_hi,
+        /// Where the log-sum-exps start in the forward's output, and the key's and value's
+        /// gradients and `D` in the backward's.
+        lse_at,
+        dk_at,
+        dv_at,
+        d_at,
+    }
+}
+
+/// The passes of the thread-per-row programs (attention.wgsl, attention.cu): the forward is
+/// `Lse` then `Out`, the backward `Delta`, then `GradQ`, `GradK` and `GradV`, all writing
+/// regions of one output buffer. Their program parts are their places in [`Self::ALL`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum AttentionPass {
+    /// Each query row's log-sum-exp.
+    Lse,
+    /// The output, from the log-sum-exps.
+    Out,
+    /// `D_i = dO_i . O_i` per query row.
+    Delta,
+    GradQ,
+    GradK,
+    GradV,
+}
+
+impl AttentionPass {
+    /// Every pass, in the order of their `PART` numbers.
+    pub(crate) const ALL: [AttentionPass; 6] = [
+        AttentionPass::Lse,
+        AttentionPass::Out,
+        AttentionPass::Delta,
+        AttentionPass::GradQ,
+        AttentionPass::GradK,
+        AttentionPass::GradV,
+    ];
+}
+
+/// The passes of the tiled programs (attention_tiled.wgsl, attention_tiled.cu;
+/// [`AttentionArgs::tiled_width`]): the forward is one pass, the backward
+/// `AttentionPass::Delta` then the three gradients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum TiledPass {
+    /// The output and the log-sum-exps.
+    Forward,
+    GradQ,
+    GradK,
+    GradV,
+}
+
+impl TiledPass {
+    /// Every pass, in the order of their `PART` numbers in the tiled programs.
+    pub(crate) const ALL: [TiledPass; 4] = [TiledPass::Forward, TiledPass::GradQ, TiledPass::GradK, TiledPass::GradV];
+}
+
+/// The first program part of the tiled programs: part `TILED_PART + 4 * w + t` is tiled pass `t`
+/// for rows of `TILED_WIDTHS[w]`; parts below it are the thread-per-row passes.
+const TILED_PART: u8 = 16;
+
+/// The program part of tiled pass `t` for rows of `width`.
+fn tiled_part(t: TiledPass, width: u8) -> u8 {
+    let w = TILED_WIDTHS.iter().position(|&x| x == width).unwrap_or(0) as u8;
+    TILED_PART + 4 * w + t as u8
+}
+
+/// What program part `part` is: a thread-per-row pass (its `PART`), or a tiled pass (its `PART`
+/// and row width).
+pub(crate) fn decode(part: u8) -> (u8, Option<u8>) {
+    match part.checked_sub(TILED_PART) {
+        Some(t) => (t % 4, TILED_WIDTHS.get((t / 4) as usize).copied()),
+        None => (part, None),
+    }
+}
+
+/// Every program part the family has.
+pub(crate) fn parts() -> Vec<u8> {
+    let rows = (0..AttentionPass::ALL.len() as u8).collect::<Vec<_>>();
+    let tiled = TILED_WIDTHS.iter().flat_map(|&w| TiledPass::ALL.map(move |t| tiled_part(t, w)));
+    rows.into_iter().chain(tiled).collect()
+}
+
+/// The tiled programs' constants for rows of `width` elements: `V` vec4s a row, `BC` rows a
+/// tile, (`TILE` = `V * BC` vec4s a tile: 8 KiB for both tiles, which every adapter has).
+pub(crate) fn tile(width: u8) -> (u32, u32) {
+    let v = (width as u32).div_ceil(4).max(1);
+    (v, 256 / v)
+}
 
 /// Output columns one GPU thread accumulates (attention.wgsl's and attention.cu's CHUNK).
 pub(crate) const CHUNK: usize = 32;
@@ -31,16 +150,6 @@ pub(crate) const TILE_ROWS: usize = 64;
 /// The row widths the tiled programs are built for: a call's rows are padded to the first that
 /// holds both `E` and `Ev`; wider rows take the thread-per-row programs (registers run out).
 pub(crate) const TILED_WIDTHS: [u8; 3] = [16, 32, 64];
-
-/// One launch of the attention family: its program, its parameters and how many threads
-/// (`tiled`: [`TILE_ROWS`]-thread workgroups, as `params.threads` says) it runs.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct AttentionLaunch {
-    pub key: KernelKey,
-    pub params: AttentionParams,
-    /// `params.threads` counts workgroups of [`TILE_ROWS`] threads, not threads.
-    pub tiled: bool,
-}
 
 /// Where one operand's rows are: element `(a, b, row, col)` of a `[n1, n2, rows, cols]` view
 /// is at `offset + a * s0 + b * s1 + row * s2 + col` (the last stride is 1).
@@ -85,7 +194,8 @@ pub(crate) struct AttentionArgs {
     pub k: RowsView,
     pub v: RowsView,
     pub mask: Option<(RowsView, usize)>,
-    /// The output gradient's rows (backward only).
+    /// The output gradient's rows: the backward (inputs q, k, v, the mask, the forward's
+    /// output and the output's gradient) rather than the forward (q, k, v, the mask).
     pub dout: Option<RowsView>,
 }
 
@@ -95,7 +205,7 @@ fn words(v: &RowsView) -> [usize; 4] {
 }
 
 impl AttentionArgs {
-    /// The programs' parameters shared by every pass (wgpu and CUDA); [`Self::launches`] sets
+    /// The programs' parameters shared by every pass (wgpu and CUDA); [`Self::passes`] sets
     /// each pass's `threads` and `chunks`.
     fn params(&self) -> AttentionParams {
         let (m, mcol) = self.mask.unwrap_or((RowsView { offset: 0, s0: 0, s1: 0, s2: 0 }, 0));
@@ -135,35 +245,38 @@ impl AttentionArgs {
         TILED_WIDTHS.into_iter().find(|&t| w <= t as usize)
     }
 
-    /// The GPU programs' launches in order. Tiled where [`Self::tiled_width`] allows (the
-    /// forward one pass; the backward `D`, then dq, dk and dv, each a workgroup per
-    /// [`TILE_ROWS`] rows of a head), else a thread per row and chunk of output columns.
-    pub(crate) fn launches(&self, backward: bool) -> Vec<AttentionLaunch> {
+    /// Whether this call is the backward.
+    pub(crate) fn backward(&self) -> bool {
+        self.dout.is_some()
+    }
+
+    /// The GPU programs' passes in order. Tiled where [`Self::tiled_width`] allows (the forward
+    /// one pass; the backward `D`, then dq, dk and dv, each a workgroup per [`TILE_ROWS`] rows
+    /// of a head), else a thread per row and chunk of output columns.
+    pub(crate) fn passes(&self) -> Vec<Pass> {
+        let backward = self.backward();
+        let row_pass = |(pass, p): (AttentionPass, AttentionParams)| Pass {
+            part: pass as u8,
+            words: p.words(),
+            grid: Grid::Threads(p.threads),
+        };
         let Some(width) = self.tiled_width() else {
-            return self
-                .row_launches(backward)
-                .into_iter()
-                .map(|(pass, params)| AttentionLaunch { key: KernelKey::Attention { pass }, params, tiled: false })
-                .collect();
+            return self.row_launches(backward).into_iter().map(row_pass).collect();
         };
         let (ql, kl) = (self.l.div_ceil(TILE_ROWS) * self.heads(), self.s.div_ceil(TILE_ROWS) * self.heads());
         let base = self.params();
         let mut out = Vec::new();
         let passes = if backward {
             // D first, as the thread-per-row backward has it.
-            out.extend(self.row_launches(true).into_iter().take(1).map(|(pass, params)| AttentionLaunch {
-                key: KernelKey::Attention { pass },
-                params,
-                tiled: false,
-            }));
+            out.extend(self.row_launches(true).into_iter().take(1).map(row_pass));
             vec![(TiledPass::GradQ, ql), (TiledPass::GradK, kl), (TiledPass::GradV, kl)]
         } else {
             vec![(TiledPass::Forward, ql)]
         };
-        out.extend(passes.into_iter().filter(|&(_, groups)| groups > 0).map(|(pass, groups)| AttentionLaunch {
-            key: KernelKey::AttentionTiled { pass, width },
-            params: AttentionParams { threads: groups, ..base },
-            tiled: true,
+        out.extend(passes.into_iter().filter(|&(_, groups)| groups > 0).map(|(pass, groups)| Pass {
+            part: tiled_part(pass, width),
+            words: AttentionParams { threads: groups, ..base }.words(),
+            grid: Grid::Blocks(groups, TILE_ROWS),
         }));
         out
     }
@@ -240,13 +353,13 @@ impl AttentionArgs {
 
     /// The multipliers dropout applies to `p_ij` of head `n` for keys `0..out.len()` of query
     /// row `i`: `1 / (1 - p)` where kept, 0 where dropped, 1 without dropout. A row at a time, so
-    /// the samples are drawn eight at a time ([`super::fill::uniform_run`]).
+    /// the samples are drawn eight at a time ([`crate::op::fill::uniform_run`]).
     #[inline(always)]
     pub(crate) fn keep_row(&self, n: usize, i: usize, out: &mut [f32]) {
         match self.dropout {
             None => out.fill(1.0),
             Some((p, scale, seed)) => {
-                super::fill::uniform_run(seed, ((n * self.l + i) * self.s) as u64, out);
+                crate::op::fill::uniform_run(seed, ((n * self.l + i) * self.s) as u64, out);
                 out.iter_mut().for_each(|u| *u = if *u >= p { scale } else { 0.0 });
             }
         }
