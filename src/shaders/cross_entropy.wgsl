@@ -10,9 +10,6 @@
 @group(0) @binding(4) var<storage, read_write> out: array<f32>;
 @group(0) @binding(5) var<uniform> P: Params;
 
-var<workgroup> red: array<f32, WG>;
-var<workgroup> red2: array<f32, WG>;
-
 // Row r's target, and whether it counts (in range and not the ignored value).
 fn row_target(r: u32) -> i32 {
     return t[p(P_T_OFFSET) + r];
@@ -78,15 +75,16 @@ fn grad_at(v: f32, i: u32, tr: i32, lse: f32, gr: f32) -> f32 {
     return gr * (exp(v - lse) - eps / f32(p(P_CLASSES))) - gr * onehot;
 }
 
-// PART 1: the gradient of row r by one thread.
-fn grad_row(r: u32) {
+// PART 1 and 3: the gradient of row r, columns from `first` in steps of `step` (one thread
+// all of them, or each of a workgroup's invocations its share).
+fn grad_row(r: u32, first: u32, step: u32) {
     let c = p(P_CLASSES);
     let base = p(P_X_OFFSET) + r * c;
     let tr = row_target(r);
     let lse = saved[p(P_ROWS) + r];
     let gr = g[p(P_G_OFFSET) + r];
     let live = counts(tr);
-    for (var i = 0u; i < c; i++) {
+    for (var i = first; i < c; i += step) {
         out[r * c + i] = select(0.0, grad_at(x[base + i], i, tr, lse, gr), live);
     }
 }
@@ -102,23 +100,6 @@ fn workgroup_max(a: f32, l: u32) -> f32 {
         workgroupBarrier();
     }
     let total = red[0];
-    workgroupBarrier();
-    return total;
-}
-
-// The sums of a and b over the workgroup (every invocation gets them).
-fn workgroup_sums(a: f32, b: f32, l: u32) -> vec2<f32> {
-    red[l] = a;
-    red2[l] = b;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s /= 2u) {
-        if (l < s) {
-            red[l] += red[l + s];
-            red2[l] += red2[l + s];
-        }
-        workgroupBarrier();
-    }
-    let total = vec2<f32>(red[0], red2[0]);
     workgroupBarrier();
     return total;
 }
@@ -147,19 +128,6 @@ fn forward_row_wg(r: u32, l: u32) {
     }
 }
 
-// PART 3: the gradient of row r by the whole workgroup.
-fn grad_row_wg(r: u32, l: u32) {
-    let c = p(P_CLASSES);
-    let base = p(P_X_OFFSET) + r * c;
-    let tr = row_target(r);
-    let lse = saved[p(P_ROWS) + r];
-    let gr = g[p(P_G_OFFSET) + r];
-    let live = counts(tr);
-    for (var i = l; i < c; i += WG) {
-        out[r * c + i] = select(0.0, grad_at(x[base + i], i, tr, lse, gr), live);
-    }
-}
-
 @compute @workgroup_size(WG)
 fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -174,7 +142,7 @@ fn main(
             if (PART == 2u) {
                 forward_row_wg(r, l);
             } else {
-                grad_row_wg(r, l);
+                grad_row(r, l, WG);
             }
         }
         return;
@@ -186,6 +154,6 @@ fn main(
     if (PART == 0u) {
         forward_row(i);
     } else {
-        grad_row(i);
+        grad_row(i, 0u, 1u);
     }
 }

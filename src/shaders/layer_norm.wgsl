@@ -18,9 +18,6 @@
 
 const LN_ROWS: u32 = 64u; // op::fused::layer_norm::LN_ROWS
 
-var<workgroup> red: array<f32, WG>;
-var<workgroup> red2: array<f32, WG>;
-
 fn weight(i: u32) -> f32 {
     return select(1.0, w[p(P_W_OFFSET) + i], p(P_HAS_W) == 1u);
 }
@@ -75,23 +72,6 @@ fn grad_x_row(r: u32) {
         let xhat = (x[xb + i] - mean) * rstd;
         out[r * n + i] = rstd * (dy[gb + i] * weight(i) - mg - xhat * mgx);
     }
-}
-
-// The sums of a and b over the workgroup (every invocation gets them).
-fn workgroup_sums(a: f32, b2: f32, t: u32) -> vec2<f32> {
-    red[t] = a;
-    red2[t] = b2;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s /= 2u) {
-        if (t < s) {
-            red[t] += red[t + s];
-            red2[t] += red2[t + s];
-        }
-        workgroupBarrier();
-    }
-    let total = vec2<f32>(red[0], red2[0]);
-    workgroupBarrier();
-    return total;
 }
 
 // PART 4: the forward of row r by the whole workgroup.

@@ -240,7 +240,9 @@ impl FusedKind {
                 format!("{tile}{}{common}", super::fill::WGSL_THREEFRY)
             }
             FusedKind::Dropout => super::fill::WGSL_THREEFRY.to_string(),
-            FusedKind::CrossEntropy | FusedKind::LayerNorm => String::new(),
+            FusedKind::CrossEntropy | FusedKind::LayerNorm => {
+                include_str!(concat!(env!("OUT_DIR"), "/workgroup_sums.wgsl")).to_string()
+            }
         }
     }
 

@@ -22,20 +22,6 @@ __device__ __forceinline__ float block_max(float v, float* red) {
     return total;
 }
 
-// The sum of v over the block (every thread gets it).
-__device__ __forceinline__ float block_sum(float v, float* red) {
-    unsigned t = threadIdx.x;
-    red[t] = v;
-    __syncthreads();
-    for (unsigned s = WG / 2; s > 0; s /= 2) {
-        if (t < s) red[t] += red[t + s];
-        __syncthreads();
-    }
-    float total = red[0];
-    __syncthreads();
-    return total;
-}
-
 // Whether row target tr counts (in range and not the ignored value).
 __device__ __forceinline__ bool counts(int tr, const Params& P) {
     bool ignored = P.has_ignore && tr == (int)(unsigned)P.ignore;

@@ -9,20 +9,6 @@
 // Params: `op::fused::layer_norm::LayerNormParams`.
 #define LN_ROWS 64  // op::fused::layer_norm::LN_ROWS
 
-// The sum of v over the block (every thread gets it); `red` holds WG floats.
-__device__ __forceinline__ float block_sum(float v, float* red) {
-    unsigned t = threadIdx.x;
-    red[t] = v;
-    __syncthreads();
-    for (unsigned s = WG / 2; s > 0; s /= 2) {
-        if (t < s) red[t] += red[t + s];
-        __syncthreads();
-    }
-    float total = red[0];
-    __syncthreads();
-    return total;
-}
-
 __device__ __forceinline__ float weight(const float* w, const Params& P, u64 i) {
     return P.has_w ? w[P.w_offset + i] : 1.0f;
 }

@@ -16,6 +16,21 @@ __device__ __forceinline__ bool is_nan(unsigned) { return false; }
 // A grid-stride loop over n items: any grid size covers any n.
 #define FOR_EACH(i, n) for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < (n); i += (u64)gridDim.x * blockDim.x)
 
+// The sum of v over the block (every thread gets it); `red` holds WG floats. The row-per-block
+// kernels' reduction (layer_norm.cu, cross_entropy.cu).
+__device__ __forceinline__ float block_sum(float v, float* red) {
+    unsigned t = threadIdx.x;
+    red[t] = v;
+    __syncthreads();
+    for (unsigned s = WG / 2; s > 0; s /= 2) {
+        if (t < s) red[t] += red[t + s];
+        __syncthreads();
+    }
+    float total = red[0];
+    __syncthreads();
+    return total;
+}
+
 // Threefry-2x32-20 (op::fill's counter-based generator, the CPU's rounds): the block at counter
 // (c, 0) under key (k0, k1), its first word returned and its second in `*second`; `threefry` the
 // first word alone. Shared by fill.cu (rand, randn), dropout.cu and attention.cu's dropout.
