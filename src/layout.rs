@@ -19,6 +19,14 @@ impl Layout {
         Layout { shape: shape.to_vec(), strides: contiguous_strides(shape), offset: 0 }
     }
 
+    /// The view of a contiguous tensor of `outer` shape whose region of `inner` shape starts
+    /// `before[d]` entries into each dim (padding's interior).
+    pub(crate) fn interior(outer: &[usize], before: &[usize], inner: &[usize]) -> Self {
+        let strides = crate::shape::contiguous_strides(outer);
+        let offset = before.iter().zip(&strides).map(|(b, s)| b * s).sum();
+        Layout { shape: inner.to_vec(), strides, offset }
+    }
+
     /// A layout with explicit strides and offset (the caller guarantees they stay in bounds).
     pub(crate) fn strided(shape: &[usize], strides: &[usize], offset: usize) -> Self {
         Layout { shape: shape.to_vec(), strides: strides.to_vec(), offset }
@@ -320,6 +328,15 @@ impl Iterator for StridedOffsets<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn interior_is_the_padded_region() {
+        // [2, 3] padded by (1, 1) rows and (2, 0) columns into [4, 5]: element (r, c) of the
+        // interior is element (r + 1, c + 2) of the contiguous outer tensor.
+        let l = Layout::interior(&[4, 5], &[1, 2], &[2, 3]);
+        assert_eq!((l.shape(), l.strides(), l.offset()), (&[2usize, 3][..], &[5usize, 1][..], 7));
+        assert_eq!(Layout::interior(&[3], &[0], &[3]).offset(), 0);
+    }
 
     #[test]
     fn view_as_follows_pytorchs_stride_rule() {

@@ -6,6 +6,7 @@ mod launch;
 mod one_pass;
 mod widen;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::device::backend::{KernelCall, Kernels, Operand};
@@ -177,6 +178,13 @@ impl Storage {
     /// pooling; how is the backend's choice).
     pub(crate) fn sum_div(&self, l: &Layout, m: usize, k: usize, d: f32) -> Result<Storage> {
         Storage::launch(KernelCall::SumDiv { src: Operand::new(self, l), m, k, d }, None)
+    }
+
+    /// f32 `l` padded with `value` into `shape`, `before[d]` entries ahead of it in each dim (how
+    /// is the backend's choice).
+    pub(crate) fn pad(&self, l: &Layout, before: &[usize], shape: &[usize], value: f32) -> Result<Storage> {
+        let (before, shape) = (Cow::Borrowed(before), Cow::Borrowed(shape));
+        Storage::launch(KernelCall::Pad { src: Operand::new(self, l), before, shape, value }, None)
     }
 
     /// f32 `l` clamped to `[lo, hi]` (how is the backend's choice).

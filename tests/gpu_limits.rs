@@ -59,6 +59,18 @@ fn tensors_beyond_one_binding_split_or_fail_clearly(g: Device) {
         let want = webtensor::nn::dropout(&cpu.narrow(0, at, len).unwrap(), 0.5, true, Some(3)).unwrap();
         assert!(f32s(&on_gpu) == f32s(&want), "dropout of {len} elements from {at} split across bindings");
     }
+    // Constant padding past one binding: the one-pass kernel takes one binding, and the strided
+    // copy into the interior cannot split, so it says so by the op's name.
+    let rows = x.reshape(&[-1, 8192]).unwrap();
+    let err = rows.pad(&[1, 2], webtensor::PadMode::Constant, -1.0).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.starts_with("pad") && msg.contains("max_storage_buffer_binding_size"), "{msg}");
+    // Within one binding it pads in one pass.
+    let small = Tensor::from_slice(&host[..16384], &[2, 8192], g).unwrap();
+    let small = small.pad(&[1, 2], webtensor::PadMode::Constant, -1.0).unwrap();
+    let want: Vec<f32> =
+        std::iter::once(-1.0).chain((8192..16384).map(|i| (i % 1000) as f32)).chain([-1.0, -1.0]).collect();
+    assert_eq!(f32s(&small.narrow(0, 1, 1).unwrap()), want, "the second padded row");
     let e = x.mul_scalar(0.0).unwrap().exp().unwrap(); // split map
     assert_eq!(f32s(&e.sum_all().unwrap()), vec![n as f32]);
     assert_eq!(f32s(&Tensor::zeros(&[n], DType::F32, g).unwrap().max_all().unwrap()), vec![0.0]);

@@ -62,6 +62,10 @@ pub(crate) enum KernelCall<'a, S> {
     /// The f32 sums of each row of the `[m, k]` view `src` divided by `d` (means, average
     /// pooling): one pass where the backend has it (the CPU), else a sum and a scalar division.
     SumDiv { src: Operand<'a, S>, m: usize, k: usize, d: f32 },
+    /// f32 `src` padded with `value` into `shape`, `before[d]` entries ahead of it in each dim:
+    /// one pass where the backend has it (the CPU; wgpu within one binding), else a fill and a
+    /// strided copy into the interior.
+    Pad { src: Operand<'a, S>, before: Cow<'a, [usize]>, shape: Cow<'a, [usize]>, value: f32 },
     /// f32 `src` clamped to `[lo, hi]`: one pass where the backend has it (the CPU; wgpu for
     /// contiguous, vec4-aligned data within one binding), else a maximum and a minimum.
     Clamp { src: Operand<'a, S>, lo: f32, hi: f32 },
@@ -117,6 +121,7 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Reduce { op, .. } => op.name(),
             KernelCall::SumDiv { .. } => "mean",
             KernelCall::Clamp { .. } => "clamp",
+            KernelCall::Pad { .. } => "pad",
             KernelCall::Softmax { log: true, .. } => "log_softmax",
             KernelCall::Softmax { log: false, .. } => "softmax",
             KernelCall::Argsort { k, keep, .. } if keep < k => "topk",
@@ -146,6 +151,7 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Reduce { m, out, .. } => (Cow::Owned(vec![*m]), *out),
             KernelCall::SumDiv { m, .. } => (Cow::Owned(vec![*m]), DType::F32),
             KernelCall::Clamp { src, .. } => (Cow::Borrowed(src.l.shape()), DType::F32),
+            KernelCall::Pad { shape, .. } => (Cow::Borrowed(shape), DType::F32),
             KernelCall::Softmax { m, k, dtype, .. } => (Cow::Owned(vec![*m, *k]), *dtype),
             KernelCall::Argsort { m, k, keep, .. } => (Cow::Owned(vec![*m, (*keep).min(*k)]), DType::I32),
             KernelCall::Matmul { args, dtype, .. } => (Cow::Owned(vec![args.batch, args.m, args.n]), *dtype),
@@ -168,6 +174,7 @@ impl<'a, S> KernelCall<'a, S> {
             | KernelCall::Reduce { src, .. }
             | KernelCall::SumDiv { src, .. }
             | KernelCall::Clamp { src, .. }
+            | KernelCall::Pad { src, .. }
             | KernelCall::Softmax { src, .. }
             | KernelCall::Argsort { src, .. }
             | KernelCall::Binary { a: src, .. }
@@ -189,6 +196,7 @@ impl<'a, S> KernelCall<'a, S> {
             | KernelCall::Reduce { src, .. }
             | KernelCall::SumDiv { src, .. }
             | KernelCall::Clamp { src, .. }
+            | KernelCall::Pad { src, .. }
             | KernelCall::Softmax { src, .. }
             | KernelCall::Argsort { src, .. } => vec![&src.s],
             KernelCall::Binary { a, b, .. } => vec![&a.s, &b.s],
@@ -229,6 +237,9 @@ impl<'a, S> KernelCall<'a, S> {
             }
             KernelCall::SumDiv { src, m, k, d } => KernelCall::SumDiv { src: src.map(f)?, m: *m, k: *k, d: *d },
             KernelCall::Clamp { src, lo, hi } => KernelCall::Clamp { src: src.map(f)?, lo: *lo, hi: *hi },
+            KernelCall::Pad { src, before, shape, value } => {
+                KernelCall::Pad { src: src.map(f)?, before: before.clone(), shape: shape.clone(), value: *value }
+            }
             KernelCall::Argsort { src, m, k, descending, keep, dtype } => KernelCall::Argsort {
                 src: src.map(f)?,
                 m: *m,
@@ -290,6 +301,9 @@ impl<'a, S> KernelCall<'a, S> {
             }
             KernelCall::SumDiv { src, m, k, d } => KernelCall::SumDiv { src: src.into_owned(), m, k, d },
             KernelCall::Clamp { src, lo, hi } => KernelCall::Clamp { src: src.into_owned(), lo, hi },
+            KernelCall::Pad { src, before, shape, value } => {
+                KernelCall::Pad { src: src.into_owned(), before: own(before), shape: own(shape), value }
+            }
             KernelCall::Argsort { src, m, k, descending, keep, dtype } => {
                 KernelCall::Argsort { src: src.into_owned(), m, k, descending, keep, dtype }
             }

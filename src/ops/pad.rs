@@ -86,11 +86,15 @@ impl Tensor {
         Ok(y)
     }
 
-    /// Constant padding (no cropping) of an f32 tensor in one pass where its device can (the
-    /// CPU, wgpu), its gradient the interior of the output's; `None` elsewhere.
+    /// Constant padding (no cropping) of an f32 tensor by one call (`KernelCall::Pad`: one pass
+    /// on the CPU and on wgpu within one binding, else a fill and a strided copy), its gradient
+    /// the interior of the output's; `None` for other dtypes, cropping and more dims than the
+    /// GPU programs index, which compose.
     fn pad_constant_once(&self, pads: &[isize], value: f64) -> Result<Option<Tensor>> {
         let rank = self.rank();
-        if pads.is_empty() || self.dtype() != DType::F32 || pads.iter().any(|&p| p < 0) {
+        let indexable =
+            self.device().kind() == crate::device::DeviceKind::Cpu || rank <= crate::shaders::params::MAX_RANK;
+        if pads.is_empty() || self.dtype() != DType::F32 || pads.iter().any(|&p| p < 0) || !indexable {
             return Ok(None);
         }
         let (mut before, mut after) = (vec![0usize; rank], vec![0usize; rank]);
@@ -108,9 +112,7 @@ impl Tensor {
         if shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)).is_none_or(|n| n > isize::MAX as usize) {
             return Ok(None);
         }
-        let Some(storage) = self.storage().pad_f32(self.layout(), &before, &shape, value as f32)? else {
-            return Ok(None);
-        };
+        let storage = self.storage().pad(self.layout(), &before, &shape, value as f32).map_err(|e| e.in_op("pad"))?;
         let (device, sizes) = (self.device(), self.shape().to_vec());
         crate::device::placement::record("pad", &[device], device);
         Ok(Some(Tensor::from_op(storage, &shape, DType::F32, device, "pad", &[self], |_| {

@@ -36,6 +36,16 @@ impl Kernels for CpuBackend {
                     self.scalar(op, &sum, &Layout::contiguous(&[*m]), v, DType::F32)
                 }
             },
+            KernelCall::Pad { src, before, shape, value } => {
+                match self.pad_f32(src.s, &src.l, before, shape, *value)? {
+                    Some(s) => Ok(s),
+                    None => Err(crate::error::Error::UnsupportedDType {
+                        op: "pad",
+                        dtype: src.s.data().dtype(),
+                        reason: "internal: the one-pass pad takes f32".into(),
+                    }),
+                }
+            }
             KernelCall::Clamp { src, lo, hi } => match self.clamp_f32(src.s, &src.l, *lo, *hi)? {
                 Some(s) => Ok(s),
                 None => {

@@ -41,7 +41,14 @@ const SELECT_THREADS: usize = 16384;
 
 impl CudaDevice {
     /// dst[dl] = op(src[sl]) elementwise over `sl`'s shape.
-    fn launch_map(&self, op: MapOp, src: &CudaStorage, sl: &Layout, dst: &CudaStorage, dl: &Layout) -> Result<()> {
+    pub(super) fn launch_map(
+        &self,
+        op: MapOp,
+        src: &CudaStorage,
+        sl: &Layout,
+        dst: &CudaStorage,
+        dl: &Layout,
+    ) -> Result<()> {
         let n = sl.numel();
         if n == 0 {
             return Ok(());

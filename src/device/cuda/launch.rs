@@ -16,6 +16,7 @@ use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
 use crate::op::sort::SELECT_MAX_KEEP;
 use crate::op::MapOp;
+use crate::shape::numel;
 
 impl Kernels for Arc<CudaDevice> {
     type Storage = CudaStorage;
@@ -38,6 +39,13 @@ impl Kernels for Arc<CudaDevice> {
                 self.scalar(op, &sum, &Layout::contiguous(&[*m]), v, DType::F32)
             }
             KernelCall::Clamp { src, lo, hi } => self.clamp(src.s, &src.l, *lo, *hi),
+            KernelCall::Pad { src, before, shape, value } => {
+                // The padding value everywhere, then the data copied into the interior.
+                let out = self.fill(numel(shape), Fill::Value(f64::from(*value)), DType::F32)?;
+                let interior = Layout::interior(shape, before, src.l.shape());
+                self.launch_map(MapOp::Cast, src.s, &src.l, &out, &interior)?;
+                Ok(out)
+            }
             KernelCall::Softmax { src, m, k, log, .. } => self.softmax(src.s, &src.l, *m, *k, *log),
             KernelCall::Argsort { src, m, k, descending, keep, .. } => {
                 if keep < k && *keep <= SELECT_MAX_KEEP {

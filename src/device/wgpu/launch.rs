@@ -17,6 +17,7 @@ use crate::op::optim::OptimStep;
 use crate::op::reduce::ReduceOp;
 use crate::op::sort::SELECT_MAX_KEEP;
 use crate::op::MapOp;
+use crate::shape::numel;
 
 impl Kernels for Arc<WgpuDevice> {
     type Storage = WgpuStorage;
@@ -39,6 +40,23 @@ impl Kernels for Arc<WgpuDevice> {
                 self.scalar(op, &sum, &Layout::contiguous(&[*m]), v, DType::F32)
             }
             KernelCall::Clamp { src, lo, hi } => self.clamp(src.s, &src.l, *lo, *hi),
+            KernelCall::Pad { src, before, shape, value } => {
+                match self.pad_f32(src.s, &src.l, before, shape, *value)? {
+                    Some(out) => Ok(out),
+                    None => {
+                        // Past one binding: the padding value everywhere, then the data copied into
+                        // the interior by a strided map (which splits into pieces where it can).
+                        let out = self.fill(numel(shape), Fill::Value(f64::from(*value)), DType::F32)?;
+                        let interior = Layout::interior(shape, before, src.l.shape());
+                        self.launch_map(
+                            MapOp::Cast,
+                            (src.s.buffer(), &src.l, DType::F32),
+                            (out.buffer(), &interior, DType::F32),
+                        )?;
+                        Ok(out)
+                    }
+                }
+            }
             KernelCall::Softmax { src, m, k, log, .. } => self.softmax(src.s, &src.l, *m, *k, *log),
             KernelCall::Argsort { src, m, k, descending, keep, .. } => {
                 if keep < k && *keep <= SELECT_MAX_KEEP {
