@@ -63,7 +63,8 @@ pub(crate) enum Grid {
 /// One launch of a family's program.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Pass {
-    /// Which part of the program (its `PART` constant).
+    /// Which program part: the family maps it to its program and `PART` constant
+    /// ([`FusedKind::wgsl`], [`FusedKind::part_constant`]).
     pub part: u8,
     /// The family's parameter struct, as words.
     pub words: Vec<usize>,
