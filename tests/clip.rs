@@ -14,7 +14,7 @@ use webtensor::nn::utils::{clip_grad_norm_, clip_grad_value_, ClipGradNormOption
 use webtensor::nn::Parameter;
 use webtensor::{Device, Tensor};
 
-device_main!(nonfinite_norms_refused_when_asked; fixtures: fixture_trials("clip.json", 6, clipping_matches_pytorch));
+device_main!(nonfinite_norms_refused_when_asked, two_norms_of_every_size; fixtures: fixture_trials("clip.json", 6, clipping_matches_pytorch));
 
 fn clipping_matches_pytorch(c: &Value, d: Device) {
     let params: Vec<Parameter> = c["params"]
@@ -51,6 +51,26 @@ fn clipping_matches_pytorch(c: &Value, d: Device) {
             None => assert!(want.is_null(), "{name}: grad {k} appeared"),
         }
     }
+}
+
+/// The 2-norm's sums of squares (one fused call per f32 gradient: chunks of at least 4096
+/// elements, at most 1024 of them) against `sqrt(sum(g^2))` composed on the CPU: empty, one
+/// element, a chunk and a bit, past 1024 chunks, and a transposed gradient.
+fn two_norms_of_every_size(d: Device) {
+    for n in [0usize, 1, 4095, 3 * 4096 + 7, 4096 * 1024 + 4099] {
+        let g = Tensor::randn(&[n], Some(n as u64), Device::CPU).unwrap();
+        let param = Parameter::new(&Tensor::zeros(&[n], webtensor::DType::F32, d).unwrap()).unwrap();
+        param.tensor().set_grad(Some(g.to_blocking(d).unwrap())).unwrap();
+        let total = clip_grad_norm_(&[param], f64::INFINITY, ClipGradNormOptions::default()).unwrap();
+        let want = g.square().unwrap().sum_all().unwrap().sqrt().unwrap();
+        assert_close(&f32s(&total), &f32s(&want), 1e-5, &format!("the 2-norm of {n} elements on {d}"));
+    }
+    let g = Tensor::randn(&[300, 70], Some(9), Device::CPU).unwrap();
+    let param = Parameter::new(&Tensor::zeros(&[70, 300], webtensor::DType::F32, d).unwrap()).unwrap();
+    param.tensor().set_grad(Some(g.to_blocking(d).unwrap().t().unwrap())).unwrap();
+    let total = clip_grad_norm_(&[param], f64::INFINITY, ClipGradNormOptions::default()).unwrap();
+    let want = g.square().unwrap().sum_all().unwrap().sqrt().unwrap();
+    assert_close(&f32s(&total), &f32s(&want), 1e-5, &format!("a transposed gradient's 2-norm on {d}"));
 }
 
 fn nonfinite_norms_refused_when_asked(d: Device) {

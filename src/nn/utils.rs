@@ -7,6 +7,9 @@
 use super::Parameter;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::op::fused::sum_squares::SumSquaresArgs;
+use crate::op::fused::Fused;
+use crate::storage::Storage;
 use crate::tensor::Tensor;
 
 /// Options of [`clip_grad_norm_`] (PyTorch's defaults: the 2-norm, no error on NaN/inf).
@@ -22,6 +25,17 @@ impl Default for ClipGradNormOptions {
     fn default() -> Self {
         ClipGradNormOptions { norm_type: 2.0, error_if_nonfinite: false }
     }
+}
+
+/// The sum of squares of f32 `g` as a 0-d tensor on its device, by the fused family
+/// (`op::fused::sum_squares`); no graph (the caller pauses recording).
+fn sum_squares(g: &Tensor) -> Result<Tensor> {
+    const OP: &str = "clip_grad_norm_";
+    let g = g.contiguous()?;
+    let args = SumSquaresArgs { n: g.numel(), src_offset: g.layout().offset() };
+    let storage = Storage::fused(Fused::SumSquares(args), &[g.storage()]).map_err(|e| e.in_op(OP))?;
+    crate::device::placement::record("sum_squares", &[g.device()], g.device());
+    Ok(Tensor::from_parts(storage, &[], DType::F32, g.device()))
 }
 
 /// The gradients of `params` that exist (frozen and unused parameters have none).
@@ -45,13 +59,14 @@ pub fn clip_grad_norm_(params: &[Parameter], max_norm: f64, options: ClipGradNor
     };
     let home = first.device();
     // The p-norm of the gradients' p-norms. For p = 2 each gradient gives its sum of squares
-    // and one root is taken at the end: two kernels a gradient instead of a norm's three and a
-    // square of it again.
+    // (one fused call for f32: no squared copy of the gradient) and one root is taken at the
+    // end.
     let mut norms = Vec::with_capacity(gs.len());
     for (_, g) in &gs {
-        let n = match p == 2.0 {
-            true => g.to_dtype(DType::F32)?.square()?.sum_all()?,
-            false => g.norm(p, &[], false)?.to_dtype(DType::F32)?,
+        let n = match (p == 2.0, g.dtype()) {
+            (true, DType::F32) => sum_squares(g)?,
+            (true, _) => g.to_dtype(DType::F32)?.square()?.sum_all()?,
+            (false, _) => g.norm(p, &[], false)?.to_dtype(DType::F32)?,
         };
         norms.push(if n.device() == home { n } else { moved(OP, &n, home)? });
     }

@@ -12,6 +12,7 @@ use crate::op::fused::attention::AttentionArgs;
 use crate::op::fused::cross_entropy::CrossEntropyArgs;
 use crate::op::fused::dropout::DropoutArgs;
 use crate::op::fused::layer_norm::LayerNormArgs;
+use crate::op::fused::sum_squares::SumSquaresArgs;
 use crate::op::fused::Fused;
 
 impl CpuBackend {
@@ -85,6 +86,10 @@ impl CpuBackend {
                 self.attention((input(0)?, input(1)?, input(2)?), mask, grad, a)
             }
             Fused::Dropout(a) => self.dropout(input(0)?, a),
+            Fused::SumSquares(a) => {
+                let x = fused_f32s("sum_squares", input(0)?)?;
+                CpuStorage::new(CpuData::F32(vec![SumSquaresArgs::cpu(&x[a.src_offset..a.src_offset + a.n])]))
+            }
             Fused::CrossEntropy(a) if a.backward => {
                 self.cross_entropy(input(0)?, input(1)?, Some((input(2)?, input(3)?)), a)
             }

@@ -13,11 +13,13 @@ pub(crate) mod attention;
 pub(crate) mod cross_entropy;
 pub(crate) mod dropout;
 pub(crate) mod layer_norm;
+pub(crate) mod sum_squares;
 
 use attention::AttentionArgs;
 use cross_entropy::CrossEntropyArgs;
 use dropout::DropoutArgs;
 use layer_norm::LayerNormArgs;
+use sum_squares::SumSquaresArgs;
 
 /// Which family a program belongs to (part of its `KernelKey`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -26,6 +28,7 @@ pub(crate) enum FusedKind {
     Dropout,
     CrossEntropy,
     LayerNorm,
+    SumSquares,
 }
 
 /// One call of a fused family: which, and its arguments (offsets of the inputs included).
@@ -43,6 +46,9 @@ pub(crate) enum Fused {
     /// backward (`args.backward`) the forward's output and the output's gradient; f32 scratch
     /// after the output.
     LayerNorm(LayerNormArgs),
+    /// See [`sum_squares`]. Input: the f32 tensor; f32 scratch (a partial sum per chunk) after
+    /// the one-element output.
+    SumSquares(SumSquaresArgs),
 }
 
 /// How a pass's threads are laid out.
@@ -98,6 +104,7 @@ impl Fused {
             Fused::Dropout(_) => FusedKind::Dropout,
             Fused::CrossEntropy(_) => FusedKind::CrossEntropy,
             Fused::LayerNorm(_) => FusedKind::LayerNorm,
+            Fused::SumSquares(_) => FusedKind::SumSquares,
         }
     }
 
@@ -111,6 +118,7 @@ impl Fused {
             Fused::CrossEntropy(_) => "cross_entropy",
             Fused::LayerNorm(a) if a.backward => "layer_norm_backward",
             Fused::LayerNorm(_) => "layer_norm",
+            Fused::SumSquares(_) => "sum_squares",
         }
     }
 
@@ -122,6 +130,7 @@ impl Fused {
             Fused::Dropout(_) => 1,
             Fused::CrossEntropy(_) => 4,
             Fused::LayerNorm(_) => 5,
+            Fused::SumSquares(_) => 1,
         }
     }
 
@@ -129,6 +138,7 @@ impl Fused {
     pub(crate) fn scratch(&self) -> Option<usize> {
         match self {
             Fused::LayerNorm(a) => Some(a.scratch()),
+            Fused::SumSquares(a) => Some(a.chunks()),
             Fused::Attention(_) | Fused::Dropout(_) | Fused::CrossEntropy(_) => None,
         }
     }
@@ -137,7 +147,7 @@ impl Fused {
     pub(crate) fn dtype(&self) -> DType {
         match self {
             Fused::Dropout(a) => a.dtype,
-            Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) => DType::F32,
+            Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) | Fused::SumSquares(_) => DType::F32,
         }
     }
 
@@ -151,6 +161,7 @@ impl Fused {
             Fused::CrossEntropy(a) => (a.forward_len(), DType::F32),
             Fused::LayerNorm(a) if a.backward => (a.backward_len(), DType::F32),
             Fused::LayerNorm(a) => (a.forward_len(), DType::F32),
+            Fused::SumSquares(_) => (1, DType::F32),
         }
     }
 
@@ -161,6 +172,7 @@ impl Fused {
             Fused::Dropout(a) => vec![a.pass(a.n, 0, a.src_offset, 0)],
             Fused::CrossEntropy(a) => a.passes(target),
             Fused::LayerNorm(a) => a.passes(target),
+            Fused::SumSquares(a) => a.passes(),
         }
     }
 
@@ -168,7 +180,7 @@ impl Fused {
     pub(crate) fn elementwise(&self) -> Option<Elementwise> {
         match self {
             Fused::Dropout(a) => Some(Elementwise { n: a.n, src_offset: a.src_offset }),
-            Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) => None,
+            Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) | Fused::SumSquares(_) => None,
         }
     }
 
@@ -177,7 +189,7 @@ impl Fused {
     pub(crate) fn piece(&self, first: usize, len: usize, src_offset: usize, dst_offset: usize) -> Option<Pass> {
         match self {
             Fused::Dropout(a) => Some(a.pass(len, first, src_offset, dst_offset)),
-            Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) => None,
+            Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) | Fused::SumSquares(_) => None,
         }
     }
 
@@ -202,6 +214,7 @@ impl FusedKind {
             FusedKind::Dropout => include_str!(concat!(env!("OUT_DIR"), "/dropout.wgsl")),
             FusedKind::CrossEntropy => include_str!(concat!(env!("OUT_DIR"), "/cross_entropy.wgsl")),
             FusedKind::LayerNorm => include_str!(concat!(env!("OUT_DIR"), "/layer_norm.wgsl")),
+            FusedKind::SumSquares => include_str!(concat!(env!("OUT_DIR"), "/sum_squares.wgsl")),
         }
     }
 
@@ -215,6 +228,7 @@ impl FusedKind {
             FusedKind::Dropout => include_str!("../../device/cuda/kernels/dropout.cu"),
             FusedKind::CrossEntropy => include_str!("../../device/cuda/kernels/cross_entropy.cu"),
             FusedKind::LayerNorm => include_str!("../../device/cuda/kernels/layer_norm.cu"),
+            FusedKind::SumSquares => include_str!("../../device/cuda/kernels/sum_squares.cu"),
         }
     }
 
@@ -241,7 +255,7 @@ impl FusedKind {
                 format!("{tile}{}{common}", super::fill::WGSL_THREEFRY)
             }
             FusedKind::Dropout => super::fill::WGSL_THREEFRY.to_string(),
-            FusedKind::CrossEntropy | FusedKind::LayerNorm => {
+            FusedKind::CrossEntropy | FusedKind::LayerNorm | FusedKind::SumSquares => {
                 include_str!(concat!(env!("OUT_DIR"), "/workgroup_sums.wgsl")).to_string()
             }
         }
@@ -281,13 +295,14 @@ impl FusedKind {
             FusedKind::Dropout => dropout::DropoutParams::FIELDS,
             FusedKind::CrossEntropy => cross_entropy::CrossEntropyParams::FIELDS,
             FusedKind::LayerNorm => layer_norm::LayerNormParams::FIELDS,
+            FusedKind::SumSquares => sum_squares::SumSquaresParams::FIELDS,
         }
     }
 
     /// Whether program part `part` is for software adapters only (CUDA never launches it).
     pub(crate) fn wgsl_only(self, part: u8) -> bool {
         match self {
-            FusedKind::Attention | FusedKind::Dropout => false,
+            FusedKind::Attention | FusedKind::Dropout | FusedKind::SumSquares => false,
             FusedKind::CrossEntropy | FusedKind::LayerNorm => part < 2,
         }
     }
@@ -299,10 +314,16 @@ impl FusedKind {
             FusedKind::Dropout => vec![(0, DType::F32), (0, DType::F16)],
             FusedKind::CrossEntropy => (0..4).map(|part| (part, DType::F32)).collect(),
             FusedKind::LayerNorm => (0..6).map(|part| (part, DType::F32)).collect(),
+            FusedKind::SumSquares => vec![(0, DType::F32), (1, DType::F32)],
         }
     }
 
     /// Every family.
-    pub(crate) const ALL: [FusedKind; 4] =
-        [FusedKind::Attention, FusedKind::Dropout, FusedKind::CrossEntropy, FusedKind::LayerNorm];
+    pub(crate) const ALL: [FusedKind; 5] = [
+        FusedKind::Attention,
+        FusedKind::Dropout,
+        FusedKind::CrossEntropy,
+        FusedKind::LayerNorm,
+        FusedKind::SumSquares,
+    ];
 }
