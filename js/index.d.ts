@@ -85,7 +85,7 @@ export interface RandomOptions<D extends 'float32' | 'float16' = 'float32'> {
   device?: DeviceLike | undefined;
   /** float32 (the default) or float16. */
   dtype?: D | undefined;
-  /** Same seed, same values, on every device: an integer in [0, 2^53). */
+  /** Same seed, same values on every device (`rand` bit for bit, `randn` to a few ulps): an integer in [0, 2^53). */
   seed?: number | undefined;
   /** Mark the new tensor as a leaf that needs a gradient. */
   requiresGrad?: boolean | undefined;
