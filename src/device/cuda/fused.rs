@@ -32,8 +32,7 @@ impl CudaDevice {
             return Ok(out);
         }
         let scratch = call.scratch().map(|n| self.alloc(n.max(1), DType::F32)).transpose()?;
-        let slot = |i: usize| inputs.get(i).or(inputs.first()).map(|s| s.ptr(0));
-        let mut ptrs: Vec<u64> = (0..call.input_slots()).filter_map(slot).collect();
+        let mut ptrs: Vec<u64> = call.slots(inputs).map(|s| s.ptr(0)).collect();
         ptrs.push(out.ptr(0));
         ptrs.extend(scratch.as_ref().map(|s| s.ptr(0)));
         for pass in call.passes(Target { software: false }) {

@@ -26,8 +26,7 @@ impl WgpuDevice {
             return Ok(out);
         }
         let scratch = call.scratch().map(|n| self.alloc(n.max(1), DType::F32)).transpose()?;
-        let slot = |i: usize| inputs.get(i).or(inputs.first()).map(|s| Bind::whole(s.buffer()));
-        let mut binds: Vec<Bind> = (0..call.input_slots()).filter_map(slot).collect();
+        let mut binds: Vec<Bind> = call.slots(inputs).map(|s| Bind::whole(s.buffer())).collect();
         binds.push(Bind::whole(out.buffer()));
         binds.extend(scratch.as_ref().map(|s| Bind::whole(s.buffer())));
         let mut buffers: Vec<&wgpu::Buffer> = inputs.iter().map(|s| s.buffer()).collect();

@@ -134,6 +134,12 @@ impl Fused {
         }
     }
 
+    /// The call's inputs in binding order, one per [`Self::input_slots`]: input 0 again in the
+    /// slots a call leaves empty (the programs do not read them). Both GPU launchers bind these.
+    pub(crate) fn slots<'a, T>(&self, inputs: &'a [T]) -> impl Iterator<Item = &'a T> {
+        (0..self.input_slots()).filter_map(move |i| inputs.get(i).or(inputs.first()))
+    }
+
     /// Elements of f32 scratch bound after the output (None: the programs declare none).
     pub(crate) fn scratch(&self) -> Option<usize> {
         match self {
