@@ -267,6 +267,33 @@ pub(crate) fn coalesce<const N: usize>(shape: &[usize], strides: [&[usize]; N]) 
     (shape, std::array::from_fn(|o| dims.iter().map(|d| d.1[o]).collect()))
 }
 
+/// [`coalesce`] for any number of operands, known at run time (the lazy tier's leaves).
+pub(crate) fn coalesce_dyn(shape: &[usize], strides: &[&[usize]]) -> (Vec<usize>, Vec<Vec<usize>>) {
+    let mut out_shape: Vec<usize> = Vec::with_capacity(shape.len());
+    let mut out: Vec<Vec<usize>> = vec![Vec::with_capacity(shape.len()); strides.len()];
+    for (d, &size) in shape.iter().enumerate() {
+        if size == 1 {
+            continue;
+        }
+        if let Some(last) = out_shape.last_mut() {
+            if out.iter().zip(strides).all(|(o, s)| o.last() == Some(&(s[d] * size))) {
+                *last *= size;
+                for (o, s) in out.iter_mut().zip(strides) {
+                    if let Some(l) = o.last_mut() {
+                        *l = s[d];
+                    }
+                }
+                continue;
+            }
+        }
+        out_shape.push(size);
+        for (o, s) in out.iter_mut().zip(strides) {
+            o.push(s[d]);
+        }
+    }
+    (out_shape, out)
+}
+
 /// The view a reduction kernel gets ([kept.., reduced..], `m` kept elements) as its kept and
 /// reduced dims, each coalesced: `(kept, kept strides, reduced, reduced strides)`. `None` for an
 /// empty view or when no leading dims hold exactly `m` elements.

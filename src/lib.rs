@@ -75,7 +75,10 @@ pub use tensor::checks::synchronize;
 pub use tensor::checks::synchronize_blocking;
 pub use tensor::{Tensor, ToOptions};
 
-pub use device::policy::{fused_kernels, launch_blocking, set_fused_kernels, set_launch_blocking, FusedKernels};
+pub use device::policy::{
+    fused_kernels, launch_blocking, lazy_elementwise, set_fused_kernels, set_launch_blocking, set_lazy_elementwise,
+    FusedKernels,
+};
 #[cfg(not(target_arch = "wasm32"))]
 pub use device::profile::{profile_report, profiling, reset_profile, set_profiling, ProfileRow};
 pub use device::wgpu::recover;

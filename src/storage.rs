@@ -3,6 +3,7 @@
 //! the operands live on.
 
 mod launch;
+pub(crate) mod lazy;
 mod one_pass;
 mod widen;
 
@@ -31,6 +32,8 @@ pub(crate) enum Storage {
     Cuda(CudaStorage),
     /// Held for its byte count, which `Drop` returns to the meta device's accounting.
     Meta(#[allow(dead_code)] MetaStorage),
+    /// A recorded elementwise result of the lazy tier (lazy.rs), realized where it is used.
+    Lazy(lazy::Lazy),
 }
 
 impl Storage {
@@ -125,32 +128,72 @@ impl Storage {
             Storage::Wgpu(s) => s.dtype(),
             Storage::Cuda(s) => s.dtype(),
             Storage::Meta(_) => default,
+            Storage::Lazy(_) => DType::F32,
         }
     }
 
-    /// Unary op, cast or copy of `l` to a contiguous result of `dst`.
-    pub(crate) fn map(&self, l: &Layout, op: MapOp, dst: DType) -> Result<Storage> {
+    /// This storage as the backends see it: a lazy result realized first (lazy.rs), anything
+    /// else as it is.
+    pub(crate) fn resolve(&self) -> Result<&Storage> {
+        match self {
+            Storage::Lazy(l) => l.resolve(),
+            s => Ok(s),
+        }
+    }
+
+    /// Unary op, cast or copy of `l` to a contiguous result of `dst` (recorded by the lazy tier
+    /// where it applies).
+    pub(crate) fn map(self: &Arc<Self>, l: &Layout, op: MapOp, dst: DType) -> Result<Storage> {
         let from = self.dtype_or(dst);
-        Storage::launch(KernelCall::Map { src: Operand::new(self, l), op, from, dst }, None)
+        if from == DType::F32 && dst == DType::F32 {
+            let op = match op {
+                MapOp::Unary(u) if crate::op::expr::records_unary(u) => Some(lazy::Op::Unary(u)),
+                MapOp::Cast => Some(lazy::Op::Copy),
+                MapOp::Unary(_) => None,
+            };
+            if let Some(s) = op.and_then(|op| lazy::record(op, &[lazy::Arg::Tensor(self, l)], l.shape())) {
+                return Ok(s);
+            }
+        }
+        Storage::launch(KernelCall::Map { src: Operand::new(self.as_ref(), l), op, from, dst }, None)
     }
 
     /// `self op value` over `l` (`value` in `dtype`): a scalar kernel where the backend has
-    /// one, else the value filled and broadcast.
-    pub(crate) fn binary_scalar(&self, op: BinaryOp, l: &Layout, value: f64, dtype: DType) -> Result<Storage> {
-        Storage::launch(KernelCall::BinaryScalar { op, a: Operand::new(self, l), value, dtype }, None)
+    /// one, else the value filled and broadcast (recorded by the lazy tier where it applies).
+    pub(crate) fn binary_scalar(
+        self: &Arc<Self>,
+        op: BinaryOp,
+        l: &Layout,
+        value: f64,
+        dtype: DType,
+    ) -> Result<Storage> {
+        if dtype == DType::F32 && crate::op::expr::records_binary(op) {
+            let args = [lazy::Arg::Tensor(self, l), lazy::Arg::Scalar(value as f32)];
+            if let Some(s) = lazy::record(lazy::Op::Binary(op), &args, l.shape()) {
+                return Ok(s);
+            }
+        }
+        Storage::launch(KernelCall::BinaryScalar { op, a: Operand::new(self.as_ref(), l), value, dtype }, None)
     }
 
-    /// Broadcast `self op b` into `shape`; both operands of `dtype`.
+    /// Broadcast `self op b` into `shape`; both operands of `dtype` (recorded by the lazy tier
+    /// where it applies).
     pub(crate) fn binary(
-        &self,
+        self: &Arc<Self>,
         op: BinaryOp,
         la: &Layout,
-        b: &Storage,
+        b: &Arc<Storage>,
         lb: &Layout,
         shape: &[usize],
         dtype: DType,
     ) -> Result<Storage> {
-        let (a, b) = (Operand::new(self, la), Operand::new(b, lb));
+        if dtype == DType::F32 && crate::op::expr::records_binary(op) {
+            let args = [lazy::Arg::Tensor(self, la), lazy::Arg::Tensor(b, lb)];
+            if let Some(s) = lazy::record(lazy::Op::Binary(op), &args, shape) {
+                return Ok(s);
+            }
+        }
+        let (a, b) = (Operand::new(self.as_ref(), la), Operand::new(b.as_ref(), lb));
         Storage::launch(KernelCall::Binary { op, a, b, shape: shape.into(), dtype }, None)
     }
 
@@ -240,7 +283,7 @@ impl Storage {
             ($variant:ident) => {
                 inputs
                     .iter()
-                    .map(|(s, off)| match s.as_ref() {
+                    .map(|(s, off)| match s.resolve()? {
                         Storage::$variant(s) => Ok((s, *off)),
                         _ => Err(launch::mixed(OP)),
                     })
@@ -250,7 +293,8 @@ impl Storage {
         let Some((first, _)) = inputs.first() else {
             return Err(Error::invalid(OP, "needs a parameter and its gradient"));
         };
-        Ok(match first.as_ref() {
+        Ok(match first.resolve()? {
+            Storage::Lazy(_) => return Err(Error::invalid(OP, "internal: a lazy result stayed lazy")),
             Storage::Cpu(_) => CpuBackend.optim(step, &collect!(Cpu), n)?.into_iter().map(Storage::Cpu).collect(),
             Storage::Wgpu(d) => {
                 let ins = collect!(Wgpu);
@@ -282,7 +326,8 @@ impl Storage {
 
     /// The elements of `l`, in row-major order, on the host.
     pub(crate) async fn read(&self, l: &Layout, op: &'static str) -> Result<CpuData> {
-        match self {
+        match self.resolve()? {
+            Storage::Lazy(_) => Err(Error::invalid(op, "internal: a lazy result stayed lazy")),
             Storage::Cpu(s) => Ok(CpuBackend.map(s, l, MapOp::Cast, s.data().dtype())?.into_data()),
             Storage::Wgpu(s) => s.device().read(s, l).await,
             Storage::Cuda(s) => s.read(l),

@@ -5,11 +5,13 @@
 //! each backend's own choice below it.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::dtype::{CpuData, DType};
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
+use crate::op::expr::Program;
 use crate::op::fill::Fill;
 use crate::op::fused::Fused;
 use crate::op::optim::OptimStep;
@@ -104,6 +106,10 @@ pub(crate) enum KernelCall<'a, S> {
     /// A call of a fused family (`op::fused`): its inputs, whole storages in the order the
     /// family names them (their offsets are in the call's arguments).
     Fused { call: Fused, inputs: Vec<S> },
+    /// The lazy tier's recorded chain of f32 elementwise ops (`op::expr`) in one kernel: leaf
+    /// `k` is `leaves[k]`, each read through a layout of the output's `shape` (broadcast
+    /// dims have stride 0); `scalars` are the program's scalar operands.
+    Elementwise { program: Arc<Program>, leaves: Vec<Operand<'a, S>>, shape: Cow<'a, [usize]>, scalars: Cow<'a, [f32]> },
 }
 
 impl<'a, S> KernelCall<'a, S> {
@@ -134,6 +140,7 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::IndexAdd { mode: IndexMode::Gather, .. } => "scatter_add",
             KernelCall::Cat { .. } => "cat",
             KernelCall::Fused { call, .. } => call.name(),
+            KernelCall::Elementwise { program, .. } => program.name(),
         }
     }
 
@@ -156,6 +163,7 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Argsort { m, k, keep, .. } => (Cow::Owned(vec![*m, (*keep).min(*k)]), DType::I32),
             KernelCall::Matmul { args, dtype, .. } => (Cow::Owned(vec![args.batch, args.m, args.n]), *dtype),
             KernelCall::Fused { call, .. } => (Cow::Owned(vec![call.output().0]), call.output().1),
+            KernelCall::Elementwise { shape, .. } => (Cow::Borrowed(shape), DType::F32),
         }
     }
 
@@ -183,7 +191,9 @@ impl<'a, S> KernelCall<'a, S> {
             | KernelCall::Where { c: src, .. } => Some(&src.s),
             KernelCall::Matmul { a, .. } => Some(a),
             KernelCall::Fused { inputs, .. } => inputs.first(),
-            KernelCall::Cat { parts, .. } => parts.first().map(|p| &p.s),
+            KernelCall::Cat { parts, .. } | KernelCall::Elementwise { leaves: parts, .. } => {
+                parts.first().map(|p| &p.s)
+            }
         }
     }
 
@@ -203,7 +213,9 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Where { c, a, b, .. } => vec![&c.s, &a.s, &b.s],
             KernelCall::Matmul { a, b, .. } => vec![a, b],
             KernelCall::Index { src, idx, .. } | KernelCall::IndexAdd { src, idx, .. } => vec![&src.s, &idx.s],
-            KernelCall::Cat { parts, .. } => parts.iter().map(|p| &p.s).collect(),
+            KernelCall::Cat { parts, .. } | KernelCall::Elementwise { leaves: parts, .. } => {
+                parts.iter().map(|p| &p.s).collect()
+            }
             KernelCall::Fused { inputs, .. } => inputs.iter().collect(),
         }
     }
@@ -274,6 +286,12 @@ impl<'a, S> KernelCall<'a, S> {
                 shape: shape.clone(),
                 dtype: *dtype,
             },
+            KernelCall::Elementwise { program, leaves, shape, scalars } => KernelCall::Elementwise {
+                program: program.clone(),
+                leaves: leaves.iter().map(|p| p.map(f)).collect::<Result<_>>()?,
+                shape: shape.clone(),
+                scalars: scalars.clone(),
+            },
         })
     }
 
@@ -327,6 +345,12 @@ impl<'a, S> KernelCall<'a, S> {
                 dtype,
             },
             KernelCall::Fused { call, inputs } => KernelCall::Fused { call, inputs },
+            KernelCall::Elementwise { program, leaves, shape, scalars } => KernelCall::Elementwise {
+                program,
+                leaves: leaves.into_iter().map(Operand::into_owned).collect(),
+                shape: own(shape),
+                scalars: Cow::Owned(scalars.into_owned()),
+            },
         }
     }
 }

@@ -58,6 +58,13 @@ impl MemoryStats {
         self.limit().is_none_or(|l| self.reserved.load(Ordering::Relaxed).saturating_add(bytes) <= l)
     }
 
+    /// Whether `bytes` more of live tensors stay within the limit (cached blocks would be
+    /// released for them): what the lazy tier asks before it records a result, so an op that
+    /// would pass the limit fails at once, as eager ops do.
+    pub(crate) fn fits_live(&self, bytes: u64) -> bool {
+        self.limit().is_none_or(|l| self.allocated.load(Ordering::Relaxed).saturating_add(bytes) <= l)
+    }
+
     /// Adds `bytes` to the reserve if that stays within the limit, in one atomic step, so
     /// concurrent allocations cannot pass the limit together. Pair with `on_alloc(.., false)`,
     /// or `unreserve` if the allocation then fails.
@@ -183,8 +190,27 @@ pub fn memory_limit(device: Device) -> Result<Option<u64>> {
     with_stats(device, |s| s.limit())
 }
 
+/// What realizes the lazy tier's pending results (set by `storage::lazy` when it records one;
+/// the layer above registers it so this one needs no import of it).
+static FLUSH_PENDING: std::sync::OnceLock<fn() -> Result<()>> = std::sync::OnceLock::new();
+
+/// Registers what a memory query runs first: the lazy tier's realization of pending results, so
+/// the counts hold every live tensor's bytes, as eager ops would have allocated them.
+pub(crate) fn set_flush_pending(f: fn() -> Result<()>) {
+    let _ = FLUSH_PENDING.set(f);
+}
+
+/// Realizes pending lazy results before a query. A result that fails keeps its error, which
+/// its first use reports; the query still answers.
+fn flush_pending() {
+    if let Some(f) = FLUSH_PENDING.get() {
+        let _ = f();
+    }
+}
+
 /// Counters of a device, all at once.
 pub fn memory_stats(device: Device) -> Result<MemorySnapshot> {
+    flush_pending();
     with_stats(device, |s| s.snapshot())
 }
 
@@ -211,6 +237,7 @@ pub fn reset_peak_memory_stats(device: Device) -> Result<()> {
 /// Returns cached (unused) blocks to the driver; never touches live tensors. The CPU and meta
 /// devices cache nothing, so this is a no-op there.
 pub fn empty_cache(device: Device) -> Result<()> {
+    flush_pending();
     match Backend::of(device)? {
         Backend::Wgpu(d) => d.empty_cache(),
         Backend::Cuda(d) => d.empty_cache(),

@@ -32,6 +32,32 @@ pub fn launch_blocking() -> bool {
     LAUNCH_BLOCKING.load(Ordering::Relaxed) == 2
 }
 
+/// The lazy elementwise tier: 0 = not yet read from the environment, 1 = off, 2 = on.
+static LAZY: AtomicU8 = AtomicU8::new(0);
+
+/// Turns the lazy elementwise tier on or off (on by default; natively `WEBTENSOR_LAZY=0` turns
+/// it off). With it on, f32 elementwise ops on a WebGPU device (unary ops, arithmetic with
+/// tensors or scalars, copies) are recorded instead of dispatched, and a chain of them runs as
+/// one generated kernel when something consumes it: another kind of op, a readback, a move,
+/// a synchronize or a memory query. Values are the eager ops' (to a few ulps where a compiler
+/// contracts a product and a sum into one rounding); launch-blocking mode and the profiler run
+/// op by op. Applies to ops issued after it.
+pub fn set_lazy_elementwise(on: bool) {
+    LAZY.store(if on { 2 } else { 1 }, Ordering::Relaxed);
+}
+
+/// Whether the lazy elementwise tier is on (see [`set_lazy_elementwise`]).
+pub fn lazy_elementwise() -> bool {
+    if LAZY.load(Ordering::Relaxed) == 0 {
+        #[cfg(not(target_arch = "wasm32"))]
+        let on = !std::env::var("WEBTENSOR_LAZY").is_ok_and(|v| v.trim() == "0");
+        #[cfg(target_arch = "wasm32")]
+        let on = true;
+        let _ = LAZY.compare_exchange(0, if on { 2 } else { 1 }, Ordering::Relaxed, Ordering::Relaxed);
+    }
+    LAZY.load(Ordering::Relaxed) == 2
+}
+
 /// When the ops run the fused kernel families (attention, LayerNorm) instead of their composed
 /// formulas (the same values, many more kernels), as PyTorch's `enable_flash_sdp` /
 /// `enable_math_sdp` switches choose an attention backend.

@@ -348,17 +348,28 @@ impl BinaryOp {
 
     /// The WGSL helper functions the op's expression calls over operands of `dtype`.
     pub(crate) fn wgsl_helpers(self, dtype: DType) -> String {
-        use crate::op::wgsl_math::{int_div_wgsl, WGSL_ATAN, WGSL_FMOD, WGSL_SPECIAL};
+        use crate::op::wgsl_math::int_div_wgsl;
         use BinaryOp::*;
         let float = dtype.is_float();
         match self {
-            Pow => format!("{WGSL_IS_NAN}{WGSL_POW}"),
-            Div if float => WGSL_FDIV.to_string(),
-            Atan2 => format!("{WGSL_IS_NAN}{WGSL_SPECIAL}{WGSL_FDIV}{WGSL_ATAN}"),
-            Fmod | Remainder | FloorDivide if float => format!("{WGSL_IS_NAN}{WGSL_SPECIAL}{WGSL_FDIV}{WGSL_FMOD}"),
-            Fmod | Remainder | FloorDivide => int_div_wgsl(self, dtype),
-            _ if float => WGSL_IS_NAN.to_string(),
+            Fmod | Remainder | FloorDivide if !float => int_div_wgsl(self, dtype),
+            _ if float => self.wgsl_helper_list_f32().concat(),
             _ => String::new(),
+        }
+    }
+
+    /// The helper pieces of the op's f32 expression ([`BinaryOp::wgsl_helpers`] of f32), each
+    /// a constant that defines its own functions, so a generated program that calls several
+    /// ops includes each piece once.
+    pub(crate) fn wgsl_helper_list_f32(self) -> Vec<&'static str> {
+        use crate::op::wgsl_math::{WGSL_ATAN, WGSL_FMOD, WGSL_SPECIAL};
+        use BinaryOp::*;
+        match self {
+            Pow => vec![WGSL_IS_NAN, WGSL_POW],
+            Div => vec![WGSL_FDIV],
+            Atan2 => vec![WGSL_IS_NAN, WGSL_SPECIAL, WGSL_FDIV, WGSL_ATAN],
+            Fmod | Remainder | FloorDivide => vec![WGSL_IS_NAN, WGSL_SPECIAL, WGSL_FDIV, WGSL_FMOD],
+            _ => vec![WGSL_IS_NAN],
         }
     }
 }

@@ -4,6 +4,7 @@
 //! tensor API) sits above. See ARCHITECTURE.md for the layers.
 
 pub mod binary;
+pub(crate) mod expr;
 pub(crate) mod fill;
 pub(crate) mod fused;
 pub mod manifest;

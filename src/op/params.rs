@@ -311,6 +311,17 @@ kernel_params! {
         scalars[7],
     }
 
+    /// The lazy tier's generated elementwise programs (`op::expr`): the output's coalesced
+    /// shape (`op::expr::MAX_RANK` dims), each leaf's offset and strides over it (leaf `k`'s at
+    /// `strides[5 k..]`), the scalars' f32 bits.
+    struct ElementwiseParams {
+        numel,
+        shape[5],
+        offsets[6],
+        strides[30],
+        scalars[8],
+    }
+
 
 
 }

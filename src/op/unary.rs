@@ -127,6 +127,12 @@ pub(crate) enum IntForm {
 impl UnaryOp {
     /// The WGSL helper functions the op's kernel calls (the NaN guard's `is_nan` always).
     pub(crate) fn wgsl_helpers(self) -> String {
+        self.wgsl_helper_list().concat()
+    }
+
+    /// [`UnaryOp::wgsl_helpers`] as its pieces, each a constant that defines its own functions,
+    /// so a generated program that calls several ops includes each piece once.
+    pub(crate) fn wgsl_helper_list(self) -> Vec<&'static str> {
         use UnaryOp::*;
         let extra: &[&str] = match self {
             Gelu | Erf | GeluGrad => &[WGSL_ERF],
@@ -143,7 +149,7 @@ impl UnaryOp {
             Asinh | Acosh | Atanh => &[WGSL_LOG1P, WGSL_AHYPER],
             _ => &[],
         };
-        format!("{WGSL_IS_NAN}{WGSL_SPECIAL}{}", extra.concat())
+        [WGSL_IS_NAN, WGSL_SPECIAL].into_iter().chain(extra.iter().copied()).collect()
     }
 
     /// The WGSL expression over `v: f32` with IEEE's and PyTorch's NaN rule applied on the bits

@@ -2,6 +2,7 @@
 //! variant (`enable f16;`, type aliases, `const WG`, the op function). No template language:
 //! every family body is valid WGSL once a prelude is in front of it.
 
+mod elementwise;
 pub(crate) mod params;
 mod prelude;
 mod variants;
@@ -64,6 +65,14 @@ pub(crate) enum KernelKey {
         src: DType,
         dst: DType,
         walk: Walk,
+    },
+    /// A lazy-tier program (`op::expr`, interned as `program`) over f32 leaves, generated
+    /// (elementwise.rs): `walk` over the coalesced output shape, leaf `k` read flat where bit
+    /// `k` of `flat` is set.
+    Elementwise {
+        program: u32,
+        walk: Walk,
+        flat: u8,
     },
     /// `Map` over contiguous data, one vec4 per thread.
     Map4 {
@@ -235,6 +244,7 @@ impl KernelKey {
             | KernelKey::IndexRows4 { dtype, .. }
             | KernelKey::IndexAdd { dtype, .. } => dtype == DType::F16,
             KernelKey::Optim { .. }
+            | KernelKey::Elementwise { .. }
             | KernelKey::Sort { .. }
             | KernelKey::Select { .. }
             | KernelKey::Clamp4
@@ -246,6 +256,7 @@ impl KernelKey {
     fn body(&self) -> &'static str {
         match self {
             KernelKey::Map { .. } => wgsl!("map"),
+            KernelKey::Elementwise { .. } => "",
             KernelKey::Map4 { .. } => wgsl!("map4"),
             KernelKey::Binary { .. } => wgsl!("binary"),
             KernelKey::Binary4 { .. } => wgsl!("binary4"),
@@ -282,6 +293,7 @@ impl KernelKey {
     pub(crate) fn params(&self) -> &'static [Field] {
         match self {
             KernelKey::Map { .. } => MapParams::FIELDS,
+            KernelKey::Elementwise { .. } => ElementwiseParams::FIELDS,
             KernelKey::Map4 { .. } => Map4Params::FIELDS,
             KernelKey::Binary { .. } | KernelKey::BinaryRows4 { .. } => BinaryParams::FIELDS,
             KernelKey::Binary4 { .. } => Binary4Params::FIELDS,
@@ -327,6 +339,11 @@ impl KernelKey {
                 format!("alias S = {s};\nalias D = {d};\n{helpers}fn op(x: S) -> D {{ {body} }}\n")
             }
             KernelKey::Binary { op, dtype, .. } | KernelKey::Binary4 { op, dtype } => binary_prelude(op, dtype),
+            KernelKey::Elementwise { program, walk, flat } => match crate::op::expr::program(program) {
+                Some(p) => elementwise::render(&p, walk.rank as usize, flat),
+                // Not WGSL: the pipeline fails to build and the error names this key.
+                None => "internal: no program has this id".into(),
+            },
             KernelKey::BinaryRows4 { op, dtype, splat: [sa, sb], run, .. } => format!(
                 "{}const A_SPLAT: bool = {sa};\nconst B_SPLAT: bool = {sb};\nconst RUN: u32 = {run}u;\n",
                 binary_prelude(op, dtype)
@@ -422,6 +439,7 @@ impl KernelKey {
                 | KernelKey::ReduceSum4
                 | KernelKey::Pad { .. }
                 | KernelKey::Matmul { program: MatmulProgram::Register, .. }
+                | KernelKey::Elementwise { .. }
         ) || matches!(*self, KernelKey::Fused { kind, part, .. } if kind.wgsl_only(part))
     }
 
@@ -429,6 +447,7 @@ impl KernelKey {
     fn walk(&self) -> Option<Walk> {
         match *self {
             KernelKey::Map { walk, .. }
+            | KernelKey::Elementwise { walk, .. }
             | KernelKey::Binary { walk, .. }
             | KernelKey::BinaryRows4 { walk, .. }
             | KernelKey::Where { walk, .. }

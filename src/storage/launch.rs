@@ -56,6 +56,7 @@ impl Storage {
             Storage::Wgpu(s) => Backend::Wgpu(s.device().clone()),
             Storage::Cuda(s) => Backend::Cuda(s.device().clone()),
             Storage::Meta(_) => Backend::Meta,
+            Storage::Lazy(l) => Backend::Wgpu(l.device().clone()),
         }
     }
 
@@ -81,6 +82,7 @@ impl Storage {
             Storage::Wgpu(s) => crate::block::block_on(s.device().synchronize()),
             Storage::Cuda(s) => s.device().synchronize(),
             Storage::Cpu(_) | Storage::Meta(_) => Ok(()),
+            Storage::Lazy(l) => l.resolve()?.finish(),
         }
     }
 
@@ -96,21 +98,21 @@ impl Storage {
         };
         match backend {
             Backend::Cpu => {
-                let call = call.map(|s| match s {
+                let call = call.map(|s| match s.resolve()? {
                     Storage::Cpu(s) => Ok(s),
                     _ => Err(mixed(name)),
                 })?;
                 Ok(Storage::Cpu(CpuBackend.launch(&call)?))
             }
             Backend::Wgpu(d) => {
-                let call = call.map(|s| match s {
+                let call = call.map(|s| match s.resolve()? {
                     Storage::Wgpu(s) => Ok(s),
                     _ => Err(mixed(name)),
                 })?;
                 Ok(Storage::Wgpu(on_wgpu(&d, call)?))
             }
             Backend::Cuda(d) => {
-                let call = call.map(|s| match s {
+                let call = call.map(|s| match s.resolve()? {
                     Storage::Cuda(s) => Ok(s),
                     _ => Err(mixed(name)),
                 })?;

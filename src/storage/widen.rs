@@ -16,7 +16,13 @@ use crate::op::MapOp;
 
 /// An operand's elements widened to i32, with their (contiguous) layout.
 fn widen(o: &Operand<&Storage>) -> Result<(Storage, Layout)> {
-    Ok((o.s.map(&o.l, MapOp::Cast, DType::I32)?, Layout::contiguous(o.l.shape())))
+    Ok((cast(o.s, &o.l, DType::I32)?, Layout::contiguous(o.l.shape())))
+}
+
+/// `s` read through `l`, cast to a contiguous `dst` (8-bit and i32 data: never lazy).
+fn cast(s: &Storage, l: &Layout, dst: DType) -> Result<Storage> {
+    let from = s.dtype_or(dst);
+    Storage::launch(KernelCall::Map { src: Operand::new(s, l), op: MapOp::Cast, from, dst }, None)
 }
 
 /// A widened operand as the call's operand.
@@ -26,7 +32,7 @@ fn operand<'a>(w: &'a (Storage, Layout)) -> Operand<'a, &'a Storage> {
 
 /// This contiguous i32 result of `shape`, narrowed back to `dtype`.
 fn narrow(out: Storage, shape: &[usize], dtype: DType) -> Result<Storage> {
-    out.map(&Layout::contiguous(shape), MapOp::Cast, dtype)
+    cast(&out, &Layout::contiguous(shape), dtype)
 }
 
 impl Storage {

@@ -155,7 +155,8 @@ fn judge(data: &CpuData, bounds: &[Bound], device: Device) -> Result<()> {
 /// `torch.cuda.synchronize`, with its device-side asserts). Timings of GPU work must end with
 /// this: ops only record commands. A no-op for cpu and meta.
 pub async fn synchronize(device: Device) -> Result<()> {
-    let checked = verify(device).await;
+    let flushed = crate::storage::lazy::flush();
+    let checked = verify(device).await.and(flushed);
     crate::device::synchronize(device).await?;
     checked
 }

@@ -371,7 +371,7 @@ impl Tensor {
     /// [`Tensor::to_vec`]; None for other devices and for dtypes the GPU stores widened.
     #[cfg(target_arch = "wasm32")]
     pub(crate) async fn read_array_buffer(&self) -> Result<Option<js_sys::ArrayBuffer>> {
-        let Storage::Wgpu(s) = &**self.storage() else { return Ok(None) };
+        let Storage::Wgpu(s) = self.storage().resolve()? else { return Ok(None) };
         checks::verify(self.device()).await?;
         let out = s.device().read_array_buffer(s, self.layout()).await?;
         if out.is_some() {

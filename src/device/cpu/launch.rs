@@ -64,6 +64,9 @@ impl Kernels for CpuBackend {
             }
             KernelCall::Cat { parts, dim, shape, dtype } => self.cat(parts, *dim, shape, *dtype),
             KernelCall::Fused { call, inputs } => self.fused(call, inputs),
+            KernelCall::Elementwise { program, leaves, shape, scalars } => {
+                super::expr::elementwise(program, leaves, shape, scalars)
+            }
         }
     }
 

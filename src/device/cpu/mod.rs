@@ -38,6 +38,7 @@ mod alloc;
 mod attention;
 mod broadcast;
 mod elementwise;
+pub(crate) mod expr;
 mod fused;
 mod gemm;
 mod launch;

@@ -113,7 +113,8 @@ fn body(key: &KernelKey) -> &'static str {
         | KernelKey::Clamp4
         | KernelKey::ReduceSum4
         | KernelKey::Pad { .. }
-        | KernelKey::Matmul { program: MatmulProgram::Register, .. } => WGSL_ONLY,
+        | KernelKey::Matmul { program: MatmulProgram::Register, .. }
+        | KernelKey::Elementwise { .. } => WGSL_ONLY,
         KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => include_str!("kernels/binary_scalar.cu"),
         KernelKey::Where { .. } => include_str!("kernels/where.cu"),
         KernelKey::Fill { .. } => include_str!("kernels/fill.cu"),
@@ -232,6 +233,7 @@ fn variant(key: &KernelKey) -> String {
             )
         }
         KernelKey::Optim { kind } => format!("#define KIND {}\n", kind.states()),
+        KernelKey::Elementwise { .. } => String::new(),
     }
 }
 
@@ -280,6 +282,7 @@ pub(crate) fn params(key: &KernelKey) -> &'static [Field] {
         | KernelKey::IndexRows4 { .. }
         | KernelKey::Clamp4
         | KernelKey::ReduceSum4
+        | KernelKey::Elementwise { .. }
         | KernelKey::Pad { .. } => &[],
     }
 }

@@ -75,6 +75,9 @@ impl Kernels for Arc<WgpuDevice> {
             }
             KernelCall::Cat { parts, dim, shape, dtype } => self.cat(parts, *dim, shape, *dtype),
             KernelCall::Fused { call, inputs } => self.fused(call, inputs),
+            KernelCall::Elementwise { program, leaves, shape, scalars } => {
+                self.elementwise(program, leaves, shape, scalars)
+            }
         }
     }
 

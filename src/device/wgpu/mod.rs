@@ -4,6 +4,7 @@
 
 mod adapters;
 mod context;
+mod elementwise;
 mod fallback;
 mod fused;
 mod hold;

@@ -1,0 +1,79 @@
+//! The WGSL of the lazy tier's generated programs (`op::expr`): one thread per output element
+//! reads each leaf at its offset plus the element's index (a leaf that is contiguous over the
+//! output) or through its strides over the coalesced shape, then runs the program's ops as
+//! the eager kernels spell them (`UnaryOp::wgsl_float_guarded`, `BinaryOp::wgsl`, with their
+//! helper pieces each included once) and writes the last value.
+//! Params: `op::params::ElementwiseParams`.
+
+use crate::dtype::DType;
+use crate::op::expr::{Instr, Program, MAX_RANK};
+
+/// The program's bindings, helpers and entry point (the prelude's `p`, `udiv` and the
+/// parameter constants come first). `rank` is the coalesced shape's; leaf `k` is read flat
+/// where bit `k` of `flat` is set.
+pub(super) fn render(program: &Program, rank: usize, flat: u8) -> String {
+    let leaves = program.leaves();
+    let mut src = String::new();
+    for k in 0..leaves {
+        src += &format!("@group(0) @binding({k}) var<storage, read> l{k}: array<f32>;\n");
+    }
+    src += &format!("@group(0) @binding({leaves}) var<storage, read_write> out: array<f32>;\n");
+    src += &format!("@group(0) @binding({}) var<uniform> P: Params;\n", leaves + 1);
+    let mut helpers: Vec<&'static str> = Vec::new();
+    let mut add = |list: Vec<&'static str>| {
+        for h in list {
+            if !helpers.contains(&h) {
+                helpers.push(h);
+            }
+        }
+    };
+    for (r, i) in program.instrs().iter().enumerate() {
+        match *i {
+            Instr::Unary(u, _) => {
+                add(u.wgsl_helper_list());
+                src += &format!("fn op{r}(v: f32) -> f32 {{ return {}; }}\n", u.wgsl_float_guarded());
+            }
+            Instr::Binary(op, _, _) => {
+                add(op.wgsl_helper_list_f32());
+                src += &format!("fn op{r}(a: f32, b: f32) -> f32 {{ return {}; }}\n", op.wgsl(DType::F32));
+            }
+            Instr::Load(_) | Instr::Scalar(_) => {}
+        }
+    }
+    src += &helpers.concat();
+    src += "@compute @workgroup_size(WG)\n\
+            fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {\n\
+            let i = gid.x + gid.y * nwg.x * WG;\n\
+            if (i >= p(P_NUMEL)) { return; }\n";
+    let strided: Vec<usize> = (0..leaves).filter(|k| flat & (1 << k) == 0).collect();
+    for &k in &strided {
+        src += &format!("var o{k} = p(P_OFFSETS + {k}u);\n");
+    }
+    if !strided.is_empty() && rank > 0 {
+        // The walk of every strided leaf at once, innermost dim first; dim 0's coordinate is
+        // what is left (every index is below the element count). RANK is a constant of the
+        // program, so the loop is written out and each parameter index is constant.
+        src += "var rem = i;\n";
+        for d in (1..rank.min(MAX_RANK)).rev() {
+            src += &format!("{{ let size = p(P_SHAPE + {d}u); let q = udiv(rem, size); let c = rem - q * size;");
+            for &k in &strided {
+                src += &format!(" o{k} += c * p(P_STRIDES + {}u);", k * MAX_RANK + d);
+            }
+            src += " rem = q; }\n";
+        }
+        for &k in &strided {
+            src += &format!("o{k} += rem * p(P_STRIDES + {}u);\n", k * MAX_RANK);
+        }
+    }
+    for (r, i) in program.instrs().iter().enumerate() {
+        src += &match *i {
+            Instr::Load(k) if flat & (1 << k) != 0 => format!("let v{r} = l{k}[p(P_OFFSETS + {k}u) + i];\n"),
+            Instr::Load(k) => format!("let v{r} = l{k}[o{k}];\n"),
+            Instr::Scalar(k) => format!("let v{r} = bitcast<f32>(p(P_SCALARS + {k}u));\n"),
+            Instr::Unary(_, a) => format!("let v{r} = op{r}(v{a});\n"),
+            Instr::Binary(_, a, b) => format!("let v{r} = op{r}(v{a}, v{b});\n"),
+        };
+    }
+    src += &format!("out[i] = v{};\n}}\n", program.result());
+    src
+}
