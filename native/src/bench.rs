@@ -1,5 +1,6 @@
-//! `webtensor bench`: f32 matmul, a device copy, elementwise add, a whole-tensor reduction, softmax over rows,
-//! and host-to-device / device-to-host transfers, per device. Each case runs once to warm up,
+//! `webtensor bench`: f32 matmul, a device copy, elementwise add, a chain of eight elementwise
+//! ops (GELU's tanh form written out) recorded by the lazy tier and run op by op, a whole-tensor
+//! reduction, softmax over rows, and host-to-device / device-to-host transfers, per device. Each case runs once to warm up,
 //! then `runs` synchronized times; the table gives the median and the spread (min-max).
 
 use std::time::Instant;
@@ -64,6 +65,27 @@ fn cases(
     out.push((
         Case { name: "add f32", size: mb.clone(), work: 12.0 * n as f64, unit: "GB/s" },
         Box::new(move || x.add(&y)),
+    ));
+    // GELU's tanh form as eight ops: one generated kernel under the lazy tier (WebGPU), eight
+    // launches op by op; the rate counts one read and one write of the tensor.
+    let gelu = |x: &Tensor| -> webtensor::Result<Tensor> {
+        let inner = x.add(&x.pow_scalar(3.0)?.mul_scalar(0.044715)?)?.mul_scalar(0.797_884_560_8)?;
+        x.mul_scalar(0.5)?.mul(&inner.tanh()?.add_scalar(1.0)?)
+    };
+    let (x4, x5) = (Tensor::randn(&[n], Some(5), d)?, Tensor::randn(&[n], Some(5), d)?);
+    out.push((
+        Case { name: "gelu chain", size: mb.clone(), work: 8.0 * n as f64, unit: "GB/s" },
+        Box::new(move || gelu(&x4)),
+    ));
+    out.push((
+        Case { name: "gelu op-by-op", size: mb.clone(), work: 8.0 * n as f64, unit: "GB/s" },
+        Box::new(move || {
+            let was = webtensor::lazy_elementwise();
+            webtensor::set_lazy_elementwise(false);
+            let r = gelu(&x5);
+            webtensor::set_lazy_elementwise(was);
+            r
+        }),
     ));
     out.push((
         Case { name: "sum f32", size: mb.clone(), work: 4.0 * n as f64, unit: "GB/s" },

@@ -1,7 +1,9 @@
 //! The WGSL of the lazy tier's generated programs (`op::expr`): one thread per output element
 //! reads each leaf at its offset plus the element's index (a leaf that is contiguous over the
-//! output) or through its strides over the coalesced shape, then runs the program's ops as
-//! the eager kernels spell them (`UnaryOp::wgsl_float_guarded`, `BinaryOp::wgsl`, with their
+//! output) or through its strides over the coalesced shape, or, where every leaf is contiguous
+//! and vec4-aligned, one thread per four elements with vec4 loads (as the eager vec4 kernels:
+//! on the CPU adapters a thread's overhead was most of a short op's cost), then runs the
+//! program's ops as the eager kernels spell them (`UnaryOp::wgsl_float_guarded`, `BinaryOp::wgsl`, with their
 //! helper pieces each included once) and writes the last value.
 //! Params: `op::params::ElementwiseParams`.
 
@@ -11,13 +13,14 @@ use crate::op::expr::{Instr, Program, MAX_RANK};
 /// The program's bindings, helpers and entry point (the prelude's `p`, `udiv` and the
 /// parameter constants come first). `rank` is the coalesced shape's; leaf `k` is read flat
 /// where bit `k` of `flat` is set.
-pub(super) fn render(program: &Program, rank: usize, flat: u8) -> String {
+pub(super) fn render(program: &Program, rank: usize, flat: u8, vec4: bool) -> String {
     let leaves = program.leaves();
+    let elem = if vec4 { "vec4<f32>" } else { "f32" };
     let mut src = String::new();
     for k in 0..leaves {
-        src += &format!("@group(0) @binding({k}) var<storage, read> l{k}: array<f32>;\n");
+        src += &format!("@group(0) @binding({k}) var<storage, read> l{k}: array<{elem}>;\n");
     }
-    src += &format!("@group(0) @binding({leaves}) var<storage, read_write> out: array<f32>;\n");
+    src += &format!("@group(0) @binding({leaves}) var<storage, read_write> out: array<{elem}>;\n");
     src += &format!("@group(0) @binding({}) var<uniform> P: Params;\n", leaves + 1);
     let mut helpers: Vec<&'static str> = Vec::new();
     let mut add = |list: Vec<&'static str>| {
@@ -41,10 +44,39 @@ pub(super) fn render(program: &Program, rank: usize, flat: u8) -> String {
         }
     }
     src += &helpers.concat();
+    // The program over one position's leaf values.
+    let args: Vec<String> = (0..leaves).map(|k| format!("x{k}: f32")).collect();
+    src += &format!("fn eval({}) -> f32 {{\n", args.join(", "));
+    for (r, i) in program.instrs().iter().enumerate() {
+        src += &match *i {
+            Instr::Load(k) => format!("let v{r} = x{k};\n"),
+            Instr::Scalar(k) => format!("let v{r} = bitcast<f32>(p(P_SCALARS + {k}u));\n"),
+            Instr::Unary(_, a) => format!("let v{r} = op{r}(v{a});\n"),
+            Instr::Binary(_, a, b) => format!("let v{r} = op{r}(v{a}, v{b});\n"),
+        };
+    }
+    src += &format!("return v{};\n}}\n", program.result());
     src += "@compute @workgroup_size(WG)\n\
             fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {\n\
-            let i = gid.x + gid.y * nwg.x * WG;\n\
-            if (i >= p(P_NUMEL)) { return; }\n";
+            let i = gid.x + gid.y * nwg.x * WG;\n";
+    if vec4 {
+        // Every leaf flat and vec4-aligned: four positions per thread (the launch divides
+        // the count and the offsets by four).
+        src += "if (i >= p(P_NUMEL)) { return; }\n";
+        for k in 0..leaves {
+            src += &format!("let a{k} = l{k}[p(P_OFFSETS + {k}u) + i];\n");
+        }
+        let lane = |c: &str| (0..leaves).map(|k| format!("a{k}.{c}")).collect::<Vec<_>>().join(", ");
+        src += &format!(
+            "out[i] = vec4<f32>(eval({}), eval({}), eval({}), eval({}));\n}}\n",
+            lane("x"),
+            lane("y"),
+            lane("z"),
+            lane("w")
+        );
+        return src;
+    }
+    src += "if (i >= p(P_NUMEL)) { return; }\n";
     let strided: Vec<usize> = (0..leaves).filter(|k| flat & (1 << k) == 0).collect();
     for &k in &strided {
         src += &format!("var o{k} = p(P_OFFSETS + {k}u);\n");
@@ -65,15 +97,9 @@ pub(super) fn render(program: &Program, rank: usize, flat: u8) -> String {
             src += &format!("o{k} += rem * p(P_STRIDES + {}u);\n", k * MAX_RANK);
         }
     }
-    for (r, i) in program.instrs().iter().enumerate() {
-        src += &match *i {
-            Instr::Load(k) if flat & (1 << k) != 0 => format!("let v{r} = l{k}[p(P_OFFSETS + {k}u) + i];\n"),
-            Instr::Load(k) => format!("let v{r} = l{k}[o{k}];\n"),
-            Instr::Scalar(k) => format!("let v{r} = bitcast<f32>(p(P_SCALARS + {k}u));\n"),
-            Instr::Unary(_, a) => format!("let v{r} = op{r}(v{a});\n"),
-            Instr::Binary(_, a, b) => format!("let v{r} = op{r}(v{a}, v{b});\n"),
-        };
-    }
-    src += &format!("out[i] = v{};\n}}\n", program.result());
+    let reads: Vec<String> = (0..leaves)
+        .map(|k| if flat & (1 << k) != 0 { format!("l{k}[p(P_OFFSETS + {k}u) + i]") } else { format!("l{k}[o{k}]") })
+        .collect();
+    src += &format!("out[i] = eval({});\n}}\n", reads.join(", "));
     src
 }

@@ -68,11 +68,12 @@ pub(crate) enum KernelKey {
     },
     /// A lazy-tier program (`op::expr`, interned as `program`) over f32 leaves, generated
     /// (elementwise.rs): `walk` over the coalesced output shape, leaf `k` read flat where bit
-    /// `k` of `flat` is set.
+    /// `k` of `flat` is set; with `vec4`, every leaf flat and a vec4 per thread.
     Elementwise {
         program: u32,
         walk: Walk,
         flat: u8,
+        vec4: bool,
     },
     /// `Map` over contiguous data, one vec4 per thread.
     Map4 {
@@ -339,8 +340,8 @@ impl KernelKey {
                 format!("alias S = {s};\nalias D = {d};\n{helpers}fn op(x: S) -> D {{ {body} }}\n")
             }
             KernelKey::Binary { op, dtype, .. } | KernelKey::Binary4 { op, dtype } => binary_prelude(op, dtype),
-            KernelKey::Elementwise { program, walk, flat } => match crate::op::expr::program(program) {
-                Some(p) => elementwise::render(&p, walk.rank as usize, flat),
+            KernelKey::Elementwise { program, walk, flat, vec4 } => match crate::op::expr::program(program) {
+                Some(p) => elementwise::render(&p, walk.rank as usize, flat, vec4),
                 // Not WGSL: the pipeline fails to build and the error names this key.
                 None => "internal: no program has this id".into(),
             },

@@ -100,7 +100,41 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
     v.push(KernelKey::Where { dtype: f, walk: Walk::of(3, 1000) });
     v.push(KernelKey::Index { dtype: f, index: DType::I32, walk: Walk::of(3, 1000) });
     v.push(KernelKey::IndexAdd { dtype: f, index: DType::I32, walk: Walk::of(3, 1000) });
+    v.extend(elementwise_variants());
     crate::order::sort_by(&mut v, |a, b| format!("{a:?}").cmp(&format!("{b:?}")));
     v.dedup();
+    v
+}
+
+/// The lazy tier's generated programs (elementwise.rs) holding every op it records, a few per
+/// program, with a scalar and two leaves: flat, strided over 1 to `MAX_RANK` dims, and vec4.
+fn elementwise_variants() -> Vec<KernelKey> {
+    use crate::op::expr::{intern, records_binary, records_unary, Instr, Program, MAX_RANK};
+    let unary = UnaryOp::ALL.into_iter().chain(UnaryOp::INTERNAL).filter(|&u| records_unary(u));
+    let binary = BinaryOp::ALL.into_iter().filter(|&op| records_binary(op));
+    let ops: Vec<Result<UnaryOp, BinaryOp>> = unary.map(Ok).chain(binary.map(Err)).collect();
+    let mut v = Vec::new();
+    for chunk in ops.chunks(12) {
+        let mut p = Program::default();
+        let (Some(x), Some(y), Some(s)) = (p.push(Instr::Load(0)), p.push(Instr::Load(1)), p.push(Instr::Scalar(0)))
+        else {
+            continue;
+        };
+        let mut acc = p.push(Instr::Binary(BinaryOp::Mul, x, s));
+        for op in chunk {
+            acc = acc.and_then(|a| match op {
+                Ok(u) => p.push(Instr::Unary(*u, a)),
+                Err(b) => p.push(Instr::Binary(*b, a, y)),
+            });
+        }
+        let Some(r) = acc else { continue };
+        p.set_result(r);
+        let program = intern(&p);
+        v.push(KernelKey::Elementwise { program, walk: Walk::of(1, 1000), flat: 3, vec4: true });
+        for rank in 1..=MAX_RANK {
+            v.push(KernelKey::Elementwise { program, walk: Walk::of(rank, 1000), flat: 1, vec4: false });
+        }
+        v.push(KernelKey::Elementwise { program, walk: Walk::of(2, 1 << 25), flat: 0, vec4: false });
+    }
     v
 }

@@ -43,7 +43,7 @@ struct Node {
 
 /// What a lazy result is computed from: the program, its leaves (each read through a layout
 /// of the result's shape) and its scalars.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 struct Pending {
     program: Program,
     leaves: Vec<(Arc<Storage>, Layout)>,
@@ -121,12 +121,6 @@ pub(super) fn record(op: Op, args: &[Arg], shape: &[usize]) -> Option<Storage> {
 #[derive(Default)]
 struct Builder {
     p: Pending,
-}
-
-impl Default for Pending {
-    fn default() -> Self {
-        Pending { program: Program::default(), leaves: Vec::new(), scalars: Vec::new() }
-    }
 }
 
 impl Builder {

@@ -50,10 +50,21 @@ impl WgpuDevice {
         for (w, s) in p.scalars.iter_mut().zip(scalars) {
             *w = s.to_bits() as usize;
         }
-        let key = KernelKey::Elementwise { program: intern(program), walk: Walk::of(dims.len(), n), flat };
+        // Four positions a thread where every leaf is contiguous and vec4-aligned.
+        let all = (1u16 << leaves.len()) - 1;
+        let vec4 =
+            u16::from(flat) == all && n.is_multiple_of(4) && leaves.iter().all(|l| l.l.offset().is_multiple_of(4));
+        let threads = if vec4 {
+            p.numel = n / 4;
+            p.offsets.iter_mut().for_each(|o| *o /= 4);
+            n / 4
+        } else {
+            n
+        };
+        let key = KernelKey::Elementwise { program: intern(program), walk: Walk::of(dims.len(), n), flat, vec4 };
         let mut bufs: Vec<Bind> = leaves.iter().map(|l| Bind::whole(l.s.buffer())).collect();
         bufs.push(Bind::whole(out.buffer()));
-        self.dispatch(key, &bufs, &p, self.groups(n, WG)?)?;
+        self.dispatch(key, &bufs, &p, self.groups(threads, WG)?)?;
         Ok(out)
     }
 }
