@@ -84,6 +84,21 @@ export function setLogicalDeviceConfiguration(device: DeviceLike, configs: Logic
  */
 export function setLaunchBlocking(on: boolean): void;
 export function launchBlocking(): boolean;
+/**
+ * The lazy elementwise tier (on by default): on a WebGPU device, f32 unary ops, arithmetic with
+ * tensors or scalars and copies are recorded instead of dispatched, and a chain of them runs
+ * as one generated kernel when something uses its result (another kind of op, `data()`, a
+ * move, `synchronize`, a memory query). The values are the op-by-op values (to a few ulps);
+ * launch-blocking mode runs op by op. A result nobody uses is never computed. Applies to ops
+ * issued after it.
+ */
+export function setLazyElementwise(on: boolean): void;
+export function lazyElementwise(): boolean;
+/**
+ * Kernel launches on `device` since it opened: WebGPU compute dispatches (0 on the cpu). For
+ * seeing what an operation costs: a fused optimizer step is one launch per parameter.
+ */
+export function kernelLaunches(device: DeviceLike): number;
 /** When the ops run the fused kernels (attention, LayerNorm) instead of their composed formulas. */
 export type FusedKernels = 'auto' | 'always' | 'never';
 /**

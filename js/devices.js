@@ -83,6 +83,9 @@ export function setLogicalDeviceConfiguration(device, configs) {
 }
 export function setLaunchBlocking(on) { check.arity('setLaunchBlocking', arguments.length, 1); return core().setLaunchBlocking(check.flag('setLaunchBlocking', 'on', on)); }
 export function launchBlocking() { check.arity('launchBlocking', arguments.length, 0); return core().launchBlocking(); }
+export function setLazyElementwise(on) { check.arity('setLazyElementwise', arguments.length, 1); return core().setLazyElementwise(check.flag('setLazyElementwise', 'on', on)); }
+export function lazyElementwise() { check.arity('lazyElementwise', arguments.length, 0); return core().lazyElementwise(); }
+export function kernelLaunches(device) { check.arity('kernelLaunches', arguments.length, 1); return core().kernelLaunches(dev('kernelLaunches', device)); }
 const FUSED_MODES = ['auto', 'always', 'never'];
 export function setFusedKernels(mode) {
   check.arity('setFusedKernels', arguments.length, 1);

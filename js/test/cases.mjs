@@ -485,6 +485,41 @@ export function cases(wt, devices) {
       }
     });
 
+    add(`${device}: the lazy tier runs a chain as one kernel with the op-by-op values`, async () => {
+      const x = wt.randn([64, 64], { seed: 3, device });
+      const b = wt.randn([64], { seed: 4, device });
+      const chain = () => x.mul(b).tanh().add(1).mul(0.5).exp();
+      assert.equal(wt.lazyElementwise(), true);
+      const run = async (lazy) => {
+        wt.setLazyElementwise(lazy);
+        try {
+          await wt.synchronize(device);
+          const before = wt.kernelLaunches(device);
+          const y = chain();
+          const values = await y.data();
+          y.dispose();
+          return { launches: wt.kernelLaunches(device) - before, values };
+        } finally {
+          wt.setLazyElementwise(true);
+        }
+      };
+      const lazy = await run(true);
+      const eager = await run(false);
+      if (device === 'cpu') {
+        assert.equal(lazy.launches, 0);
+      } else {
+        assert.equal(lazy.launches, 1, 'one generated kernel');
+        assert.equal(eager.launches, 5, 'five kernels op by op');
+      }
+      for (let i = 0; i < eager.values.length; i++) {
+        assert.ok(Math.abs(lazy.values[i] - eager.values[i]) <= 2e-6 * (1 + Math.abs(eager.values[i])), `element ${i}`);
+      }
+      assert.throws(() => wt.setLazyElementwise('yes'), /setLazyElementwise/);
+      assert.throws(() => wt.kernelLaunches(), /kernelLaunches/);
+      x.dispose();
+      b.dispose();
+    });
+
     if (device !== 'cpu') {
       add(`${device}: launch blocking names the kernel that failed`, async () => {
         const a = wt.ones([4], { device });

@@ -188,8 +188,8 @@ export const NOT_DTYPE = ['shape', 'dtype', 'device', 'rank', 'numel', 'size', '
  */
 export const NOT_TENSOR_FUNCTIONS = ['__destroyDevice', '__injectDispatchError', '__opTable', 'bestDevice',
   'clearPlacementLog', 'defaultDevice', 'deviceCount', 'devices', 'emptyCache', 'enableGrad', 'fusedKernels', 'init',
-  'isAvailable', 'isGradEnabled', 'keep', 'launchBlocking', 'loadSafetensorsFile', 'manualSeed', 'maxMemoryAllocated',
+  'isAvailable', 'isGradEnabled', 'keep', 'kernelLaunches', 'launchBlocking', 'lazyElementwise', 'loadSafetensorsFile', 'manualSeed', 'maxMemoryAllocated',
   'memory', 'memoryAllocated', 'memoryLimit', 'memoryReserved', 'memoryStats', 'memorySummary', 'noGrad', 'open',
   'placementLog', 'recover', 'resetPeakMemoryStats', 'resetTransferStats', 'saveSafetensorsFile', 'setDefaultDevice',
-  'setFusedKernels', 'setLaunchBlocking', 'setLogDevicePlacement', 'setLogicalDeviceConfiguration', 'setMemoryLimit',
+  'setFusedKernels', 'setLaunchBlocking', 'setLazyElementwise', 'setLogDevicePlacement', 'setLogicalDeviceConfiguration', 'setMemoryLimit',
   'setSoftDevicePlacement', 'setStepScope', 'softDevicePlacement', 'synchronize', 'tidy', 'transferStats', 'withDevice'];

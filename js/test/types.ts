@@ -35,7 +35,12 @@ export async function check(): Promise<void> {
   const fused: wt.FusedKernels = wt.fusedKernels();
   // @ts-expect-error the fused-kernel modes are a closed set
   wt.setFusedKernels('fast');
-  void [split, logicalIndex, blocking, fused];
+  wt.setLazyElementwise(false);
+  const lazy: boolean = wt.lazyElementwise();
+  const launches: number = wt.kernelLaunches('webgpu:0');
+  // @ts-expect-error the lazy tier's switch is a boolean
+  wt.setLazyElementwise('on');
+  void [split, logicalIndex, blocking, fused, lazy, launches];
   // @ts-expect-error a memory limit is a number of bytes
   wt.setLogicalDeviceConfiguration('webgpu:0', [{ memoryLimit: '64M' }]);
   // Binary ops and matmul keep the dtype, so data() needs no cast.

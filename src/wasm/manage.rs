@@ -69,6 +69,24 @@ pub fn launch_blocking_js() -> bool {
     crate::launch_blocking()
 }
 
+/// Turns the lazy elementwise tier on or off (see `set_lazy_elementwise`).
+#[wasm_bindgen(js_name = setLazyElementwise)]
+pub fn set_lazy_elementwise_js(on: bool) {
+    crate::set_lazy_elementwise(on);
+}
+
+/// Whether the lazy elementwise tier is on.
+#[wasm_bindgen(js_name = lazyElementwise)]
+pub fn lazy_elementwise_js() -> bool {
+    crate::lazy_elementwise()
+}
+
+/// Kernel launches recorded on a device since it opened (see `kernel_launches`).
+#[wasm_bindgen(js_name = kernelLaunches)]
+pub fn kernel_launches_js(name: JsValue) -> Result<f64, JsValue> {
+    Ok(crate::kernel_launches(device("kernelLaunches", &name)?).map_err(js_err)? as f64)
+}
+
 /// When the ops run the fused kernels (attention, LayerNorm): `'auto'` (where they pay),
 /// `'always'` or `'never'` (see `set_fused_kernels`).
 #[wasm_bindgen(js_name = setFusedKernels)]
