@@ -90,6 +90,9 @@ pub use device::wgpu::{
     inject_validation_error as __inject_validation_error, set_software_kernels as __set_software_kernels,
 };
 
+#[doc(hidden)]
+pub use device::policy::__set_lazy_cuda;
+
 /// This crate's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

@@ -1,4 +1,5 @@
-//! The lazy elementwise tier (`set_lazy_elementwise`) on the WebGPU adapters: chains of f32
+//! The lazy elementwise tier (`set_lazy_elementwise`) on the WebGPU adapters and, switched on
+//! here, CUDA: chains of f32
 //! elementwise ops give the eager ops' values (broadcasts, views, reshapes, scalars, repeated
 //! operands, chains past a program's limits, every recordable unary and binary op), in fewer
 //! launches; gradients through recorded chains are the eager ones; a memory query, a
@@ -8,7 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
-use common::trials::{gpu_trial, no_f16_trial, run_in_order};
+use common::trials::{cuda_trial, gpu_trial, no_f16_trial, run_in_order};
 use common::*;
 
 use webtensor::op::binary::BinaryOp;
@@ -16,6 +17,8 @@ use webtensor::op::unary::UnaryOp;
 use webtensor::{kernel_launches, set_lazy_elementwise, DType, Device, Tensor};
 
 fn main() {
+    // CUDA records only where switched on (its generated kernels are new to hardware).
+    webtensor::__set_lazy_cuda(true);
     let mut t = vec![];
     for (name, f) in [
         ("chains_match_eager", chains_match_eager as fn(Device)),
@@ -29,6 +32,7 @@ fn main() {
     ] {
         t.push(gpu_trial(name, f));
         t.push(no_f16_trial(name, f));
+        t.push(cuda_trial(name, f));
     }
     run_in_order(t)
 }

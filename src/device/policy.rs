@@ -58,6 +58,28 @@ pub fn lazy_elementwise() -> bool {
     LAZY.load(Ordering::Relaxed) == 2
 }
 
+/// The lazy tier on CUDA devices: 0 = not yet read from the environment, 1 = off, 2 = on.
+static LAZY_CUDA: AtomicU8 = AtomicU8::new(0);
+
+/// Whether the lazy tier records on CUDA devices too: off until its generated kernels have run
+/// on a GPU (they compile in the suite); natively `WEBTENSOR_LAZY_CUDA=1` turns it on.
+pub(crate) fn lazy_on_cuda() -> bool {
+    if LAZY_CUDA.load(Ordering::Relaxed) == 0 {
+        #[cfg(not(target_arch = "wasm32"))]
+        let on = std::env::var("WEBTENSOR_LAZY_CUDA").is_ok_and(|v| v.trim() == "1");
+        #[cfg(target_arch = "wasm32")]
+        let on = false;
+        let _ = LAZY_CUDA.compare_exchange(0, if on { 2 } else { 1 }, Ordering::Relaxed, Ordering::Relaxed);
+    }
+    LAZY_CUDA.load(Ordering::Relaxed) == 2
+}
+
+/// Test hook: records on CUDA devices too (see `lazy_on_cuda`).
+#[doc(hidden)]
+pub fn __set_lazy_cuda(on: bool) {
+    LAZY_CUDA.store(if on { 2 } else { 1 }, Ordering::Relaxed);
+}
+
 /// When the ops run the fused kernel families (attention, LayerNorm) instead of their composed
 /// formulas (the same values, many more kernels), as PyTorch's `enable_flash_sdp` /
 /// `enable_math_sdp` switches choose an attention backend.

@@ -440,7 +440,7 @@ impl KernelKey {
                 | KernelKey::ReduceSum4
                 | KernelKey::Pad { .. }
                 | KernelKey::Matmul { program: MatmulProgram::Register, .. }
-                | KernelKey::Elementwise { .. }
+                | KernelKey::Elementwise { vec4: true, .. }
         ) || matches!(*self, KernelKey::Fused { kind, part, .. } if kind.wgsl_only(part))
     }
 

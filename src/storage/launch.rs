@@ -56,7 +56,7 @@ impl Storage {
             Storage::Wgpu(s) => Backend::Wgpu(s.device().clone()),
             Storage::Cuda(s) => Backend::Cuda(s.device().clone()),
             Storage::Meta(_) => Backend::Meta,
-            Storage::Lazy(l) => Backend::Wgpu(l.device().clone()),
+            Storage::Lazy(l) => l.backend(),
         }
     }
 

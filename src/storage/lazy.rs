@@ -1,5 +1,6 @@
-//! The lazy elementwise tier. On a WebGPU device an f32 unary op, arithmetic with a tensor or
-//! a scalar, or a copy returns a [`Lazy`] storage that records the op (`op::expr::Program`)
+//! The lazy elementwise tier. On a WebGPU device (and on CUDA where switched on: its generated
+//! kernels compile in the suite but have not yet run on a GPU) an f32 unary op, arithmetic with
+//! a tensor or a scalar, or a copy returns a [`Lazy`] storage that records the op (`op::expr::Program`)
 //! over its leaves instead of dispatching it. An op over lazy operands inlines their programs
 //! (the operands stay valid on their own: each keeps its program until it is needed), so a
 //! chain becomes one program. Anything else that touches the storage realizes it first
@@ -19,8 +20,10 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use super::Storage;
 use crate::device::backend::{KernelCall, Operand};
+use crate::device::cuda::CudaDevice;
 use crate::device::policy::lock;
 use crate::device::wgpu::WgpuDevice;
+use crate::device::Backend;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
@@ -35,7 +38,7 @@ use crate::shape::numel;
 pub(crate) struct Lazy(Arc<Node>);
 
 struct Node {
-    device: Arc<WgpuDevice>,
+    device: GpuOf,
     shape: Vec<usize>,
     done: OnceLock<Storage>,
     pending: Mutex<Option<Pending>>,
@@ -75,11 +78,43 @@ fn recording() -> bool {
     crate::device::policy::lazy_elementwise() && !crate::device::policy::launch_blocking()
 }
 
-/// The wgpu device of an f32 storage that the tier can read, if it is one.
-fn device_of(s: &Storage) -> Option<&Arc<WgpuDevice>> {
+/// The GPU a lazy result lives on.
+#[derive(Clone)]
+enum GpuOf {
+    Wgpu(Arc<WgpuDevice>),
+    Cuda(Arc<CudaDevice>),
+}
+
+impl GpuOf {
+    fn same(&self, other: &GpuOf) -> bool {
+        match (self, other) {
+            (GpuOf::Wgpu(a), GpuOf::Wgpu(b)) => Arc::ptr_eq(a, b),
+            (GpuOf::Cuda(a), GpuOf::Cuda(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// Whether a result of `n` f32 may be recorded here: what fails eagerly fails at once (a
+    /// lost device, a result past the memory limit), and wgpu's results fit one binding.
+    fn takes(&self, n: usize) -> bool {
+        let bytes = n as u64 * 4;
+        match self {
+            GpuOf::Wgpu(d) => !d.too_big(n, 4) && d.ensure_alive().is_ok() && d.stats().fits_live(bytes),
+            GpuOf::Cuda(d) => d.stats().fits_live(bytes),
+        }
+    }
+}
+
+/// The GPU of an f32 storage that the tier can read, if it is one.
+fn device_of(s: &Storage) -> Option<GpuOf> {
     match s {
-        Storage::Wgpu(w) if w.dtype() == DType::F32 && !w.device().exceeds(&[w.buffer()]) => Some(w.device()),
-        Storage::Lazy(l) => Some(&l.0.device),
+        Storage::Wgpu(w) if w.dtype() == DType::F32 && !w.device().exceeds(&[w.buffer()]) => {
+            Some(GpuOf::Wgpu(w.device().clone()))
+        }
+        Storage::Cuda(c) if c.dtype() == DType::F32 && crate::device::policy::lazy_on_cuda() => {
+            Some(GpuOf::Cuda(c.device().clone()))
+        }
+        Storage::Lazy(l) => Some(l.0.device.clone()),
         _ => None,
     }
 }
@@ -90,29 +125,23 @@ pub(super) fn record(op: Op, args: &[Arg], shape: &[usize]) -> Option<Storage> {
     if !recording() || shape.len() > MAX_RANK || numel(shape) == 0 {
         return None;
     }
-    let mut device: Option<&Arc<WgpuDevice>> = None;
+    let mut device: Option<GpuOf> = None;
     for a in args {
         if let Arg::Tensor(s, _) = a {
             let d = device_of(s)?;
-            match device {
-                Some(first) if !Arc::ptr_eq(first, d) => return None,
+            match &device {
+                Some(first) if !first.same(&d) => return None,
                 _ => device = Some(d),
             }
         }
     }
     let device = device?;
-    // What fails eagerly fails at once: a lost device, a result past the memory limit.
-    let bytes = numel(shape) as u64 * 4;
-    if device.too_big(numel(shape), 4) || device.ensure_alive().is_err() || !device.stats.fits_live(bytes) {
+    if !device.takes(numel(shape)) {
         return None;
     }
     let pending = Builder::build(op, args, shape, true).or_else(|| Builder::build(op, args, shape, false))?;
-    let node = Arc::new(Node {
-        device: device.clone(),
-        shape: shape.to_vec(),
-        done: OnceLock::new(),
-        pending: Mutex::new(Some(pending)),
-    });
+    let node =
+        Arc::new(Node { device, shape: shape.to_vec(), done: OnceLock::new(), pending: Mutex::new(Some(pending)) });
     register(&node);
     Some(Storage::Lazy(Lazy(node)))
 }
@@ -214,9 +243,12 @@ fn broadcast(l: &Layout, shape: &[usize]) -> Layout {
 }
 
 impl Lazy {
-    /// The device the result lives on.
-    pub(super) fn device(&self) -> &Arc<WgpuDevice> {
-        &self.0.device
+    /// The backend the result lives on.
+    pub(super) fn backend(&self) -> Backend {
+        match &self.0.device {
+            GpuOf::Wgpu(d) => Backend::Wgpu(d.clone()),
+            GpuOf::Cuda(d) => Backend::Cuda(d.clone()),
+        }
     }
 
     /// The realized storage, computing it first if it is pending. An error leaves it pending

@@ -64,11 +64,9 @@ impl Kernels for Arc<CudaDevice> {
             }
             KernelCall::Cat { parts, dim, shape, dtype } => self.cat(parts, *dim, shape, *dtype),
             KernelCall::Fused { call, inputs } => self.fused(call, inputs),
-            // The lazy tier records on WebGPU devices only (storage/lazy.rs).
-            KernelCall::Elementwise { program, .. } => Err(crate::error::Error::invalid(
-                program.name(),
-                "internal: a lazily recorded elementwise chain reached the CUDA backend",
-            )),
+            KernelCall::Elementwise { program, leaves, shape, scalars } => {
+                self.elementwise(program, leaves, shape, scalars)
+            }
         }
     }
 

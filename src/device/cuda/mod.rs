@@ -12,6 +12,8 @@ mod context;
 #[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
 mod discover;
 #[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
+mod elementwise;
+#[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
 mod fused;
 #[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
 mod kernels;
@@ -20,6 +22,7 @@ mod launch;
 #[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
 mod pool;
 // Pure rendering: compiled (and unit-tested) with or without the feature.
+mod elementwise_source;
 pub(crate) mod source;
 
 #[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]

@@ -113,8 +113,10 @@ fn body(key: &KernelKey) -> &'static str {
         | KernelKey::Clamp4
         | KernelKey::ReduceSum4
         | KernelKey::Pad { .. }
-        | KernelKey::Matmul { program: MatmulProgram::Register, .. }
-        | KernelKey::Elementwise { .. } => WGSL_ONLY,
+        | KernelKey::Elementwise { vec4: true, .. }
+        | KernelKey::Matmul { program: MatmulProgram::Register, .. } => WGSL_ONLY,
+        // Generated whole by `variant`.
+        KernelKey::Elementwise { .. } => "",
         KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => include_str!("kernels/binary_scalar.cu"),
         KernelKey::Where { .. } => include_str!("kernels/where.cu"),
         KernelKey::Fill { .. } => include_str!("kernels/fill.cu"),
@@ -233,7 +235,11 @@ fn variant(key: &KernelKey) -> String {
             )
         }
         KernelKey::Optim { kind } => format!("#define KIND {}\n", kind.states()),
-        KernelKey::Elementwise { .. } => String::new(),
+        KernelKey::Elementwise { vec4: true, .. } => String::new(),
+        KernelKey::Elementwise { program, walk, flat, .. } => match crate::op::expr::program(program) {
+            Some(p) => super::elementwise_source::render(&p, walk.rank as usize, flat),
+            None => "#error no lazy-tier program has this id\n".into(),
+        },
     }
 }
 
@@ -282,8 +288,9 @@ pub(crate) fn params(key: &KernelKey) -> &'static [Field] {
         | KernelKey::IndexRows4 { .. }
         | KernelKey::Clamp4
         | KernelKey::ReduceSum4
-        | KernelKey::Elementwise { .. }
+        | KernelKey::Elementwise { vec4: true, .. }
         | KernelKey::Pad { .. } => &[],
+        KernelKey::Elementwise { .. } => ElementwiseParams::FIELDS,
     }
 }
 
