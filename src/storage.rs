@@ -197,6 +197,25 @@ impl Storage {
         Storage::launch(KernelCall::Binary { op, a, b, shape: shape.into(), dtype }, None)
     }
 
+    /// `c ? a : b` with broadcasting into `shape` (`c` bool, `a` and `b` of `dtype`; recorded by
+    /// the lazy tier where it applies).
+    pub(crate) fn where_(
+        (c, lc): (&Arc<Storage>, &Layout),
+        (a, la): (&Arc<Storage>, &Layout),
+        (b, lb): (&Arc<Storage>, &Layout),
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Storage> {
+        if dtype == DType::F32 {
+            let args = [lazy::Arg::Cond(c, lc), lazy::Arg::Tensor(a, la), lazy::Arg::Tensor(b, lb)];
+            if let Some(s) = lazy::record(lazy::Op::Where, &args, shape) {
+                return Ok(s);
+            }
+        }
+        let (c, a, b) = (Operand::new(c.as_ref(), lc), Operand::new(a.as_ref(), la), Operand::new(b.as_ref(), lb));
+        Storage::launch(KernelCall::Where { c, a, b, shape: shape.into(), dtype }, None)
+    }
+
     /// Each row of the `[m, k]` view `l` (of `src`) reduced to one value of `out`; `l` may be
     /// a strided view ([kept.., reduced..]), which each backend reduces in place where it
     /// knows the pattern and gathers otherwise.
@@ -230,9 +249,14 @@ impl Storage {
         Storage::launch(KernelCall::Pad { src: Operand::new(self, l), before, shape, value }, None)
     }
 
-    /// f32 `l` clamped to `[lo, hi]` (how is the backend's choice).
-    pub(crate) fn clamp(&self, l: &Layout, lo: f32, hi: f32) -> Result<Storage> {
-        Storage::launch(KernelCall::Clamp { src: Operand::new(self, l), lo, hi }, None)
+    /// f32 `l` clamped to `[lo, hi]` (how is the backend's choice; recorded by the lazy tier
+    /// where it applies).
+    pub(crate) fn clamp(self: &Arc<Self>, l: &Layout, lo: f32, hi: f32) -> Result<Storage> {
+        let args = [lazy::Arg::Tensor(self, l), lazy::Arg::Scalar(lo), lazy::Arg::Scalar(hi)];
+        if let Some(s) = lazy::record(lazy::Op::Clamp, &args, l.shape()) {
+            return Ok(s);
+        }
+        Storage::launch(KernelCall::Clamp { src: Operand::new(self.as_ref(), l), lo, hi }, None)
     }
 
     /// Softmax (or log-softmax) of each row of the contiguous `[m, k]` view `l`.

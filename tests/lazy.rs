@@ -99,6 +99,15 @@ fn chains_match_eager(d: Device) {
         let b = tensor(&[3, 2, 1, 5], 8, d);
         a.mul(&b).unwrap().exp().unwrap().log1p().unwrap()
     });
+    same_both_ways("where and clamp in a chain", || {
+        let c = x.add(&y).unwrap().gt_scalar(0.0).unwrap();
+        let a = x.exp().unwrap().mul(&y).unwrap();
+        c.where_(&a, &y.neg().unwrap()).unwrap().clamp(Some(-0.5), Some(1.5)).unwrap().add_scalar(0.25).unwrap()
+    });
+    same_both_ways("a broadcast condition", || {
+        let c = z.gt_scalar(0.0).unwrap();
+        c.where_(&x.add(&y).unwrap(), &z.mul_scalar(2.0).unwrap()).unwrap().sigmoid().unwrap()
+    });
     same_both_ways("one element", || tensor(&[1], 9, d).square().unwrap().add_scalar(1.0).unwrap().rsqrt().unwrap());
 }
 

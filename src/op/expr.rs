@@ -29,12 +29,16 @@ pub(crate) const MAX_RANK: usize = 5;
 pub(crate) enum Instr {
     /// Leaf tensor `k`'s element at this output position.
     Load(u8),
+    /// Bool leaf tensor `k`'s element (a condition), as 1.0 or 0.0.
+    LoadBool(u8),
     /// Scalar `k` of the call.
     Scalar(u8),
     /// A unary op of an earlier value.
     Unary(UnaryOp, u8),
     /// A binary op of two earlier values.
     Binary(BinaryOp, u8, u8),
+    /// `where`: the second value where the first is nonzero, else the third.
+    Select(u8, u8, u8),
 }
 
 /// A recorded elementwise expression (see the module docs). The result is the last value.
@@ -74,11 +78,16 @@ impl Program {
 
     /// How many leaves the program loads (the highest load index + 1).
     pub(crate) fn leaves(&self) -> usize {
-        self.instrs
-            .iter()
-            .filter_map(|i| if let Instr::Load(k) = i { Some(*k as usize + 1) } else { None })
-            .max()
-            .unwrap_or(0)
+        let leaf = |i: &Instr| match i {
+            Instr::Load(k) | Instr::LoadBool(k) => Some(*k as usize + 1),
+            _ => None,
+        };
+        self.instrs.iter().filter_map(leaf).max().unwrap_or(0)
+    }
+
+    /// Which leaves are bool conditions (bit `k` for leaf `k`), read as 32-bit words.
+    pub(crate) fn bool_leaves(&self) -> u8 {
+        self.instrs.iter().fold(0, |m, i| if let Instr::LoadBool(k) = i { m | 1 << k } else { m })
     }
 
     /// Appends `i` unless an equal instruction is already there (value numbering: `x * x` of a
@@ -102,9 +111,11 @@ impl Program {
         for i in &other.instrs {
             let j = match *i {
                 Instr::Load(k) => Instr::Load(*leaf_map.get(k as usize)?),
+                Instr::LoadBool(k) => Instr::LoadBool(*leaf_map.get(k as usize)?),
                 Instr::Scalar(k) => Instr::Scalar(*scalar_map.get(k as usize)?),
                 Instr::Unary(u, a) => Instr::Unary(u, at[a as usize]),
                 Instr::Binary(op, a, b) => Instr::Binary(op, at[a as usize], at[b as usize]),
+                Instr::Select(c, a, b) => Instr::Select(at[c as usize], at[a as usize], at[b as usize]),
             };
             at.push(self.push(j)?);
         }
@@ -116,6 +127,7 @@ impl Program {
         match self.instrs.get(self.result as usize) {
             Some(Instr::Unary(u, _)) => u.name(),
             Some(Instr::Binary(op, _, _)) => op.name(),
+            Some(Instr::Select(..)) => "where",
             _ => "contiguous",
         }
     }
@@ -131,7 +143,7 @@ impl Program {
             let dst = &mut rest[0];
             dst.resize(n, 0.0);
             match *i {
-                Instr::Load(k) => dst.copy_from_slice(&loads[k as usize][..n]),
+                Instr::Load(k) | Instr::LoadBool(k) => dst.copy_from_slice(&loads[k as usize][..n]),
                 Instr::Scalar(k) => dst.fill(scalars[k as usize]),
                 Instr::Unary(u, a) => {
                     for (d, &x) in dst.iter_mut().zip(&done[a as usize]) {
@@ -141,6 +153,12 @@ impl Program {
                 Instr::Binary(op, a, b) => {
                     for ((d, &x), &y) in dst.iter_mut().zip(&done[a as usize]).zip(&done[b as usize]) {
                         *d = op.f32(x, y);
+                    }
+                }
+                Instr::Select(c, a, b) => {
+                    let (c, a, b) = (&done[c as usize], &done[a as usize], &done[b as usize]);
+                    for (((d, &c), &x), &y) in dst.iter_mut().zip(c).zip(a).zip(b) {
+                        *d = if c != 0.0 { x } else { y };
                     }
                 }
             }

@@ -1,7 +1,6 @@
 //! Binary elementwise ops with NumPy broadcasting, their scalar forms, `where` and `clamp`, and
 //! their backward rules. The op descriptors live in `crate::op::binary`.
 
-use crate::device::backend::KernelCall;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::op::binary::binary_table;
@@ -130,9 +129,12 @@ impl Tensor {
         let dtype = DType::promote(a.dtype(), b.dtype());
         crate::device::placement::record(op, &[self.device(), a.device(), b.device()], device);
         let (c, a, b) = (self.to_dtype(DType::Bool)?, a.to_dtype(dtype)?, b.to_dtype(dtype)?);
-        let storage = Storage::launch(
-            KernelCall::Where { c: c.operand(), a: a.operand(), b: b.operand(), shape: (&shape[..]).into(), dtype },
-            None,
+        let storage = Storage::where_(
+            (c.storage(), c.layout()),
+            (a.storage(), a.layout()),
+            (b.storage(), b.layout()),
+            &shape,
+            dtype,
         )?;
         let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
         let cond = c.clone();

@@ -15,12 +15,16 @@ use crate::op::expr::{Instr, Program, MAX_RANK};
 /// where bit `k` of `flat` is set.
 pub(super) fn render(program: &Program, rank: usize, flat: u8, vec4: bool) -> String {
     let leaves = program.leaves();
-    let elem = if vec4 { "vec4<f32>" } else { "f32" };
+    let bools = program.bool_leaves();
+    let is_bool = |k: usize| bools & (1 << k) != 0;
+    let elem = |word: &str| if vec4 { format!("vec4<{word}>") } else { word.to_string() };
     let mut src = String::new();
     for k in 0..leaves {
-        src += &format!("@group(0) @binding({k}) var<storage, read> l{k}: array<{elem}>;\n");
+        // A condition is a bool tensor: a 32-bit word per element.
+        let e = elem(if is_bool(k) { "u32" } else { "f32" });
+        src += &format!("@group(0) @binding({k}) var<storage, read> l{k}: array<{e}>;\n");
     }
-    src += &format!("@group(0) @binding({leaves}) var<storage, read_write> out: array<{elem}>;\n");
+    src += &format!("@group(0) @binding({leaves}) var<storage, read_write> out: array<{}>;\n", elem("f32"));
     src += &format!("@group(0) @binding({}) var<uniform> P: Params;\n", leaves + 1);
     let mut helpers: Vec<&'static str> = Vec::new();
     let mut add = |list: Vec<&'static str>| {
@@ -40,7 +44,7 @@ pub(super) fn render(program: &Program, rank: usize, flat: u8, vec4: bool) -> St
                 add(op.wgsl_helper_list_f32());
                 src += &format!("fn op{r}(a: f32, b: f32) -> f32 {{ return {}; }}\n", op.wgsl(DType::F32));
             }
-            Instr::Load(_) | Instr::Scalar(_) => {}
+            Instr::Load(_) | Instr::LoadBool(_) | Instr::Scalar(_) | Instr::Select(..) => {}
         }
     }
     src += &helpers.concat();
@@ -49,10 +53,11 @@ pub(super) fn render(program: &Program, rank: usize, flat: u8, vec4: bool) -> St
     src += &format!("fn eval({}) -> f32 {{\n", args.join(", "));
     for (r, i) in program.instrs().iter().enumerate() {
         src += &match *i {
-            Instr::Load(k) => format!("let v{r} = x{k};\n"),
+            Instr::Load(k) | Instr::LoadBool(k) => format!("let v{r} = x{k};\n"),
             Instr::Scalar(k) => format!("let v{r} = bitcast<f32>(p(P_SCALARS + {k}u));\n"),
             Instr::Unary(_, a) => format!("let v{r} = op{r}(v{a});\n"),
             Instr::Binary(_, a, b) => format!("let v{r} = op{r}(v{a}, v{b});\n"),
+            Instr::Select(c, a, b) => format!("let v{r} = select(v{b}, v{a}, v{c} != 0.0);\n"),
         };
     }
     src += &format!("return v{};\n}}\n", program.result());
@@ -66,7 +71,7 @@ pub(super) fn render(program: &Program, rank: usize, flat: u8, vec4: bool) -> St
         for k in 0..leaves {
             src += &format!("let a{k} = l{k}[p(P_OFFSETS + {k}u) + i];\n");
         }
-        let lane = |c: &str| (0..leaves).map(|k| format!("a{k}.{c}")).collect::<Vec<_>>().join(", ");
+        let lane = |c: &str| (0..leaves).map(|k| format!("f32(a{k}.{c})")).collect::<Vec<_>>().join(", ");
         src += &format!(
             "out[i] = vec4<f32>(eval({}), eval({}), eval({}), eval({}));\n}}\n",
             lane("x"),
@@ -98,7 +103,13 @@ pub(super) fn render(program: &Program, rank: usize, flat: u8, vec4: bool) -> St
         }
     }
     let reads: Vec<String> = (0..leaves)
-        .map(|k| if flat & (1 << k) != 0 { format!("l{k}[p(P_OFFSETS + {k}u) + i]") } else { format!("l{k}[o{k}]") })
+        .map(|k| {
+            if flat & (1 << k) != 0 {
+                format!("f32(l{k}[p(P_OFFSETS + {k}u) + i])")
+            } else {
+                format!("f32(l{k}[o{k}])")
+            }
+        })
         .collect();
     src += &format!("out[i] = eval({});\n}}\n", reads.join(", "));
     src

@@ -136,5 +136,16 @@ fn elementwise_variants() -> Vec<KernelKey> {
         }
         v.push(KernelKey::Elementwise { program, walk: Walk::of(2, 1 << 25), flat: 0, vec4: false });
     }
+    // `where` over a bool condition (u32 words), a value and a scalar.
+    let mut p = Program::default();
+    if let (Some(x), Some(c), Some(s)) = (p.push(Instr::Load(0)), p.push(Instr::LoadBool(1)), p.push(Instr::Scalar(0)))
+    {
+        if let Some(r) = p.push(Instr::Select(c, x, s)) {
+            p.set_result(r);
+            let program = intern(&p);
+            v.push(KernelKey::Elementwise { program, walk: Walk::of(1, 1000), flat: 3, vec4: true });
+            v.push(KernelKey::Elementwise { program, walk: Walk::of(3, 1000), flat: 1, vec4: false });
+        }
+    }
     v
 }

@@ -60,11 +60,17 @@ pub(super) enum Op {
     Copy,
     Unary(UnaryOp),
     Binary(BinaryOp),
+    /// `min(max(x, lo), hi)` over `[x, lo, hi]` (clamp's composed form, NaN kept).
+    Clamp,
+    /// `where` over `[cond, a, b]`.
+    Where,
 }
 
 /// An operand of the op being recorded.
 pub(super) enum Arg<'a> {
     Tensor(&'a Arc<Storage>, &'a Layout),
+    /// A bool tensor (`where`'s condition).
+    Cond(&'a Arc<Storage>, &'a Layout),
     Scalar(f32),
 }
 
@@ -119,6 +125,19 @@ fn device_of(s: &Storage) -> Option<GpuOf> {
     }
 }
 
+/// The GPU of a bool storage the tier can read as a condition, if it is one.
+fn cond_device_of(s: &Storage) -> Option<GpuOf> {
+    match s {
+        Storage::Wgpu(w) if w.dtype() == DType::Bool && !w.device().exceeds(&[w.buffer()]) => {
+            Some(GpuOf::Wgpu(w.device().clone()))
+        }
+        Storage::Cuda(c) if c.dtype() == DType::Bool && crate::device::policy::lazy_on_cuda() => {
+            Some(GpuOf::Cuda(c.device().clone()))
+        }
+        _ => None,
+    }
+}
+
 /// `op` over `args` into a lazy result of `shape`, or `None` where the op runs eagerly (see the
 /// module docs). Deciding is all this does: no kernel runs and nothing fails here.
 pub(super) fn record(op: Op, args: &[Arg], shape: &[usize]) -> Option<Storage> {
@@ -127,12 +146,14 @@ pub(super) fn record(op: Op, args: &[Arg], shape: &[usize]) -> Option<Storage> {
     }
     let mut device: Option<GpuOf> = None;
     for a in args {
-        if let Arg::Tensor(s, _) = a {
-            let d = device_of(s)?;
-            match &device {
-                Some(first) if !first.same(&d) => return None,
-                _ => device = Some(d),
-            }
+        let d = match a {
+            Arg::Tensor(s, _) => device_of(s)?,
+            Arg::Cond(s, _) => cond_device_of(s)?,
+            Arg::Scalar(_) => continue,
+        };
+        match &device {
+            Some(first) if !first.same(&d) => return None,
+            _ => device = Some(d),
         }
     }
     let device = device?;
@@ -161,6 +182,10 @@ impl Builder {
         for a in args {
             vals.push(match a {
                 Arg::Tensor(s, l) => b.tensor(s, l, shape, inline)?,
+                Arg::Cond(s, l) => {
+                    let k = b.leaf(s, broadcast(l, shape))?;
+                    b.p.program.push(Instr::LoadBool(k))?
+                }
                 Arg::Scalar(v) => b.scalar(*v)?,
             });
         }
@@ -168,6 +193,11 @@ impl Builder {
             (Op::Copy, &[x]) => x,
             (Op::Unary(u), &[x]) => b.p.program.push(Instr::Unary(u, x))?,
             (Op::Binary(o), &[x, y]) => b.p.program.push(Instr::Binary(o, x, y))?,
+            (Op::Clamp, &[x, lo, hi]) => {
+                let m = b.p.program.push(Instr::Binary(BinaryOp::Maximum, x, lo))?;
+                b.p.program.push(Instr::Binary(BinaryOp::Minimum, m, hi))?
+            }
+            (Op::Where, &[c, x, y]) => b.p.program.push(Instr::Select(c, x, y))?,
             _ => return None,
         };
         b.p.program.set_result(result);
@@ -305,6 +335,16 @@ impl Pending {
                     op,
                     a: leaf(x),
                     value: f64::from(self.scalars[k as usize]),
+                    dtype: DType::F32,
+                }),
+                _ => None,
+            },
+            Some(Instr::Select(c, a, b)) => match (at(c), at(a), at(b)) {
+                (Some(Instr::LoadBool(c)), Some(Instr::Load(x)), Some(Instr::Load(y))) => Some(KernelCall::Where {
+                    c: leaf(c),
+                    a: leaf(x),
+                    b: leaf(y),
+                    shape: Cow::Borrowed(shape),
                     dtype: DType::F32,
                 }),
                 _ => None,

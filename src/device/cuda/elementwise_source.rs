@@ -29,12 +29,15 @@ pub(super) fn render(program: &Program, rank: usize, flat: u8) -> String {
                 }
                 src += &format!("{f} float op{r}(float a, float b) {{ return {}; }}\n", op.cuda(true));
             }
-            Instr::Load(_) | Instr::Scalar(_) => {}
+            Instr::Load(_) | Instr::LoadBool(_) | Instr::Scalar(_) | Instr::Select(..) => {}
         }
     }
     let mut out = helpers.concat();
     out += &src;
-    let params: Vec<String> = (0..leaves).map(|k| format!("const float* __restrict__ l{k}")).collect();
+    // A condition is a bool tensor: a 32-bit word per element.
+    let bools = program.bool_leaves();
+    let ty = |k: usize| if bools & (1 << k) != 0 { "unsigned" } else { "float" };
+    let params: Vec<String> = (0..leaves).map(|k| format!("const {}* __restrict__ l{k}", ty(k))).collect();
     out += &format!(
         "extern \"C\" __global__ void k({}float* __restrict__ out, Params P) {{\nFOR_EACH(i, P.numel) {{\n",
         params.iter().map(|p| format!("{p}, ")).collect::<String>()
@@ -58,11 +61,14 @@ pub(super) fn render(program: &Program, rank: usize, flat: u8) -> String {
     }
     for (r, i) in program.instrs().iter().enumerate() {
         out += &match *i {
-            Instr::Load(k) if flat & (1 << k) != 0 => format!("float v{r} = l{k}[P.offsets[{k}] + i];\n"),
-            Instr::Load(k) => format!("float v{r} = l{k}[o{k}];\n"),
+            Instr::Load(k) | Instr::LoadBool(k) if flat & (1 << k) != 0 => {
+                format!("float v{r} = (float)l{k}[P.offsets[{k}] + i];\n")
+            }
+            Instr::Load(k) | Instr::LoadBool(k) => format!("float v{r} = (float)l{k}[o{k}];\n"),
             Instr::Scalar(k) => format!("float v{r} = __uint_as_float((unsigned)P.scalars[{k}]);\n"),
             Instr::Unary(_, a) => format!("float v{r} = op{r}(v{a});\n"),
             Instr::Binary(_, a, b) => format!("float v{r} = op{r}(v{a}, v{b});\n"),
+            Instr::Select(c, a, b) => format!("float v{r} = v{c} != 0.0f ? v{a} : v{b};\n"),
         };
     }
     out += &format!("out[i] = v{};\n}}\n}}\n", program.result());
