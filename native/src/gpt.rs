@@ -136,7 +136,13 @@ pub struct TrainOptions {
 
 /// nanoGPT's optimizer groups over `params`: weights of 2 dims and more decay, the rest not.
 fn groups(params: Vec<Parameter>, r: &Recipe, lr: f64) -> webtensor::Result<AdamW> {
-    let base = AdamOptions { lr, betas: (0.9, r.beta2), ..Default::default() };
+    groups_with(params, r, lr, true)
+}
+
+/// [`groups`], the update fused (one kernel per parameter) or as separate ops (`fused: false`,
+/// PyTorch's for-loop form, which the lazy tier records into a few kernels per parameter).
+fn groups_with(params: Vec<Parameter>, r: &Recipe, lr: f64, fused: bool) -> webtensor::Result<AdamW> {
+    let base = AdamOptions { lr, betas: (0.9, r.beta2), fused, ..Default::default() };
     let (decay, rest): (Vec<Parameter>, Vec<Parameter>) = params.into_iter().partition(|p| p.shape().len() >= 2);
     AdamW::with_groups(vec![
         ParamGroup { params: decay, options: AdamOptions { weight_decay: r.weight_decay, ..base } },
@@ -416,8 +422,15 @@ fn sample_text(o: &SampleOptions) -> Res<String> {
 
 /// Median milliseconds of a training step of the recipe's model and batch on `device` (after
 /// warm-up steps), with the step's parts as nanoGPT takes them; `dropout` in place of the
-/// recipe's.
-pub fn bench(recipe_name: &str, device: Device, steps: usize, dropout: Option<f64>) -> Res<serde_json::Value> {
+/// recipe's; with `separate_optimizer`, AdamW as separate ops instead of one kernel per
+/// parameter.
+pub fn bench(
+    recipe_name: &str,
+    device: Device,
+    steps: usize,
+    dropout: Option<f64>,
+    separate_optimizer: bool,
+) -> Res<serde_json::Value> {
     let text = corpus()?;
     let corpus = CharCorpus::new(&text, 0.1)?;
     let mut r = recipe(recipe_name, corpus.vocab_size())?;
@@ -425,7 +438,7 @@ pub fn bench(recipe_name: &str, device: Device, steps: usize, dropout: Option<f6
         r.model.dropout = p;
     }
     let model = Gpt::new(r.model, 0, device)?;
-    let mut opt = groups(model.parameters(), &r, r.lr)?;
+    let mut opt = groups_with(model.parameters(), &r, r.lr, !separate_optimizer)?;
     let mut times = Vec::new();
     let mut launches = 0;
     for i in 0..steps + 3 {
@@ -457,7 +470,8 @@ pub fn bench(recipe_name: &str, device: Device, steps: usize, dropout: Option<f6
     let mut out = serde_json::json!({
         "model": "gpt", "config": r.name, "device": device.to_string(), "batch_size": r.batch_size,
         "block_size": r.model.block_size, "parameters": model.num_parameters(true), "steps": steps,
-        "dropout": r.model.dropout,
+        "dropout": r.model.dropout, "optimizer": if separate_optimizer { "separate ops" } else { "fused" },
+        "lazy_elementwise": webtensor::lazy_elementwise(),
         "ms_per_step": median, "tokens_per_s": (r.batch_size * r.model.block_size) as f64 / (median / 1e3),
         "peak_bytes": webtensor::max_memory_allocated(device)?,
         // Kernels launched per step (0 on the CPU, which launches none).

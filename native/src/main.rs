@@ -118,6 +118,10 @@ enum Command {
         /// GPT: dropout probability in [0, 1) (default: the recipe's, 0.2 or 0)
         #[arg(long, value_parser = probability)]
         dropout: Option<f64>,
+        /// GPT: AdamW as separate ops (PyTorch's for-loop form) instead of one kernel per
+        /// parameter
+        #[arg(long)]
+        separate_optimizer: bool,
         /// Print results as JSON instead of a table
         #[arg(long)]
         json: bool,
@@ -250,9 +254,9 @@ fn main() -> ExitCode {
             let sizes: Vec<usize> = matmul_sizes.into_iter().map(|n| n as usize).collect();
             bench::run(device, quick, runs as usize, json, &sizes)
         }
-        Command::BenchTrain { model: Model::Gpt, config, device, steps, dropout, json, .. } => {
+        Command::BenchTrain { model: Model::Gpt, config, device, steps, dropout, separate_optimizer, json, .. } => {
             let d = device.unwrap_or_else(webtensor::best_device);
-            gpt::bench(&config, d, steps as usize, dropout).map_err(|e| e.to_string()).map(|v| {
+            gpt::bench(&config, d, steps as usize, dropout, separate_optimizer).map_err(|e| e.to_string()).map(|v| {
                 if json {
                     println!("{v}");
                 } else {
@@ -381,6 +385,11 @@ fn info() {
             "WEBTENSOR_FUSED_KERNELS",
             "1: fused attention/LayerNorm wherever they apply; 0: every op composed; unset: where they pay",
         ),
+        (
+            "WEBTENSOR_LAZY",
+            "0: run every f32 elementwise op as it comes (default: WebGPU records chains into one kernel)",
+        ),
+        ("WEBTENSOR_LAZY_CUDA", "1: the lazy elementwise tier on CUDA devices too (its kernels are new to hardware)"),
         ("WEBTENSOR_CPU_THREADS", "threads for the cpu kernels, matmul included (default: the cores available)"),
         ("WEBTENSOR_CPU_SPIN_US", "how long cpu workers spin for the next kernel before they sleep (default 500)"),
         ("WEBTENSOR_STRIDED_REDUCE", "min outputs,outputs per folded element: when GPUs reduce strided views in place"),
