@@ -9,8 +9,8 @@ import { arity } from './check.js';
 const BY_COUNT = {
   0: `numel neg abs exp log sqrt rsqrt reciprocal square sin cos tanh sigmoid relu geluTanh silu floor ceil round sign erf log1p expm1 tan
     asin acos atan sinh cosh asinh acosh atanh mish hardswish hardsigmoid bitwiseNot logicalNot t contiguous isnan isinf isfinite
-    clone detach data array item dataSync cpu dispose toString print`,
-  1: `gelu size add sub mul div pow maximum minimum eq ne lt le gt ge softplus leakyRelu prelu elu atan2 remainder fmod floorDivide
+    clone detach array item cpu dispose toString print`,
+  1: `gelu size data dataSync add sub mul div pow maximum minimum eq ne lt le gt ge softplus leakyRelu prelu elu atan2 remainder fmod floorDivide
     bitwiseAnd bitwiseOr bitwiseXor bitwiseLeftShift bitwiseRightShift logicalAnd logicalOr logicalXor cumsum cumprod tril triu
     softmax logSoftmax matmul unsqueeze broadcastTo toDtype requiresGrad_`,
   2: `softplusWith lerp all any logsumexp amax amin maskedFill roll split chunk where clamp sum mean max min prod argmax argmin var std

@@ -27,6 +27,15 @@ export interface DataByDType {
 }
 
 /**
+ * Options of `data()` and `dataSync()`: `into`, an array of the dtype's kind and exactly the
+ * tensor's length, which the elements are copied into and which is returned (a loop that
+ * reads every step reuses one array instead of allocating, and faulting in, a fresh one).
+ */
+export interface ReadOptions<D extends DType = DType> {
+  into?: DataByDType[D];
+}
+
+/**
  * The dtype two operands compute in: float beats int, float32 beats float16, a wider integer
  * beats uint8/int8 (uint8 with int8, or uint32 with int8, is int32), anything beats bool.
  */
@@ -437,13 +446,13 @@ export declare class Tensor<D extends DType = DType> {
   newTensor<T extends DType = D>(values: NestedArray<number | boolean> | ArrayLike<number> | BigInt64Array | BigUint64Array | NestedArray<bigint>, options?: TensorOptions<T>): Tensor<T>;
 
   /** The elements as a typed array, read back from any device. */
-  data(): Promise<DataByDType[D]>;
+  data(options?: ReadOptions<D>): Promise<DataByDType[D]>;
   /** The elements as nested arrays. */
   array(): Promise<NestedArray<ValueOf<D>>>;
   /** The value of a one-element tensor (PyTorch's `item()`); more elements is an error. */
   item(): Promise<ValueOf<D>>;
   /** Synchronous read, only for tensors on the cpu (elsewhere it throws: use `await data()`). */
-  dataSync(): DataByDType[D];
+  dataSync(options?: ReadOptions<D>): DataByDType[D];
   /** A copy converted to `dtype` (as `toDtype`). */
   to<T extends DType>(dtype: T): Promise<Tensor<T>>;
   /** A copy with `other`'s device and dtype, as PyTorch's `x.to(other)`. */

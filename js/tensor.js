@@ -12,6 +12,11 @@ import { forget, touch, track } from './stepscope.js';
 export { assignRaw, consumeHandOff, markHandOff, rawOf, setPending, untrack } from './handles.js';
 
 const { LONG } = check;
+/** The typed array each dtype reads into (`data`, `dataSync`, their `into` option). */
+const INTO_KINDS = {
+  float32: Float32Array, float16: Float32Array, int32: Int32Array, uint32: Uint32Array,
+  bool: Uint8Array, uint8: Uint8Array, int8: Int8Array,
+};
 
 /** The other operand of a binary op: a live Tensor or a number (booleans count as 0 and 1). */
 export function operand(fn, v) {
@@ -522,8 +527,28 @@ export class Tensor {
     return { ...o, device: o.device ?? raw.device, dtype: o.dtype ?? LONG[raw.dtype] };
   }
 
-  /** Host data as a typed array (Float32Array for float32 and float16). */
-  async data() { return this.#live('data').data(); }
+  /**
+   * Host data as a typed array (Float32Array for float32 and float16). With `{ into }`, the
+   * elements are copied into that array instead (the dtype's kind, exactly `numel` long),
+   * which is returned: a loop that reads every step reuses one array rather than allocating a
+   * fresh one whose pages the engine must fault in each time.
+   */
+  async data(opts) {
+    const raw = this.#live('data');
+    const into = this.#into('data', opts);
+    return into ? raw.dataInto(into) : raw.data();
+  }
+  #into(fn, opts) {
+    const { into } = check.options(fn, opts, ['into']);
+    if (into === undefined) return null;
+    const dtype = LONG[this.#live(fn).dtype];
+    const want = INTO_KINDS[dtype];
+    if (!(into instanceof want)) check.fail(TypeError, fn, 'into', into, `a ${want.name} (the array a ${dtype} tensor reads into)`);
+    if (into.length !== this.numel()) {
+      throw new RangeError(`${fn}: \`into\` holds ${into.length} elements; the tensor has ${this.numel()}`);
+    }
+    return into;
+  }
   /** Nested arrays of numbers (booleans for bool tensors). */
   async array() {
     const shape = this.shape;
@@ -536,7 +561,11 @@ export class Tensor {
   /** The value of a one-element tensor (a boolean for bool tensors), as PyTorch's `item()`. */
   async item() { return this.#live('item').item(); }
   /** Synchronous read: only for tensors on the cpu (elsewhere an error says to await data()). */
-  dataSync() { return this.#live('dataSync').dataSync(); }
+  dataSync(opts) {
+    const raw = this.#live('dataSync');
+    const into = this.#into('dataSync', opts);
+    return into ? raw.dataSyncInto(into) : raw.dataSync();
+  }
   /**
    * A copy on `device` (a device string, a DeviceInfo, or an accelerator index), converted to
    * `dtype` when a dtype name is given, or with another tensor's device and dtype when a Tensor

@@ -485,6 +485,32 @@ export function cases(wt, devices) {
       }
     });
 
+    add(`${device}: data({ into }) and dataSync({ into }) fill the caller's array`, async () => {
+      const x = wt.tensor([[1.5, -2], [3, 4.25]], { device });
+      const into = new Float32Array(4).fill(9);
+      assert.equal(await x.data({ into }), into, 'the same array back');
+      assert.deepEqual(Array.from(into), [1.5, -2, 3, 4.25]);
+      const view = x.t();
+      assert.deepEqual(Array.from(await view.data({ into })), [1.5, 3, -2, 4.25], 'a strided view');
+      const ints = wt.tensor([7, -8], { device, dtype: 'int32' });
+      assert.deepEqual(Array.from(await ints.data({ into: new Int32Array(2) })), [7, -8]);
+      const flags = x.gt(2);
+      assert.deepEqual(Array.from(await flags.data({ into: new Uint8Array(4) })), [0, 0, 1, 1]);
+      const half = x.toDtype('float16');
+      assert.deepEqual(Array.from(await half.data({ into: new Float32Array(4) })), [1.5, -2, 3, 4.25]);
+      await assert.rejects(x.data({ into: new Float64Array(4) }), /Float32Array/);
+      await assert.rejects(ints.data({ into: new Float32Array(2) }), /Int32Array/);
+      await assert.rejects(x.data({ into: new Float32Array(3) }), /holds 3 elements; the tensor has 4/);
+      await assert.rejects(x.data({ out: into }), /unknown option 'out'/);
+      if (device === 'cpu') {
+        assert.equal(x.dataSync({ into }), into);
+        assert.deepEqual(Array.from(into), [1.5, -2, 3, 4.25]);
+      } else {
+        assert.throws(() => x.dataSync({ into }), /await t.data/);
+      }
+      for (const t of [x, view, ints, flags, half]) t.dispose();
+    });
+
     add(`${device}: the lazy tier runs a chain as one kernel with the op-by-op values`, async () => {
       const x = wt.randn([64, 64], { seed: 3, device });
       const b = wt.randn([64], { seed: 4, device });
@@ -624,7 +650,8 @@ export function cases(wt, devices) {
     // through the op table above and the suites of those ops) and the handle's own plumbing.
     const internal = new Set(['__destroy_into_raw', 'free', 'cloneHandle', 'deepCopy', 'gradient', 'setGradient',
       'checkInplace', 'inplaceResult', 'unary', 'binary', 'binaryScalar', 'reduce', 'reduceComposed', 'arg', 'moments',
-      'scan', 'logical', 'logicalScalar', 'triangle', 'whereThen', 'scatterValue', 'splitSizes', 'sliceStep', 'lerpScalar']);
+      'scan', 'logical', 'logicalScalar', 'triangle', 'whereThen', 'scatterValue', 'splitSizes', 'sliceStep', 'lerpScalar',
+      'dataInto', 'dataSyncInto']);
     for (const name of Object.getOwnPropertyNames(core().RawTensor.prototype)) {
       if (name !== 'constructor' && !internal.has(name) && !(name in wt.Tensor.prototype)) missing.push(`RawTensor: ${name}`);
     }

@@ -35,6 +35,10 @@ export async function check(): Promise<void> {
   const fused: wt.FusedKernels = wt.fusedKernels();
   // @ts-expect-error the fused-kernel modes are a closed set
   wt.setFusedKernels('fast');
+  const readInto: Promise<Float32Array> = wt.zeros([2]).data({ into: new Float32Array(2) });
+  // @ts-expect-error a float32 tensor reads into a Float32Array
+  void wt.zeros([2]).data({ into: new Int32Array(2) });
+  void readInto;
   wt.setLazyElementwise(false);
   const lazy: boolean = wt.lazyElementwise();
   const launches: number = wt.kernelLaunches('webgpu:0');

@@ -16,6 +16,7 @@ mod nn;
 mod nn_ops;
 mod optim;
 mod parallel;
+mod readback;
 mod registry;
 mod safetensors;
 mod sched;

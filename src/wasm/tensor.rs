@@ -56,57 +56,6 @@ fn find<T: Copy>(all: &[T], name: &JsValue, of: impl Fn(T) -> &'static str, what
         .ok_or_else(|| js_err(Error::invalid(what, format!("unknown op '{name}'"))))
 }
 
-/// Host data of a tensor as the matching typed array (f16 arrives as a Float32Array).
-async fn typed(t: Tensor) -> Result<JsValue, JsValue> {
-    if let Some(v) = typed_in_place(&t) {
-        return Ok(v);
-    }
-    if let Some(v) = typed_from_gpu(&t).await? {
-        return Ok(v);
-    }
-    let t = if t.dtype() == DType::F16 { t.to_dtype(DType::F32).map_err(js_err)? } else { t };
-    Ok(match t.dtype() {
-        DType::I32 => js_sys::Int32Array::from(t.to_vec::<i32>().await.map_err(js_err)?.as_slice()).into(),
-        DType::U32 => js_sys::Uint32Array::from(t.to_vec::<u32>().await.map_err(js_err)?.as_slice()).into(),
-        DType::Bool => {
-            let v: Vec<u8> = t.to_vec::<bool>().await.map_err(js_err)?.into_iter().map(u8::from).collect();
-            js_sys::Uint8Array::from(v.as_slice()).into()
-        }
-        DType::U8 => js_sys::Uint8Array::from(t.to_vec::<u8>().await.map_err(js_err)?.as_slice()).into(),
-        DType::I8 => js_sys::Int8Array::from(t.to_vec::<i8>().await.map_err(js_err)?.as_slice()).into(),
-        _ => js_sys::Float32Array::from(t.to_vec::<f32>().await.map_err(js_err)?.as_slice()).into(),
-    })
-}
-
-/// A WebGPU tensor's elements copied once, from the mapped readback buffer into a new typed
-/// array (see `readback_web.rs`); None for other devices and for dtypes the GPU widens.
-async fn typed_from_gpu(t: &Tensor) -> Result<Option<JsValue>, JsValue> {
-    let Some(buffer) = t.read_array_buffer().await.map_err(js_err)? else {
-        return Ok(None);
-    };
-    Ok(Some(match t.dtype() {
-        DType::I32 => js_sys::Int32Array::new(&buffer).into(),
-        DType::U32 => js_sys::Uint32Array::new(&buffer).into(),
-        _ => js_sys::Float32Array::new(&buffer).into(),
-    }))
-}
-
-/// A contiguous CPU tensor's elements copied once, from its storage into a new typed array;
-/// None where [`typed`] must convert or gather first.
-fn typed_in_place(t: &Tensor) -> Option<JsValue> {
-    use crate::dtype::CpuData;
-    t.with_cpu_elements(|data, r| {
-        Some(match data {
-            CpuData::F32(v) => js_sys::Float32Array::from(&v[r]).into(),
-            CpuData::I32(v) => js_sys::Int32Array::from(&v[r]).into(),
-            CpuData::U32(v) => js_sys::Uint32Array::from(&v[r]).into(),
-            CpuData::U8(v) | CpuData::Bool(v) => js_sys::Uint8Array::from(&v[r]).into(),
-            CpuData::I8(v) => js_sys::Int8Array::from(&v[r]).into(),
-            CpuData::F16(_) => return None,
-        })
-    })
-}
-
 #[wasm_bindgen]
 impl RawTensor {
     /// From f32 data (then converted to `dtype`). The data arrives as a `Vec` so that
@@ -386,7 +335,7 @@ impl RawTensor {
     /// Uint8Array for bool).
     pub fn data(&self) -> Promise {
         let t = self.t.clone();
-        super::promise(typed(t))
+        super::promise(super::readback::typed(t))
     }
 
     /// The elements, synchronously: only for tensors on the cpu.
@@ -402,7 +351,7 @@ impl RawTensor {
             )));
         }
         // On the CPU the read completes without waiting.
-        typed(self.t.clone())
+        super::readback::typed(self.t.clone())
             .now_or_never()
             .unwrap_or_else(|| Err(js_err(Error::invalid("dataSync", "the read did not complete"))))
     }
@@ -427,7 +376,7 @@ impl RawTensor {
                     ),
                 )));
             }
-            let v = typed(t.clone()).await?;
+            let v = super::readback::typed(t.clone()).await?;
             let x = js_sys::Reflect::get_u32(&v, 0)?;
             Ok(if t.dtype() == DType::Bool { JsValue::from_bool(x.as_f64() == Some(1.0)) } else { x })
         })
