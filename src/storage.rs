@@ -4,7 +4,6 @@
 
 mod launch;
 pub(crate) mod lazy;
-mod one_pass;
 mod widen;
 
 use std::borrow::Cow;

@@ -28,6 +28,7 @@ fn main() {
         ("gradients_through_chains", gradients_through_chains),
         ("memory_queries_and_synchronize_realize", memory_queries_and_synchronize_realize),
         ("failed_realization_keeps_the_result", failed_realization_keeps_the_result),
+        ("pending_inputs_are_freed_when_memory_runs_out", pending_inputs_are_freed_when_memory_runs_out),
         ("launch_blocking_runs_op_by_op", launch_blocking_runs_op_by_op),
     ] {
         t.push(gpu_trial(name, f));
@@ -244,6 +245,25 @@ fn failed_realization_keeps_the_result(d: Device) {
     assert!(matches!(e, webtensor::Error::OutOfMemory { .. }), "{e:?}");
     assert_close(&f32s(&y), &want, 1e-5, "after the limit was lifted");
     assert_close(&f32s(&x), &data(1024 * 256, 60), 0.0, "the input is untouched");
+}
+
+/// A recorded result keeps its inputs alive until it runs: when an allocation then fails, the
+/// pending results run (freeing inputs only they held) and the allocation is tried again, so
+/// a program fits where the eager ops fit.
+fn pending_inputs_are_freed_when_memory_runs_out(d: Device) {
+    set_lazy_elementwise(true);
+    webtensor::synchronize_blocking(d).unwrap();
+    let base = webtensor::memory_allocated(d).unwrap();
+    let mib: u64 = 1 << 20;
+    webtensor::set_memory_limit(d, Some(base + 5 * mib / 2)).unwrap();
+    let a = Tensor::ones(&[(mib / 4) as usize], DType::F32, d).unwrap(); // 1 MiB
+                                                                         // Ten elements of it, doubled: recorded, holding all of `a` after `a` is dropped.
+    let y = a.narrow(0, 0, 10).unwrap().mul_scalar(2.0).unwrap();
+    drop(a);
+    let big = Tensor::zeros(&[(mib / 2) as usize], DType::F32, d); // 2 MiB: fits once `a` is freed
+    webtensor::set_memory_limit(d, None).unwrap();
+    assert!(big.is_ok(), "{:?}", big.err());
+    assert_eq!(f32s(&y), vec![2.0; 10]);
 }
 
 /// Launch-blocking mode runs every op on its own.

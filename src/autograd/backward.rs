@@ -260,9 +260,12 @@ fn conform(n: &Node, i: usize, g: Tensor) -> Result<Tensor> {
 fn accumulate(leaf: &Tensor, g: Tensor) -> Result<()> {
     let mut slot = lock(leaf.grad_slot());
     let sum = match slot.take() {
-        Some(prev) => prev.add(&g).inspect_err(|_| *slot = Some(prev.clone()))?,
+        Some(prev) => prev.add(&g).and_then(|s| s.realize().map(|()| s)).inspect_err(|_| *slot = Some(prev.clone()))?,
         None => g,
     };
+    // Kept across backward passes: what the lazy tier recorded runs now, not holding every
+    // accumulated part (a micro-batch loop's) until something reads the gradient.
+    sum.realize()?;
     *slot = Some(sum.detach());
     Ok(())
 }

@@ -87,6 +87,8 @@ impl Parameter {
     /// the caller when needed).
     pub(crate) fn replace(&self, value: Tensor, grad: Option<Tensor>) -> Result<()> {
         let on = self.requires_grad();
+        // A parameter lives across steps: an update the lazy tier recorded runs now.
+        value.realize()?;
         let value = value.detach().requires_grad_(on)?;
         value.set_grad(grad)?;
         *lock(&self.0) = value;

@@ -6,7 +6,10 @@
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::op::fused::scan::ScanArgs;
+use crate::op::fused::Fused;
 use crate::ops::grad::unary_rule;
+use crate::storage::Storage;
 use crate::tensor::Tensor;
 
 impl Tensor {
@@ -23,19 +26,29 @@ impl Tensor {
         x.scan(dim, "cumsum", 0.0, Tensor::add)
     }
 
-    /// `cumsum` by the device's scan kernel, where it has one for this dtype: one pass, where
-    /// the composed scan makes log2(n) copies and adds (cumsum(1) of 1024x1024 in wasm: 10.6
-    /// ms, 0.54x tfjs-wasm). The gradient is the reversed running sum of the gradient.
+    /// `cumsum` by the scan family (`op::fused::scan`) for f32 and i32 on every device: one
+    /// pass, where the composed scan makes log2(n) copies and adds (cumsum(1) of 1024x1024 in
+    /// wasm: 10.6 ms, 0.54x tfjs-wasm; on GPUs 2 log2(n) launches). `None` for other dtypes
+    /// and for a tensor past one GPU binding, which compose. The gradient is the reversed
+    /// running sum of the gradient.
     fn cumsum_kernel(&self, dim: isize) -> Result<Option<Tensor>> {
-        if self.rank() == 0 || !self.storage().has_cumsum(self.dtype()) {
+        if self.rank() == 0 || !ScanArgs::supports(self.dtype()) {
             return Ok(None);
         }
         let d = crate::shape::normalize_dim("cumsum", dim, self.rank())?;
         let x = self.contiguous()?;
         let shape = x.shape();
-        let dims = (shape[..d].iter().product(), shape[d], shape[d + 1..].iter().product());
-        let Some(storage) = x.storage().cumsum(x.layout(), dims)? else {
-            return Ok(None);
+        let args = ScanArgs {
+            outer: shape[..d].iter().product(),
+            n: shape[d],
+            inner: shape[d + 1..].iter().product(),
+            src_offset: x.layout().offset(),
+            dtype: x.dtype(),
+        };
+        let storage = match Storage::fused(Fused::Scan(args), &[x.storage()]) {
+            Ok(s) => s,
+            Err(Error::TooLarge { .. }) => return Ok(None),
+            Err(e) => return Err(e.in_op("cumsum")),
         };
         crate::device::placement::record("cumsum", &[self.device()], self.device());
         let di = d as isize;

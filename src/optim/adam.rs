@@ -94,6 +94,9 @@ impl AdamCore {
                 None => composed(&o, self.decoupled, &value, g.clone(), state, t)?,
             };
             p.replace(next, Some(g))?;
+            // State lives across steps: what the lazy tier recorded runs now.
+            m.realize()?;
+            v.realize()?;
             *slot = Some(Moments { m, v, t });
         }
         Ok(())

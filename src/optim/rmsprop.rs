@@ -114,6 +114,10 @@ impl Optimizer for RMSprop {
                 (value.sub(&g.div(&avg)?.mul_scalar(o.lr)?)?, None)
             };
             p.replace(next, Some(grad))?;
+            // State lives across steps: what the lazy tier recorded runs now.
+            for t in [Some(&square_avg), grad_avg.as_ref(), momentum.as_ref()].into_iter().flatten() {
+                t.realize()?;
+            }
             *slot = Some(State { square_avg, grad_avg, momentum });
         }
         Ok(())

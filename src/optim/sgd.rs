@@ -112,6 +112,10 @@ impl Optimizer for SGD {
             };
             p.replace(next, Some(g))?;
             if o.momentum != 0.0 {
+                // State lives across steps: what the lazy tier recorded runs now.
+                if let Some(b) = &b {
+                    b.realize()?;
+                }
                 *buf = b;
             }
         }

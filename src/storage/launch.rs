@@ -66,12 +66,20 @@ impl Storage {
         #[cfg(not(target_arch = "wasm32"))]
         if crate::device::profile::profiling() {
             let (name, t0) = (call.name(), std::time::Instant::now());
-            let out = Storage::launch_now(call, device)?;
+            let out = Storage::launch_now(&call, device)?;
             out.finish()?;
             crate::device::profile::record(name, t0.elapsed());
             return Ok(out);
         }
-        Storage::launch_now(call, device)
+        match Storage::launch_now(&call, device) {
+            // Pending lazy results hold their inputs: run them (freeing what only they held)
+            // and try once more before reporting the device full.
+            Err(e @ Error::OutOfMemory { .. }) => match super::lazy::flush_for_memory() {
+                true => Storage::launch_now(&call, device),
+                false => Err(e),
+            },
+            r => r,
+        }
     }
 
     /// Waits until the work queued on this storage's device has finished (the profiler's
@@ -86,8 +94,8 @@ impl Storage {
         }
     }
 
-    fn launch_now(call: KernelCall<'_, &Storage>, device: Option<Device>) -> Result<Storage> {
-        if let Some(widened) = Storage::widened(&call, device) {
+    fn launch_now(call: &KernelCall<'_, &Storage>, device: Option<Device>) -> Result<Storage> {
+        if let Some(widened) = Storage::widened(call, device) {
             return widened;
         }
         let name = call.name();

@@ -228,13 +228,17 @@ impl Builder {
     }
 
     /// Storage `s` read through `l`, broadcast into `shape`: its program inlined where it is a
-    /// pending lazy result read whole (as itself or reshaped), else a leaf.
+    /// pending lazy result read whole (as itself or reshaped), else a leaf. A pending result
+    /// that is not inlined runs now: a pending program never holds another, so what one keeps
+    /// alive is its own leaves and a realization never waits on another's.
     fn tensor(&mut self, s: &Arc<Storage>, l: &Layout, shape: &[usize], inline: bool) -> Option<u8> {
         if inline {
             if let Some(r) = self.inline(s, l, shape) {
                 return r;
             }
         }
+        // (A failure is the eager call's to report, which resolves it again.)
+        s.resolve().ok()?;
         let k = self.leaf(s, broadcast(l, shape))?;
         self.p.program.push(Instr::Load(k))
     }
@@ -385,6 +389,26 @@ fn register(node: &Arc<Node>) {
         // Errors stay with each result, which reports them when used.
         let _ = flush();
     }
+}
+
+/// Realizes the pending lazy results that no thread is realizing now, after an allocation
+/// failed: each frees the inputs only it held. Whether any ran (the caller then retries).
+pub(super) fn flush_for_memory() -> bool {
+    let nodes: Vec<Arc<Node>> = {
+        let r = lock(registry());
+        r.iter().filter_map(Weak::upgrade).filter(|n| n.done.get().is_none()).collect()
+    };
+    let mut ran = false;
+    for n in nodes {
+        // A node being realized (by this thread, whose allocation failed, or another) is
+        // skipped: its lock is held.
+        let Ok(guard) = n.pending.try_lock() else { continue };
+        drop(guard);
+        if n.done.get().is_none() && Lazy(n.clone()).resolve().is_ok() {
+            ran = true;
+        }
+    }
+    ran
 }
 
 /// Realizes every pending lazy result, oldest first (a synchronize, a memory query); the first

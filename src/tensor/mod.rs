@@ -225,6 +225,13 @@ impl Tensor {
         self.0.cut_by
     }
 
+    /// Runs what the lazy elementwise tier recorded for this tensor, if anything (see
+    /// `storage/lazy.rs`): for values kept across steps (gradients, parameters, optimizer
+    /// state), whose recorded programs would otherwise keep their inputs alive.
+    pub(crate) fn realize(&self) -> Result<()> {
+        self.storage().resolve().map(|_| ())
+    }
+
     /// A new tensor over the same storage and layout with no autograd history (PyTorch's
     /// `detach`).
     pub fn detach(&self) -> Tensor {

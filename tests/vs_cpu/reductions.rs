@@ -79,6 +79,25 @@ pub(crate) fn reduction_cases() {
     check("int sum", 0.0, |d| {
         randn(&[100_000], 14, d).mul_scalar(10.0).unwrap().to_dtype(DType::I32).unwrap().sum_all().unwrap()
     });
+    scan_cases();
+}
+
+/// cumsum by the scan family (a thread per column): along the last, a middle and the first
+/// dim, of a narrowed view (an offset), rows longer than a workgroup, i32 wrapping past its
+/// range, and a bool tensor counted in i32. f32 sums in f32 on GPUs against f64 on the CPU.
+pub(crate) fn scan_cases() {
+    let cases: [(&[usize], isize); 5] =
+        [(&[37, 1000], -1), (&[6, 300, 5], 1), (&[2000, 3], 0), (&[5000], 0), (&[1], 0)];
+    for (shape, dim) in cases {
+        check(&format!("cumsum {shape:?} along {dim}"), 1e-3, |d| randn(shape, 16, d).cumsum(dim).unwrap());
+    }
+    check("cumsum of a narrowed view", 1e-4, |d| {
+        randn(&[9, 70], 17, d).narrow(0, 3, 4).unwrap().narrow(1, 5, 60).unwrap().cumsum(1).unwrap()
+    });
+    check("cumsum of i32 wraps", 0.0, |d| {
+        Tensor::from_slice(&[i32::MAX, 1, 5, -7, i32::MIN, -1], &[2, 3], d).unwrap().cumsum(1).unwrap()
+    });
+    check("cumsum of bool counts", 0.0, |d| randn(&[3, 500], 18, d).gt_scalar(0.0).unwrap().cumsum(1).unwrap());
 }
 
 /// (Runs where there is an accelerator: `check` compares each with the CPU.)

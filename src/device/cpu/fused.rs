@@ -90,6 +90,18 @@ impl CpuBackend {
                 let x = fused_f32s("sum_squares", input(0)?)?;
                 CpuStorage::new(CpuData::F32(vec![SumSquaresArgs::cpu(&x[a.src_offset..a.src_offset + a.n])]))
             }
+            Fused::Scan(a) => {
+                let x = input(0)?;
+                reserve(a.len(), a.dtype)?;
+                let out = super::scan::cumsum(&x.data, a.src_offset, (a.outer, a.n, a.inner)).ok_or_else(|| {
+                    Error::UnsupportedDType {
+                        op: "cumsum",
+                        dtype: x.data.dtype(),
+                        reason: "the scan kernel sums f32 and i32".into(),
+                    }
+                })?;
+                CpuStorage::new(out)
+            }
             Fused::CrossEntropy(a) if a.backward => {
                 self.cross_entropy(input(0)?, input(1)?, Some((input(2)?, input(3)?)), a)
             }

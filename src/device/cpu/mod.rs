@@ -47,7 +47,7 @@ mod optim;
 mod par;
 mod reduce;
 mod scalar;
-pub(crate) mod scan;
+mod scan;
 mod scatter;
 #[cfg(target_arch = "x86_64")]
 mod simd_x86;
@@ -326,18 +326,6 @@ impl CpuBackend {
             None => v.iter_mut().for_each(|x| *x /= d),
         }
         CpuStorage::new(CpuData::F32(v)).map(Some)
-    }
-
-    /// Running sums of contiguous `l` viewed as `[outer, n, inner]` along `n`, or `None` for
-    /// dtypes this kernel leaves to the composed scan.
-    pub(crate) fn cumsum(
-        &self,
-        src: &CpuStorage,
-        l: &Layout,
-        dims: (usize, usize, usize),
-    ) -> Result<Option<CpuStorage>> {
-        reserve(l.numel(), src.data.dtype())?;
-        scan::cumsum(&src.data, l.offset(), dims).map(CpuStorage::new).transpose()
     }
 }
 

@@ -1,19 +1,14 @@
-//! Running sums on the CPU: one pass over `[outer, n, inner]` where the composed scan
-//! (`ops/scan.rs`, what the GPUs run) makes log2(n) shifted copies and adds. Along the last
+//! Running sums on the CPU, the scan family's kernel (`op::fused::scan`): one pass over
+//! `[outer, n, inner]`. Along the last
 //! dim each row is a sequential sum; along an earlier dim each of the `n` slices adds the
 //! previous running slice, a loop over `inner` that vectorises. Floats accumulate in f64, as
 //! PyTorch's CPU `cumsum` does; i32 wraps.
 
 use super::par;
-use crate::dtype::{CpuData, DType};
-
-/// Whether [`cumsum`] has a kernel for `dtype` (f32 and i32).
-pub(crate) fn has_cumsum(dtype: DType) -> bool {
-    matches!(dtype, DType::F32 | DType::I32)
-}
+use crate::dtype::CpuData;
 
 /// The running sums of contiguous `data` viewed as `[outer, n, inner]` along `n`; `None` for
-/// dtypes without this kernel (the caller composes the scan instead).
+/// dtypes without this kernel (the scan family takes f32 and i32).
 pub(super) fn cumsum(data: &CpuData, offset: usize, (outer, n, inner): (usize, usize, usize)) -> Option<CpuData> {
     let len = outer * n * inner;
     Some(match data {

@@ -1,4 +1,4 @@
-//! Kernels that run in one pass what other backends compose (see storage/one_pass.rs):
+//! Kernels that run in one pass what wgpu otherwise composes (`KernelCall::Clamp`, `Pad`):
 //! clamp with both bounds (clamp4.wgsl) and constant padding (pad.wgsl).
 
 use std::sync::Arc;

@@ -13,12 +13,14 @@ pub(crate) mod attention;
 pub(crate) mod cross_entropy;
 pub(crate) mod dropout;
 pub(crate) mod layer_norm;
+pub(crate) mod scan;
 pub(crate) mod sum_squares;
 
 use attention::AttentionArgs;
 use cross_entropy::CrossEntropyArgs;
 use dropout::DropoutArgs;
 use layer_norm::LayerNormArgs;
+use scan::ScanArgs;
 use sum_squares::SumSquaresArgs;
 
 /// Which family a program belongs to (part of its `KernelKey`).
@@ -29,6 +31,7 @@ pub(crate) enum FusedKind {
     CrossEntropy,
     LayerNorm,
     SumSquares,
+    Scan,
 }
 
 /// One call of a fused family: which, and its arguments (offsets of the inputs included).
@@ -49,6 +52,8 @@ pub(crate) enum Fused {
     /// See [`sum_squares`]. Input: the f32 tensor; f32 scratch (a partial sum per chunk) after
     /// the one-element output.
     SumSquares(SumSquaresArgs),
+    /// See [`scan`]. Input: the tensor.
+    Scan(ScanArgs),
 }
 
 /// How a pass's threads are laid out.
@@ -105,6 +110,7 @@ impl Fused {
             Fused::CrossEntropy(_) => FusedKind::CrossEntropy,
             Fused::LayerNorm(_) => FusedKind::LayerNorm,
             Fused::SumSquares(_) => FusedKind::SumSquares,
+            Fused::Scan(_) => FusedKind::Scan,
         }
     }
 
@@ -119,6 +125,7 @@ impl Fused {
             Fused::LayerNorm(a) if a.backward => "layer_norm_backward",
             Fused::LayerNorm(_) => "layer_norm",
             Fused::SumSquares(_) => "sum_squares",
+            Fused::Scan(_) => "cumsum",
         }
     }
 
@@ -130,7 +137,7 @@ impl Fused {
             Fused::Dropout(_) => 1,
             Fused::CrossEntropy(_) => 4,
             Fused::LayerNorm(_) => 5,
-            Fused::SumSquares(_) => 1,
+            Fused::SumSquares(_) | Fused::Scan(_) => 1,
         }
     }
 
@@ -145,7 +152,7 @@ impl Fused {
         match self {
             Fused::LayerNorm(a) => Some(a.scratch()),
             Fused::SumSquares(a) => Some(a.chunks()),
-            Fused::Attention(_) | Fused::Dropout(_) | Fused::CrossEntropy(_) => None,
+            Fused::Attention(_) | Fused::Dropout(_) | Fused::CrossEntropy(_) | Fused::Scan(_) => None,
         }
     }
 
@@ -153,6 +160,7 @@ impl Fused {
     pub(crate) fn dtype(&self) -> DType {
         match self {
             Fused::Dropout(a) => a.dtype,
+            Fused::Scan(a) => a.dtype,
             Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) | Fused::SumSquares(_) => DType::F32,
         }
     }
@@ -168,6 +176,7 @@ impl Fused {
             Fused::LayerNorm(a) if a.backward => (a.backward_len(), DType::F32),
             Fused::LayerNorm(a) => (a.forward_len(), DType::F32),
             Fused::SumSquares(_) => (1, DType::F32),
+            Fused::Scan(a) => (a.len(), a.dtype),
         }
     }
 
@@ -179,6 +188,7 @@ impl Fused {
             Fused::CrossEntropy(a) => a.passes(target),
             Fused::LayerNorm(a) => a.passes(target),
             Fused::SumSquares(a) => a.passes(),
+            Fused::Scan(a) => vec![a.pass()],
         }
     }
 
@@ -186,7 +196,11 @@ impl Fused {
     pub(crate) fn elementwise(&self) -> Option<Elementwise> {
         match self {
             Fused::Dropout(a) => Some(Elementwise { n: a.n, src_offset: a.src_offset }),
-            Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) | Fused::SumSquares(_) => None,
+            Fused::Attention(_)
+            | Fused::CrossEntropy(_)
+            | Fused::LayerNorm(_)
+            | Fused::SumSquares(_)
+            | Fused::Scan(_) => None,
         }
     }
 
@@ -195,7 +209,11 @@ impl Fused {
     pub(crate) fn piece(&self, first: usize, len: usize, src_offset: usize, dst_offset: usize) -> Option<Pass> {
         match self {
             Fused::Dropout(a) => Some(a.pass(len, first, src_offset, dst_offset)),
-            Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) | Fused::SumSquares(_) => None,
+            Fused::Attention(_)
+            | Fused::CrossEntropy(_)
+            | Fused::LayerNorm(_)
+            | Fused::SumSquares(_)
+            | Fused::Scan(_) => None,
         }
     }
 
@@ -221,6 +239,7 @@ impl FusedKind {
             FusedKind::CrossEntropy => include_str!(concat!(env!("OUT_DIR"), "/cross_entropy.wgsl")),
             FusedKind::LayerNorm => include_str!(concat!(env!("OUT_DIR"), "/layer_norm.wgsl")),
             FusedKind::SumSquares => include_str!(concat!(env!("OUT_DIR"), "/sum_squares.wgsl")),
+            FusedKind::Scan => include_str!(concat!(env!("OUT_DIR"), "/scan.wgsl")),
         }
     }
 
@@ -235,6 +254,7 @@ impl FusedKind {
             FusedKind::CrossEntropy => include_str!("../../device/cuda/kernels/cross_entropy.cu"),
             FusedKind::LayerNorm => include_str!("../../device/cuda/kernels/layer_norm.cu"),
             FusedKind::SumSquares => include_str!("../../device/cuda/kernels/sum_squares.cu"),
+            FusedKind::Scan => include_str!("../../device/cuda/kernels/scan.cu"),
         }
     }
 
@@ -261,6 +281,7 @@ impl FusedKind {
                 format!("{tile}{}{common}", super::fill::WGSL_THREEFRY)
             }
             FusedKind::Dropout => super::fill::WGSL_THREEFRY.to_string(),
+            FusedKind::Scan => String::new(),
             FusedKind::CrossEntropy | FusedKind::LayerNorm | FusedKind::SumSquares => {
                 include_str!(concat!(env!("OUT_DIR"), "/workgroup_sums.wgsl")).to_string()
             }
@@ -302,13 +323,14 @@ impl FusedKind {
             FusedKind::CrossEntropy => cross_entropy::CrossEntropyParams::FIELDS,
             FusedKind::LayerNorm => layer_norm::LayerNormParams::FIELDS,
             FusedKind::SumSquares => sum_squares::SumSquaresParams::FIELDS,
+            FusedKind::Scan => scan::ScanParams::FIELDS,
         }
     }
 
     /// Whether program part `part` is for software adapters only (CUDA never launches it).
     pub(crate) fn wgsl_only(self, part: u8) -> bool {
         match self {
-            FusedKind::Attention | FusedKind::Dropout | FusedKind::SumSquares => false,
+            FusedKind::Attention | FusedKind::Dropout | FusedKind::SumSquares | FusedKind::Scan => false,
             FusedKind::CrossEntropy | FusedKind::LayerNorm => part < 2,
         }
     }
@@ -321,15 +343,17 @@ impl FusedKind {
             FusedKind::CrossEntropy => (0..4).map(|part| (part, DType::F32)).collect(),
             FusedKind::LayerNorm => (0..6).map(|part| (part, DType::F32)).collect(),
             FusedKind::SumSquares => vec![(0, DType::F32), (1, DType::F32)],
+            FusedKind::Scan => vec![(0, DType::F32), (0, DType::I32)],
         }
     }
 
     /// Every family.
-    pub(crate) const ALL: [FusedKind; 5] = [
+    pub(crate) const ALL: [FusedKind; 6] = [
         FusedKind::Attention,
         FusedKind::Dropout,
         FusedKind::CrossEntropy,
         FusedKind::LayerNorm,
         FusedKind::SumSquares,
+        FusedKind::Scan,
     ];
 }
