@@ -87,6 +87,14 @@ fn chains_match_eager(d: Device) {
         let v = w.narrow(1, 2, 5).unwrap().t().unwrap();
         v.mul(&v).unwrap().sqrt().unwrap().add(&w.narrow(0, 1, 5).unwrap().narrow(1, 3, 6).unwrap()).unwrap()
     });
+    same_both_ways("rows of whole fours from an unaligned view", || {
+        // Four positions of a row a thread (the wgpu program's lanes): a narrowed view at an
+        // odd offset, a transposed one (innermost stride 4) and a broadcast row.
+        let w = tensor(&[6, 9], 21, d);
+        let a = w.narrow(1, 1, 8).unwrap().narrow(0, 1, 4).unwrap();
+        let b = tensor(&[8, 4], 22, d).t().unwrap();
+        a.mul(&b).unwrap().add(&tensor(&[8], 23, d)).unwrap().exp().unwrap()
+    });
     same_both_ways("a repeated operand", || {
         let e = x.exp().unwrap();
         e.mul(&e).unwrap().div(&e.add_scalar(1.0).unwrap()).unwrap()

@@ -87,6 +87,29 @@ fn cases(
             r
         }),
     ));
+    // A scale and shift per column, then tanh: broadcasts over [rows, 1024] (a LayerNorm's
+    // affine tail with an activation), one program against three kernels.
+    let affine = |x: &Tensor, s: &Tensor, b: &Tensor| -> webtensor::Result<Tensor> { x.mul(s)?.add(b)?.tanh() };
+    let (x6, s6, b6) = (
+        Tensor::randn(&[n / 1024, 1024], Some(6), d)?,
+        Tensor::randn(&[1024], Some(7), d)?,
+        Tensor::randn(&[1024], Some(8), d)?,
+    );
+    let (x7, s7, b7) = (x6.clone(), s6.clone(), b6.clone());
+    out.push((
+        Case { name: "affine chain", size: mb.clone(), work: 8.0 * n as f64, unit: "GB/s" },
+        Box::new(move || affine(&x6, &s6, &b6)),
+    ));
+    out.push((
+        Case { name: "affine op-by-op", size: mb.clone(), work: 8.0 * n as f64, unit: "GB/s" },
+        Box::new(move || {
+            let was = webtensor::lazy_elementwise();
+            webtensor::set_lazy_elementwise(false);
+            let r = affine(&x7, &s7, &b7);
+            webtensor::set_lazy_elementwise(was);
+            r
+        }),
+    ));
     out.push((
         Case { name: "sum f32", size: mb.clone(), work: 4.0 * n as f64, unit: "GB/s" },
         Box::new(move || x2.sum_all()),

@@ -10,10 +10,15 @@
 use crate::dtype::DType;
 use crate::op::expr::{Instr, Program, MAX_RANK};
 
+/// `KernelKey::Elementwise`'s `lanes`: four positions of rows of whole fours a thread.
+pub(crate) const LANES_ALIGNED: u8 = 1;
+/// `KernelKey::Elementwise`'s `lanes`: rows in chunks of four positions, a chunk a thread.
+pub(crate) const LANES_RAGGED: u8 = 2;
+
 /// The program's bindings, helpers and entry point (the prelude's `p`, `udiv` and the
 /// parameter constants come first). `rank` is the coalesced shape's; leaf `k` is read flat
 /// where bit `k` of `flat` is set.
-pub(super) fn render(program: &Program, rank: usize, flat: u8, vec4: bool) -> String {
+pub(super) fn render(program: &Program, rank: usize, flat: u8, vec4: bool, lanes: u8) -> String {
     let leaves = program.leaves();
     let bools = program.bool_leaves();
     let is_bool = |k: usize| bools & (1 << k) != 0;
@@ -81,7 +86,22 @@ pub(super) fn render(program: &Program, rank: usize, flat: u8, vec4: bool) -> St
         );
         return src;
     }
-    src += "if (i >= p(P_NUMEL)) { return; }\n";
+    // With `lanes`, four consecutive positions of one innermost row a thread: the walk's
+    // divisions once per four, each lane a step of the leaf's innermost stride. Rows of whole
+    // fours (`LANES_ALIGNED`) start at four times the thread; others chunk each row, whose last
+    // chunk may hold fewer.
+    let step = if lanes != 0 { 4 } else { 1 };
+    let inner = rank.clamp(1, MAX_RANK) - 1;
+    if lanes == LANES_ALIGNED {
+        src += "let e = i * 4u;\nif (e >= p(P_NUMEL)) { return; }\n";
+    } else if lanes != 0 {
+        src += &format!(
+            "let cols = p(P_SHAPE + {inner}u);\nlet chunks = (cols + 3u) / 4u;\nlet row = udiv(i, chunks);\n\
+             let col = (i - row * chunks) * 4u;\nlet e = row * cols + col;\nif (e >= p(P_NUMEL)) {{ return; }}\n"
+        );
+    } else {
+        src += "let e = i;\nif (e >= p(P_NUMEL)) { return; }\n";
+    }
     let strided: Vec<usize> = (0..leaves).filter(|k| flat & (1 << k) == 0).collect();
     for &k in &strided {
         src += &format!("var o{k} = p(P_OFFSETS + {k}u);\n");
@@ -90,7 +110,7 @@ pub(super) fn render(program: &Program, rank: usize, flat: u8, vec4: bool) -> St
         // The walk of every strided leaf at once, innermost dim first; dim 0's coordinate is
         // what is left (every index is below the element count). RANK is a constant of the
         // program, so the loop is written out and each parameter index is constant.
-        src += "var rem = i;\n";
+        src += "var rem = e;\n";
         for d in (1..rank.min(MAX_RANK)).rev() {
             src += &format!("{{ let size = p(P_SHAPE + {d}u); let q = udiv(rem, size); let c = rem - q * size;");
             for &k in &strided {
@@ -102,15 +122,20 @@ pub(super) fn render(program: &Program, rank: usize, flat: u8, vec4: bool) -> St
             src += &format!("o{k} += rem * p(P_STRIDES + {}u);\n", k * MAX_RANK);
         }
     }
-    let reads: Vec<String> = (0..leaves)
-        .map(|k| {
-            if flat & (1 << k) != 0 {
-                format!("f32(l{k}[p(P_OFFSETS + {k}u) + i])")
-            } else {
-                format!("f32(l{k}[o{k}])")
-            }
-        })
-        .collect();
-    src += &format!("out[i] = eval({});\n}}\n", reads.join(", "));
-    src
+    for c in 0..step {
+        let reads: Vec<String> = (0..leaves)
+            .map(|k| match (flat & (1 << k) != 0, c) {
+                (true, _) => format!("f32(l{k}[p(P_OFFSETS + {k}u) + e + {c}u])"),
+                (false, 0) => format!("f32(l{k}[o{k}])"),
+                (false, _) => format!("f32(l{k}[o{k} + {c}u * p(P_STRIDES + {}u)])", k * MAX_RANK + inner),
+            })
+            .collect();
+        let store = format!("out[e + {c}u] = eval({});", reads.join(", "));
+        src += &if c > 0 && lanes == LANES_RAGGED {
+            format!("if (col + {c}u < cols) {{ {store} }}\n")
+        } else {
+            format!("{store}\n")
+        };
+    }
+    src + "}\n"
 }

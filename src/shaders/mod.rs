@@ -4,6 +4,7 @@
 
 mod elementwise;
 pub(crate) mod params;
+pub(crate) use elementwise::{LANES_ALIGNED, LANES_RAGGED};
 mod prelude;
 mod variants;
 
@@ -68,12 +69,15 @@ pub(crate) enum KernelKey {
     },
     /// A lazy-tier program (`op::expr`, interned as `program`) over f32 leaves, generated
     /// (elementwise.rs): `walk` over the coalesced output shape, leaf `k` read flat where bit
-    /// `k` of `flat` is set; with `vec4`, every leaf flat and a vec4 per thread.
+    /// `k` of `flat` is set; with `vec4`, every leaf flat and a vec4 per thread; with `lanes`
+    /// (`LANES_ALIGNED` or `LANES_RAGGED`, else 0), four positions of one innermost row per
+    /// thread.
     Elementwise {
         program: u32,
         walk: Walk,
         flat: u8,
         vec4: bool,
+        lanes: u8,
     },
     /// `Map` over contiguous data, one vec4 per thread.
     Map4 {
@@ -340,8 +344,8 @@ impl KernelKey {
                 format!("alias S = {s};\nalias D = {d};\n{helpers}fn op(x: S) -> D {{ {body} }}\n")
             }
             KernelKey::Binary { op, dtype, .. } | KernelKey::Binary4 { op, dtype } => binary_prelude(op, dtype),
-            KernelKey::Elementwise { program, walk, flat, vec4 } => match crate::op::expr::program(program) {
-                Some(p) => elementwise::render(&p, walk.rank as usize, flat, vec4),
+            KernelKey::Elementwise { program, walk, flat, vec4, lanes } => match crate::op::expr::program(program) {
+                Some(p) => elementwise::render(&p, walk.rank as usize, flat, vec4, lanes),
                 // Not WGSL: the pipeline fails to build and the error names this key.
                 None => "internal: no program has this id".into(),
             },
@@ -441,6 +445,7 @@ impl KernelKey {
                 | KernelKey::Pad { .. }
                 | KernelKey::Matmul { program: MatmulProgram::Register, .. }
                 | KernelKey::Elementwise { vec4: true, .. }
+                | KernelKey::Elementwise { lanes: 1..=u8::MAX, .. }
         ) || matches!(*self, KernelKey::Fused { kind, part, .. } if kind.wgsl_only(part))
     }
 

@@ -1,7 +1,7 @@
 //! Every kernel variant the backends can ask for, listed so each one's source can be rendered
 //! and validated (naga for WGSL, NVRTC for CUDA) without a GPU.
 
-use super::{accumulator, KernelKey, Walk};
+use super::{accumulator, KernelKey, Walk, LANES_ALIGNED, LANES_RAGGED};
 use crate::dtype::DType;
 use crate::op::binary::BinaryOp;
 use crate::op::fused::FusedKind;
@@ -130,11 +130,13 @@ fn elementwise_variants() -> Vec<KernelKey> {
         let Some(r) = acc else { continue };
         p.set_result(r);
         let program = intern(&p);
-        v.push(KernelKey::Elementwise { program, walk: Walk::of(1, 1000), flat: 3, vec4: true });
+        v.push(KernelKey::Elementwise { program, walk: Walk::of(1, 1000), flat: 3, vec4: true, lanes: 0 });
         for rank in 1..=MAX_RANK {
-            v.push(KernelKey::Elementwise { program, walk: Walk::of(rank, 1000), flat: 1, vec4: false });
+            for lanes in [0, LANES_ALIGNED, LANES_RAGGED] {
+                v.push(KernelKey::Elementwise { program, walk: Walk::of(rank, 1000), flat: 1, vec4: false, lanes });
+            }
         }
-        v.push(KernelKey::Elementwise { program, walk: Walk::of(2, 1 << 25), flat: 0, vec4: false });
+        v.push(KernelKey::Elementwise { program, walk: Walk::of(2, 1 << 25), flat: 0, vec4: false, lanes: 0 });
     }
     // `where` over a bool condition (u32 words), a value and a scalar.
     let mut p = Program::default();
@@ -143,8 +145,15 @@ fn elementwise_variants() -> Vec<KernelKey> {
         if let Some(r) = p.push(Instr::Select(c, x, s)) {
             p.set_result(r);
             let program = intern(&p);
-            v.push(KernelKey::Elementwise { program, walk: Walk::of(1, 1000), flat: 3, vec4: true });
-            v.push(KernelKey::Elementwise { program, walk: Walk::of(3, 1000), flat: 1, vec4: false });
+            v.push(KernelKey::Elementwise { program, walk: Walk::of(1, 1000), flat: 3, vec4: true, lanes: 0 });
+            v.push(KernelKey::Elementwise { program, walk: Walk::of(3, 1000), flat: 1, vec4: false, lanes: 0 });
+            v.push(KernelKey::Elementwise {
+                program,
+                walk: Walk::of(3, 1000),
+                flat: 1,
+                vec4: false,
+                lanes: LANES_RAGGED,
+            });
         }
     }
     v

@@ -55,6 +55,7 @@ impl CudaDevice {
             walk: Walk::of(dims.len(), n),
             flat,
             vec4: false,
+            lanes: 0,
         };
         let mut ptrs: Vec<u64> = leaves.iter().map(|l| l.s.ptr(0)).collect();
         ptrs.push(out.ptr(0));

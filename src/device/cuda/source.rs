@@ -114,6 +114,7 @@ fn body(key: &KernelKey) -> &'static str {
         | KernelKey::ReduceSum4
         | KernelKey::Pad { .. }
         | KernelKey::Elementwise { vec4: true, .. }
+        | KernelKey::Elementwise { lanes: 1..=u8::MAX, .. }
         | KernelKey::Matmul { program: MatmulProgram::Register, .. } => WGSL_ONLY,
         // Generated whole by `variant`.
         KernelKey::Elementwise { .. } => "",
@@ -235,7 +236,7 @@ fn variant(key: &KernelKey) -> String {
             )
         }
         KernelKey::Optim { kind } => format!("#define KIND {}\n", kind.states()),
-        KernelKey::Elementwise { vec4: true, .. } => String::new(),
+        KernelKey::Elementwise { vec4: true, .. } | KernelKey::Elementwise { lanes: 1..=u8::MAX, .. } => String::new(),
         KernelKey::Elementwise { program, walk, flat, .. } => match crate::op::expr::program(program) {
             Some(p) => super::elementwise_source::render(&p, walk.rank as usize, flat),
             None => "#error no lazy-tier program has this id\n".into(),
@@ -289,6 +290,7 @@ pub(crate) fn params(key: &KernelKey) -> &'static [Field] {
         | KernelKey::Clamp4
         | KernelKey::ReduceSum4
         | KernelKey::Elementwise { vec4: true, .. }
+        | KernelKey::Elementwise { lanes: 1..=u8::MAX, .. }
         | KernelKey::Pad { .. } => &[],
         KernelKey::Elementwise { .. } => ElementwiseParams::FIELDS,
     }
