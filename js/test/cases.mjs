@@ -497,6 +497,7 @@ export function cases(wt, devices) {
       const flags = x.gt(2);
       assert.deepEqual(Array.from(await flags.data({ into: new Uint8Array(4) })), [0, 0, 1, 1]);
       // float16 reads into a Float32Array (where the device has f16).
+      const f16 = device === 'cpu' || wt.devices().some((d) => d.name === device && d.features.includes('shader-f16'));
       const half = f16 ? x.toDtype('float16') : x.clone();
       assert.deepEqual(Array.from(await half.data({ into: new Float32Array(4) })), [1.5, -2, 3, 4.25]);
       await assert.rejects(x.data({ into: new Float64Array(4) }), /Float32Array/);
