@@ -74,3 +74,10 @@ export function formatTensor(values, shape, dtype, device, extra = '') {
   const body = shape.length === 0 ? cell(values[0]) : render(0, 0, 7);
   return `tensor(${body}${suffix ? `, ${suffix}` : ''})`;
 }
+
+/** The repr's autograd note: `grad_fn=<...>` for an op's result, `requires_grad=True` for a leaf that asks for grad. */
+export function reprExtra(t) {
+  const fn = t.gradFn;
+  if (fn) return `grad_fn=<${fn}>`;
+  return t.requiresGrad ? 'requires_grad=True' : '';
+}

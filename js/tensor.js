@@ -5,18 +5,14 @@ import * as check from './check.js';
 import { core, finalizer, scopes, wasmExports } from './internal.js';
 import { full, tensor } from './create.js';
 import { TENSOR_ARITY, guardMethods } from './arity.js';
-import { formatTensor } from './format.js';
+import { formatTensor, reprExtra } from './format.js';
 import { gone, gradOf, pair, rawOf, refusePending } from './handles.js';
 import { forget, touch, track } from './stepscope.js';
+import { nested, readTarget } from './read.js';
 
 export { assignRaw, consumeHandOff, markHandOff, rawOf, setPending, untrack } from './handles.js';
 
 const { LONG } = check;
-/** The typed array each dtype reads into (`data`, `dataSync`, their `into` option). */
-const INTO_KINDS = {
-  float32: Float32Array, float16: Float32Array, int32: Int32Array, uint32: Uint32Array,
-  bool: Uint8Array, uint8: Uint8Array, int8: Int8Array,
-};
 
 /** The other operand of a binary op: a live Tensor or a number (booleans count as 0 and 1). */
 export function operand(fn, v) {
@@ -528,42 +524,25 @@ export class Tensor {
   }
 
   /**
-   * Host data as a typed array (Float32Array for float32 and float16). With `{ into }`, the
-   * elements are copied into that array instead (the dtype's kind, exactly `numel` long),
-   * which is returned: a loop that reads every step reuses one array rather than allocating a
-   * fresh one whose pages the engine must fault in each time.
+   * Host data as a typed array (Float32Array for float32 and float16); with `{ into }`, copied
+   * into that array (the dtype's kind, `numel` long), which is returned (see read.js).
    */
   async data(opts) {
     const raw = this.#live('data');
-    const into = this.#into('data', opts);
+    const into = readTarget('data', LONG[raw.dtype], raw.numel, opts);
     return into ? raw.dataInto(into) : raw.data();
-  }
-  #into(fn, opts) {
-    const { into } = check.options(fn, opts, ['into']);
-    if (into === undefined) return null;
-    const dtype = LONG[this.#live(fn).dtype];
-    const want = INTO_KINDS[dtype];
-    if (!(into instanceof want)) check.fail(TypeError, fn, 'into', into, `a ${want.name} (the array a ${dtype} tensor reads into)`);
-    if (into.length !== this.numel()) {
-      throw new RangeError(`${fn}: \`into\` holds ${into.length} elements; the tensor has ${this.numel()}`);
-    }
-    return into;
   }
   /** Nested arrays of numbers (booleans for bool tensors). */
   async array() {
     const shape = this.shape;
-    const isBool = this.dtype === 'bool';
-    const flat = Array.from(await this.data(), (x) => (isBool ? x !== 0 : x));
-    const nest = (dims, off) => (dims.length === 0 ? flat[off]
-      : Array.from({ length: dims[0] }, (_, i) => nest(dims.slice(1), off + i * dims.slice(1).reduce((a, b) => a * b, 1))));
-    return nest(shape, 0);
+    return nested(await this.data(), shape, this.dtype === 'bool');
   }
   /** The value of a one-element tensor (a boolean for bool tensors), as PyTorch's `item()`. */
   async item() { return this.#live('item').item(); }
   /** Synchronous read: only for tensors on the cpu (elsewhere an error says to await data()). */
   dataSync(opts) {
     const raw = this.#live('dataSync');
-    const into = this.#into('dataSync', opts);
+    const into = readTarget('dataSync', LONG[raw.dtype], raw.numel, opts);
     return into ? raw.dataSyncInto(into) : raw.dataSync();
   }
   /**
@@ -601,25 +580,19 @@ export class Tensor {
   /**
    * PyTorch's repr: `tensor([[1., 2.], [3., 4.]], device='webgpu:0')`, summarised past 1000
    * elements. A tensor on the cpu shows its values; elsewhere reading them would wait for the
-   * device, so the text says to `await t.print()` (or `t.data()`) instead. `console.log(t)` in
-   * Node shows the same.
+   * device, so the text says to `await t.print()` (or `t.data()`) instead.
    */
   toString() {
     if (this.disposed) return 'Tensor(disposed)';
     const values = this.device === 'cpu' ? Array.from(this.dataSync()) : null;
-    return formatTensor(values, this.shape, this.dtype, this.device, this.#reprExtra());
-  }
-  #reprExtra() {
-    const fn = this.gradFn;
-    if (fn) return `grad_fn=<${fn}>`;
-    return this.requiresGrad ? 'requires_grad=True' : '';
+    return formatTensor(values, this.shape, this.dtype, this.device, reprExtra(this));
   }
   /** Node's console.log and util.inspect show the repr (see toString). */
   [Symbol.for('nodejs.util.inspect.custom')]() { return this.toString(); }
   /** Reads the values (from any device) and prints the repr with console.log, as TensorFlow.js's `print()`. */
   async print() {
     const values = Array.from(await this.data());
-    console.log(formatTensor(values, this.shape, this.dtype, this.device, this.#reprExtra()));
+    console.log(formatTensor(values, this.shape, this.dtype, this.device, reprExtra(this)));
   }
 }
 

@@ -1,5 +1,5 @@
 //! The parameters of the strided kernel families (map, binary, where, index, pad, fill,
-//! matmul) from layouts: the `op::params` structs both GPU backends launch with. Strided
+//! matmul, the lazy tier's programs) from layouts: the `op::params` structs both GPU backends launch with. Strided
 //! indexing has 8 slots per shape; the contiguous fast paths read no shape, so they take any
 //! rank.
 
@@ -319,4 +319,38 @@ pub(crate) fn matmul_items(g: &MatmulArgs, items: usize, row_mode: bool) -> Matm
         b_col_stride: t.b_col_stride,
         row_mode: row_mode as usize,
     }
+}
+
+/// A lazy-tier program's parameters (`op::expr`) over leaves read through `layouts` (each of
+/// the output's `shape`) with `scalars`: the dims coalesced across every leaf, each leaf's
+/// offset and strides, and which leaves are contiguous over the output (bit `k` of the flat
+/// mask: read without index arithmetic). Also the coalesced shape; an error past the
+/// program's limits, which the recorder keeps within.
+pub(crate) fn elementwise(
+    op: &'static str,
+    layouts: &[&Layout],
+    shape: &[usize],
+    scalars: &[f32],
+) -> Result<(ElementwiseParams, u8, Vec<usize>)> {
+    use crate::op::expr::{MAX_LEAVES, MAX_RANK as EXPR_RANK, MAX_SCALARS};
+    let strides: Vec<&[usize]> = layouts.iter().map(|l| l.strides()).collect();
+    let (dims, strides) = crate::layout::coalesce_dyn(shape, &strides);
+    if dims.len() > EXPR_RANK || layouts.len() > MAX_LEAVES || scalars.len() > MAX_SCALARS {
+        return Err(Error::invalid(op, "internal: an elementwise program past its limits"));
+    }
+    let dense = crate::shape::contiguous_strides(&dims);
+    let mut p = ElementwiseParams { numel: numel(shape), ..Default::default() };
+    let mut flat = 0u8;
+    for (k, (l, s)) in layouts.iter().zip(&strides).enumerate() {
+        p.offsets[k] = l.offset();
+        if *s == dense {
+            flat |= 1 << k;
+        }
+        p.strides[k * EXPR_RANK..k * EXPR_RANK + s.len()].copy_from_slice(s);
+    }
+    p.shape[..dims.len()].copy_from_slice(&dims);
+    for (w, s) in p.scalars.iter_mut().zip(scalars) {
+        *w = s.to_bits() as usize;
+    }
+    Ok((p, flat, dims))
 }

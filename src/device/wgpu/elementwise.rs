@@ -1,6 +1,6 @@
 //! The lazy tier's kernel on wgpu: a recorded chain of f32 elementwise ops (`op::expr`) as one
-//! generated program (`shaders/elementwise.rs`), its leaves' dims coalesced first, each leaf
-//! that is contiguous over the output read without index arithmetic.
+//! generated program (`shaders/elementwise.rs`) over its leaves' coalesced dims: each leaf
+//! that is contiguous over the output read without index arithmetic, four positions a thread.
 
 use std::sync::Arc;
 
@@ -8,12 +8,10 @@ use super::context::Bind;
 use super::{WgpuDevice, WgpuStorage};
 use crate::device::backend::Operand;
 use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::layout::coalesce_dyn;
-use crate::op::expr::{intern, Program, MAX_LEAVES, MAX_RANK, MAX_SCALARS};
-use crate::op::params::ElementwiseParams;
-use crate::shaders::{KernelKey, Walk, LANES_ALIGNED, LANES_RAGGED, WG};
-use crate::shape::{contiguous_strides, numel};
+use crate::error::Result;
+use crate::op::expr::{intern, Program};
+use crate::shaders::{params, KernelKey, Walk, LANES_ALIGNED, LANES_RAGGED, WG};
+use crate::shape::numel;
 
 impl WgpuDevice {
     /// `program` over `leaves` (each read through a layout of `shape`) into a new contiguous f32
@@ -30,26 +28,8 @@ impl WgpuDevice {
         if n == 0 {
             return Ok(out);
         }
-        let strides: Vec<&[usize]> = leaves.iter().map(|l| l.l.strides()).collect();
-        let (dims, strides) = coalesce_dyn(shape, &strides);
-        if dims.len() > MAX_RANK || leaves.len() > MAX_LEAVES || scalars.len() > MAX_SCALARS {
-            // The recorder keeps within these; a guard, not a user-facing path.
-            return Err(Error::invalid(program.name(), "internal: an elementwise program past its limits"));
-        }
-        let dense = contiguous_strides(&dims);
-        let mut p = ElementwiseParams { numel: n, ..Default::default() };
-        let mut flat = 0u8;
-        for (k, (leaf, s)) in leaves.iter().zip(&strides).enumerate() {
-            p.offsets[k] = leaf.l.offset();
-            if *s == dense {
-                flat |= 1 << k;
-            }
-            p.strides[k * MAX_RANK..k * MAX_RANK + s.len()].copy_from_slice(s);
-        }
-        p.shape[..dims.len()].copy_from_slice(&dims);
-        for (w, s) in p.scalars.iter_mut().zip(scalars) {
-            *w = s.to_bits() as usize;
-        }
+        let layouts: Vec<_> = leaves.iter().map(|l| l.l.as_ref()).collect();
+        let (mut p, flat, dims) = params::elementwise(program.name(), &layouts, shape, scalars)?;
         // Four positions a thread where every leaf is contiguous and vec4-aligned.
         let all = (1u16 << leaves.len()) - 1;
         let vec4 =
@@ -57,8 +37,7 @@ impl WgpuDevice {
         // Else four positions of an innermost row a thread (broadcasts over [rows, C]: the
         // walk's divisions once per four; on software adapters a thread per element made a
         // scale, shift and tanh over [16384, 1024] 3.5x slower than the three eager kernels).
-        let cols = dims.last().copied();
-        let (lanes, threads) = match cols {
+        let (lanes, threads) = match dims.last().copied() {
             _ if vec4 => {
                 p.numel = n / 4;
                 p.offsets.iter_mut().for_each(|o| *o /= 4);
