@@ -30,6 +30,7 @@ fn main() {
         ("failed_realization_keeps_the_result", failed_realization_keeps_the_result),
         ("pending_inputs_are_freed_when_memory_runs_out", pending_inputs_are_freed_when_memory_runs_out),
         ("launch_blocking_runs_op_by_op", launch_blocking_runs_op_by_op),
+        ("pending_results_are_bounded", pending_results_are_bounded),
     ] {
         t.push(gpu_trial(name, f));
         t.push(no_f16_trial(name, f));
@@ -272,6 +273,20 @@ fn pending_inputs_are_freed_when_memory_runs_out(d: Device) {
     webtensor::set_memory_limit(d, None).unwrap();
     assert!(big.is_ok(), "{:?}", big.err());
     assert_eq!(f32s(&y), vec![2.0; 10]);
+}
+
+/// Past 1024 pending results (each holding its inputs) the tier runs them: thousands of
+/// recorded tensors kept in a list do not pile up unrun.
+fn pending_results_are_bounded(d: Device) {
+    set_lazy_elementwise(true);
+    let x = tensor(&[16], 80, d);
+    webtensor::synchronize_blocking(d).unwrap();
+    let before = kernel_launches(d).unwrap();
+    let kept: Vec<Tensor> = (0..2100).map(|i| x.mul_scalar(i as f64).unwrap()).collect();
+    let ran = kernel_launches(d).unwrap() - before;
+    assert!(ran > 1024, "{ran} launches while recording 2100 results");
+    assert_close(&f32s(&kept[2099]), &data(16, 80).iter().map(|v| v * 2099.0).collect::<Vec<_>>(), 1e-6, "last");
+    assert_close(&f32s(&kept[7]), &data(16, 80).iter().map(|v| v * 7.0).collect::<Vec<_>>(), 1e-6, "an early one");
 }
 
 /// Launch-blocking mode runs every op on its own.

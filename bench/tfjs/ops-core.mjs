@@ -236,9 +236,12 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /**
  * Runs every case (or those whose name contains `only`) for each `[pair, ours, theirs, setup]`
  * of `pairs` (`setup()` switches TF.js's backend); returns rows `{ pair, case, ours, theirs,
- * ratio }` in seconds per run. `log(row)` is called as each row finishes.
+ * ratio }` in seconds per run. `log(row)` is called as each row finishes. `warmupMs` and
+ * `exact` give the fresh-process measurement (fresh-table.mjs): two warm-up rounds, then
+ * exactly `rounds` rounds.
  */
-export async function runCases(pairs, { rounds = 5, only = null } = {}, log = () => {}) {
+export async function runCases(pairs, { rounds = 5, only = null, warmupMs = WARMUP_MS, exact = false } = {}, log = () => {}) {
+  const more = (r, t0, budget) => !exact && r < MAX_ROUNDS && performance.now() - t0 < budget;
   const rows = [];
   for (const [pair, ours, theirs, setup] of pairs) {
     await setup();
@@ -250,7 +253,7 @@ export async function runCases(pairs, { rounds = 5, only = null } = {}, log = ()
         // per function as it gets hot, in the background; a single warm-up round left cases
         // measured half in baseline code (add scalar ran at 2 ms for 12 rounds, then 1 ms).
         const w0 = performance.now();
-        for (let r = 0; r < 2 || (r < MAX_ROUNDS && performance.now() - w0 < WARMUP_MS); r++) {
+        for (let r = 0; r < 2 || more(r, w0, warmupMs); r++) {
           await round(ours, c, a);
           await round(theirs, c, b);
         }
@@ -259,7 +262,7 @@ export async function runCases(pairs, { rounds = 5, only = null } = {}, log = ()
         // millisecond case swings 2-5x with when the JS heap faults in fresh pages or collects
         // (16 MB readbacks land at 2 or 11 ms), so 3-5 samples gave medians that were luck.
         const t0 = performance.now();
-        for (let r = 0; r < rounds || (r < MAX_ROUNDS && performance.now() - t0 < ROUND_BUDGET_MS); r++) {
+        for (let r = 0; r < rounds || more(r, t0, ROUND_BUDGET_MS); r++) {
           ta.push(await round(ours, c, a));
           tb.push(await round(theirs, c, b));
         }

@@ -3,6 +3,7 @@
 //           package) on the same adapter, plus upload + readback with the raw WebGPU API;
 //   wasm:   webtensor `cpu` (its CPU device inside WebAssembly) against tfjs-backend-wasm.
 // Usage: node ops.mjs [--rounds 5] [--only <case substring>] [--pair webgpu|wasm]
+//        [--fresh] (two warm-up rounds, then exactly --rounds: fresh-table.mjs runs each case so)
 import { create, globals } from 'webgpu';
 import { HEADER, formatRow, rawRoundTrip, runCases, tfLib, wtLib } from './ops-core.mjs';
 
@@ -14,7 +15,8 @@ const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : dflt;
 };
-const opts = { rounds: Number(arg('rounds', 5)), only: arg('only', null) };
+const fresh = process.argv.includes('--fresh');
+const opts = { rounds: Number(arg('rounds', 5)), only: arg('only', null), ...(fresh ? { warmupMs: 0, exact: true } : {}) };
 const pairFilter = arg('pair', null);
 
 const tf = await import('@tensorflow/tfjs-core');

@@ -380,10 +380,14 @@ fn register(node: &Arc<Node>) {
     let over = {
         let mut r = lock(registry());
         r.push(Arc::downgrade(node));
-        if r.len() > MAX_PENDING {
+        // Pruned (dropped and realized results out) once it doubles the bound, so pruning
+        // costs O(1) a record; past the bound after pruning, everything pending runs.
+        if r.len() > 2 * MAX_PENDING {
             r.retain(|w| w.upgrade().is_some_and(|n| n.done.get().is_none()));
+            r.len() > MAX_PENDING
+        } else {
+            false
         }
-        r.len() > MAX_PENDING
     };
     if over {
         // Errors stay with each result, which reports them when used.
