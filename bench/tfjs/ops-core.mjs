@@ -27,6 +27,7 @@ export function wtLib(wt, device) {
       return v;
     },
     read: (t) => t.data(),
+    setLazy: (on) => wt.setLazyElementwise(on),
     upload: (values, shape) => wt.tensor(values, { shape, device }),
     kmeansStep: (p, pSq, c, ids) =>
       wt.tidy(() => {
@@ -206,8 +207,15 @@ export const CASES = [
   },
 ];
 
-/** Seconds per run of `c` (prepared as `inst`) over one round. */
+/**
+ * Seconds per run of `c` (prepared as `inst`) over one round. A round runs a case `reps` times
+ * and keeps only the last result: webtensor's lazy tier (on WebGPU) would never run the
+ * results dropped unread, so single-op cases run with it off, each op dispatched as TF.js's
+ * are; the chains (each op consuming the last, as a model's elementwise tail) keep it on,
+ * which is how users meet them.
+ */
 async function round(lib, c, inst) {
+  lib.setLazy?.(Boolean(c.chain));
   const t0 = performance.now();
   let out = null;
   for (let i = 0; i < c.reps; i++) {
