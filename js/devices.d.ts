@@ -96,7 +96,7 @@ export function setLazyElementwise(on: boolean): void;
 export function lazyElementwise(): boolean;
 /**
  * Kernel launches on `device` since it opened: WebGPU compute dispatches (0 on the cpu). For
- * seeing what an operation costs: a fused optimizer step is one launch per parameter.
+ * seeing what an operation costs: a fused optimizer step is one launch per eight parameters.
  */
 export function kernelLaunches(device: DeviceLike): number;
 /** When the ops run the fused kernels (attention, LayerNorm) instead of their composed formulas. */

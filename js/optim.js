@@ -1,5 +1,5 @@
 // wt.optim: PyTorch's SGD, Adam, AdamW and RMSprop in JavaScript spelling. The state and the update rule
-// are the Rust optimizer's (src/wasm/optim.rs): one fused kernel per parameter on every device.
+// are the Rust optimizer's (src/wasm/optim.rs): fused kernels, up to eight parameters a launch.
 // The parameters are the JS Tensors given at construction; step() hands the optimizer their
 // current values (so a model moved with `to` before the first step keeps working, as in
 // PyTorch, and one moved after it fails clearly) and gives each Tensor its updated value.

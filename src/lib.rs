@@ -116,7 +116,7 @@ pub fn compiled_backends() -> Vec<&'static str> {
 /// Renders every WGSL kernel variant, for validation without a GPU (used by the test suite).
 #[doc(hidden)]
 pub fn __all_kernel_sources() -> Vec<(String, String)> {
-    shaders::all_variants().into_iter().map(|k| (format!("{k:?}"), k.render())).collect()
+    shaders::all_variants().into_iter().filter(|k| !k.cuda_only()).map(|k| (format!("{k:?}"), k.render())).collect()
 }
 
 /// Compiles every CUDA kernel variant with NVRTC for `arch` (`compute_75` gives PTX, `sm_90` a cubin) and returns how

@@ -9,7 +9,7 @@ mod widen;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::device::backend::{KernelCall, Kernels, Operand};
+use crate::device::backend::{KernelCall, Kernels, Operand, OptimChunk, OptimTensor};
 use crate::device::cpu::{CpuBackend, CpuStorage, MetaStorage};
 use crate::device::cuda::CudaStorage;
 use crate::device::wgpu::WgpuStorage;
@@ -283,54 +283,67 @@ impl Storage {
         Storage::launch(KernelCall::Matmul { a: self, b, args: *args, dtype }, None)
     }
 
-    /// One fused optimizer update (see [`Kernels::optim`]) over storages of one device, each
-    /// with the element offset its contiguous data starts at. No CPU fallback: a wgpu error
-    /// (a tensor past one binding) goes back to the optimizer, which then runs separate ops.
-    pub(crate) fn optim(step: &OptimStep, inputs: &[(&Arc<Storage>, usize)], n: usize) -> Result<Vec<Storage>> {
+    /// The fused update of several tensors (see [`Kernels::optim_multi`]): each tensor's inputs
+    /// as for [`Storage::optim`] and its length. Returns the chunks the backend launched.
+    pub(crate) fn optim_multi(
+        step: &OptimStep,
+        tensors: &[OptimTensor<'_, Arc<Storage>>],
+    ) -> Result<Vec<OptimChunk<Storage>>> {
         #[cfg(not(target_arch = "wasm32"))]
         if crate::device::profile::profiling() {
             let t0 = std::time::Instant::now();
-            let out = Storage::optim_now(step, inputs, n)?;
-            if let Some(s) = out.first() {
+            let out = Storage::optim_multi_now(step, tensors)?;
+            if let Some(s) = out.last().and_then(|c| c.outs.first()) {
                 s.finish()?;
             }
             crate::device::profile::record("optimizer step", t0.elapsed());
             return Ok(out);
         }
-        Storage::optim_now(step, inputs, n)
+        Storage::optim_multi_now(step, tensors)
     }
 
-    fn optim_now(step: &OptimStep, inputs: &[(&Arc<Storage>, usize)], n: usize) -> Result<Vec<Storage>> {
+    fn optim_multi_now(
+        step: &OptimStep,
+        tensors: &[OptimTensor<'_, Arc<Storage>>],
+    ) -> Result<Vec<OptimChunk<Storage>>> {
         const OP: &str = "optimizer step";
-        macro_rules! collect {
-            ($variant:ident) => {
-                inputs
-                    .iter()
-                    .map(|(s, off)| match s.resolve()? {
-                        Storage::$variant(s) => Ok((s, *off)),
-                        _ => Err(launch::mixed(OP)),
-                    })
-                    .collect::<Result<Vec<_>>>()?
-            };
+        macro_rules! run {
+            ($variant:ident, $backend:expr, $check:expr) => {{
+                let mut ins = Vec::with_capacity(tensors.len());
+                for t in tensors {
+                    let inputs = t
+                        .inputs
+                        .iter()
+                        .map(|(s, off)| match s.resolve()? {
+                            Storage::$variant(s) => Ok((s, *off)),
+                            _ => Err(launch::mixed(OP)),
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    ins.push(OptimTensor { inputs, n: t.n });
+                }
+                let all: Vec<_> = ins.iter().flat_map(|t| t.inputs.iter().map(|i| i.0)).collect();
+                $check(&all)?;
+                $backend
+                    .optim_multi(step, &ins)?
+                    .into_iter()
+                    .map(|c| OptimChunk { outs: c.outs.into_iter().map(Storage::$variant).collect(), count: c.count })
+                    .collect()
+            }};
         }
-        let Some((first, _)) = inputs.first() else {
-            return Err(Error::invalid(OP, "needs a parameter and its gradient"));
+        let Some((first, _)) = tensors.first().and_then(|t| t.inputs.first()) else {
+            return Ok(Vec::new());
         };
+        let ok = |_: &[_]| Ok(());
         Ok(match first.resolve()? {
             Storage::Lazy(_) => return Err(Error::invalid(OP, "internal: a lazy result stayed lazy")),
-            Storage::Cpu(_) => CpuBackend.optim(step, &collect!(Cpu), n)?.into_iter().map(Storage::Cpu).collect(),
-            Storage::Wgpu(d) => {
-                let ins = collect!(Wgpu);
-                launch::same_gpu(OP, &ins.iter().map(|i| i.0).collect::<Vec<_>>())?;
-                d.device().optim(step, &ins, n)?.into_iter().map(Storage::Wgpu).collect()
-            }
-            Storage::Cuda(d) => {
-                let ins = collect!(Cuda);
-                launch::same_cuda(OP, &ins.iter().map(|i| i.0).collect::<Vec<_>>())?;
-                d.device().optim(step, &ins, n)?.into_iter().map(Storage::Cuda).collect()
-            }
+            Storage::Cpu(_) => run!(Cpu, CpuBackend, ok),
+            Storage::Wgpu(d) => run!(Wgpu, d.device(), |all: &[_]| launch::same_gpu(OP, all)),
+            Storage::Cuda(d) => run!(Cuda, d.device(), |all: &[_]| launch::same_cuda(OP, all)),
             Storage::Meta(_) => {
-                (0..=step.kind.states()).map(|_| launch::meta(&[n], DType::F32)).collect::<Result<_>>()?
+                let total = tensors.iter().map(|t| t.n).sum::<usize>();
+                let outs =
+                    (0..=step.kind.states()).map(|_| launch::meta(&[total], DType::F32)).collect::<Result<_>>()?;
+                vec![OptimChunk { outs, count: tensors.len() }]
             }
         })
     }

@@ -17,6 +17,7 @@ import { idiomCases } from './idioms.mjs';
 import { inplaceCases } from './inplace.mjs';
 import { gptCases } from './gpt.mjs';
 import { transformerCases } from './transformer.mjs';
+import { optimCases } from './optim.mjs';
 import { camel, manifestCases, otherCallCases } from './manifest.mjs';
 
 /** The cases as `{ name, fn }` for `wt` (an initialised webtensor module) on `devices`. */
@@ -684,6 +685,7 @@ export function cases(wt, devices) {
   list.push(...inplaceCases(wt, devices));
   list.push(...gptCases(wt, devices));
   list.push(...transformerCases(wt, devices));
+  list.push(...optimCases(wt, devices));
   list.push(...manifestCases(wt, devices));
   list.push(...otherCallCases(wt, devices));
   return list;

@@ -139,7 +139,7 @@ fn groups(params: Vec<Parameter>, r: &Recipe, lr: f64) -> webtensor::Result<Adam
     groups_with(params, r, lr, true)
 }
 
-/// [`groups`], the update fused (one kernel per parameter) or as separate ops (`fused: false`,
+/// [`groups`], the update fused (up to eight parameters a kernel) or as separate ops (`fused: false`,
 /// PyTorch's for-loop form, which the lazy tier records into a few kernels per parameter).
 fn groups_with(params: Vec<Parameter>, r: &Recipe, lr: f64, fused: bool) -> webtensor::Result<AdamW> {
     let base = AdamOptions { lr, betas: (0.9, r.beta2), fused, ..Default::default() };

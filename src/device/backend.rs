@@ -356,7 +356,7 @@ impl<'a, S> KernelCall<'a, S> {
 }
 
 /// What every backend provides: uploads, one entry point for every single-output kernel call,
-/// and the fused optimizer update (several outputs: the parameter and its states).
+/// and the fused optimizer update (several outputs: the parameters and their states).
 pub(crate) trait Kernels {
     /// The backend's storage of one tensor's elements.
     type Storage;
@@ -366,8 +366,32 @@ pub(crate) trait Kernels {
     /// Runs `call` over this backend's storages. The backend picks the program (by shape,
     /// alignment, adapter) and composes what it has no single kernel for.
     fn launch(&self, call: &KernelCall<'_, &Self::Storage>) -> Result<Self::Storage>;
-    /// One fused optimizer update of `n` contiguous f32 elements: `inputs` are the parameter,
-    /// its gradient and, after the first step, `step.kind.states()` state tensors, each with
-    /// the element offset it starts at. Returns the new parameter, then the new states.
-    fn optim(&self, step: &OptimStep, inputs: &[(&Self::Storage, usize)], n: usize) -> Result<Vec<Self::Storage>>;
+    /// The fused optimizer update of several tensors of f32 (PyTorch's multi-tensor apply), in
+    /// chunks the backend picks: each chunk holds the flat outputs (new parameters, then new
+    /// states) of the next `count` tensors, tensor after tensor, or no outputs for tensors it
+    /// cannot update (past one GPU binding: the optimizer runs those as separate ops).
+    fn optim_multi(
+        &self,
+        step: &OptimStep,
+        tensors: &[OptimTensor<'_, Self::Storage>],
+    ) -> Result<Vec<OptimChunk<Self::Storage>>>;
+}
+
+/// One tensor of a multi-tensor optimizer update: its parameter, gradient and (after the first
+/// step, `step.kind.states()`) states, each with the element offset its contiguous data starts
+/// at, and its length.
+pub(crate) struct OptimTensor<'a, S> {
+    /// As [`Kernels::optim`]'s inputs.
+    pub inputs: Vec<(&'a S, usize)>,
+    /// Elements.
+    pub n: usize,
+}
+
+/// The outputs of one launch of a multi-tensor update (see [`Kernels::optim_multi`]).
+#[derive(Debug)]
+pub(crate) struct OptimChunk<S> {
+    /// The new parameters, then each new state, each flat over the chunk's tensors.
+    pub outs: Vec<S>,
+    /// How many tensors, in the order given, the chunk covers.
+    pub count: usize,
 }

@@ -1,6 +1,7 @@
-//! Fused optimizer updates: one kernel per parameter reads the parameter, its gradient and the
-//! old state (momentum buffer, moments) and writes the new value and the new state, so a step
-//! costs one dispatch per parameter instead of a chain of elementwise ops. The arithmetic is
+//! Fused optimizer updates: a kernel reads parameters, their gradients and the old state
+//! (momentum buffer, moments) and writes the new values and the new state, so a step costs a
+//! dispatch per parameter (optim.wgsl, optim.cu), or per eight (optim_multi.wgsl), instead of a
+//! chain of elementwise ops. The arithmetic is
 //! PyTorch's in f32, in the order the composed ops in `optim/` use (which stay as the path for
 //! f16 parameters, tensors past a binding, and `fused: false`). Scalars that depend only on the
 //! hyperparameters and the step count are computed once on the host, in f64, then rounded to
@@ -32,6 +33,9 @@ impl OptimKind {
         }
     }
 }
+
+/// Most tensors one multi-tensor launch updates (`OptimMultiParams` has a table row for each).
+pub(crate) const MULTI: usize = 8;
 
 /// Flag: there is no state yet (the first step); the state inputs are not read.
 pub const FIRST: u32 = 1;

@@ -311,6 +311,20 @@ kernel_params! {
         scalars[7],
     }
 
+    /// optim_multi.wgsl: the fused optimizer update of up to `op::optim::MULTI` tensors in one
+    /// dispatch. Tensor `t`'s outputs start at `starts[t]` of the flat outputs; its parameter,
+    /// gradient and states are read at `offsets[4 t..4 t + 4]` from the binding slots packed a
+    /// byte each (parameter lowest) in `slots[t]`.
+    struct OptimMultiParams {
+        n,
+        count,
+        flags,
+        scalars[7],
+        starts[8],
+        offsets[32],
+        slots[8],
+    }
+
     /// The lazy tier's generated elementwise programs (`op::expr`): the output's coalesced
     /// shape (`op::expr::MAX_RANK` dims), each leaf's offset and strides over it (leaf `k`'s at
     /// `strides[5 k..]`), the scalars' f32 bits.

@@ -1,8 +1,9 @@
 //! Adam and AdamW with PyTorch's formulas (its default, non-fused implementation, so that
 //! losses match step for step): `m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
 //! p -= (lr / (1 - b1^t)) m / (sqrt(v) / sqrt(1 - b2^t) + eps)`. Adam's weight decay is an L2
-//! term added to `g`; AdamW's is decoupled: `p *= 1 - lr wd` first. A step is one fused kernel
-//! per parameter (`fused.rs`), or the same formula as separate ops where that cannot run.
+//! term added to `g`; AdamW's is decoupled: `p *= 1 - lr wd` first. A step is fused
+//! (`fused.rs`: several parameters a kernel), or the same formula as separate ops where that
+//! cannot run.
 
 use super::groups::{group_methods, Groups, HasLr, ParamGroup};
 use super::{check_hyper, fused, prepare, Optimizer, OptimizerState, ParamState};
@@ -22,7 +23,7 @@ pub struct AdamOptions {
     pub eps: f64,
     /// Weight decay (L2 for Adam, decoupled for AdamW).
     pub weight_decay: f64,
-    /// One kernel per parameter on every device (default true); false runs the update as
+    /// Fused kernels on every device (default true; several parameters a launch); false runs the update as
     /// separate elementwise ops, as PyTorch's for-loop implementation does.
     pub fused: bool,
 }
@@ -72,20 +73,33 @@ impl AdamCore {
     fn step(&mut self) -> Result<()> {
         let _g = crate::tensor::node::pause();
         let work = prepare(self.name, &self.groups.params, self.state.iter().map(|s| s.as_ref().map(|s| &s.m)))?;
-        for (i, ((p, slot), work)) in self.groups.params.iter().zip(self.state.iter_mut()).zip(work).enumerate() {
-            let Some((value, g)) = work else { continue };
+        // Each parameter's state and step count, then the fused updates of all of them at once.
+        let plans: Vec<_> = work
+            .into_iter()
+            .zip(&self.state)
+            .map(|(w, slot)| {
+                w.map(|(value, g)| match slot.as_ref() {
+                    Some(s) => (value, g, vec![s.m.clone(), s.v.clone()], s.t + 1),
+                    None => (value, g, vec![], 1),
+                })
+            })
+            .collect();
+        let items: Vec<_> = plans
+            .iter()
+            .enumerate()
+            .map(|(i, plan)| {
+                let (value, g, state, t) = plan.as_ref()?;
+                let o = self.groups.of(i);
+                let step = OptimStep::adam(o.lr, o.betas, o.eps, o.weight_decay, self.decoupled, *t);
+                o.fused.then_some(fused::Item { step, param: value, grad: g, state })
+            })
+            .collect();
+        let fused = fused::update_many(&items)?;
+        drop(items);
+        let slots = self.groups.params.iter().zip(self.state.iter_mut()).zip(plans).zip(fused);
+        for (i, (((p, slot), plan), fused)) in slots.enumerate() {
+            let Some((value, g, state, t)) = plan else { continue };
             let o = self.groups.of(i);
-            let (b1, b2) = o.betas;
-            let (state, t) = match slot.as_ref() {
-                Some(s) => (vec![s.m.clone(), s.v.clone()], s.t + 1),
-                None => (vec![], 1),
-            };
-            let fused = if o.fused {
-                let step = OptimStep::adam(o.lr, (b1, b2), o.eps, o.weight_decay, self.decoupled, t);
-                fused::update(&step, &value, &g, &state)?
-            } else {
-                None
-            };
             let (next, m, v) = match fused {
                 Some((next, st)) => match <[Tensor; 2]>::try_from(st) {
                     Ok([m, v]) => (next, m, v),

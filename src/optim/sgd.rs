@@ -1,6 +1,6 @@
 //! Stochastic gradient descent with PyTorch's momentum, dampening, Nesterov and (L2) weight
 //! decay: `g += wd p; b = m b + (1 - dampening) g (b = g at the first step); g = nesterov ?
-//! g + m b : b; p -= lr g`. A step is one fused kernel per parameter (`fused.rs`), or the same
+//! g + m b : b; p -= lr g`. A step is fused (`fused.rs`: several parameters a kernel), or the same
 //! formula as separate ops where that cannot run.
 
 use super::groups::{group_methods, Groups, HasLr, ParamGroup};
@@ -23,7 +23,7 @@ pub struct SgdOptions {
     pub weight_decay: f64,
     /// Nesterov momentum (needs momentum > 0 and dampening 0).
     pub nesterov: bool,
-    /// One kernel per parameter on every device (default true); false runs the update as
+    /// Fused kernels on every device (default true; several parameters a launch); false runs the update as
     /// separate elementwise ops, as PyTorch's for-loop implementation does.
     pub fused: bool,
 }
@@ -97,15 +97,26 @@ impl Optimizer for SGD {
     fn step(&mut self) -> Result<()> {
         let _g = crate::tensor::node::pause();
         let work = super::prepare("SGD.step", &self.groups.params, self.momentum.iter().map(Option::as_ref))?;
-        for (i, ((p, buf), work)) in self.groups.params.iter().zip(self.momentum.iter_mut()).zip(work).enumerate() {
+        // The fused updates of every parameter at once, then each swapped in.
+        let states: Vec<Vec<Tensor>> = self.momentum.iter().map(|b| b.iter().cloned().collect()).collect();
+        let items: Vec<_> = work
+            .iter()
+            .zip(&states)
+            .enumerate()
+            .map(|(i, (w, state))| {
+                let (value, g) = w.as_ref()?;
+                let o = self.groups.of(i);
+                let first = state.is_empty();
+                let step = OptimStep::sgd(o.lr, o.momentum, o.dampening, o.weight_decay, o.nesterov, first);
+                o.fused.then_some(fused::Item { step, param: value, grad: g, state })
+            })
+            .collect();
+        let fused = fused::update_many(&items)?;
+        drop(items);
+        let slots = self.groups.params.iter().zip(self.momentum.iter_mut()).zip(work).zip(fused);
+        for (i, (((p, buf), work), fused)) in slots.enumerate() {
             let Some((value, g)) = work else { continue };
             let o = self.groups.of(i);
-            let fused = if o.fused {
-                let step = OptimStep::sgd(o.lr, o.momentum, o.dampening, o.weight_decay, o.nesterov, buf.is_none());
-                fused::update(&step, &value, &g, buf.as_slice())?
-            } else {
-                None
-            };
             let (next, b) = match fused {
                 Some((next, mut st)) => (next, st.pop()),
                 None => composed(&o, &value, g.clone(), buf.as_ref())?,

@@ -9,7 +9,7 @@ mod prelude;
 mod variants;
 
 pub(crate) use prelude::{accumulator, scalar_bits, storage_type};
-use prelude::{binary_prelude, cast_body, optim_prelude, scalar_from_bits, udiv_source, REDUCE_FOLD, WALK};
+use prelude::{binary_prelude, cast_body, optim_multi_prelude, scalar_from_bits, udiv_source, REDUCE_FOLD, WALK};
 
 pub(crate) use variants::all_variants;
 
@@ -198,6 +198,11 @@ pub(crate) enum KernelKey {
     Optim {
         kind: OptimKind,
     },
+    /// The fused optimizer update of several tensors (f32) reading `slots` input bindings.
+    OptimMulti {
+        kind: OptimKind,
+        slots: u8,
+    },
     /// Part `part` of a fused family's program (`op::fused`: its `.wgsl` and `.cu`, parameters
     /// and prelude come from the family) over elements of `dtype`.
     Fused {
@@ -249,6 +254,7 @@ impl KernelKey {
             | KernelKey::IndexRows4 { dtype, .. }
             | KernelKey::IndexAdd { dtype, .. } => dtype == DType::F16,
             KernelKey::Optim { .. }
+            | KernelKey::OptimMulti { .. }
             | KernelKey::Elementwise { .. }
             | KernelKey::Sort { .. }
             | KernelKey::Select { .. }
@@ -289,7 +295,9 @@ impl KernelKey {
             KernelKey::Index { .. } => wgsl!("index"),
             KernelKey::IndexRows4 { .. } => wgsl!("index_rows4"),
             KernelKey::IndexAdd { .. } => wgsl!("index_add"),
-            KernelKey::Optim { .. } => wgsl!("optim"),
+            // CUDA's (optim.cu; see `cuda_only`): wgpu runs optim_multi.wgsl.
+            KernelKey::Optim { .. } => "",
+            KernelKey::OptimMulti { .. } => wgsl!("optim_multi"),
             KernelKey::Fused { kind, part, .. } => kind.wgsl(*part),
         }
     }
@@ -320,6 +328,7 @@ impl KernelKey {
             KernelKey::IndexRows4 { .. } => IndexRows4Params::FIELDS,
             KernelKey::IndexAdd { .. } => IndexAddParams::FIELDS,
             KernelKey::Optim { .. } => OptimParams::FIELDS,
+            KernelKey::OptimMulti { .. } => OptimMultiParams::FIELDS,
             KernelKey::Fused { kind, .. } => kind.params(),
         }
     }
@@ -418,7 +427,8 @@ impl KernelKey {
                 storage_type(accumulator(dtype)),
                 storage_type(index)
             ),
-            KernelKey::Optim { kind } => optim_prelude(kind),
+            KernelKey::Optim { .. } => String::new(),
+            KernelKey::OptimMulti { kind, slots } => optim_multi_prelude(kind, slots),
             KernelKey::Fused { kind, part, dtype } => format!(
                 "alias D = {};\nconst PART: u32 = {}u;\n{}",
                 storage_type(dtype),
@@ -444,9 +454,16 @@ impl KernelKey {
                 | KernelKey::ReduceSum4
                 | KernelKey::Pad { .. }
                 | KernelKey::Matmul { program: MatmulProgram::Register, .. }
+                | KernelKey::OptimMulti { .. }
                 | KernelKey::Elementwise { vec4: true, .. }
                 | KernelKey::Elementwise { lanes: 1..=u8::MAX, .. }
         ) || matches!(*self, KernelKey::Fused { kind, part, .. } if kind.wgsl_only(part))
+    }
+
+    /// Whether only the CUDA backend launches this variant (the per-tensor optimizer update,
+    /// where wgpu updates several tensors a launch): it has no WGSL program.
+    pub(crate) fn cuda_only(&self) -> bool {
+        matches!(self, KernelKey::Optim { .. })
     }
 
     /// How the program walks its shape, for the variants that index by one (see [`Walk`]).

@@ -113,32 +113,27 @@ pub(crate) fn accumulator(d: DType) -> DType {
     }
 }
 
-/// The bindings of a fused optimizer variant: the inputs (`p`, `g`, then its states), then one
-/// output per written tensor, then the uniform; plus accessors so optim.wgsl reads the same for
-/// every variant.
-pub(super) fn optim_prelude(kind: OptimKind) -> String {
+/// The bindings of a multi-tensor optimizer variant (optim_multi.wgsl): `slots` read-only input
+/// slots, then one flat output per written tensor, then the uniform; `load(slot, i)` reads
+/// element `i` of a slot and `store` writes the outputs.
+pub(super) fn optim_multi_prelude(kind: OptimKind, slots: u8) -> String {
     let states = kind.states();
-    let ins = ["p_in", "g_in", "s0_buf", "s1_buf"];
-    let outs = ["p_out", "s0_out", "s1_out"];
-    let mut src = format!("const KIND: u32 = {}u;\n", states);
-    let mut b = 0;
-    for name in ins.iter().take(2 + states).chain(outs.iter().take(1 + states)) {
-        let access = if name.ends_with("out") { "read_write" } else { "read" };
-        src += &format!("@group(0) @binding({b}) var<storage, {access}> {name}: array<f32>;\n");
-        b += 1;
+    let mut src = format!("const KIND: u32 = {states}u;\n");
+    let mut cases = String::new();
+    for k in 0..slots {
+        src += &format!("@group(0) @binding({k}) var<storage, read> in{k}: array<f32>;\n");
+        cases += &format!(" case {k}u: {{ v = in{k}[i]; }}");
     }
-    src += &format!("@group(0) @binding({b}) var<uniform> P: Params;\n");
-    let read = |k: usize| {
-        if k < states {
-            format!("return s{k}_buf[p(P_OFFSETS + {}u) + i];", 2 + k)
-        } else {
-            "return 0.0;".into()
-        }
-    };
-    src += &format!("fn s0_in(i: u32) -> f32 {{ {} }}\nfn s1_in(i: u32) -> f32 {{ {} }}\n", read(0), read(1));
-    let writes: String =
-        outs.iter().take(1 + states).zip(["w", "a", "b"]).map(|(o, v)| format!(" {o}[i] = {v};")).collect();
-    src + &format!("fn store(i: u32, w: f32, a: f32, b: f32) {{{writes} }}\n")
+    let mut writes = String::new();
+    for (k, v) in ["w", "a", "b"].iter().take(1 + states).enumerate() {
+        src += &format!("@group(0) @binding({}) var<storage, read_write> out{k}: array<f32>;\n", slots as usize + k);
+        writes += &format!(" out{k}[i] = {v};");
+    }
+    src += &format!("@group(0) @binding({}) var<uniform> P: Params;\n", slots as usize + 1 + states);
+    src + &format!(
+        "fn load(slot: u32, i: u32) -> f32 {{ var v = 0.0; switch slot {{{cases} default: {{}} }} return v; }}\n\
+         fn store(i: u32, w: f32, a: f32, b: f32) {{{writes} }}\n"
+    )
 }
 
 /// `x / d` for the strided kernels' index arithmetic. Integer division has no vector

@@ -85,6 +85,9 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
     }
     for kind in [OptimKind::Sgd, OptimKind::SgdMomentum, OptimKind::Adam] {
         v.push(KernelKey::Optim { kind });
+        for slots in [1, 2, 8, 24] {
+            v.push(KernelKey::OptimMulti { kind, slots });
+        }
     }
     v.push(KernelKey::Clamp4);
     v.push(KernelKey::ReduceSum4);

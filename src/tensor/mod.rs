@@ -109,6 +109,19 @@ impl Tensor {
         Tensor::record(Arc::new(storage), Layout::contiguous(shape), dtype, device, op, inputs, |_| None)
     }
 
+    /// [`Tensor::from_op_nondiff`] over `shape` elements at `offset` of a storage that several
+    /// outputs share (a multi-tensor optimizer step's flat f32 outputs).
+    pub(crate) fn from_op_nondiff_shared(
+        storage: &Arc<Storage>,
+        (shape, offset): (&[usize], usize),
+        device: Device,
+        op: &'static str,
+        inputs: &[&Tensor],
+    ) -> Tensor {
+        let layout = Layout::strided(shape, &crate::shape::contiguous_strides(shape), offset);
+        Tensor::record(storage.clone(), layout, DType::F32, device, op, inputs, |_| None)
+    }
+
     /// The choke point for views: same storage, new layout, recorded like [`Tensor::from_op`].
     pub(crate) fn view_op(&self, layout: Layout, op: &'static str, rule: impl FnOnce(&Tensor) -> BackwardFn) -> Tensor {
         Tensor::record(self.0.storage.clone(), layout, self.dtype(), self.device(), op, &[self], |out| {

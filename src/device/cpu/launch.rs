@@ -4,7 +4,7 @@
 //! minimum only where its one-pass kernel declines).
 
 use super::{optim, CpuBackend, CpuStorage};
-use crate::device::backend::{KernelCall, Kernels};
+use crate::device::backend::{KernelCall, Kernels, OptimChunk, OptimTensor};
 use crate::dtype::{CpuData, DType};
 use crate::error::Result;
 use crate::layout::Layout;
@@ -70,8 +70,12 @@ impl Kernels for CpuBackend {
         }
     }
 
-    fn optim(&self, step: &OptimStep, inputs: &[(&CpuStorage, usize)], n: usize) -> Result<Vec<CpuStorage>> {
-        optim::optim(step, inputs, n)
+    fn optim_multi(
+        &self,
+        step: &OptimStep,
+        tensors: &[OptimTensor<'_, CpuStorage>],
+    ) -> Result<Vec<OptimChunk<CpuStorage>>> {
+        optim::optim_multi(step, tensors)
     }
 }
 

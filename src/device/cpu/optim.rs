@@ -2,6 +2,7 @@
 //! threads, writing the new parameter and the new state in one pass.
 
 use super::{par, reserve, CpuStorage};
+use crate::device::backend::{OptimChunk, OptimTensor};
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
 use crate::op::optim::{OptimStep, FIRST};
@@ -17,29 +18,48 @@ fn f32s(s: &CpuStorage, offset: usize, n: usize) -> Result<&[f32]> {
     }
 }
 
-pub(crate) fn optim(step: &OptimStep, inputs: &[(&CpuStorage, usize)], n: usize) -> Result<Vec<CpuStorage>> {
+/// The update of every tensor in one chunk: flat outputs, tensor after tensor.
+pub(crate) fn optim_multi(
+    step: &OptimStep,
+    tensors: &[OptimTensor<'_, CpuStorage>],
+) -> Result<Vec<OptimChunk<CpuStorage>>> {
     let states = step.kind.states();
     let first = step.flags & FIRST != 0;
     let want = if first { 2 } else { 2 + states };
-    if inputs.len() != want {
-        return Err(Error::invalid("optimizer step", format!("expected {want} inputs, got {}", inputs.len())));
+    let total: usize = tensors.iter().map(|t| t.n).sum();
+    reserve(total * (1 + states), DType::F32)?;
+    let mut outs: Vec<Vec<f32>> = (0..=states).map(|_| vec![0.0; total]).collect();
+    let dst: Vec<par::Disjoint<f32>> = outs.iter_mut().map(|v| par::Disjoint::new(v)).collect();
+    let mut base = 0;
+    for t in tensors {
+        if t.inputs.len() != want {
+            return Err(Error::invalid("optimizer step", format!("expected {want} inputs, got {}", t.inputs.len())));
+        }
+        let slices: Vec<&[f32]> = t.inputs.iter().map(|(s, off)| f32s(s, *off, t.n)).collect::<Result<_>>()?;
+        update(step, &slices, &dst, base, t.n);
+        base += t.n;
     }
-    let slices: Vec<&[f32]> = inputs.iter().map(|(s, off)| f32s(s, *off, n)).collect::<Result<_>>()?;
-    reserve(n * (1 + states), DType::F32)?;
-    let (p, g) = (slices[0], slices[1]);
+    drop(dst);
+    let outs = outs.into_iter().map(|v| CpuStorage::new(CpuData::F32(v))).collect::<Result<_>>()?;
+    Ok(vec![OptimChunk { outs, count: tensors.len() }])
+}
+
+/// One tensor's update into `dst[..][base..base + n]`, split across threads.
+fn update(step: &OptimStep, slices: &[&[f32]], dst: &[par::Disjoint<f32>], base: usize, n: usize) {
+    let (Some(&p), Some(&g)) = (slices.first(), slices.get(1)) else { return };
     // On the first step there is no state to read: its slots alias the parameter, which has the
     // right length, and `apply` ignores them.
     let (s0, s1) = (slices.get(2).copied().unwrap_or(p), slices.get(3).copied().unwrap_or(p));
-    let mut outs: Vec<Vec<f32>> = (0..=states).map(|_| vec![0.0; n]).collect();
-    let dst: Vec<par::Disjoint<f32>> = outs.iter_mut().map(|v| par::Disjoint::new(v)).collect();
     par::ranges(n, 1, |r| {
         let (p, g, s0, s1) = (&p[r.clone()], &g[r.clone()], &s0[r.clone()], &s1[r.clone()]);
         // A copy in this frame: read through the captured reference, the kind and flags were
         // reloaded after every store (they might alias the outputs) and nothing was unswitched.
         let st = *step;
-        // SAFETY: `ranges` hands each part its own range inside 0..n, every output holds n
-        // elements and outlives the split, and nothing else touches them meanwhile.
-        let mut out = dst.iter().map(|d| unsafe { d.slice(r.clone()) });
+        let at = base + r.start..base + r.end;
+        // SAFETY: `ranges` hands each part its own range inside 0..n, every output holds the
+        // chunk's elements (this tensor's at base..base + n, no other tensor's), outlives the
+        // split, and nothing else touches them meanwhile.
+        let mut out = dst.iter().map(|d| unsafe { d.slice(at.clone()) });
         // One loop per number of outputs, over zipped slices (no bounds checks, no pushes) with
         // `apply`'s branches on the kind and flags invariant, so LLVM unswitches them and
         // vectorises each loop: a loop pushing into three vectors ran Adam at 10 ns an element,
@@ -67,7 +87,6 @@ pub(crate) fn optim(step: &OptimStep, inputs: &[(&CpuStorage, usize)], n: usize)
             _ => {}
         }
     });
-    outs.into_iter().map(|v| CpuStorage::new(CpuData::F32(v))).collect()
 }
 
 #[cfg(test)]
@@ -75,7 +94,8 @@ mod tests {
     use super::*;
 
     /// Large enough to be split across threads (where there are several): every part's
-    /// outputs must land at its own indices, for each output count.
+    /// outputs must land at its own indices, for each output count; two tensors (the two
+    /// halves of the inputs, the second read at an offset) land one after the other.
     #[test]
     fn the_split_update_matches_apply_per_element() {
         let n = 300_001;
@@ -90,9 +110,15 @@ mod tests {
         ];
         for step in steps {
             let states = step.kind.states();
-            let inputs: Vec<(&CpuStorage, usize)> =
-                [&sp, &sg, &sm, &sv][..2 + states].iter().map(|s| (*s, 0)).collect();
-            let outs = optim(&step, &inputs, n).expect("update");
+            let half = n / 2;
+            let inputs = |at: usize| [&sp, &sg, &sm, &sv][..2 + states].iter().map(|s| (*s, at)).collect();
+            let tensors =
+                [OptimTensor { inputs: inputs(0), n: half }, OptimTensor { inputs: inputs(half), n: n - half }];
+            let mut chunks = optim_multi(&step, &tensors).expect("update");
+            assert_eq!(chunks.len(), 1, "one pass over both");
+            let chunk = chunks.pop().expect("a chunk");
+            assert_eq!(chunk.count, 2);
+            let outs = chunk.outs;
             assert_eq!(outs.len(), 1 + states);
             for i in (0..n).step_by(997).chain([n - 1]) {
                 let want = step.apply(p[i], g[i], m[i], v[i]);

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::{CudaDevice, CudaStorage};
-use crate::device::backend::{KernelCall, Kernels};
+use crate::device::backend::{KernelCall, Kernels, OptimChunk, OptimTensor};
 use crate::dtype::{CpuData, DType};
 use crate::error::Result;
 use crate::layout::Layout;
@@ -70,8 +70,14 @@ impl Kernels for Arc<CudaDevice> {
         }
     }
 
-    fn optim(&self, step: &OptimStep, inputs: &[(&CudaStorage, usize)], n: usize) -> Result<Vec<CudaStorage>> {
-        self.fused_optim(step, inputs, n)
+    /// A kernel per tensor: a launch costs microseconds here (a pointer-table kernel, as
+    /// wgpu's `optim_multi.wgsl`, waits for a GPU to measure it on).
+    fn optim_multi(
+        &self,
+        step: &OptimStep,
+        tensors: &[OptimTensor<'_, CudaStorage>],
+    ) -> Result<Vec<OptimChunk<CudaStorage>>> {
+        tensors.iter().map(|t| Ok(OptimChunk { outs: self.fused_optim(step, &t.inputs, t.n)?, count: 1 })).collect()
     }
 }
 

@@ -90,12 +90,11 @@ impl Kernels for Arc<CudaDevice> {
     fn launch(&self, _: &KernelCall<'_, &CudaStorage>) -> LibResult<CudaStorage> {
         match **self {}
     }
-    fn optim(
+    fn optim_multi(
         &self,
         _: &crate::op::optim::OptimStep,
-        _: &[(&CudaStorage, usize)],
-        _: usize,
-    ) -> LibResult<Vec<CudaStorage>> {
+        _: &[crate::device::backend::OptimTensor<'_, CudaStorage>],
+    ) -> LibResult<Vec<crate::device::backend::OptimChunk<CudaStorage>>> {
         match **self {}
     }
 }

@@ -115,6 +115,7 @@ fn body(key: &KernelKey) -> &'static str {
         | KernelKey::Pad { .. }
         | KernelKey::Elementwise { vec4: true, .. }
         | KernelKey::Elementwise { lanes: 1..=u8::MAX, .. }
+        | KernelKey::OptimMulti { .. }
         | KernelKey::Matmul { program: MatmulProgram::Register, .. } => WGSL_ONLY,
         // Generated whole by `variant`.
         KernelKey::Elementwise { .. } => "",
@@ -236,6 +237,7 @@ fn variant(key: &KernelKey) -> String {
             )
         }
         KernelKey::Optim { kind } => format!("#define KIND {}\n", kind.states()),
+        KernelKey::OptimMulti { .. } => String::new(),
         KernelKey::Elementwise { vec4: true, .. } | KernelKey::Elementwise { lanes: 1..=u8::MAX, .. } => String::new(),
         KernelKey::Elementwise { program, walk, flat, .. } => match crate::op::expr::program(program) {
             Some(p) => super::elementwise_source::render(&p, walk.rank as usize, flat),
@@ -291,6 +293,7 @@ pub(crate) fn params(key: &KernelKey) -> &'static [Field] {
         | KernelKey::ReduceSum4
         | KernelKey::Elementwise { vec4: true, .. }
         | KernelKey::Elementwise { lanes: 1..=u8::MAX, .. }
+        | KernelKey::OptimMulti { .. }
         | KernelKey::Pad { .. } => &[],
         KernelKey::Elementwise { .. } => ElementwiseParams::FIELDS,
     }

@@ -7,11 +7,10 @@ use super::context::Bind;
 use super::{WgpuDevice, WgpuStorage};
 use crate::device::backend::Operand;
 use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::layout::Layout;
 use crate::op::binary::BinaryOp;
 use crate::op::fill::Fill;
-use crate::op::optim::OptimStep;
 use crate::op::param_layout::KernelParams;
 use crate::op::params::*;
 use crate::op::reduce::{strided_params, InPlace, ReduceOp};
@@ -521,32 +520,6 @@ impl WgpuDevice {
             idx,
             (numel(shape), numel(shape)),
         )
-    }
-
-    pub(crate) fn fused_optim(
-        self: &Arc<Self>,
-        step: &OptimStep,
-        inputs: &[(&WgpuStorage, usize)],
-        n: usize,
-    ) -> Result<Vec<WgpuStorage>> {
-        let states = step.kind.states();
-        let outs = (0..=states).map(|_| self.alloc(n, DType::F32)).collect::<Result<Vec<_>>>()?;
-        let Some(&grad) = inputs.get(1) else {
-            return Err(Error::invalid("optimizer step", "needs a parameter and its gradient"));
-        };
-        if n == 0 {
-            return Ok(outs);
-        }
-        // On the first step there is no state: the gradient stands in (bound, never read).
-        let ins: Vec<(&WgpuStorage, usize)> = (0..2 + states).map(|i| *inputs.get(i).unwrap_or(&grad)).collect();
-        let mut binds: Vec<Bind> = ins.iter().map(|(s, _)| Bind::whole(s.buffer())).collect();
-        binds.extend(outs.iter().map(|o| Bind::whole(o.buffer())));
-        let mut p = step.params(n);
-        for (slot, (_, off)) in p.offsets.iter_mut().zip(&ins) {
-            *slot = *off;
-        }
-        self.dispatch(KernelKey::Optim { kind: step.kind }, &binds, &p, self.groups(n, WG)?)?;
-        Ok(outs)
     }
 
     pub(crate) fn cat(

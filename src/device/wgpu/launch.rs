@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use super::{WgpuDevice, WgpuStorage};
-use crate::device::backend::{KernelCall, Kernels};
+use crate::device::backend::{KernelCall, Kernels, OptimChunk, OptimTensor};
 use crate::dtype::{CpuData, DType};
 use crate::error::Result;
 use crate::layout::Layout;
@@ -81,8 +81,12 @@ impl Kernels for Arc<WgpuDevice> {
         }
     }
 
-    fn optim(&self, step: &OptimStep, inputs: &[(&WgpuStorage, usize)], n: usize) -> Result<Vec<WgpuStorage>> {
-        self.fused_optim(step, inputs, n)
+    fn optim_multi(
+        &self,
+        step: &OptimStep,
+        tensors: &[OptimTensor<'_, WgpuStorage>],
+    ) -> Result<Vec<OptimChunk<WgpuStorage>>> {
+        self.fused_optim_multi(step, tensors)
     }
 }
 

@@ -12,6 +12,7 @@ mod kernels;
 mod launch;
 mod matmul;
 mod one_pass;
+mod optim;
 mod pinned;
 mod pool;
 mod readback;
