@@ -1,8 +1,8 @@
 //! The fused update path shared by the optimizers: the parameters that share a step (the same
 //! hyperparameters and step count) on one device go to the backend together, which updates
-//! them in as few launches as it can (`Kernels::optim_multi`: up to eight tensors a launch on
-//! wgpu, all of them in one pass on the CPU; see `op/optim.rs` for the arithmetic). A chunk's
-//! new parameters and states are views of its flat outputs. `None` marks a parameter the
+//! them in as few launches as pay (`Kernels::optim_multi`: up to eight tensors a launch on wgpu
+//! on a GPU; a launch or pass each on CUDA, the CPU adapters and the CPU; see `op/optim.rs` for
+//! the arithmetic). A chunk's new parameters and states are views of its flat outputs. `None` marks a parameter the
 //! caller must update as separate ops instead (f16 parameters, and a tensor past one GPU
 //! binding, which only the separate ops can split).
 

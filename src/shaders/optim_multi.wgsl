@@ -3,7 +3,7 @@
 // parameter, the gradient, the two states) are read from binding slots and offsets in the
 // parameters, so inputs that share a buffer (parameters and states a previous multi-tensor
 // step wrote, views of one flat output) take one binding between them. One thread per output
-// element. `update` spells `op::optim::OptimStep::apply` statement for statement (as CUDA's
+// element, in workgroups of one tensor each. `update` spells `op::optim::OptimStep::apply` statement for statement (as CUDA's
 // per-tensor optim.cu does). The prelude sets KIND (0 SGD, 1 SGD with momentum, 2 Adam) and
 // declares the slots `in0..`, the outputs, `load(slot, i)` and `store`.
 // Params: `op::params::OptimMultiParams`.
@@ -60,20 +60,40 @@ fn update(w_in: f32, g_in: f32, s0: f32, s1: f32) -> vec3<f32> {
     return vec3<f32>(w - (m / denom) * s(6u), m, v);
 }
 
+// Elements of tensor `t` (the last one runs to `n`).
+fn len(t: u32) -> u32 {
+    if (t + 1u < p(P_COUNT)) {
+        return p(P_STARTS + t + 1u) - p(P_STARTS + t);
+    }
+    return p(P_N) - p(P_STARTS + t);
+}
+
+// Each workgroup serves one tensor (tensor t's first workgroup follows the last of t - 1), so
+// the tensor, its slots and so every branch on them are uniform in a workgroup: GPUs do not
+// diverge, and the CPU adapters (which otherwise run every case of `load` for every lane) take
+// one case.
 @compute @workgroup_size(WG)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * WG;
-    if (i >= p(P_N)) {
+fn main(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let w = wid.x + wid.y * nwg.x;
+    var t = 0u;
+    var first = 0u;
+    for (var k = 0u; k + 1u < p(P_COUNT); k = k + 1u) {
+        let groups = (len(k) + WG - 1u) / WG;
+        if (w < first + groups) {
+            break;
+        }
+        first = first + groups;
+        t = k + 1u;
+    }
+    let j = (w - first) * WG + lid.x;
+    if (j >= len(t)) {
         return;
     }
-    // The tensor this element belongs to: the last whose start is at or below it.
-    var t = 0u;
-    for (var k = 1u; k < p(P_COUNT); k = k + 1u) {
-        if (p(P_STARTS + k) <= i) {
-            t = k;
-        }
-    }
-    let j = i - p(P_STARTS + t);
+    let i = p(P_STARTS + t) + j;
     let slots = p(P_SLOTS + t);
     let at = P_OFFSETS + 4u * t;
     var s0 = 0.0;
