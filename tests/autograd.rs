@@ -11,7 +11,7 @@ use common::*;
 
 use webtensor::{BackwardOptions, DType, Device, Tensor, UnaryOp};
 
-device_main!(grads_accumulate_until_cleared, shared_inputs_sum_their_gradients, no_grad_and_detach_cut_the_graph, backward_errors_say_what_to_do, graph_is_freed_unless_retained, finite_differences_agree, shapes_flow_on_meta; meta: shapes_flow_on_meta; gpu: gradients_cross_devices_back_to_their_leaf; plain: grad_mode_is_per_thread, readme_example_converges);
+device_main!(grads_accumulate_until_cleared, shared_inputs_sum_their_gradients, narrow_views_gradients_join_in_place, no_grad_and_detach_cut_the_graph, backward_errors_say_what_to_do, graph_is_freed_unless_retained, finite_differences_agree, shapes_flow_on_meta; meta: shapes_flow_on_meta; gpu: gradients_cross_devices_back_to_their_leaf; plain: grad_mode_is_per_thread, readme_example_converges);
 
 fn leaf(data: &[f32], shape: &[usize], d: Device) -> Tensor {
     t(data, shape, d).requires_grad_(true).unwrap()
@@ -51,6 +51,60 @@ fn shared_inputs_sum_their_gradients(d: Device) {
     a.mul(&b).unwrap().sum_all().unwrap().backward().unwrap();
     assert_close(&f32s(&a.grad().unwrap()), &[3.0, 4.0], 1e-6, "da");
     assert!(b.grad().is_none() && !b.requires_grad());
+}
+
+/// The gradients of narrow views (`split`, `narrow`, `select`, `unbind`) are joined by the
+/// backward pass (`autograd/regions.rs`): pieces that tile the input, leave gaps, overlap,
+/// narrow along two dims, meet a whole gradient, or reach an intermediate node all give the
+/// gradient the padded-and-summed rule gives.
+fn narrow_views_gradients_join_in_place(d: Device) {
+    let data: Vec<f32> = (0..24).map(|i| i as f32 * 0.25 - 2.0).collect();
+    let grad = |f: &dyn Fn(&Tensor) -> Tensor| -> Vec<f32> {
+        let x = leaf(&data, &[4, 6], d);
+        f(&x).backward().unwrap();
+        f32s(&x.grad().unwrap())
+    };
+    let per_col = |w: [f32; 6]| -> Vec<f32> { (0..24).map(|i| w[i % 6]).collect() };
+    let sum = |t: Tensor| t.sum_all().unwrap();
+    // A split that tiles the columns: one concatenation.
+    let tiles = grad(&|x| {
+        let p = x.split(2, 1).unwrap();
+        sum(p[0].add(&p[1].mul_scalar(2.0).unwrap()).unwrap().add(&p[2].mul_scalar(3.0).unwrap()).unwrap())
+    });
+    assert_eq!(tiles, per_col([1.0, 1.0, 2.0, 2.0, 3.0, 3.0]), "split pieces on {d}");
+    // A gap (the middle piece unused) and an end piece alone.
+    let gap = grad(&|x| {
+        let p = x.split(2, 1).unwrap();
+        sum(p[0].add(&p[2].mul_scalar(3.0).unwrap()).unwrap())
+    });
+    assert_eq!(gap, per_col([1.0, 1.0, 0.0, 0.0, 3.0, 3.0]), "a gap on {d}");
+    let last = grad(&|x| sum(x.narrow(1, 5, 1).unwrap()));
+    assert_eq!(last, per_col([0.0, 0.0, 0.0, 0.0, 0.0, 1.0]), "one piece at the end on {d}");
+    // Overlapping stretches sum.
+    let overlap = grad(&|x| sum(x.narrow(1, 0, 4).unwrap().add(&x.narrow(1, 2, 4).unwrap()).unwrap()));
+    assert_eq!(overlap, per_col([1.0, 1.0, 2.0, 2.0, 1.0, 1.0]), "overlap on {d}");
+    // Pieces along two dims, and pieces meeting a whole gradient.
+    let two_dims = grad(&|x| sum(x.narrow(0, 1, 2).unwrap()).add(&sum(x.narrow(1, 3, 3).unwrap())).unwrap());
+    let want: Vec<f32> = (0..24).map(|i| f32::from((1..3).contains(&(i / 6)) as u8) + f32::from(i % 6 >= 3)).collect();
+    assert_eq!(two_dims, want, "two dims on {d}");
+    let mixed = grad(&|x| sum(x.narrow(1, 0, 3).unwrap()).add(&sum(x.mul_scalar(0.5).unwrap())).unwrap());
+    assert_eq!(mixed, per_col([1.5, 1.5, 1.5, 0.5, 0.5, 0.5]), "pieces and a whole gradient on {d}");
+    // select (rows, as unbind gives), into an intermediate node (2x) rather than the leaf.
+    let rows = grad(&|x| {
+        let h = x.mul_scalar(2.0).unwrap();
+        let r: Vec<Tensor> = (0..4).map(|i| h.select(0, i).unwrap()).collect();
+        sum(r[0].add(&r[3].mul_scalar(-1.0).unwrap()).unwrap()).add(&sum(h.select(0, 1).unwrap())).unwrap()
+    });
+    let want: Vec<f32> = (0..24).map(|i| [2.0, 2.0, 0.0, -2.0][i / 6]).collect();
+    assert_eq!(rows, want, "select and unbind on {d}");
+    // Values, not only ones: the pieces carry their own gradients.
+    let values = grad(&|x| {
+        let p = x.chunk(3, 1).unwrap();
+        sum(p[0].square().unwrap()).add(&sum(p[2].square().unwrap())).unwrap()
+    });
+    let want: Vec<f32> =
+        data.iter().enumerate().map(|(i, v)| if (2..4).contains(&(i % 6)) { 0.0 } else { 2.0 * v }).collect();
+    assert_close(&values, &want, 1e-6, &format!("squared pieces on {d}"));
 }
 
 fn no_grad_and_detach_cut_the_graph(d: Device) {

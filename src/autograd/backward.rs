@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::regions::Grad;
 use crate::device::policy::lock;
 use crate::device::DeviceKind;
 use crate::error::{Error, Result};
@@ -163,11 +164,11 @@ impl Pass {
             accumulate(&self.root, self.seed)?;
             return super::hooks::run_post_accumulate(&self.root);
         };
-        let mut pending: HashMap<*const Node, Tensor> = HashMap::from([(key(&root), self.seed.clone())]);
-        let mut pending_leaf: HashMap<u64, Tensor> = HashMap::new();
+        let mut pending: HashMap<*const Node, Grad> = HashMap::from([(key(&root), Grad::Dense(self.seed.clone()))]);
+        let mut pending_leaf: HashMap<u64, Grad> = HashMap::new();
         let mut ready = vec![root];
         while let Some(n) = ready.pop() {
-            let grad = pending.remove(&key(&n));
+            let grad = pending.remove(&key(&n)).map(Grad::dense).transpose()?;
             let rule = lock(&n.backward).clone().ok_or_else(|| {
                 Error::invalid(
                     OP,
@@ -179,14 +180,18 @@ impl Pass {
                 )
             })?;
             let next: Vec<Option<Edge>> = lock(&n.next).clone();
-            let grads = match grad {
-                None => vec![None; next.len()],
+            let grads: Vec<Option<Grad>> = match grad {
+                None => next.iter().map(|_| None).collect(),
                 Some(g) => match &*rule {
                     Backward::Rule(f) => {
                         let need: Vec<bool> = next.iter().map(Option::is_some).collect();
-                        f(&g, &need)?
+                        f(&g, &need)?.into_iter().map(|g| g.map(Grad::Dense)).collect()
                     }
-                    Backward::Move { to, .. } => vec![Some(g.to(*to).await?)],
+                    Backward::Move { to, .. } => vec![Some(Grad::Dense(g.to(*to).await?))],
+                    Backward::Narrow { dim, start } => {
+                        let shape = n.inputs.first().map(|m| m.shape.clone()).unwrap_or_default();
+                        vec![Some(Grad::Pieces { dim: *dim, shape, parts: vec![(*start, g)] })]
+                    }
                 },
             };
             if !self.retain {
@@ -199,7 +204,7 @@ impl Pass {
                     Edge::Leaf(t) => {
                         if let Some(g) = g {
                             let sum = match pending_leaf.remove(&t.id()) {
-                                Some(prev) => prev.add(&g)?,
+                                Some(prev) => prev.add(g)?,
                                 None => g,
                             };
                             pending_leaf.insert(t.id(), sum);
@@ -210,7 +215,7 @@ impl Pass {
                         });
                         if left == Some(0) {
                             if let Some(sum) = pending_leaf.remove(&t.id()) {
-                                accumulate(&t, sum)?;
+                                accumulate(&t, sum.dense()?)?;
                                 super::hooks::run_post_accumulate(&t)?;
                             }
                         }
@@ -218,7 +223,7 @@ impl Pass {
                     Edge::Node(c) => {
                         if let Some(g) = g {
                             let sum = match pending.remove(&key(&c)) {
-                                Some(prev) => prev.add(&g)?,
+                                Some(prev) => prev.add(g)?,
                                 None => g,
                             };
                             pending.insert(key(&c), sum);
@@ -237,11 +242,40 @@ impl Pass {
     }
 }
 
+/// [`conform_dense`] for a whole gradient or each piece of one (against the piece's stretch).
+fn conform(n: &Node, i: usize, g: Grad) -> Result<Grad> {
+    match g {
+        Grad::Dense(t) => Ok(Grad::Dense(conform_dense(n, i, t, None)?)),
+        Grad::Pieces { dim, shape, parts } => {
+            let parts = parts
+                .into_iter()
+                .map(|(start, t)| Ok((start, conform_dense(n, i, t, Some((dim, start)))?)))
+                .collect::<Result<_>>()?;
+            Ok(Grad::Pieces { dim, shape, parts })
+        }
+    }
+}
+
 /// Checks a rule's gradient for input `i` of `n` against the input (a mismatch is a bug in the
 /// rule, reported rather than passed on) and converts its dtype if the rule computed in another.
-fn conform(n: &Node, i: usize, g: Tensor) -> Result<Tensor> {
+/// A piece (`Some((dim, start))`) must fit the input's shape along `dim` from `start`.
+fn conform_dense(n: &Node, i: usize, g: Tensor, piece: Option<(usize, usize)>) -> Result<Tensor> {
     let meta = &n.inputs[i];
-    if g.shape() != meta.shape.as_slice() || g.device() != meta.device {
+    let fits =
+        match piece {
+            None => g.shape() == meta.shape.as_slice(),
+            Some((dim, start)) => {
+                g.shape().len() == meta.shape.len()
+                    && g.shape().iter().zip(&meta.shape).enumerate().all(|(d, (a, b))| {
+                        if d == dim {
+                            start + a <= *b
+                        } else {
+                            a == b
+                        }
+                    })
+            }
+        };
+    if !fits || g.device() != meta.device {
         return Err(Error::invalid(
             n.name,
             format!(

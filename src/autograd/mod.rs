@@ -5,13 +5,14 @@
 //!
 //! - `mode.rs`: `no_grad`, `enable_grad`, `set_grad_enabled` (per thread).
 //! - `leaf.rs`: `requires_grad_`, `grad`, `set_grad`, `is_leaf`, `grad_fn`.
-//! - `backward.rs`: the traversal.
+//! - `backward.rs`: the traversal; `regions.rs`: gradients of narrow views, joined once.
 //! - `hooks.rs`: post-accumulate gradient hooks (what DistributedDataParallel's reducer uses).
 
 mod backward;
 mod hooks;
 mod leaf;
 mod mode;
+mod regions;
 
 pub use backward::BackwardOptions;
 pub use hooks::{GradHook, HookHandle};

@@ -8,6 +8,7 @@ use crate::layout::Layout;
 use crate::op::MapOp;
 use crate::ops::grad::{sum_to, unary_rule};
 use crate::shape::{infer_shape, normalize_dim, normalize_insert_dim};
+use crate::tensor::node::Backward;
 use crate::tensor::Tensor;
 
 impl Tensor {
@@ -81,7 +82,7 @@ impl Tensor {
     /// `len` entries of `dim` from `start` (a view).
     pub fn narrow(&self, dim: isize, start: usize, len: usize) -> Result<Tensor> {
         let layout = self.layout().narrow("narrow", dim, start, len)?;
-        Ok(self.narrowed(layout, dim, start, "narrow"))
+        Ok(self.narrowed(layout, normalize_dim("narrow", dim, self.rank())?, start, "narrow"))
     }
 
     /// Entries `range` of `dim` (a view); `slice(0, 2..5)` is `narrow(0, 2, 3)`.
@@ -90,7 +91,7 @@ impl Tensor {
             return Err(Error::invalid("slice", format!("range {range:?} ends before it starts")));
         }
         let layout = self.layout().narrow("slice", dim, range.start, range.end - range.start)?;
-        Ok(self.narrowed(layout, dim, range.start, "slice"))
+        Ok(self.narrowed(layout, normalize_dim("slice", dim, self.rank())?, range.start, "slice"))
     }
 
     /// The slice at `index` of `dim`, that dim removed (PyTorch's `select`, `x[:, i]`; a
@@ -104,7 +105,7 @@ impl Tensor {
             return Err(Error::IndexOutOfRange { op, index: index as i64, dim: d, size });
         }
         let layout = self.layout().narrow(op, d as isize, i as usize, 1)?;
-        self.narrowed(layout, d as isize, i as usize, op).squeeze(Some(d as isize))
+        self.narrowed(layout, d, i as usize, op).squeeze(Some(d as isize))
     }
 
     /// Removes size-1 dims: all of them, or `dim` if it has size 1 (a view).
@@ -229,32 +230,10 @@ impl Tensor {
         self.view_op(layout, op, |_| unary_rule(move |g| sum_to(g, &shape)))
     }
 
-    /// A stretch of `dim` from `start`: the gradient is zero-padded back to the full size.
-    fn narrowed(&self, layout: Layout, dim: isize, start: usize, op: &'static str) -> Tensor {
-        let shape = self.shape().to_vec();
-        self.view_op(layout, op, |_| unary_rule(move |g| pad_along(g, dim, start, &shape)))
+    /// A stretch of `dim` from `start`: the gradient is zero-padded back to the full size, by
+    /// the backward pass itself, which joins a split's pieces in one concatenation
+    /// (`autograd/regions.rs`).
+    fn narrowed(&self, layout: Layout, dim: usize, start: usize, op: &'static str) -> Tensor {
+        self.view_with(layout, op, Backward::Narrow { dim, start })
     }
-}
-
-/// `g` placed at `start` along `dim` in zeros of `shape`.
-fn pad_along(g: &Tensor, dim: isize, start: usize, shape: &[usize]) -> Result<Tensor> {
-    let d = normalize_dim("narrow", dim, shape.len())?;
-    let (len, total) = (g.shape()[d], shape[d]);
-    if len == total {
-        return Ok(g.clone());
-    }
-    let mut parts = Vec::with_capacity(3);
-    let zeros = |n: usize| {
-        let mut s = shape.to_vec();
-        s[d] = n;
-        g.new_zeros(&s)
-    };
-    if start > 0 {
-        parts.push(zeros(start)?);
-    }
-    parts.push(g.clone());
-    if start + len < total {
-        parts.push(zeros(total - start - len)?);
-    }
-    Tensor::cat(&parts, d as isize)
 }

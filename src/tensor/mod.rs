@@ -122,6 +122,11 @@ impl Tensor {
         Tensor::record(storage.clone(), layout, DType::F32, device, op, inputs, |_| None)
     }
 
+    /// [`Tensor::view_op`] with a backward other than a rule (a narrow view's).
+    pub(crate) fn view_with(&self, layout: Layout, op: &'static str, backward: Backward) -> Tensor {
+        Tensor::record(self.0.storage.clone(), layout, self.dtype(), self.device(), op, &[self], |_| Some(backward))
+    }
+
     /// The choke point for views: same storage, new layout, recorded like [`Tensor::from_op`].
     pub(crate) fn view_op(&self, layout: Layout, op: &'static str, rule: impl FnOnce(&Tensor) -> BackwardFn) -> Tensor {
         Tensor::record(self.0.storage.clone(), layout, self.dtype(), self.device(), op, &[self], |out| {

@@ -28,6 +28,15 @@ pub(crate) enum Backward {
         /// Where the input lives.
         to: Device,
     },
+    /// A narrow view (`narrow`, `split`, `chunk`): the gradient is the input's at `start`
+    /// along `dim`, zeros elsewhere. Separate from `Rule` so that the pieces of one input
+    /// (a split's) are joined once instead of padded and summed (see `autograd/regions.rs`).
+    Narrow {
+        /// The dim narrowed.
+        dim: usize,
+        /// Where the view starts along it.
+        start: usize,
+    },
 }
 
 /// Where a gradient goes after a node.
