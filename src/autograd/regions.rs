@@ -6,7 +6,10 @@
 //! node are kept apart until the node runs, then joined by one concatenation (zeros only in
 //! the gaps), which is PyTorch's `SplitBackward` (one `cat`) for every way of narrowing.
 
+use std::sync::Arc;
+
 use crate::error::Result;
+use crate::layout::Layout;
 use crate::tensor::Tensor;
 
 /// A gradient on its way to a node or leaf.
@@ -15,6 +18,26 @@ pub(super) enum Grad {
     Dense(Tensor),
     /// Pieces along `dim` of a gradient of `shape`: `(start, piece)`, zeros between.
     Pieces { dim: usize, shape: Vec<usize>, parts: Vec<(usize, Tensor)> },
+}
+
+/// The whole gradient without a copy, when the pieces are views of one storage that sit
+/// exactly where a contiguous gradient's stretches would (what the fused attention's backward
+/// writes for a `qkv` split: the three gradients side by side in one buffer). `parts` sorted.
+fn adjacent(dim: usize, shape: &[usize], parts: &[(usize, Tensor)]) -> Option<Tensor> {
+    let (start0, first) = parts.first()?;
+    let full = Layout::contiguous(shape);
+    let base = first.layout().offset().checked_sub(start0 * full.strides()[dim])?;
+    let full = Layout::strided(shape, full.strides(), base);
+    let mut at = 0;
+    for (start, part) in parts {
+        let len = part.shape()[dim];
+        let same = Arc::ptr_eq(part.storage(), first.storage()) && part.dtype() == first.dtype();
+        if *start != at || !same || full.narrow("backward", dim as isize, at, len).ok()? != *part.layout() {
+            return None;
+        }
+        at += len;
+    }
+    (at == shape[dim]).then(|| first.aliasing(full))
 }
 
 impl Grad {
@@ -54,6 +77,9 @@ impl Grad {
                 Some(s) => Ok(s),
                 None => Err(crate::error::Error::invalid("backward", "internal: a gradient without pieces")),
             };
+        }
+        if let Some(whole) = adjacent(dim, &shape, &parts) {
+            return Ok(whole);
         }
         let Some(like) = parts.first().map(|p| p.1.clone()) else {
             return Err(crate::error::Error::invalid("backward", "internal: a gradient without pieces"));

@@ -121,6 +121,7 @@ pub(super) fn attention(q: &Tensor, k: &Tensor, v: &Tensor, o: &Fused) -> Result
         v: vv,
         mask: mask.as_ref().map(|(_, view, col)| (*view, *col)),
         dout: None,
+        grads: None,
     };
     let op = "scaled_dot_product_attention";
     // An absent mask is bound as q, which the programs do not read.
@@ -136,6 +137,43 @@ pub(super) fn attention(q: &Tensor, k: &Tensor, v: &Tensor, o: &Fused) -> Result
     let (shapes, saved) = ([q.shape().to_vec(), k.shape().to_vec(), v.shape().to_vec()], (q4, k4, v4));
     let mask = mask.map(|(m, _, _)| m);
     Ok(Some(Tensor::composite(out, op, &[q, k, v], move |_| backward(args, saved, mask, all, shapes))))
+}
+
+/// Where the gradients of `q`, `k` and `v` (4-D, unit last stride) can be written in the
+/// inputs' own layouts: when the three are views of one storage with one shape and strides,
+/// `k` and `v` each a step `d` further than the one before, and the three together a dense
+/// block (a `[B, T, 3C]` projection split into heads, as a GPT's attention makes them). Then
+/// each gradient's rows (relative to `q`'s offset) and layouts over a buffer of the same block.
+fn tiling(q: &Tensor, k: &Tensor, v: &Tensor) -> Option<([RowsView; 3], [crate::layout::Layout; 3])> {
+    let (lq, lk, lv) = (q.layout(), k.layout(), v.layout());
+    let same = std::sync::Arc::ptr_eq(q.storage(), k.storage()) && std::sync::Arc::ptr_eq(q.storage(), v.storage());
+    if !same || lq.shape() != lk.shape() || lq.shape() != lv.shape() || lq.strides() != lk.strides() {
+        return None;
+    }
+    if lq.strides() != lv.strides() || lq.shape().len() != 4 || lq.strides()[3] != 1 {
+        return None;
+    }
+    let d = lk.offset().checked_sub(lq.offset())?;
+    if d == 0 || lv.offset().checked_sub(lk.offset())? != d {
+        return None;
+    }
+    // Dense and non-overlapping: sorted by stride, each stride is the product of the sizes
+    // below it.
+    let mut dims: Vec<(usize, usize)> = lq.shape().iter().copied().zip(lq.strides().iter().copied()).collect();
+    dims.push((3, d));
+    dims.retain(|&(size, _)| size > 1);
+    dims.sort_by_key(|&(_, stride)| stride);
+    let mut expect = 1;
+    for (size, stride) in dims {
+        if stride != expect {
+            return None;
+        }
+        expect *= size;
+    }
+    let st = lq.strides();
+    let view = |at: usize| RowsView { offset: at, s0: st[0], s1: st[1], s2: st[2] };
+    let layout = |at: usize| crate::layout::Layout::strided(lq.shape(), st, at);
+    Some(([view(0), view(d), view(2 * d)], [layout(0), layout(d), layout(2 * d)]))
 }
 
 /// Elements `at..` of the 1-D `all` viewed as `shape` (no graph: `all` requires no grad).
@@ -158,12 +196,26 @@ fn backward(
         let _grad_mode = crate::autograd::no_grad();
         // The gradient has the output's shape: as 4-D rows, a view wherever its rows are unit-strided.
         let (g4, gv) = rows4(g)?;
-        let a = AttentionArgs { dout: Some(gv), ..args };
+        let tiles = tiling(&q4, &k4, &v4).filter(|_| g.device().kind() == crate::DeviceKind::WebGpu);
+        let grads = tiles.as_ref().map(|(views, _)| *views);
+        let a = AttentionArgs { dout: Some(gv), grads, ..args };
         let m = mask.as_ref().map_or(q4.storage(), |m| m.storage());
         let inputs = [q4.storage().as_ref(), k4.storage(), v4.storage(), m, all.storage(), g4.storage()];
         let storage = Storage::fused(FusedCall::Attention(a), &inputs)
             .map_err(|e| e.in_op("scaled_dot_product_attention_backward"))?;
         let t = Tensor::from_parts(storage, &[a.backward_len()], DType::F32, g.device());
+        if let Some((_, layouts)) = tiles {
+            // Each gradient in its input's layout: views of one buffer laid out as the inputs'.
+            let view = |(l, shape): (crate::layout::Layout, &Vec<usize>)| {
+                t.aliasing(l).reshape(&shape.iter().map(|&d| d as isize).collect::<Vec<_>>())
+            };
+            return layouts
+                .into_iter()
+                .zip(&shapes)
+                .zip(need)
+                .map(|(ls, &n)| n.then(|| view(ls)).transpose())
+                .collect();
+        }
         let [dk_at, dv_at, _] = a.grad_at();
         let starts = [0, dk_at, dv_at];
         (0..3).map(|i| need[i].then(|| region(&t, starts[i], &shapes[i])).transpose()).collect()

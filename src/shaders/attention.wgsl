@@ -115,8 +115,9 @@ fn grad_q_pass(r: u32, c0: u32, width: u32) {
         }
     }
     let scale = bitcast<f32>(p(P_SCALE));
+    let at = row_at(P_DQ, n, i) + c0;
     for (var c = 0u; c < width; c++) {
-        out[r * p(P_E) + c0 + c] = acc[c] * scale;
+        out[at + c] = acc[c] * scale;
     }
 }
 
@@ -153,12 +154,14 @@ fn grad_kv_pass(r: u32, c0: u32, width: u32, key: bool) {
     }
     if (key) {
         let scale = bitcast<f32>(p(P_SCALE));
+        let at = row_at(P_DK, n, j) + c0;
         for (var c = 0u; c < width; c++) {
-            out[p(P_DK_AT) + r * p(P_E) + c0 + c] = acc[c] * scale;
+            out[at + c] = acc[c] * scale;
         }
     } else {
+        let at = row_at(P_DV, n, j) + c0;
         for (var c = 0u; c < width; c++) {
-            out[p(P_DV_AT) + r * p(P_EV) + c0 + c] = acc[c];
+            out[at + c] = acc[c];
         }
     }
 }

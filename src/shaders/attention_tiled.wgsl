@@ -190,7 +190,7 @@ fn grad_q(wid: u32, t: u32) {
         }
     }
     if (valid) {
-        put(r * p(P_E), #cu, acc#c * scale, p(P_E));
+        put(row_at(P_DQ, n, il), #cu, acc#c * scale, p(P_E));
     }
 }
 
@@ -246,11 +246,10 @@ fn grad_kv(wid: u32, t: u32, key: bool) {
         }
     }
     if (valid) {
-        let r = n * p(P_S) + j;
         if (key) {
-            put(p(P_DK_AT) + r * p(P_E), #cu, acc#c * scale, p(P_E));
+            put(row_at(P_DK, n, j), #cu, acc#c * scale, p(P_E));
         } else {
-            put(p(P_DV_AT) + r * p(P_EV), #cu, acc#c, p(P_EV));
+            put(row_at(P_DV, n, j), #cu, acc#c, p(P_EV));
         }
     }
 }

@@ -122,6 +122,12 @@ impl Tensor {
         Tensor::record(storage.clone(), layout, DType::F32, device, op, inputs, |_| None)
     }
 
+    /// This tensor's storage under another layout, outside the graph (the caller keeps the
+    /// layout inside the storage).
+    pub(crate) fn aliasing(&self, layout: Layout) -> Tensor {
+        Tensor(Arc::new(Inner::new(self.0.storage.clone(), layout, self.dtype(), self.device())))
+    }
+
     /// [`Tensor::view_op`] with a backward other than a rule (a narrow view's).
     pub(crate) fn view_with(&self, layout: Layout, op: &'static str, backward: Backward) -> Tensor {
         Tensor::record(self.0.storage.clone(), layout, self.dtype(), self.device(), op, &[self], |_| Some(backward))

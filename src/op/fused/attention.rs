@@ -53,11 +53,13 @@ kernel_params! {
         drop_scale,
         key_lo,
         key_hi,
-        /// Where the log-sum-exps start in the forward's output, and the key's and value's
-        /// gradients and `D` in the backward's.
+        /// Where the log-sum-exps start in the forward's output.
         lse_at,
-        dk_at,
-        dv_at,
+        /// The gradients' rows in the backward's output (offset and strides, as the operands').
+        dq[4],
+        dk[4],
+        dv[4],
+        /// Where `D` starts in the backward's output.
         d_at,
     }
 }
@@ -197,6 +199,11 @@ pub(crate) struct AttentionArgs {
     /// The output gradient's rows: the backward (inputs q, k, v, the mask, the forward's
     /// output and the output's gradient) rather than the forward (q, k, v, the mask).
     pub dout: Option<RowsView>,
+    /// Where the backward writes the query's, key's and value's gradients within the first
+    /// `grad_at()[2]` elements of its output, when not each a contiguous region in turn (see
+    /// [`Self::grad_views`]): the inputs' own layouts when they tile one buffer (a `qkv`
+    /// split's heads), so that their gradients join with no copy. wgpu programs only.
+    pub grads: Option<[RowsView; 3]>,
 }
 
 /// A view's (offset, s0, s1, s2) as parameter words.
@@ -210,7 +217,8 @@ impl AttentionArgs {
     fn params(&self) -> AttentionParams {
         let (m, mcol) = self.mask.unwrap_or((RowsView { offset: 0, s0: 0, s1: 0, s2: 0 }, 0));
         let (p_drop, drop_scale, seed) = self.dropout.unwrap_or((0.0, 1.0, 0));
-        let [dk_at, dv_at, d_at] = self.grad_at();
+        let [_, _, d_at] = self.grad_at();
+        let [dq, dk, dv] = self.grad_views();
         AttentionParams {
             threads: 0,
             chunks: 1,
@@ -233,10 +241,22 @@ impl AttentionArgs {
             key_lo: seed as u32 as usize,
             key_hi: (seed >> 32) as usize,
             lse_at: self.lse_at(),
-            dk_at,
-            dv_at,
+            dq: words(&dq),
+            dk: words(&dk),
+            dv: words(&dv),
             d_at,
         }
+    }
+
+    /// Where the backward writes each gradient's rows: [`Self::grads`], else contiguous
+    /// regions one after the other (`grad_at`).
+    pub(crate) fn grad_views(&self) -> [RowsView; 3] {
+        if let Some(views) = self.grads {
+            return views;
+        }
+        let [dk_at, dv_at, _] = self.grad_at();
+        let region = |offset, rows, width| RowsView { offset, s0: self.n2 * rows * width, s1: rows * width, s2: width };
+        [region(0, self.l, self.e), region(dk_at, self.s, self.e), region(dv_at, self.s, self.ev)]
     }
 
     /// The row width of the tiled programs for this call, `None` where its rows are too wide.

@@ -35,6 +35,9 @@ pub(crate) enum FusedKind {
 }
 
 /// One call of a fused family: which, and its arguments (offsets of the inputs included).
+// Attention's arguments (368 bytes: seven operand and gradient views) make the enum large; a
+// call is built once per launch and passed by reference, and boxing would end `Copy`.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Fused {
     /// See [`attention`]. Inputs: q, k, v, the mask (q where absent), then for the backward

@@ -101,7 +101,7 @@ extern "C" __global__ void k(const float* __restrict__ q, const float* __restric
             float scale = __uint_as_float((unsigned)P.scale);
 #pragma unroll
             for (int c = 0; c < CHUNK; c++)
-                if (c < width) out[r * P.e + c0 + c] = acc[c] * scale;
+                if (c < width) out[row_at(P.dq, P, n, i) + c0 + c] = acc[c] * scale;
         } else {
             // The key's (PART 4) or the value's (PART 5) gradient for key row r (key j of head n);
             // causal: only queries i >= j see key j.
@@ -130,11 +130,11 @@ extern "C" __global__ void k(const float* __restrict__ q, const float* __restric
                 float scale = __uint_as_float((unsigned)P.scale);
 #pragma unroll
                 for (int c = 0; c < CHUNK; c++)
-                    if (c < width) out[P.dk_at + r * P.e + c0 + c] = acc[c] * scale;
+                    if (c < width) out[row_at(P.dk, P, n, j) + c0 + c] = acc[c] * scale;
             } else {
 #pragma unroll
                 for (int c = 0; c < CHUNK; c++)
-                    if (c < width) out[P.dv_at + r * P.ev + c0 + c] = acc[c];
+                    if (c < width) out[row_at(P.dv, P, n, j) + c0 + c] = acc[c];
             }
         }
     }

@@ -152,7 +152,7 @@ extern "C" __global__ void __launch_bounds__(BR) k(const float* __restrict__ q, 
         } else {
 #pragma unroll
             for (int c = 0; c < W; c++)
-                if ((u64)c < P.e) out[r * P.e + c] = acc[c] * scale;
+                if ((u64)c < P.e) out[row_at(P.dq, P, n, il) + c] = acc[c] * scale;
         }
     } else {
         // The key's (PART 2) or the value's (PART 3) gradient, a thread per key row j over
@@ -190,15 +190,14 @@ extern "C" __global__ void __launch_bounds__(BR) k(const float* __restrict__ q, 
             }
         }
         if (!valid) return;
-        const u64 r = (u64)n * nk + j;
         if (PART == 2) {
 #pragma unroll
             for (int c = 0; c < W; c++)
-                if ((u64)c < P.e) out[P.dk_at + r * P.e + c] = acc[c] * scale;
+                if ((u64)c < P.e) out[row_at(P.dk, P, n, j) + c] = acc[c] * scale;
         } else {
 #pragma unroll
             for (int c = 0; c < W; c++)
-                if ((u64)c < P.ev) out[P.dv_at + r * P.ev + c] = acc[c];
+                if ((u64)c < P.ev) out[row_at(P.dv, P, n, j) + c] = acc[c];
         }
     }
 }
