@@ -61,7 +61,14 @@ impl Grad {
             Grad::Dense(t) => return Ok(t),
             Grad::Pieces { dim, shape, parts } => (dim, shape, parts),
         };
-        parts.sort_by_key(|(start, _)| *start);
+        // By start: an insertion sort, as there are a few pieces (and no sort instance in the .wasm).
+        for i in 1..parts.len() {
+            let mut j = i;
+            while j > 0 && parts[j - 1].0 > parts[j].0 {
+                parts.swap(j - 1, j);
+                j -= 1;
+            }
+        }
         let total = shape[dim];
         let overlap = parts.windows(2).any(|w| w[0].0 + w[0].1.shape()[dim] > w[1].0);
         if overlap {
