@@ -96,7 +96,8 @@ export function setLazyElementwise(on: boolean): void;
 export function lazyElementwise(): boolean;
 /**
  * Kernel launches on `device` since it opened: WebGPU compute dispatches (0 on the cpu). For
- * seeing what an operation costs: a fused optimizer step is one launch per eight parameters.
+ * seeing what an operation costs: a fused optimizer step is one launch per eight parameters on
+ * a hardware GPU (one per parameter on a software adapter, unless `setFusedKernels('always')`).
  */
 export function kernelLaunches(device: DeviceLike): number;
 /** When the ops run the fused kernels (attention, LayerNorm) instead of their composed formulas. */
@@ -104,7 +105,8 @@ export type FusedKernels = 'auto' | 'always' | 'never';
 /**
  * `'auto'` (the default) fuses attention where it pays: heads up to 64 wide everywhere (tiled
  * kernels on hardware GPUs), wider heads on the CPU and software adapters only, composing on
- * hardware GPUs; `'always'` fuses wherever the kernels apply; `'never'` composes every op.
+ * hardware GPUs; `'always'` fuses wherever the kernels apply (and updates eight parameters an
+ * optimizer launch on software adapters too, as on hardware GPUs); `'never'` composes every op.
  * Like PyTorch's `enable_flash_sdp` / `enable_math_sdp`. Applies to ops issued after it.
  */
 export function setFusedKernels(mode: FusedKernels): void;

@@ -87,7 +87,8 @@ pub fn __set_lazy_cuda(on: bool) {
 pub enum FusedKernels {
     /// Where they apply and pay on the device (the default; see `Backend::fused_attention_pays`).
     Auto,
-    /// Wherever they apply, also where the composed formula is faster (to test the kernels).
+    /// Wherever they apply, also where the composed formula is faster (to test the kernels);
+    /// also eight parameters an optimizer launch on the CPU adapters, as on GPUs.
     Always,
     /// Never: every op composes (to measure what the kernels give, or to rule them out when
     /// hunting a wrong result).
