@@ -122,7 +122,12 @@ pub(super) fn attention(q: &Tensor, k: &Tensor, v: &Tensor, o: &Fused) -> Result
         mask: mask.as_ref().map(|(_, view, col)| (*view, *col)),
         dout: None,
         grads: None,
+        out: None,
     };
+    // On wgpu the output is dense in the query's dim order (`out_layout`).
+    let on_wgpu = device.kind() == crate::DeviceKind::WebGpu;
+    let out_layout = on_wgpu.then(|| out_layout(&q4, [n1, n2, l, ev])).flatten();
+    let args = AttentionArgs { out: out_layout.as_ref().map(|(s, _)| *s), ..args };
     let op = "scaled_dot_product_attention";
     // An absent mask is bound as q, which the programs do not read.
     let m = mask.as_ref().map_or(q4.storage(), |(m, _, _)| m.storage());
@@ -132,19 +137,52 @@ pub(super) fn attention(q: &Tensor, k: &Tensor, v: &Tensor, o: &Fused) -> Result
     let all = Tensor::from_parts(storage, &[args.forward_len()], DType::F32, device);
     let mut out_shape = batch.to_vec();
     out_shape.extend([l, ev]);
-    let out = region(&all, 0, &out_shape)?;
+    let out = match out_layout {
+        Some((_, layout)) => {
+            all.aliasing(layout).reshape(&out_shape.iter().map(|&d| d as isize).collect::<Vec<_>>())?
+        }
+        None => region(&all, 0, &out_shape)?,
+    };
     drop(grad_mode);
     let (shapes, saved) = ([q.shape().to_vec(), k.shape().to_vec(), v.shape().to_vec()], (q4, k4, v4));
     let mask = mask.map(|(m, _, _)| m);
     Ok(Some(Tensor::composite(out, op, &[q, k, v], move |_| backward(args, saved, mask, all, shapes))))
 }
 
+/// The output's (n1, n2, row) strides and layout (`shape` `[n1, n2, L, Ev]`) dense in the order of `q`'s
+/// strides, largest first, where that order is not the contiguous one (heads split from a
+/// `[B, T, C]` projection: `[B, H, T, hs]` with H inside T, so the output transposed back is
+/// `[B, T, C]` as it is); `None` where the contiguous layout already is that order.
+fn out_layout(q: &Tensor, shape: [usize; 4]) -> Option<([usize; 3], crate::layout::Layout)> {
+    let st = q.layout().strides();
+    // Dims by decreasing stride (size-1 dims and ties keep their place); the last stays last.
+    let mut order = [0usize, 1, 2];
+    for i in 1..3 {
+        let mut j = i;
+        while j > 0 && shape[order[j]] > 1 && st[order[j]] > st[order[j - 1]] {
+            order.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    if order == [0, 1, 2] {
+        return None;
+    }
+    let mut strides = [0usize, 0, 0, 1];
+    let mut step = shape[3];
+    for &d in order.iter().rev() {
+        strides[d] = step;
+        step *= shape[d];
+    }
+    Some(([strides[0], strides[1], strides[2]], crate::layout::Layout::strided(&shape, &strides, 0)))
+}
+
 /// Where the gradients of `q`, `k` and `v` (4-D, unit last stride) can be written in the
 /// inputs' own layouts: when the three are views of one storage with one shape and strides,
 /// `k` and `v` each a step `d` further than the one before, and the three together a dense
 /// block (a `[B, T, 3C]` projection split into heads, as a GPT's attention makes them). Then
-/// each gradient's rows (relative to `q`'s offset) and layouts over a buffer of the same block.
-fn tiling(q: &Tensor, k: &Tensor, v: &Tensor) -> Option<([RowsView; 3], [crate::layout::Layout; 3])> {
+/// the (n1, n2, row) strides the three share and `d`: the gradients go at 0, `d` and `2 d` of a
+/// buffer laid out as that block.
+fn tiling(q: &Tensor, k: &Tensor, v: &Tensor) -> Option<([usize; 3], usize)> {
     let (lq, lk, lv) = (q.layout(), k.layout(), v.layout());
     let same = std::sync::Arc::ptr_eq(q.storage(), k.storage()) && std::sync::Arc::ptr_eq(q.storage(), v.storage());
     if !same || lq.shape() != lk.shape() || lq.shape() != lv.shape() || lq.strides() != lk.strides() {
@@ -168,9 +206,7 @@ fn tiling(q: &Tensor, k: &Tensor, v: &Tensor) -> Option<([RowsView; 3], [crate::
         expect *= dims.swap_remove(at).0;
     }
     let st = lq.strides();
-    let view = |at: usize| RowsView { offset: at, s0: st[0], s1: st[1], s2: st[2] };
-    let layout = |at: usize| crate::layout::Layout::strided(lq.shape(), st, at);
-    Some(([view(0), view(d), view(2 * d)], [layout(0), layout(d), layout(2 * d)]))
+    Some(([st[0], st[1], st[2]], d))
 }
 
 /// Elements `at..` of the 1-D `all` viewed as `shape` (no graph: `all` requires no grad).
@@ -194,15 +230,17 @@ fn backward(
         // The gradient has the output's shape: as 4-D rows, a view wherever its rows are unit-strided.
         let (g4, gv) = rows4(g)?;
         let tiles = tiling(&q4, &k4, &v4).filter(|_| g.device().kind() == crate::DeviceKind::WebGpu);
-        let grads = tiles.as_ref().map(|(views, _)| *views);
+        let grads = tiles;
         let a = AttentionArgs { dout: Some(gv), grads, ..args };
         let m = mask.as_ref().map_or(q4.storage(), |m| m.storage());
         let inputs = [q4.storage().as_ref(), k4.storage(), v4.storage(), m, all.storage(), g4.storage()];
         let storage = Storage::fused(FusedCall::Attention(a), &inputs)
             .map_err(|e| e.in_op("scaled_dot_product_attention_backward"))?;
         let t = Tensor::from_parts(storage, &[a.backward_len()], DType::F32, g.device());
-        if let Some((_, layouts)) = tiles {
+        if let Some((_, step)) = tiles {
             // Each gradient in its input's layout: views of one buffer laid out as the inputs'.
+            let (shape, st) = (q4.shape(), q4.layout().strides());
+            let layouts = [0, step, 2 * step].map(|at| crate::layout::Layout::strided(shape, st, at));
             let view = |(l, shape): (crate::layout::Layout, &Vec<usize>)| {
                 t.aliasing(l).reshape(&shape.iter().map(|&d| d as isize).collect::<Vec<_>>())
             };

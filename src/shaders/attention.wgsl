@@ -78,8 +78,9 @@ fn out_pass(r: u32, c0: u32, width: u32) {
             }
         }
     }
+    let at = row_at(P_O, n, i) + c0;
     for (var c = 0u; c < width; c++) {
-        out[r * p(P_EV) + c0 + c] = acc[c];
+        out[at + c] = acc[c];
     }
 }
 
@@ -87,9 +88,10 @@ fn delta_pass(r: u32) {
     let n = r / p(P_L);
     let i = r % p(P_L);
     let ga = row_at(P_G, n, i);
+    let oa = row_at(P_O, n, i);
     var acc = 0.0;
     for (var c = 0u; c < p(P_EV); c++) {
-        acc += dout[ga + c] * saved[r * p(P_EV) + c];
+        acc += dout[ga + c] * saved[oa + c];
     }
     out[p(P_D_AT) + r] = acc;
 }

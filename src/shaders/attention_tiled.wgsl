@@ -142,7 +142,7 @@ fn forward(wid: u32, t: u32) {
     if (valid) {
         let r = n * p(P_L) + i;
         let inv = select(0.0, 1.0 / l, l > 0.0);
-        put(r * p(P_EV), #cu, acc#c * inv, p(P_EV));
+        put(row_at(P_O, n, i), #cu, acc#c * inv, p(P_EV));
         out[p(P_LSE_AT) + r] = select(neg_inf(), m + log(l), l > 0.0);
     }
 }

@@ -162,7 +162,7 @@ pub(super) fn forward(t: &Inputs, a: &AttentionArgs) -> Vec<f32> {
 /// forward's output (`saved`, [`forward`]'s layout) and the output's gradient (`t.dout`).
 pub(super) fn backward(t: &Inputs, saved: &[f32], a: &AttentionArgs) -> Vec<f32> {
     // The gradients go in contiguous regions here: the op asks for other layouts on wgpu only.
-    debug_assert!(a.grads.is_none(), "the CPU backward writes contiguous gradients");
+    debug_assert!(a.grads.is_none() && a.out.is_none(), "the CPU kernels take contiguous results");
     let mut out = vec![0.0f32; a.backward_len()];
     let (heads, lse_at) = (a.heads(), a.lse_at());
     let [dk_at, dv_at, d_at] = a.grad_at();

@@ -44,6 +44,8 @@ kernel_params! {
         masked,
         /// The output gradient's.
         g[4],
+        /// The output's rows in the forward's output (offset and strides, as the operands').
+        o[4],
         /// f32 bits of the scale; 1 for causal.
         scale,
         causal,
@@ -201,9 +203,15 @@ pub(crate) struct AttentionArgs {
     pub dout: Option<RowsView>,
     /// Where the backward writes the query's, key's and value's gradients within the first
     /// `grad_at()[2]` elements of its output, when not each a contiguous region in turn (see
-    /// [`Self::grad_views`]): the inputs' own layouts when they tile one buffer (a `qkv`
-    /// split's heads), so that their gradients join with no copy. wgpu programs only.
-    pub grads: Option<[RowsView; 3]>,
+    /// [`Self::grad_views`]): the inputs' own layout when they tile one buffer (a `qkv`
+    /// split's heads), so that their gradients join with no copy: the (n1, n2, row) strides
+    /// the three share and the step from one gradient's start to the next. wgpu programs only.
+    pub grads: Option<([usize; 3], usize)>,
+    /// Where the forward writes the output's rows within its first `lse_at()` elements, when
+    /// not contiguous (see [`Self::out_view`]): dense in the query's dim order, so that a
+    /// `[B, H, T, hs]` result of heads split from `[B, T, C]` is `[B, T, C]` once transposed
+    /// back, with no copy. wgpu programs only.
+    pub out: Option<[usize; 3]>,
 }
 
 /// A view's (offset, s0, s1, s2) as parameter words.
@@ -233,6 +241,7 @@ impl AttentionArgs {
             m: [m.offset, m.s0, m.s1, m.s2, mcol],
             masked: self.mask.is_some() as usize,
             g: self.dout.as_ref().map_or([0; 4], words),
+            o: words(&self.out_view()),
             scale: self.scale.to_bits() as usize,
             causal: self.causal as usize,
             dropout: self.dropout.is_some() as usize,
@@ -248,11 +257,18 @@ impl AttentionArgs {
         }
     }
 
+    /// Where the forward writes the output's rows: [`Self::out`], else contiguous.
+    pub(crate) fn out_view(&self) -> RowsView {
+        let (l, ev) = (self.l, self.ev);
+        let [s0, s1, s2] = self.out.unwrap_or([self.n2 * l * ev, l * ev, ev]);
+        RowsView { offset: 0, s0, s1, s2 }
+    }
+
     /// Where the backward writes each gradient's rows: [`Self::grads`], else contiguous
     /// regions one after the other (`grad_at`).
     pub(crate) fn grad_views(&self) -> [RowsView; 3] {
-        if let Some(views) = self.grads {
-            return views;
+        if let Some(([s0, s1, s2], step)) = self.grads {
+            return [0, step, 2 * step].map(|offset| RowsView { offset, s0, s1, s2 });
         }
         let [dk_at, dv_at, _] = self.grad_at();
         let region = |offset, rows, width| RowsView { offset, s0: self.n2 * rows * width, s1: rows * width, s2: width };

@@ -35,7 +35,7 @@ pub(crate) enum FusedKind {
 }
 
 /// One call of a fused family: which, and its arguments (offsets of the inputs included).
-// Attention's arguments (368 bytes: seven operand and gradient views) make the enum large; a
+// Attention's arguments (its operands' views and the results' layouts) make the enum large; a
 // call is built once per launch and passed by reference, and boxing would end `Copy`.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -76,12 +76,13 @@ extern "C" __global__ void k(const float* __restrict__ q, const float* __restric
             }
 #pragma unroll
             for (int c = 0; c < CHUNK; c++)
-                if (c < width) out[r * P.ev + c0 + c] = acc[c];
+                if (c < width) out[row_at(P.o, P, n, i) + c0 + c] = acc[c];
         } else if (PART == 2) {
             u64 n = r / P.l, i = r % P.l;
             const float* gr = dout + row_at(P.g, P, n, i);
             float d = 0.0f;
-            for (u64 c = 0; c < P.ev; c++) d = fmaf(gr[c], saved[r * P.ev + c], d);
+            const float* orow = saved + row_at(P.o, P, n, i);
+            for (u64 c = 0; c < P.ev; c++) d = fmaf(gr[c], orow[c], d);
             out[P.d_at + r] = d;
         } else if (PART == 3) {
             u64 n = r / P.l, i = r % P.l;

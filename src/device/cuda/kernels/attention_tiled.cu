@@ -147,7 +147,7 @@ extern "C" __global__ void __launch_bounds__(BR) k(const float* __restrict__ q, 
             const float inv = l > 0.0f ? 1.0f / l : 0.0f;
 #pragma unroll
             for (int c = 0; c < W; c++)
-                if ((u64)c < P.ev) out[r * P.ev + c] = acc[c] * inv;
+                if ((u64)c < P.ev) out[row_at(P.o, P, n, il) + c] = acc[c] * inv;
             out[P.lse_at + r] = l > 0.0f ? m + logf(l) : __int_as_float(0xff800000);
         } else {
 #pragma unroll
