@@ -94,6 +94,26 @@ fn tensors_beyond_one_binding_split_or_fail_clearly(g: Device) {
         "{err}"
     );
     assert!(err.to_string().starts_with("softmax"), "the error names the op: {err}");
+    // An optimizer step over a parameter past one binding (the separate ops, which split) and a
+    // small one (the fused kernel) in one group, with the fused kernels asked for everywhere:
+    // each gets its update.
+    webtensor::set_fused_kernels(webtensor::FusedKernels::Always);
+    let big = webtensor::nn::Parameter::new(&x).unwrap();
+    let small = webtensor::nn::Parameter::new(&Tensor::ones(&[5], DType::F32, g).unwrap()).unwrap();
+    big.tensor().set_grad(Some(Tensor::ones(&[n], DType::F32, g).unwrap())).unwrap();
+    small.tensor().set_grad(Some(Tensor::ones(&[5], DType::F32, g).unwrap())).unwrap();
+    let sgd = webtensor::optim::SgdOptions { lr: 0.5, ..Default::default() };
+    let mut opt = webtensor::optim::SGD::new(vec![big.clone(), small.clone()], sgd).unwrap();
+    use webtensor::optim::Optimizer;
+    opt.step().unwrap();
+    webtensor::set_fused_kernels(webtensor::FusedKernels::Auto);
+    assert_eq!(f32s(&small.tensor()), vec![0.5; 5], "the small parameter, fused");
+    let stepped = big.tensor();
+    for i in [0, 999, n / 2 + 7, n - 1] {
+        let got = f32s(&stepped.narrow(0, i, 1).unwrap())[0];
+        assert_eq!(got, (i % 1000) as f32 - 0.5, "element {i} of the parameter past one binding");
+    }
+    drop((opt, big, small, stepped));
     // Past max_buffer_size nothing can be allocated: a clear error, before any allocation.
     let too_many = (limit(g, "max_buffer_size") / 4 + 1) as usize;
     let err = Tensor::zeros(&[too_many], DType::F32, g).unwrap_err();
