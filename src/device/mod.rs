@@ -395,6 +395,13 @@ impl Backend {
         }
     }
 
+    /// Whether the fused attention kernels here write their output and gradients in the
+    /// layouts the op asks for (`AttentionArgs::out`, `grads`): the wgpu programs do; the CPU's
+    /// write contiguous results, and CUDA's take the layouts but have not run on a GPU since.
+    pub(crate) fn attention_layouts(device: Device) -> bool {
+        matches!(Backend::of(device), Ok(Backend::Wgpu(_)))
+    }
+
     pub(crate) fn of(device: Device) -> Result<Backend> {
         match device.kind {
             DeviceKind::Cpu => Ok(Backend::Cpu),

@@ -124,9 +124,9 @@ pub(super) fn attention(q: &Tensor, k: &Tensor, v: &Tensor, o: &Fused) -> Result
         grads: None,
         out: None,
     };
-    // On wgpu the output is dense in the query's dim order (`out_layout`).
-    let on_wgpu = device.kind() == crate::DeviceKind::WebGpu;
-    let out_layout = on_wgpu.then(|| out_layout(&q4, [n1, n2, l, ev])).flatten();
+    // Where the kernels take layouts (wgpu), the output is dense in the query's dim order.
+    let layouts = crate::device::Backend::attention_layouts(device);
+    let out_layout = layouts.then(|| out_layout(&q4, [n1, n2, l, ev])).flatten();
     let args = AttentionArgs { out: out_layout.as_ref().map(|(s, _)| *s), ..args };
     let op = "scaled_dot_product_attention";
     // An absent mask is bound as q, which the programs do not read.
@@ -229,7 +229,7 @@ fn backward(
         let _grad_mode = crate::autograd::no_grad();
         // The gradient has the output's shape: as 4-D rows, a view wherever its rows are unit-strided.
         let (g4, gv) = rows4(g)?;
-        let tiles = tiling(&q4, &k4, &v4).filter(|_| g.device().kind() == crate::DeviceKind::WebGpu);
+        let tiles = tiling(&q4, &k4, &v4).filter(|_| crate::device::Backend::attention_layouts(g.device()));
         let grads = tiles;
         let a = AttentionArgs { dout: Some(gv), grads, ..args };
         let m = mask.as_ref().map_or(q4.storage(), |m| m.storage());
