@@ -301,7 +301,7 @@ kernel_params! {
         assign,
     }
 
-    /// optim.wgsl / optim.cu: the fused optimizer update (`op::optim::OptimStep`).
+    /// optim.cu: the fused optimizer update of one tensor (`op::optim::OptimStep`).
     struct OptimParams {
         n,
         /// Element offsets of the parameter, the gradient and the two states.

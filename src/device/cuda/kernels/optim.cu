@@ -1,5 +1,5 @@
-// The fused optimizer update, as optim.wgsl and `OptimStep::apply` (op/optim.rs), statement for
-// statement: one thread per element reads the parameter, its gradient and the old state and
+// The fused optimizer update of one tensor, as optim_multi.wgsl and `OptimStep::apply`
+// (op/optim.rs), statement for statement: one thread per element reads the parameter, its gradient and the old state and
 // writes the new parameter and state. Every variant takes the same pointers (p, g, s0, s1 at
 // their element offsets, then the outputs); those a variant does not have are stand-ins that
 // are never touched. KIND (from the variant prelude): 0 SGD, 1 SGD with momentum, 2 Adam.
