@@ -1,8 +1,9 @@
 //! Fused optimizer updates: a kernel reads parameters, their gradients and the old state
 //! (momentum buffer, moments) and writes the new values and the new state, so a step costs a
 //! dispatch per parameter (CUDA's optim.cu), or per eight (wgpu's optim_multi.wgsl), instead
-//! of a chain of elementwise ops. The arithmetic is PyTorch's in f32, in the order the composed ops in `optim/` use (which stay as the path for
-//! f16 parameters, tensors past a binding, and `fused: false`). Scalars that depend only on the
+//! of a chain of elementwise ops. The arithmetic is PyTorch's in f32, in the order the composed
+//! ops in `optim/` use (which stay as the path for f16 parameters, tensors past a binding, and
+//! `fused: false`). Scalars that depend only on the
 //! hyperparameters and the step count are computed once on the host, in f64, then rounded to
 //! f32, as the composed ops' scalar operands are.
 //!
