@@ -3,7 +3,8 @@
 //! here, on the CPU adapters too), binding each distinct buffer once. Checked against the same optimizers as separate ops (`fused: false`)
 //! over many parameters of awkward sizes (empty, one element, past a workgroup, odd) in two
 //! groups, with a frozen parameter and an f16 one among them; the launches a step costs; and
-//! that the new parameters (views of shared flat outputs) save, load and resume like any other.
+//! that the new parameters (views of shared flat outputs) save, load and resume like any other
+//! (the optimizer's state, and the parameters through .safetensors).
 // Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -154,6 +155,17 @@ fn state_of_shared_outputs_saves_and_resumes(d: Device) {
     resumed.step().unwrap();
     for (k, (p, q)) in a.iter().zip(&b).enumerate() {
         assert_eq!(f32s(&p.tensor()), f32s(&q.tensor()), "parameter {k} after resuming on {d}");
+    }
+    // The parameters (views of shared outputs) save to .safetensors and load back as they are.
+    let dict: Vec<(String, webtensor::Tensor)> =
+        a.iter().enumerate().map(|(k, p)| (format!("p{k}"), p.tensor().detach())).collect();
+    let bytes = webtensor::nn::save_safetensors_blocking(&dict, &[]).unwrap();
+    let loaded = webtensor::nn::load_safetensors(&bytes, Some(d)).unwrap();
+    assert_eq!(loaded.len(), dict.len());
+    for (name, want) in &dict {
+        let got = &loaded.iter().find(|(n, _)| n == name).expect("every parameter saved").1;
+        assert_eq!(got.shape(), want.shape());
+        assert_eq!(f32s(got), f32s(want), "{name} through .safetensors on {d}");
     }
 }
 
