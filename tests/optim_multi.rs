@@ -2,9 +2,10 @@
 //! which updates up to eight a launch on wgpu (with the fused kernels asked for everywhere, as
 //! here, on the CPU adapters too), binding each distinct buffer once. Checked against the same
 //! optimizers as separate ops (`fused: false`) over many parameters of awkward sizes (empty,
-//! one element, past a workgroup, odd) in two groups, with a frozen parameter and an f16 one among them; the launches a step costs; and
-//! that the new parameters (views of shared flat outputs) save, load and resume like any other
-//! (the optimizer's state, and the parameters through .safetensors).
+//! one element, past a workgroup, odd) in two groups, with a frozen parameter and an f16 one
+//! among them; the launches a step costs; and that the new parameters (views of shared flat
+//! outputs) save, load and resume like any other (the optimizer's state, and the parameters
+//! through .safetensors).
 // Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
