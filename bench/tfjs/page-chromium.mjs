@@ -6,7 +6,7 @@ import { withPage } from '../../js/test/chromium.mjs';
 
 const [page, q] = process.argv.slice(2);
 if (!page) {
-  console.error('usage: node page-chromium.mjs <ops.html|train.html|gpt.html|model-ops.html> [query]');
+  console.error('usage: node page-chromium.mjs <ops.html|train.html|gpt.html|model-ops.html|readback-parts.html> [query]');
   process.exit(2);
 }
 const root = fileURLToPath(new URL('../..', import.meta.url));
