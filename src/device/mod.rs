@@ -396,10 +396,10 @@ impl Backend {
     }
 
     /// Whether the fused attention kernels here write their output and gradients in the
-    /// layouts the op asks for (`AttentionArgs::out`, `grads`): the wgpu programs do; the CPU's
-    /// write contiguous results, and CUDA's take the layouts but have not run on a GPU since.
+    /// layouts the op asks for (`AttentionArgs::out`, `grads`): the wgpu programs and the CPU's
+    /// do; CUDA's take the layouts but have not run on a GPU since.
     pub(crate) fn attention_layouts(device: Device) -> bool {
-        matches!(Backend::of(device), Ok(Backend::Wgpu(_)))
+        matches!(Backend::of(device), Ok(Backend::Wgpu(_) | Backend::Cpu))
     }
 
     pub(crate) fn of(device: Device) -> Result<Backend> {

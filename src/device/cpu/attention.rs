@@ -2,7 +2,10 @@
 //! threads, each head taken in blocks of query rows whose scores live in two scratch blocks of
 //! at most [`BLOCK`] floats (L2-sized), never a `[heads, L, S]` tensor; the block products go
 //! through `gemm_block` (the `gemm` crate natively, wasm_gemm in wasm). A causal block computes
-//! only the keys up to its last row.
+//! only the keys up to its last row. The output and the gradients go where the call's views put
+//! them (`AttentionArgs::out`, `grads`): a head's rows straight into place where they are
+//! contiguous, else through a scratch block copied row by row (heads split from a `[B, T, C]`
+//! projection, whose rows interleave with the other heads').
 
 use super::gemm::gemm_block;
 use super::{par, wide};
@@ -107,20 +110,42 @@ fn keys_for(a: &AttentionArgs, i1: usize) -> usize {
     }
 }
 
-/// The forward: `[output, log-sum-exps]` as `AttentionArgs::forward_len` lays them out.
+/// Rows `i0..i0 + rows` (`width` wide) of head `n` under `view`, from `src` (row-major): one
+/// copy where the head's rows are contiguous, else row by row.
+///
+/// # Safety
+/// Those rows must lie inside `dst`'s slice and be written by this part alone.
+unsafe fn put_rows(
+    dst: par::Disjoint<f32>,
+    view: &RowsView,
+    a: &AttentionArgs,
+    (n, i0, rows, width): (usize, usize, usize, usize),
+    src: &[f32],
+) {
+    let runs = if view.s2 == width { 1 } else { rows };
+    let len = rows * width / runs;
+    for r in 0..runs {
+        let at = view.row(n, a.n2, i0 + r);
+        // SAFETY: the caller's contract.
+        unsafe { dst.slice(at..at + len) }.copy_from_slice(&src[r * len..(r + 1) * len]);
+    }
+}
+
+/// The forward: `[output, log-sum-exps]` as `AttentionArgs::forward_len` lays them out, the
+/// output's rows where [`AttentionArgs::out_view`] puts them.
 pub(super) fn forward(t: &Inputs, a: &AttentionArgs) -> Vec<f32> {
     let mut out = vec![0.0f32; a.forward_len()];
-    let (heads, lse_at) = (a.heads(), a.lse_at());
+    let (heads, lse_at, ov) = (a.heads(), a.lse_at(), a.out_view());
     let dst = par::Disjoint::new(&mut out);
     let rows_per = block_rows(a);
     par::split(par::threads(), heads, |hs| {
         let mut x = vec![0.0f32; rows_per * a.s];
+        // A block of output rows before they go into place.
+        let mut ob = vec![0.0f32; rows_per * a.ev];
         // Dropout's multipliers of one row.
         let mut keep = vec![0.0f32; if a.dropout.is_some() { a.s } else { 0 }];
         for n in hs {
-            // SAFETY: head n's output rows and log-sum-exps, written by this part alone.
-            let o = unsafe { dst.slice(n * a.l * a.ev..(n + 1) * a.l * a.ev) };
-            // SAFETY: as above.
+            // SAFETY: head n's log-sum-exps, written by this part alone.
             let lse = unsafe { dst.slice(lse_at + n * a.l..lse_at + (n + 1) * a.l) };
             for i0 in (0..a.l).step_by(rows_per) {
                 let rows = rows_per.min(a.l - i0);
@@ -151,38 +176,39 @@ pub(super) fn forward(t: &Inputs, a: &AttentionArgs) -> Vec<f32> {
                     }
                 }
                 let vm = mat(&a.v, a, n, 0, false);
-                gemm_block(&x, block(kend, false), t.v, vm, (rows, a.ev, kend), &mut o[i0 * a.ev..], false);
+                gemm_block(&x, block(kend, false), t.v, vm, (rows, a.ev, kend), &mut ob, false);
+                // SAFETY: head n's output rows are this part's alone, inside `out`.
+                unsafe { put_rows(dst, &ov, a, (n, i0, rows, a.ev), &ob) };
             }
         }
     });
     out
 }
 
-/// The backward: `[dq, dk, dv, D]` as `AttentionArgs::backward_len` lays them out, from the
-/// forward's output (`saved`, [`forward`]'s layout) and the output's gradient (`t.dout`).
+/// The backward: `[dq, dk, dv, D]` as `AttentionArgs::backward_len` lays them out (the three
+/// gradients' rows where [`AttentionArgs::grad_views`] puts them), from the forward's output
+/// (`saved`, [`forward`]'s layout) and the output's gradient (`t.dout`).
 pub(super) fn backward(t: &Inputs, saved: &[f32], a: &AttentionArgs) -> Vec<f32> {
-    // The gradients go in contiguous regions here: the op asks for other layouts on wgpu only.
-    debug_assert!(a.grads.is_none() && a.out.is_none(), "the CPU kernels take contiguous results");
     let mut out = vec![0.0f32; a.backward_len()];
-    let (heads, lse_at) = (a.heads(), a.lse_at());
-    let [dk_at, dv_at, d_at] = a.grad_at();
+    let (heads, lse_at, ov) = (a.heads(), a.lse_at(), a.out_view());
+    let [qg, kg, vg] = a.grad_views();
+    let d_at = a.grad_at()[2];
     let (Some(dout), Some(gv)) = (a.dout, t.dout) else { return out };
     let dst = par::Disjoint::new(&mut out);
     let rows_per = block_rows(a);
     par::split(par::threads(), heads, |hs| {
         let (mut p, mut ds) = (vec![0.0f32; rows_per * a.s], vec![0.0f32; rows_per * a.s]);
+        // A head's dK and dV, summed over its blocks of query rows, and a block's dQ, before
+        // they go into place.
+        let (mut dk, mut dv, mut dq) =
+            (vec![0.0f32; a.s * a.e], vec![0.0f32; a.s * a.ev], vec![0.0f32; rows_per * a.e]);
         // Dropout's multipliers of one row.
         let mut keep = vec![0.0f32; if a.dropout.is_some() { a.s } else { 0 }];
         for n in hs {
-            // SAFETY: head n's regions of the four results, written by this part alone.
-            let (dq, dk, dv, dd) = unsafe {
-                (
-                    dst.slice(n * a.l * a.e..(n + 1) * a.l * a.e),
-                    dst.slice(dk_at + n * a.s * a.e..dk_at + (n + 1) * a.s * a.e),
-                    dst.slice(dv_at + n * a.s * a.ev..dv_at + (n + 1) * a.s * a.ev),
-                    dst.slice(d_at + n * a.l..d_at + (n + 1) * a.l),
-                )
-            };
+            // SAFETY: head n's `D` scratch, written by this part alone.
+            let dd = unsafe { dst.slice(d_at + n * a.l..d_at + (n + 1) * a.l) };
+            dk.fill(0.0);
+            dv.fill(0.0);
             for i0 in (0..a.l).step_by(rows_per) {
                 let rows = rows_per.min(a.l - i0);
                 let kend = keys_for(a, i0 + rows);
@@ -195,7 +221,7 @@ pub(super) fn backward(t: &Inputs, saved: &[f32], a: &AttentionArgs) -> Vec<f32>
                 gemm_block(gv, go, t.v, mat(&a.v, a, n, 0, true), (rows, kend, a.ev), &mut ds, false);
                 for r in 0..rows {
                     let i = i0 + r;
-                    let o = &saved[(n * a.l + i) * a.ev..(n * a.l + i + 1) * a.ev];
+                    let o = &saved[ov.row(n, a.n2, i)..ov.row(n, a.n2, i) + a.ev];
                     let g = &gv[dout.row(n, a.n2, i)..dout.row(n, a.n2, i) + a.ev];
                     let d: f32 = o.iter().zip(g).map(|(x, y)| x * y).sum();
                     dd[i] = d;
@@ -225,10 +251,17 @@ pub(super) fn backward(t: &Inputs, saved: &[f32], a: &AttentionArgs) -> Vec<f32>
                     }
                 }
                 // dV += P_dropped^T dO, dQ = dS K, dK += dS^T Q.
-                gemm_block(&p, block(kend, true), gv, go, (kend, a.ev, rows), dv, true);
+                gemm_block(&p, block(kend, true), gv, go, (kend, a.ev, rows), &mut dv, true);
                 let km = mat(&a.k, a, n, 0, false);
-                gemm_block(&ds, block(kend, false), t.k, km, (rows, a.e, kend), &mut dq[i0 * a.e..], false);
-                gemm_block(&ds, block(kend, true), t.q, mat(&a.q, a, n, i0, false), (kend, a.e, rows), dk, true);
+                gemm_block(&ds, block(kend, false), t.k, km, (rows, a.e, kend), &mut dq, false);
+                gemm_block(&ds, block(kend, true), t.q, mat(&a.q, a, n, i0, false), (kend, a.e, rows), &mut dk, true);
+                // SAFETY: head n's gradient rows are this part's alone, inside `out`.
+                unsafe { put_rows(dst, &qg, a, (n, i0, rows, a.e), &dq) };
+            }
+            // SAFETY: as above.
+            unsafe {
+                put_rows(dst, &kg, a, (n, 0, a.s, a.e), &dk);
+                put_rows(dst, &vg, a, (n, 0, a.s, a.ev), &dv);
             }
         }
     });

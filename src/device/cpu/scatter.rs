@@ -14,6 +14,26 @@ use crate::layout::StridedOffsets;
 use crate::op::IndexMode;
 use crate::shape::{contiguous_strides, numel};
 
+/// `index_add` of contiguous f32 rows (an embedding's gradient: each token's row into its
+/// vocabulary row): for each outer index, slice `c` of the source along `dim` adds into slice
+/// `ids[c]` of the output, a contiguous run of the inner elements at a time (the general path
+/// works out every element's position by division: 0.33 ms for a GPT's 768 x 128 gradient).
+/// The order of additions into one position is the source's, as in the general path.
+fn select_rows_f32(src: &[f32], ids: &[i64], src_shape: &[usize], dim: usize, size: usize) -> Vec<f32> {
+    let outer: usize = src_shape[..dim].iter().product();
+    let inner: usize = src_shape[dim + 1..].iter().product();
+    let count = src_shape[dim];
+    let mut out = vec![0f32; outer * size * inner];
+    for o in 0..outer {
+        for (c, &id) in ids.iter().enumerate().take(count) {
+            let from = (o * count + c) * inner;
+            let to = (o * size + id as usize) * inner;
+            out[to..to + inner].iter_mut().zip(&src[from..from + inner]).for_each(|(d, s)| *d += s);
+        }
+    }
+    out
+}
+
 /// Sums `src` (laid out by `l`) into zeros of `shape` along `dim` at the positions `idx` names:
 /// for `Select`, `idx` is 1-D and picks the output slice of each source slice along `dim`; for
 /// `Gather`, `idx` has the source's shape and picks per element. With `assign`, each position
@@ -42,6 +62,15 @@ pub(crate) fn index_add(
         return Err(Error::IndexOutOfRange { op, index: bad, dim, size });
     }
     reserve(numel(shape), src.data().dtype())?;
+    if let (IndexMode::Select, false, CpuData::F32(v), true) = (mode, assign, src.data(), l.is_contiguous()) {
+        return CpuStorage::new(CpuData::F32(select_rows_f32(
+            &v[l.offset()..l.offset() + l.numel()],
+            &ids,
+            l.shape(),
+            dim,
+            size,
+        )));
+    }
     let out_strides = contiguous_strides(shape);
     let src_strides = contiguous_strides(l.shape());
     // The output offset of each source element, in the source's row-major order.
@@ -109,4 +138,26 @@ pub(crate) fn index_add(
         }
     };
     CpuStorage::new(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::select_rows_f32;
+
+    /// The row path against the definition, along a middle dim with repeated and unused ids.
+    #[test]
+    fn rows_add_where_their_ids_say() {
+        let (shape, dim, size) = ([2usize, 4, 3], 1, 5);
+        let src: Vec<f32> = (0..24).map(|i| i as f32 * 0.5 - 3.0).collect();
+        let ids = [3i64, 0, 3, 1];
+        let mut want = vec![0f32; 2 * size * 3];
+        for o in 0..2 {
+            for c in 0..4 {
+                for i in 0..3 {
+                    want[(o * size + ids[c] as usize) * 3 + i] += src[(o * 4 + c) * 3 + i];
+                }
+            }
+        }
+        assert_eq!(select_rows_f32(&src, &ids, &shape, dim, size), want);
+    }
 }
