@@ -186,6 +186,20 @@ mod mpi {
         assert!(worst <= 1e-5, "NCCL's two ranks differ from one process by {worst}");
     }
 
+    /// A rank that stops taking part ends a NCCL job through the other's watchdog: its
+    /// collective, enqueued on the stream with nothing waiting on the host, is still pending
+    /// after the timeout (same NCCL condition as above).
+    #[cfg(feature = "nccl")]
+    fn nccl_watchdog_ends_a_job_whose_rank_stalls(_: Device) {
+        let t = Instant::now();
+        let env = [("NCCL_MULTI_RANK_GPU_ENABLE", "1"), ("WEBTENSOR_DIST_TIMEOUT", "3")];
+        let out = mpirun(2, &["--backend", "nccl", "--device", "cuda:0", "--stall-rank", "1"], &env);
+        assert!(!out.status.success());
+        assert!(t.elapsed() < Duration::from_secs(60), "the job took {:?} to end", t.elapsed());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("(nccl)") && err.contains("has not completed after 3 s"), "{err}");
+    }
+
     /// The trials, in the order written.
     pub(super) fn main() -> ! {
         use common::trials::{device_trials, plain_trial, run};
@@ -205,6 +219,11 @@ mod mpi {
         t.push(common::trials::cuda_trial(
             "nccl_across_two_processes_matches_one",
             nccl_across_two_processes_matches_one,
+        ));
+        #[cfg(feature = "nccl")]
+        t.push(common::trials::cuda_trial(
+            "nccl_watchdog_ends_a_job_whose_rank_stalls",
+            nccl_watchdog_ends_a_job_whose_rank_stalls,
         ));
         run(t)
     }

@@ -33,6 +33,9 @@ pub(crate) mod reducer;
 mod sampler;
 #[cfg(not(target_arch = "wasm32"))]
 mod store;
+// The NCCL backend's; compiled for the unit tests in every build, since they need no GPU.
+#[cfg(all(any(test, feature = "nccl"), not(target_arch = "wasm32")))]
+mod watchdog;
 
 use std::sync::Arc;
 #[cfg(all(any(feature = "mpi", feature = "nccl"), not(target_arch = "wasm32")))]

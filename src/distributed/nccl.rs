@@ -3,7 +3,11 @@
 //! input and before the ones that read their output, so a `Work` is complete in stream order as
 //! soon as it is returned: nothing waits on the host. The unique id that ties the ranks'
 //! communicators together is made by rank 0 and sent to the others through a bootstrap group
-//! (MPI under `mpirun`); a world of one needs none.
+//! (MPI under `mpirun`) or PyTorch's `env://` rendezvous; a world of one needs none. Because
+//! nothing waits on the host, a world of several has a watchdog (`watchdog.rs`): each collective
+//! is followed by a CUDA event it polls, and a collective pending past the group's timeout, or
+//! an error NCCL reports (a peer's connection broke), aborts the communicator and ends the
+//! process with a message saying which, rather than leaving the next readback waiting forever.
 
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
@@ -20,6 +24,7 @@ use crate::tensor::Tensor;
 use crate::DType;
 
 use super::group::{check_rank, check_reduce, check_scatter_inputs, ProcessGroup, ReduceOp, Work};
+use super::watchdog::{Failure, Health, Watchdog, WatchdogOptions};
 use super::Backend;
 
 /// How the ranks share NCCL's unique id.
@@ -44,7 +49,16 @@ pub struct NcclGroup {
     calls: Mutex<()>,
     /// The group that carried the unique id; kept so MPI outlives the communicator.
     bootstrap: Option<Arc<dyn ProcessGroup>>,
+    /// Watches the collectives in flight (a world of more than one rank).
+    watchdog: Option<Watchdog>,
 }
+
+/// The communicator's handle, for the watchdog's thread.
+#[derive(Clone, Copy)]
+struct Comm(sys::ncclComm_t);
+// SAFETY: the watchdog only asks NCCL for the communicator's asynchronous error and aborts it,
+// the two calls NCCL documents for use from another thread than the one issuing collectives.
+unsafe impl Send for Comm {}
 
 // SAFETY: the communicator handle is only used under `calls`.
 unsafe impl Send for NcclGroup {}
@@ -112,6 +126,7 @@ impl NcclGroup {
             result::comm_init_rank(comm.as_mut_ptr(), w, id, r).map_err(|e| nccl_err("ncclCommInitRank", e))?;
             comm.assume_init()
         };
+        let watchdog = if world > 1 { Some(watchdog(Comm(comm), rank, world, bootstrap.clone())?) } else { None };
         Ok(NcclGroup {
             comm,
             rank,
@@ -121,6 +136,7 @@ impl NcclGroup {
             dev,
             calls: Mutex::new(()),
             bootstrap,
+            watchdog,
         })
     }
 
@@ -156,13 +172,60 @@ impl NcclGroup {
     /// Runs one NCCL call on the device's stream.
     fn call(
         &self,
-        what: &str,
+        what: &'static str,
         f: impl FnOnce(sys::cudaStream_t) -> std::result::Result<result::NcclStatus, result::NcclError>,
     ) -> Result<()> {
         self.dev.bind()?;
         let _serial = lock(&self.calls);
-        f(self.dev.raw_stream() as sys::cudaStream_t).map(|_| ()).map_err(|e| nccl_err(what, e))
+        if let Some(why) = self.watchdog.as_ref().and_then(Watchdog::failure) {
+            return Err(Error::invalid("nccl", why));
+        }
+        f(self.dev.raw_stream() as sys::cudaStream_t).map(|_| ()).map_err(|e| nccl_err(what, e))?;
+        let Some(w) = &self.watchdog else { return Ok(()) };
+        // An event after the collective: complete once the collective is.
+        let event = self.dev.record_event()?;
+        w.watch(
+            what,
+            Box::new(move || {
+                event.context().bind_to_thread().map_err(|e| e.to_string())?;
+                event.try_is_complete().map_err(|e| e.to_string())
+            }),
+        )
     }
+}
+
+/// The watchdog of rank `rank` of `world`: NCCL's asynchronous error polled beside the
+/// collectives; on failure the message goes to stderr, the communicator is aborted (kernels
+/// blocked in it return) and the process ends, through the bootstrap group where there is one
+/// (MPI_Abort ends every rank) or with exit code 1.
+fn watchdog(comm: Comm, rank: usize, world: usize, bootstrap: Option<Arc<dyn ProcessGroup>>) -> Result<Watchdog> {
+    let options = WatchdogOptions {
+        label: format!("rank {rank} of {world} (nccl)"),
+        timeout: super::timeout(),
+        poll: std::time::Duration::from_millis(100),
+    };
+    let health: Health = Box::new(move || {
+        let c = comm;
+        let mut err = sys::ncclResult_t::ncclSuccess;
+        // SAFETY: querying the communicator's asynchronous error from another thread is what
+        // the call is for (see `Comm`).
+        let r = unsafe { sys::ncclCommGetAsyncError(c.0, &mut err) };
+        let ok = |e: sys::ncclResult_t| matches!(e, sys::ncclResult_t::ncclSuccess | sys::ncclResult_t::ncclInProgress);
+        (!ok(r) || !ok(err)).then(|| format!("{:?}", if ok(r) { err } else { r }))
+    });
+    let fail: Failure = Box::new(move |why: &str| {
+        let c = comm;
+        eprintln!("webtensor: {why}; aborting the NCCL communicator and ending this process");
+        // SAFETY: see `Comm`; the process ends right after.
+        unsafe {
+            let _ = result::comm_abort(c.0);
+        }
+        match bootstrap {
+            Some(b) => b.abort(1),
+            None => std::process::exit(1),
+        }
+    });
+    Watchdog::start(options, health, fail)
 }
 
 /// A tensor's device address (of its first element).
@@ -221,7 +284,9 @@ fn reshaped(t: Tensor, shape: &[usize]) -> Result<Tensor> {
 
 impl Drop for NcclGroup {
     fn drop(&mut self) {
+        // With the watchdog still watching: a collective that never completes ends here.
         let _ = self.dev.synchronize();
+        self.watchdog.take();
         // SAFETY: the communicator is not used after this; the stream has drained.
         unsafe {
             let _ = result::comm_destroy(self.comm);

@@ -123,6 +123,14 @@ impl CudaDevice {
         self.stream.cu_stream()
     }
 
+    /// An event recorded on the device's stream after the work queued so far (NCCL's watchdog
+    /// polls one after each collective).
+    #[cfg(feature = "nccl")]
+    pub(crate) fn record_event(&self) -> Result<cudarc::driver::CudaEvent> {
+        self.bind()?;
+        self.stream.record_event(None).map_err(|e| self.driver_error("recording an event", e))
+    }
+
     /// Makes this device's context current on the calling thread (driver calls act on it).
     pub(crate) fn bind(&self) -> Result<()> {
         self.ctx.bind_to_thread().map_err(|e| self.driver_error("binding the context", e))
