@@ -1,6 +1,7 @@
 // The sum of squares of an f32 tensor (op::fused::sum_squares), two deterministic stages (PART,
 // from the prelude): PART 0, a workgroup per chunk of chunk_len elements writes its partial sum
-// to scratch; PART 1, one workgroup adds the chunks' partials (each square rounded to f32 before
+// to scratch (a single chunk's straight to out, and there is no PART 1); PART 1, one workgroup
+// adds the chunks' partials (each square rounded to f32 before
 // it is added, as square-then-sum rounds it, unless the driver contracts the two into an fma).
 // `workgroup_sums` is in the prelude.
 // Params: `op::fused::sum_squares::SumSquaresParams`.
@@ -25,7 +26,9 @@ fn main(
                 acc += v * v;
             }
             let total = workgroup_sums(acc, 0.0, t).x;
-            if (t == 0u) {
+            if (t == 0u && p(P_CHUNKS) == 1u) {
+                out[0] = total;
+            } else if (t == 0u) {
                 scratch[c] = total;
             }
         }

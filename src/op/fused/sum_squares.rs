@@ -2,7 +2,8 @@
 //! `op::fused`): one pass where the composed formula squares into a temporary of the tensor's
 //! size and then sums it. Two deterministic stages on GPUs (sum_squares.wgsl, sum_squares.cu):
 //! a workgroup per chunk of [`chunk_len`] elements writes its partial sum to scratch, then one
-//! workgroup adds the chunks in order. Each square is rounded to f32 before it is added, as the
+//! workgroup adds the chunks in order; a tensor of one chunk (most biases and norms' weights)
+//! is one pass, its sum written straight to the output. Each square is rounded to f32 before it is added, as the
 //! composed `square` then `sum` rounds it; the CPU adds in f64 (as its sums do).
 
 use super::{Grid, Pass};
@@ -41,7 +42,8 @@ impl SumSquaresArgs {
         self.n.div_ceil(chunk_len(self.n)).max(1)
     }
 
-    /// The two stages: partial sums a workgroup per chunk (part 0), then their sum (part 1).
+    /// The two stages: partial sums a workgroup per chunk (part 0), then their sum (part 1);
+    /// part 0 alone for one chunk.
     pub(crate) fn passes(&self) -> Vec<Pass> {
         let p = SumSquaresParams {
             numel: self.n,
@@ -49,10 +51,11 @@ impl SumSquaresArgs {
             chunks: self.chunks(),
             chunk_len: chunk_len(self.n),
         };
-        vec![
-            Pass { part: 0, words: p.words(), grid: Grid::Groups(self.chunks()) },
-            Pass { part: 1, words: p.words(), grid: Grid::Groups(1) },
-        ]
+        let first = Pass { part: 0, words: p.words(), grid: Grid::Groups(self.chunks()) };
+        if self.chunks() == 1 {
+            return vec![first];
+        }
+        vec![first, Pass { part: 1, words: p.words(), grid: Grid::Groups(1) }]
     }
 
     /// The CPU's kernel: each square rounded to f32, added in f64 over eight lanes.

@@ -1,6 +1,7 @@
 // The sum of squares of an f32 tensor (op::fused::sum_squares and sum_squares.wgsl), two
 // deterministic stages (PART, from the prelude): PART 0, a block per chunk of chunk_len elements
-// writes its partial sum to scratch; PART 1, one block adds the chunks' partials. `block_sum` is
+// writes its partial sum to scratch (a single chunk's straight to out, and there is no PART 1);
+// PART 1, one block adds the chunks' partials. `block_sum` is
 // in the prelude. Params: `op::fused::sum_squares::SumSquaresParams`.
 extern "C" __global__ void k(const float* __restrict__ x, float* __restrict__ out, float* __restrict__ scratch,
                              Params P) {
@@ -15,7 +16,7 @@ extern "C" __global__ void k(const float* __restrict__ x, float* __restrict__ ou
                 acc += __fmul_rn(v, v);  // the square rounded, not contracted into the sum
             }
             float total = block_sum(acc, red);
-            if (t == 0) scratch[c] = total;
+            if (t == 0) (P.chunks == 1 ? out[0] : scratch[c]) = total;
         }
         return;
     }
