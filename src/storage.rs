@@ -278,9 +278,16 @@ impl Storage {
         Storage::launch(call, None)
     }
 
-    /// Batched matmul of `self` and `b` (of `dtype`) over strided operands.
-    pub(crate) fn matmul(&self, b: &Storage, args: &MatmulArgs, dtype: DType) -> Result<Storage> {
-        Storage::launch(KernelCall::Matmul { a: self, b, args: *args, dtype }, None)
+    /// Batched matmul of `self` and `b` (of `dtype`) over strided operands, plus `bias` (from
+    /// `args.bias_offset`) on every output row when given.
+    pub(crate) fn matmul(
+        &self,
+        b: &Storage,
+        bias: Option<&Storage>,
+        args: &MatmulArgs,
+        dtype: DType,
+    ) -> Result<Storage> {
+        Storage::launch(KernelCall::Matmul { a: self, b, bias, args: *args, dtype }, None)
     }
 
     /// The fused update of several tensors (see [`Kernels::optim_multi`]): each tensor's inputs

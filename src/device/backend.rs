@@ -77,8 +77,10 @@ pub(crate) enum KernelCall<'a, S> {
     /// `[m, k]` view stably, ascending or descending in `op::sort`'s key order: argsort with
     /// `keep = k`, topk with fewer.
     Argsort { src: Operand<'a, S>, m: usize, k: usize, descending: bool, keep: usize, dtype: DType },
-    /// Batched matmul over strided operands of `dtype`.
-    Matmul { a: S, b: S, args: MatmulArgs, dtype: DType },
+    /// Batched matmul over strided operands of `dtype`, with `bias` (`n` contiguous elements
+    /// from `args.bias_offset`) added to every output row when given: a Linear's epilogue,
+    /// PyTorch's `addmm`, in the product's own kernel where the backend has one.
+    Matmul { a: S, b: S, bias: Option<S>, args: MatmulArgs, dtype: DType },
     /// `index_select` / `gather` of `src` (of `dtype`) along `dim` into `shape`; the index is
     /// contiguous.
     Index {
@@ -132,7 +134,8 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Softmax { log: false, .. } => "softmax",
             KernelCall::Argsort { k, keep, .. } if keep < k => "topk",
             KernelCall::Argsort { .. } => "argsort",
-            KernelCall::Matmul { .. } => "matmul",
+            KernelCall::Matmul { bias: None, .. } => "matmul",
+            KernelCall::Matmul { bias: Some(_), .. } => "addmm",
             KernelCall::Index { mode: IndexMode::Select, .. } => "index_select",
             KernelCall::Index { mode: IndexMode::Gather, .. } => "gather",
             KernelCall::IndexAdd { assign: true, .. } => "scatter",
@@ -211,7 +214,7 @@ impl<'a, S> KernelCall<'a, S> {
             | KernelCall::Argsort { src, .. } => vec![&src.s],
             KernelCall::Binary { a, b, .. } => vec![&a.s, &b.s],
             KernelCall::Where { c, a, b, .. } => vec![&c.s, &a.s, &b.s],
-            KernelCall::Matmul { a, b, .. } => vec![a, b],
+            KernelCall::Matmul { a, b, bias, .. } => [a, b].into_iter().chain(bias).collect(),
             KernelCall::Index { src, idx, .. } | KernelCall::IndexAdd { src, idx, .. } => vec![&src.s, &idx.s],
             KernelCall::Cat { parts, .. } | KernelCall::Elementwise { leaves: parts, .. } => {
                 parts.iter().map(|p| &p.s).collect()
@@ -260,9 +263,13 @@ impl<'a, S> KernelCall<'a, S> {
                 keep: *keep,
                 dtype: *dtype,
             },
-            KernelCall::Matmul { a, b, args, dtype } => {
-                KernelCall::Matmul { a: f(a)?, b: f(b)?, args: *args, dtype: *dtype }
-            }
+            KernelCall::Matmul { a, b, bias, args, dtype } => KernelCall::Matmul {
+                a: f(a)?,
+                b: f(b)?,
+                bias: bias.as_ref().map(&mut *f).transpose()?,
+                args: *args,
+                dtype: *dtype,
+            },
             KernelCall::Index { mode, src, idx, dim, shape, dtype } => KernelCall::Index {
                 mode: *mode,
                 src: src.map(f)?,
@@ -325,7 +332,7 @@ impl<'a, S> KernelCall<'a, S> {
             KernelCall::Argsort { src, m, k, descending, keep, dtype } => {
                 KernelCall::Argsort { src: src.into_owned(), m, k, descending, keep, dtype }
             }
-            KernelCall::Matmul { a, b, args, dtype } => KernelCall::Matmul { a, b, args, dtype },
+            KernelCall::Matmul { a, b, bias, args, dtype } => KernelCall::Matmul { a, b, bias, args, dtype },
             KernelCall::Index { mode, src, idx, dim, shape, dtype } => {
                 KernelCall::Index { mode, src: src.into_owned(), idx: idx.into_owned(), dim, shape: own(shape), dtype }
             }

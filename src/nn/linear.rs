@@ -88,9 +88,9 @@ impl Module for Linear {
 /// PyTorch's `F.linear`: `x W^T + b` for `weight` `[out, in]` and `bias` `[out]` (optional), over
 /// the last dim of `x`.
 pub fn linear(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
-    let y = x.matmul(&weight.t()?)?;
     match bias {
-        Some(b) => y.add(b),
-        None => Ok(y),
+        // The bias as the product's epilogue where it can be (`addmm`).
+        Some(b) => x.matmul_bias(&weight.t()?, b),
+        None => x.matmul(&weight.t()?),
     }
 }

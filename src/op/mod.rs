@@ -58,6 +58,9 @@ pub(crate) struct MatmulArgs {
     pub k: usize,
     pub a: MatOperand,
     pub b: MatOperand,
+    /// Where the bias starts in its storage when the call has one (`KernelCall::Matmul`'s
+    /// `bias`: `n` contiguous elements added to every output row, a Linear's epilogue).
+    pub bias_offset: usize,
 }
 
 /// Which kernel computes a matmul on the GPU backends, chosen by shape as TF.js and cuBLAS do:
@@ -111,7 +114,7 @@ mod tests {
 
     fn args(batch: usize, m: usize, k: usize, n: usize) -> MatmulArgs {
         let op = MatOperand { offset: 0, batch_stride: 0, row_stride: 1, col_stride: 1 };
-        MatmulArgs { batch, m, n, k, a: op, b: op }
+        MatmulArgs { batch, m, n, k, a: op, b: op, bias_offset: 0 }
     }
 
     #[test]
@@ -136,7 +139,7 @@ mod tests {
             row_stride: cols,
             col_stride: 1,
         };
-        let g = |m, k, n| MatmulArgs { batch: 2, m, n, k, a: row_major(m, k), b: row_major(k, n) };
+        let g = |m, k, n| MatmulArgs { batch: 2, m, n, k, a: row_major(m, k), b: row_major(k, n), bias_offset: 0 };
         // m and k are free: rows past the edge are clamped and A is read a scalar at a time.
         assert!(g(7, 5, 12).vec4_aligned());
         assert!(!g(8, 8, 10).vec4_aligned());

@@ -195,6 +195,8 @@ kernel_params! {
         b_col_stride,
         /// matmul_blocked: 8-row blocks per workgroup (1, 2, 4, 8 or 16).
         row_blocks,
+        /// Where the bias starts (the variants with one: `KernelKey::Matmul`'s `bias`).
+        bias_offset,
     }
 
     /// matmul_naive and matmul_dot (.wgsl, .cu): a thread (or workgroup) per output, every
@@ -217,6 +219,8 @@ kernel_params! {
         /// from cache and indexing with no division per output (per-output threads made
         /// [153600,3]@[3,8] 8x slower than a copy).
         row_mode,
+        /// Where the bias starts (as in `MatmulParams`).
+        bias_offset,
     }
 
     /// sort.wgsl / sort.cu: one step of the bitonic argsort.

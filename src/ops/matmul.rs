@@ -6,7 +6,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::op::{MatOperand, MatmulArgs};
-use crate::ops::grad::binary_rule;
+use crate::ops::grad::sum_to;
 use crate::shape::broadcast_shapes;
 use crate::tensor::Tensor;
 
@@ -50,7 +50,35 @@ impl Tensor {
     /// Matrix product with PyTorch's rules (1-D operands are promoted and the added dim removed;
     /// batch dims broadcast).
     pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
-        let op = "matmul";
+        self.product(other, None)
+    }
+
+    /// `self @ other + bias`, `bias` `[n]` added to every row of the product: PyTorch's `addmm`,
+    /// what `F.linear` runs. For a floating-point `[.., k] @ [k, n]` on one device the bias is
+    /// the product kernel's epilogue (no pass or launch of its own); otherwise the product and
+    /// an add (PyTorch's broadcasting).
+    pub(crate) fn matmul_bias(&self, other: &Tensor, bias: &Tensor) -> Result<Tensor> {
+        let (r, dtype) = (self.rank(), self.dtype());
+        let fits = r >= 2
+            && other.rank() == 2
+            && bias.rank() == 1
+            && self.shape()[r - 1] == other.shape()[0]
+            && bias.shape()[0] == other.shape()[1]
+            && dtype.is_float()
+            && other.dtype() == dtype
+            && bias.dtype() == dtype
+            && other.device() == self.device()
+            && bias.device() == self.device();
+        if !fits {
+            return self.matmul(other)?.add(bias);
+        }
+        self.product(other, Some(bias))
+    }
+
+    /// [`Tensor::matmul`], plus `bias` on every row where given (the caller checked it fits:
+    /// see [`Tensor::matmul_bias`]).
+    fn product(&self, other: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+        let op = if bias.is_some() { "addmm" } else { "matmul" };
         let device = self.same_device(other, op)?;
         if self.rank() == 0 || other.rank() == 0 {
             return Err(Error::ShapeMismatch {
@@ -73,7 +101,7 @@ impl Tensor {
             return self.to_dtype(DType::I32)?.matmul(&other.to_dtype(DType::I32)?)?.to_dtype(dtype);
         }
         if self.rank() >= 3 && other.rank() == 2 && self.shape()[self.rank() - 1] == other.shape()[0] {
-            return self.matmul_folded(other);
+            return self.matmul_folded(other, bias);
         }
         let a = if self.rank() == 1 { self.unsqueeze(0)? } else { self.clone() };
         let b = if other.rank() == 1 { other.unsqueeze(-1)? } else { other.clone() };
@@ -96,8 +124,13 @@ impl Tensor {
         let (a, ao) = operand(&a, &batch)?;
         let (b, bo) = operand(&b, &batch)?;
         crate::device::placement::record(op, &[self.device(), other.device()], device);
-        let args = MatmulArgs { batch: batch.iter().product(), m, n, k, a: ao, b: bo };
-        let storage = a.storage().matmul(b.storage(), &args, dtype).map_err(|e| e.in_op(op))?;
+        let bias = bias.map(Tensor::contiguous).transpose()?;
+        let bias_offset = bias.as_ref().map_or(0, |c| c.layout().offset());
+        let args = MatmulArgs { batch: batch.iter().product(), m, n, k, a: ao, b: bo, bias_offset };
+        let storage = a
+            .storage()
+            .matmul(b.storage(), bias.as_ref().map(|c| c.storage().as_ref()), &args, dtype)
+            .map_err(|e| e.in_op(op))?;
         let mut shape = batch.clone();
         shape.extend([m, n]);
         // Over the expanded operands [batch.., m, k] @ [batch.., k, n]: dA = dY B^T, dB = A^T dY
@@ -105,19 +138,30 @@ impl Tensor {
         // is a transposed view (`x @ w.t()` in Linear) gets its gradient computed transposed,
         // (dB^T = dY^T A), and handed back as a view: through the view's own backward it
         // arrives contiguous, as PyTorch lays gradients out like their parameters.
+        // The bias's gradient is the output's summed over its rows, as an add's would be.
         let (ta, tb) = (a.clone(), b.clone());
         let (a_t, b_t) = (transposed(&a), transposed(&b));
-        let mut out = Tensor::from_op(storage, &shape, dtype, device, op, &[&a, &b], |_| {
-            binary_rule(
-                move |g| match a_t {
-                    true => tb.matmul(&g.transpose(-2, -1)?)?.transpose(-2, -1),
-                    false => g.matmul(&tb.transpose(-2, -1)?),
-                },
-                move |g| match b_t {
-                    true => g.transpose(-2, -1)?.matmul(&ta)?.transpose(-2, -1),
-                    false => ta.transpose(-2, -1)?.matmul(g),
-                },
-            )
+        let mut inputs = vec![&a, &b];
+        inputs.extend(bias.as_ref());
+        let bias_shape = [n];
+        let mut out = Tensor::from_op(storage, &shape, dtype, device, op, &inputs, |_| {
+            Box::new(move |g, need| {
+                let da = match (need[0], a_t) {
+                    (false, _) => None,
+                    (true, true) => Some(tb.matmul(&g.transpose(-2, -1)?)?.transpose(-2, -1)?),
+                    (true, false) => Some(g.matmul(&tb.transpose(-2, -1)?)?),
+                };
+                let db = match (need[1], b_t) {
+                    (false, _) => None,
+                    (true, true) => Some(g.transpose(-2, -1)?.matmul(&ta)?.transpose(-2, -1)?),
+                    (true, false) => Some(ta.transpose(-2, -1)?.matmul(g)?),
+                };
+                let mut grads = vec![da, db];
+                if need.len() > 2 {
+                    grads.push(if need[2] { Some(sum_to(g, &bias_shape)?) } else { None });
+                }
+                Ok(grads)
+            })
         });
         if other.rank() == 1 {
             out = out.squeeze(Some(-1))?;
@@ -133,14 +177,14 @@ impl Tensor {
     /// never broadcast. Broadcast, its gradient would be a product per batch entry summed over
     /// the batch (every Linear over [B, T, C]: B weight-sized products and a reduction,
     /// 15% of a GPT training step on the CPU), where folded it is one `x^T dY`.
-    fn matmul_folded(&self, other: &Tensor) -> Result<Tensor> {
+    fn matmul_folded(&self, other: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
         let r = self.rank();
         let k = self.shape()[r - 1];
         let lead: Vec<isize> = self.shape()[..r - 1].iter().map(|&s| s as isize).collect();
         let rows = self.reshape(&[lead.iter().product(), k as isize])?;
         let mut shape = lead;
         shape.push(other.shape()[1] as isize);
-        rows.matmul(other)?.reshape(&shape)
+        rows.product(other, bias)?.reshape(&shape)
     }
 }
 

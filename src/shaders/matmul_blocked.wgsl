@@ -61,7 +61,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         for (var j = 0u; j < 4u; j++) {
             let gj = c0 + j;
             if (gi < m && gj < n) {
-                c[cbase + gi * n + gj] = S(rows[i][j]);
+                c[cbase + gi * n + gj] = S(epi(rows[i][j], gj));
             }
         }
     }

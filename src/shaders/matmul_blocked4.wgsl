@@ -153,67 +153,67 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let crow = (batch * m * n + c0) / 4u;
     let n4 = n / 4u;
     if (r0 + 0u < m) {
-        if (c0 + 0u < n) { c[crow + (r0 + 0u) * n4 + 0u] = vec4<S>(acc0_0); }
-        if (c0 + 4u < n) { c[crow + (r0 + 0u) * n4 + 1u] = vec4<S>(acc0_1); }
+        if (c0 + 0u < n) { c[crow + (r0 + 0u) * n4 + 0u] = vec4<S>(epi4(acc0_0, c0)); }
+        if (c0 + 4u < n) { c[crow + (r0 + 0u) * n4 + 1u] = vec4<S>(epi4(acc0_1, c0 + 4u)); }
     }
     if (r0 + 1u < m) {
-        if (c0 + 0u < n) { c[crow + (r0 + 1u) * n4 + 0u] = vec4<S>(acc1_0); }
-        if (c0 + 4u < n) { c[crow + (r0 + 1u) * n4 + 1u] = vec4<S>(acc1_1); }
+        if (c0 + 0u < n) { c[crow + (r0 + 1u) * n4 + 0u] = vec4<S>(epi4(acc1_0, c0)); }
+        if (c0 + 4u < n) { c[crow + (r0 + 1u) * n4 + 1u] = vec4<S>(epi4(acc1_1, c0 + 4u)); }
     }
     if (r0 + 2u < m) {
-        if (c0 + 0u < n) { c[crow + (r0 + 2u) * n4 + 0u] = vec4<S>(acc2_0); }
-        if (c0 + 4u < n) { c[crow + (r0 + 2u) * n4 + 1u] = vec4<S>(acc2_1); }
+        if (c0 + 0u < n) { c[crow + (r0 + 2u) * n4 + 0u] = vec4<S>(epi4(acc2_0, c0)); }
+        if (c0 + 4u < n) { c[crow + (r0 + 2u) * n4 + 1u] = vec4<S>(epi4(acc2_1, c0 + 4u)); }
     }
     if (r0 + 3u < m) {
-        if (c0 + 0u < n) { c[crow + (r0 + 3u) * n4 + 0u] = vec4<S>(acc3_0); }
-        if (c0 + 4u < n) { c[crow + (r0 + 3u) * n4 + 1u] = vec4<S>(acc3_1); }
+        if (c0 + 0u < n) { c[crow + (r0 + 3u) * n4 + 0u] = vec4<S>(epi4(acc3_0, c0)); }
+        if (c0 + 4u < n) { c[crow + (r0 + 3u) * n4 + 1u] = vec4<S>(epi4(acc3_1, c0 + 4u)); }
     }
     if (r0 + 4u < m) {
-        if (c0 + 0u < n) { c[crow + (r0 + 4u) * n4 + 0u] = vec4<S>(acc4_0); }
-        if (c0 + 4u < n) { c[crow + (r0 + 4u) * n4 + 1u] = vec4<S>(acc4_1); }
+        if (c0 + 0u < n) { c[crow + (r0 + 4u) * n4 + 0u] = vec4<S>(epi4(acc4_0, c0)); }
+        if (c0 + 4u < n) { c[crow + (r0 + 4u) * n4 + 1u] = vec4<S>(epi4(acc4_1, c0 + 4u)); }
     }
     if (r0 + 5u < m) {
-        if (c0 + 0u < n) { c[crow + (r0 + 5u) * n4 + 0u] = vec4<S>(acc5_0); }
-        if (c0 + 4u < n) { c[crow + (r0 + 5u) * n4 + 1u] = vec4<S>(acc5_1); }
+        if (c0 + 0u < n) { c[crow + (r0 + 5u) * n4 + 0u] = vec4<S>(epi4(acc5_0, c0)); }
+        if (c0 + 4u < n) { c[crow + (r0 + 5u) * n4 + 1u] = vec4<S>(epi4(acc5_1, c0 + 4u)); }
     }
     if (r0 + 6u < m) {
-        if (c0 + 0u < n) { c[crow + (r0 + 6u) * n4 + 0u] = vec4<S>(acc6_0); }
-        if (c0 + 4u < n) { c[crow + (r0 + 6u) * n4 + 1u] = vec4<S>(acc6_1); }
+        if (c0 + 0u < n) { c[crow + (r0 + 6u) * n4 + 0u] = vec4<S>(epi4(acc6_0, c0)); }
+        if (c0 + 4u < n) { c[crow + (r0 + 6u) * n4 + 1u] = vec4<S>(epi4(acc6_1, c0 + 4u)); }
     }
     if (r0 + 7u < m) {
-        if (c0 + 0u < n) { c[crow + (r0 + 7u) * n4 + 0u] = vec4<S>(acc7_0); }
-        if (c0 + 4u < n) { c[crow + (r0 + 7u) * n4 + 1u] = vec4<S>(acc7_1); }
+        if (c0 + 0u < n) { c[crow + (r0 + 7u) * n4 + 0u] = vec4<S>(epi4(acc7_0, c0)); }
+        if (c0 + 4u < n) { c[crow + (r0 + 7u) * n4 + 1u] = vec4<S>(epi4(acc7_1, c0 + 4u)); }
     }
     if (r0 + 8u < m) {
-        if (c0 + 0u < n) { c[crow + (r0 + 8u) * n4 + 0u] = vec4<S>(acc8_0); }
-        if (c0 + 4u < n) { c[crow + (r0 + 8u) * n4 + 1u] = vec4<S>(acc8_1); }
+        if (c0 + 0u < n) { c[crow + (r0 + 8u) * n4 + 0u] = vec4<S>(epi4(acc8_0, c0)); }
+        if (c0 + 4u < n) { c[crow + (r0 + 8u) * n4 + 1u] = vec4<S>(epi4(acc8_1, c0 + 4u)); }
     }
     if (r0 + 9u < m) {
-        if (c0 + 0u < n) { c[crow + (r0 + 9u) * n4 + 0u] = vec4<S>(acc9_0); }
-        if (c0 + 4u < n) { c[crow + (r0 + 9u) * n4 + 1u] = vec4<S>(acc9_1); }
+        if (c0 + 0u < n) { c[crow + (r0 + 9u) * n4 + 0u] = vec4<S>(epi4(acc9_0, c0)); }
+        if (c0 + 4u < n) { c[crow + (r0 + 9u) * n4 + 1u] = vec4<S>(epi4(acc9_1, c0 + 4u)); }
     }
     if (r0 + 10u < m) {
-        if (c0 + 0u < n) { c[crow + (r0 + 10u) * n4 + 0u] = vec4<S>(acc10_0); }
-        if (c0 + 4u < n) { c[crow + (r0 + 10u) * n4 + 1u] = vec4<S>(acc10_1); }
+        if (c0 + 0u < n) { c[crow + (r0 + 10u) * n4 + 0u] = vec4<S>(epi4(acc10_0, c0)); }
+        if (c0 + 4u < n) { c[crow + (r0 + 10u) * n4 + 1u] = vec4<S>(epi4(acc10_1, c0 + 4u)); }
     }
     if (r0 + 11u < m) {
-        if (c0 + 0u < n) { c[crow + (r0 + 11u) * n4 + 0u] = vec4<S>(acc11_0); }
-        if (c0 + 4u < n) { c[crow + (r0 + 11u) * n4 + 1u] = vec4<S>(acc11_1); }
+        if (c0 + 0u < n) { c[crow + (r0 + 11u) * n4 + 0u] = vec4<S>(epi4(acc11_0, c0)); }
+        if (c0 + 4u < n) { c[crow + (r0 + 11u) * n4 + 1u] = vec4<S>(epi4(acc11_1, c0 + 4u)); }
     }
     if (r0 + 12u < m) {
-        if (c0 + 0u < n) { c[crow + (r0 + 12u) * n4 + 0u] = vec4<S>(acc12_0); }
-        if (c0 + 4u < n) { c[crow + (r0 + 12u) * n4 + 1u] = vec4<S>(acc12_1); }
+        if (c0 + 0u < n) { c[crow + (r0 + 12u) * n4 + 0u] = vec4<S>(epi4(acc12_0, c0)); }
+        if (c0 + 4u < n) { c[crow + (r0 + 12u) * n4 + 1u] = vec4<S>(epi4(acc12_1, c0 + 4u)); }
     }
     if (r0 + 13u < m) {
-        if (c0 + 0u < n) { c[crow + (r0 + 13u) * n4 + 0u] = vec4<S>(acc13_0); }
-        if (c0 + 4u < n) { c[crow + (r0 + 13u) * n4 + 1u] = vec4<S>(acc13_1); }
+        if (c0 + 0u < n) { c[crow + (r0 + 13u) * n4 + 0u] = vec4<S>(epi4(acc13_0, c0)); }
+        if (c0 + 4u < n) { c[crow + (r0 + 13u) * n4 + 1u] = vec4<S>(epi4(acc13_1, c0 + 4u)); }
     }
     if (r0 + 14u < m) {
-        if (c0 + 0u < n) { c[crow + (r0 + 14u) * n4 + 0u] = vec4<S>(acc14_0); }
-        if (c0 + 4u < n) { c[crow + (r0 + 14u) * n4 + 1u] = vec4<S>(acc14_1); }
+        if (c0 + 0u < n) { c[crow + (r0 + 14u) * n4 + 0u] = vec4<S>(epi4(acc14_0, c0)); }
+        if (c0 + 4u < n) { c[crow + (r0 + 14u) * n4 + 1u] = vec4<S>(epi4(acc14_1, c0 + 4u)); }
     }
     if (r0 + 15u < m) {
-        if (c0 + 0u < n) { c[crow + (r0 + 15u) * n4 + 0u] = vec4<S>(acc15_0); }
-        if (c0 + 4u < n) { c[crow + (r0 + 15u) * n4 + 1u] = vec4<S>(acc15_1); }
+        if (c0 + 0u < n) { c[crow + (r0 + 15u) * n4 + 0u] = vec4<S>(epi4(acc15_0, c0)); }
+        if (c0 + 4u < n) { c[crow + (r0 + 15u) * n4 + 1u] = vec4<S>(epi4(acc15_1, c0 + 4u)); }
     }
 }

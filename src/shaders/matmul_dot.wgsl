@@ -51,6 +51,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         for (var i = FAN; i < WG; i += FAN) {
             v += part[i];
         }
-        c[o] = S(v);
+        c[o] = S(epi(v, o % n));
     }
 }

@@ -35,7 +35,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 ai += acs;
                 bi += brs;
             }
-            c[o * n + j] = S(acc);
+            c[o * n + j] = S(epi(acc, j));
             bj += bcs;
         }
         return;
@@ -52,5 +52,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         ai += acs;
         bi += brs;
     }
-    c[o] = S(acc);
+    c[o] = S(epi(acc, j));
 }

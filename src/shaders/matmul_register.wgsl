@@ -182,19 +182,19 @@ fn put(cbase: u32, i: u32, j0: u32, j1: u32, m: u32, n: u32, v0: vec4<A>, v1: ve
 
 fn put4(row: u32, j: u32, n: u32, v: vec4<A>) {
     if (j + 3u < n) {
-        c[row + j] = S(v.x);
-        c[row + j + 1u] = S(v.y);
-        c[row + j + 2u] = S(v.z);
-        c[row + j + 3u] = S(v.w);
+        c[row + j] = S(epi(v.x, j));
+        c[row + j + 1u] = S(epi(v.y, j + 1u));
+        c[row + j + 2u] = S(epi(v.z, j + 2u));
+        c[row + j + 3u] = S(epi(v.w, j + 3u));
         return;
     }
     if (j < n) {
-        c[row + j] = S(v.x);
+        c[row + j] = S(epi(v.x, j));
     }
     if (j + 1u < n) {
-        c[row + j + 1u] = S(v.y);
+        c[row + j + 1u] = S(epi(v.y, j + 1u));
     }
     if (j + 2u < n) {
-        c[row + j + 2u] = S(v.z);
+        c[row + j + 2u] = S(epi(v.z, j + 2u));
     }
 }

@@ -163,10 +163,13 @@ pub(crate) enum KernelKey {
         log: bool,
         dtype: DType,
     },
-    /// A matmul program (see `MatmulProgram`: one kernel file each).
+    /// A matmul program (see `MatmulProgram`: one kernel file each); with `bias`, the program
+    /// adds a bias row to its outputs as it stores them (a fourth binding, before the
+    /// parameters'; wgpu only: CUDA's floats go through cuBLAS).
     Matmul {
         dtype: DType,
         program: MatmulProgram,
+        bias: bool,
     },
     /// One step of the bitonic argsort (sort.wgsl) over rows of `dtype`.
     Sort {
@@ -414,9 +417,12 @@ impl KernelKey {
             KernelKey::Softmax { log, dtype } => {
                 format!("alias S = {};\nconst LOG: bool = {log};\n{WGSL_IS_NAN}", storage_type(dtype))
             }
-            KernelKey::Matmul { dtype, .. } => {
-                format!("alias S = {};\nalias A = {};\n", storage_type(dtype), storage_type(accumulator(dtype)))
-            }
+            KernelKey::Matmul { dtype, bias, .. } => format!(
+                "alias S = {};\nalias A = {};\n{}",
+                storage_type(dtype),
+                storage_type(accumulator(dtype)),
+                if bias { MATMUL_BIAS } else { MATMUL_NO_BIAS }
+            ),
             KernelKey::Sort { dtype } | KernelKey::Select { dtype } => crate::op::sort::wgsl_key(dtype),
             KernelKey::Index { dtype, index, .. } | KernelKey::IndexRows4 { dtype, index } => {
                 format!("alias S = {};\nalias I = {};\n", storage_type(dtype), storage_type(index))
@@ -454,6 +460,7 @@ impl KernelKey {
                 | KernelKey::ReduceSum4
                 | KernelKey::Pad { .. }
                 | KernelKey::Matmul { program: MatmulProgram::Register, .. }
+                | KernelKey::Matmul { bias: true, .. }
                 | KernelKey::OptimMulti { .. }
                 | KernelKey::Elementwise { vec4: true, .. }
                 | KernelKey::Elementwise { lanes: 1..=u8::MAX, .. }
@@ -502,10 +509,32 @@ impl KernelKey {
                 Some(vec4s) => expand_rows(&src, vec4s),
                 None => src,
             },
+            // The bias takes binding 3 and the parameters move to 4 (dispatch binds the
+            // parameters after the buffers it is given).
+            KernelKey::Matmul { bias: true, .. } => src.replace(MATMUL_PARAMS_BINDING, MATMUL_BIAS_BINDINGS),
             _ => src,
         }
     }
 }
+
+/// The matmul programs' epilogue without a bias: `epi` (an output at column `j`) and `epi4`
+/// (four, from column `j`) store what the product computed.
+const MATMUL_NO_BIAS: &str = "fn epi(v: A, j: u32) -> A { return v; }\n\
+    fn epi4(v: vec4<A>, j: u32) -> vec4<A> { return v; }\n";
+
+/// The epilogue with a bias: the bias's element of the output's column added, in the
+/// accumulator's type, before the store rounds to the storage type.
+const MATMUL_BIAS: &str = "fn epi(v: A, j: u32) -> A { return v + A(bias[p(P_BIAS_OFFSET) + j]); }\n\
+    fn epi4(v: vec4<A>, j: u32) -> vec4<A> {\n\
+    let o = p(P_BIAS_OFFSET) + j;\n\
+    return v + vec4<A>(A(bias[o]), A(bias[o + 1u]), A(bias[o + 2u]), A(bias[o + 3u]));\n}\n";
+
+/// Every matmul program's parameter binding, as written in its file.
+const MATMUL_PARAMS_BINDING: &str = "@group(0) @binding(3) var<uniform> P: Params;";
+
+/// What a bias variant binds there instead.
+const MATMUL_BIAS_BINDINGS: &str =
+    "@group(0) @binding(3) var<storage, read> bias: array<S>;\n@group(0) @binding(4) var<uniform> P: Params;";
 
 #[cfg(test)]
 mod tests {

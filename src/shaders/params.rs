@@ -298,6 +298,7 @@ pub(crate) fn matmul(g: &MatmulArgs, first_batch: usize) -> MatmulParams {
         b_row_stride: g.b.row_stride,
         b_col_stride: g.b.col_stride,
         row_blocks: 0,
+        bias_offset: g.bias_offset,
     }
 }
 
@@ -318,6 +319,7 @@ pub(crate) fn matmul_items(g: &MatmulArgs, items: usize, row_mode: bool) -> Matm
         b_row_stride: t.b_row_stride,
         b_col_stride: t.b_col_stride,
         row_mode: row_mode as usize,
+        bias_offset: t.bias_offset,
     }
 }
 

@@ -52,7 +52,10 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
             MatmulProgram::Naive,
             MatmulProgram::Dot,
         ] {
-            v.push(KernelKey::Matmul { dtype: d, program });
+            v.push(KernelKey::Matmul { dtype: d, program, bias: false });
+            if d.is_float() {
+                v.push(KernelKey::Matmul { dtype: d, program, bias: true });
+            }
         }
     }
     for d in DType::ALL.into_iter().filter(|d| !d.is_narrow()) {

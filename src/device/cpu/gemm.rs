@@ -4,9 +4,14 @@
 
 use crate::op::{MatOperand, MatmulArgs};
 
-pub(crate) fn sgemm_batched(a: &[f32], b: &[f32], g: &MatmulArgs) -> Vec<f32> {
-    let mut c = vec![0.0f32; g.batch * g.m * g.n];
-    if g.m == 0 || g.n == 0 {
+/// `a @ b` over `g`'s batches, plus `bias` (`n` values) on every output row: the rows start as
+/// the bias and the products accumulate onto them.
+pub(crate) fn sgemm_batched(a: &[f32], b: &[f32], g: &MatmulArgs, bias: Option<&[f32]>) -> Vec<f32> {
+    let mut c = match bias {
+        Some(row) if g.n > 0 => row.repeat(g.batch * g.m),
+        _ => vec![0.0f32; g.batch * g.m * g.n],
+    };
+    if g.m == 0 || g.n == 0 || g.k == 0 {
         return c;
     }
     #[cfg(target_arch = "wasm32")]
@@ -15,6 +20,7 @@ pub(crate) fn sgemm_batched(a: &[f32], b: &[f32], g: &MatmulArgs) -> Vec<f32> {
     }
     #[cfg(not(target_arch = "wasm32"))]
     {
+        let accumulate = bias.is_some();
         let (mn, threads) = (g.m * g.n, super::par::threads());
         let worth_threads = |work: usize| work >= MIN_THREADED_WORK;
         if g.batch >= threads && threads > 1 && worth_threads(g.batch * mn * g.k) {
@@ -25,13 +31,13 @@ pub(crate) fn sgemm_batched(a: &[f32], b: &[f32], g: &MatmulArgs) -> Vec<f32> {
                 for bi in r {
                     // SAFETY: product bi's block of c, which only this part writes; c holds
                     // batch * m * n elements and outlives the split.
-                    native_block_split(a, b, g, bi, unsafe { out.slice(bi * mn..(bi + 1) * mn) }, 1);
+                    native_block_split(a, b, g, bi, unsafe { out.slice(bi * mn..(bi + 1) * mn) }, (1, accumulate));
                 }
             });
         } else {
             let parts = if worth_threads(mn * g.k) { threads } else { 1 };
             for (bi, cb) in c.chunks_exact_mut(mn).enumerate() {
-                native_block_split(a, b, g, bi, cb, parts);
+                native_block_split(a, b, g, bi, cb, (parts, accumulate));
             }
         }
     }
@@ -45,14 +51,22 @@ pub(crate) fn sgemm_batched(a: &[f32], b: &[f32], g: &MatmulArgs) -> Vec<f32> {
 #[cfg(not(target_arch = "wasm32"))]
 const MIN_THREADED_WORK: usize = 1 << 22;
 
-/// Product `bi` of `g` into `cb` (m x n, row-major): C cut along its longer side into up to
+/// Product `bi` of `g` into `cb` (m x n, row-major; added to what `cb` holds with
+/// `accumulate`): C cut along its longer side into up to
 /// `parts` blocks (of at least 16 rows or columns), each block one single-threaded
 /// `gemm` call, the first on the calling thread. gemm's own threading ran every call inside
 /// the pool while the caller waited, which cost half the time at 256^3 (0.34 ms against
 /// NumPy's 0.18); each block packs its own panels, a copy of O(k * (m + n) / parts) beside
 /// O(m * n * k / parts) multiply-adds.
 #[cfg(not(target_arch = "wasm32"))]
-fn native_block_split(a: &[f32], b: &[f32], g: &MatmulArgs, bi: usize, cb: &mut [f32], parts: usize) {
+fn native_block_split(
+    a: &[f32],
+    b: &[f32],
+    g: &MatmulArgs,
+    bi: usize,
+    cb: &mut [f32],
+    (parts, accumulate): (usize, bool),
+) {
     let (ao, bo) = (g.a.offset + bi * g.a.batch_stride, g.b.offset + bi * g.b.batch_stride);
     let along_rows = g.m >= g.n;
     let long = if along_rows { g.m } else { g.n };
@@ -69,7 +83,7 @@ fn native_block_split(a: &[f32], b: &[f32], g: &MatmulArgs, bi: usize, cb: &mut 
         // stride) lies inside its storage, which `a` and `b` are, so rows `r` of A (or columns
         // `r` of B) do too; `cb` holds g.m rows of g.n, and this part writes only its block
         // (rows or columns `r`) of it, starting at `c_at` with row stride g.n. gemm computes
-        // dst = alpha*dst + beta*lhs*rhs; read_dst=false ignores dst.
+        // dst = alpha*dst + beta*lhs*rhs; read_dst=false ignores dst (alpha 1 with it).
         unsafe {
             gemm::gemm(
                 m,
@@ -78,14 +92,14 @@ fn native_block_split(a: &[f32], b: &[f32], g: &MatmulArgs, bi: usize, cb: &mut 
                 out.at(c_at),
                 1,
                 g.n as isize,
-                false,
+                accumulate,
                 a.as_ptr().add(a_at),
                 g.a.col_stride as isize,
                 g.a.row_stride as isize,
                 b.as_ptr().add(b_at),
                 g.b.col_stride as isize,
                 g.b.row_stride as isize,
-                0.0,
+                if accumulate { 1.0 } else { 0.0 },
                 1.0,
                 false,
                 false,
@@ -112,7 +126,7 @@ pub(super) fn gemm_block(
         return;
     }
     let c = &mut c[..m * n];
-    let g = MatmulArgs { batch: 1, m, n, k, a: ao, b: bo };
+    let g = MatmulArgs { batch: 1, m, n, k, a: ao, b: bo, bias_offset: 0 };
     #[cfg(target_arch = "wasm32")]
     {
         // wasm_gemm adds its product to c.
@@ -206,8 +220,8 @@ mod tests {
                     row_stride: if tb { 1 } else { n },
                     col_stride: if tb { k } else { 1 },
                 };
-                let g = MatmulArgs { batch, m, k, n, a, b };
-                let got = sgemm_batched(&data, &data, &g);
+                let g = MatmulArgs { batch, m, k, n, a, b, bias_offset: 0 };
+                let got = sgemm_batched(&data, &data, &g, None);
                 let want = naive_matmul(&data, &data, &g, 0.0, |acc, x, y| acc + x * y);
                 assert_eq!(got.len(), want.len());
                 for (i, (x, y)) in got.iter().zip(&want).enumerate() {

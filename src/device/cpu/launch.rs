@@ -57,7 +57,7 @@ impl Kernels for CpuBackend {
             KernelCall::Argsort { src, m, k, descending, keep, .. } => {
                 self.argsort_keep(src.s, &src.l, (*m, *k), *descending, *keep)
             }
-            KernelCall::Matmul { a, b, args, .. } => self.matmul(a, b, args),
+            KernelCall::Matmul { a, b, bias, args, .. } => self.matmul(a, b, *bias, args),
             KernelCall::Index { mode, src, idx, dim, shape, .. } => self.index(*mode, src, idx, *dim, shape),
             KernelCall::IndexAdd { mode, src, idx, dim, shape, assign, .. } => {
                 super::scatter::index_add((*mode, *assign), src, idx, *dim, shape)

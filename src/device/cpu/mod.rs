@@ -445,22 +445,42 @@ impl CpuBackend {
         CpuStorage::new(out)
     }
 
-    pub(crate) fn matmul(&self, a: &CpuStorage, b: &CpuStorage, args: &MatmulArgs) -> Result<CpuStorage> {
+    /// `a @ b`, plus `bias` on every output row where given (floats: the product accumulates
+    /// onto rows that start as the bias, so the epilogue costs no pass of its own).
+    pub(crate) fn matmul(
+        &self,
+        a: &CpuStorage,
+        b: &CpuStorage,
+        bias: Option<&CpuStorage>,
+        args: &MatmulArgs,
+    ) -> Result<CpuStorage> {
         reserve(args.batch * args.m * args.n, a.data.dtype())?;
-        let out = match (&a.data, &b.data) {
-            (CpuData::F32(av), CpuData::F32(bv)) => CpuData::F32(sgemm_batched(av, bv, args)),
-            (CpuData::F16(av), CpuData::F16(bv)) => {
+        let row = args.bias_offset..args.bias_offset + args.n;
+        let out = match (&a.data, &b.data, bias.map(|s| &s.data)) {
+            (CpuData::F32(av), CpuData::F32(bv), None) => CpuData::F32(sgemm_batched(av, bv, args, None)),
+            (CpuData::F32(av), CpuData::F32(bv), Some(CpuData::F32(c))) => {
+                CpuData::F32(sgemm_batched(av, bv, args, Some(&c[row])))
+            }
+            (CpuData::F16(av), CpuData::F16(bv), bias) => {
                 let (af, bf): (Vec<f32>, Vec<f32>) =
                     (av.iter().map(|x| x.to_f32()).collect(), bv.iter().map(|x| x.to_f32()).collect());
-                CpuData::F16(sgemm_batched(&af, &bf, args).into_iter().map(f16::from_f32).collect())
+                let bias: Option<Vec<f32>> = match bias {
+                    Some(CpuData::F16(c)) => Some(c[row].iter().map(|x| x.to_f32()).collect()),
+                    Some(_) => return Err(Error::invalid("addmm", "internal: the bias's dtype is not the product's")),
+                    None => None,
+                };
+                CpuData::F16(sgemm_batched(&af, &bf, args, bias.as_deref()).into_iter().map(f16::from_f32).collect())
             }
-            (CpuData::I32(av), CpuData::I32(bv)) => {
+            (_, _, Some(_)) => {
+                return Err(Error::invalid("addmm", "internal: a bias on an integer matmul or of another dtype"))
+            }
+            (CpuData::I32(av), CpuData::I32(bv), None) => {
                 CpuData::I32(naive_matmul(av, bv, args, 0, |acc, x, y| acc.wrapping_add(x.wrapping_mul(y))))
             }
-            (CpuData::U32(av), CpuData::U32(bv)) => {
+            (CpuData::U32(av), CpuData::U32(bv), None) => {
                 CpuData::U32(naive_matmul(av, bv, args, 0, |acc, x, y| acc.wrapping_add(x.wrapping_mul(y))))
             }
-            (d, _) => {
+            (d, _, None) => {
                 return Err(Error::UnsupportedDType {
                     op: "matmul",
                     dtype: d.dtype(),

@@ -70,6 +70,7 @@ impl CudaDevice {
         c: &CudaStorage,
         g: &MatmulArgs,
         plan: &GemmPlan,
+        accumulate: bool,
     ) -> Result<()> {
         let dtype = a.dtype();
         let ty = if dtype == DType::F16 { cudaDataType::CUDA_R_16F } else { cudaDataType::CUDA_R_32F };
@@ -78,7 +79,8 @@ impl CudaDevice {
         } else {
             cublasComputeType_t::CUBLAS_COMPUTE_32F
         };
-        let (alpha, beta) = (1.0f32, 0.0f32);
+        // With `accumulate`, C's values (a broadcast bias) are added to the product.
+        let (alpha, beta) = (1.0f32, if accumulate { 1.0f32 } else { 0.0 });
         let int = |x: usize| {
             c_int::try_from(x).map_err(|_| Error::invalid("matmul", "a dimension past 2^31 is beyond cuBLAS"))
         };
@@ -403,15 +405,34 @@ impl CudaDevice {
         Ok(out)
     }
 
-    pub(crate) fn matmul(self: &Arc<Self>, a: &CudaStorage, b: &CudaStorage, g: &MatmulArgs) -> Result<CudaStorage> {
+    /// `a @ b` (+ `bias` on every row: floats only, which the op guarantees): cuBLAS for
+    /// floats, the bias broadcast into C first and added by the product (beta = 1); the
+    /// kernels for integers.
+    pub(crate) fn matmul(
+        self: &Arc<Self>,
+        a: &CudaStorage,
+        b: &CudaStorage,
+        bias: Option<&CudaStorage>,
+        g: &MatmulArgs,
+    ) -> Result<CudaStorage> {
         let dtype = a.dtype();
         let total = g.batch * g.m * g.n;
+        if bias.is_some() && !dtype.is_float() {
+            return Err(Error::invalid("addmm", "internal: a bias on an integer matmul"));
+        }
+        let rows = Layout::strided(&[g.batch * g.m, g.n], &[0, 1], g.bias_offset);
         if total == 0 || g.k == 0 {
-            // An empty inner dimension sums nothing: the product is all zeros.
-            return self.fill(total, Fill::Value(0.0), dtype);
+            // An empty inner dimension sums nothing: the product is all zeros (plus the bias).
+            return match bias {
+                Some(bias) if total > 0 => self.contiguous(bias, &rows),
+                _ => self.fill(total, Fill::Value(0.0), dtype),
+            };
         }
         if dtype.is_float() {
-            let out = self.alloc(total, dtype)?;
+            let out = match bias {
+                Some(bias) => self.contiguous(bias, &rows)?,
+                None => self.alloc(total, dtype)?,
+            };
             let mut g = *g;
             let (mut pa, mut pb) = gemm_plan(&g);
             // An operand cuBLAS cannot stride through is copied to a contiguous one first.
@@ -437,7 +458,7 @@ impl CudaDevice {
             let (Some(pa), Some(pb)) = (pa, pb) else {
                 return Err(Error::invalid("matmul", "internal: a contiguous operand has no cuBLAS layout"));
             };
-            self.matmul_blas(a, b, &out, &g, &GemmPlan { a: pa, b: pb })?;
+            self.matmul_blas(a, b, &out, &g, &GemmPlan { a: pa, b: pb }, bias.is_some())?;
             return Ok(out);
         }
         // Integers: the kernels, which wrap on overflow like the CPU; tiles unless the shape is
@@ -447,7 +468,7 @@ impl CudaDevice {
         if program != MatmulProgram::Tiled {
             let p = params::matmul_items(g, total, false);
             let launch = if program == MatmulProgram::Dot { (grid(total * WG as usize).0, 1, 1) } else { grid(total) };
-            let key = KernelKey::Matmul { dtype, program };
+            let key = KernelKey::Matmul { dtype, program, bias: false };
             self.launch(key, &[a.ptr(0), b.ptr(0), out.ptr(0)], &p, launch, BLOCK)?;
             return Ok(out);
         }
@@ -466,7 +487,7 @@ impl CudaDevice {
             }
             let ptrs = [a.ptr(0), b.ptr(0), out.ptr(0)];
             self.launch(
-                KernelKey::Matmul { dtype, program },
+                KernelKey::Matmul { dtype, program, bias: false },
                 &ptrs,
                 &p,
                 (gx, gy, count as u32),

@@ -57,7 +57,7 @@ impl Kernels for Arc<CudaDevice> {
                     false => Ok(full),
                 }
             }
-            KernelCall::Matmul { a, b, args, .. } => self.matmul(a, b, args),
+            KernelCall::Matmul { a, b, bias, args, .. } => self.matmul(a, b, *bias, args),
             KernelCall::Index { mode, src, idx, dim, shape, .. } => self.index(*mode, src, idx, *dim, shape),
             KernelCall::IndexAdd { mode, src, idx, dim, shape, assign, .. } => {
                 self.index_add((*mode, *assign), src, idx, *dim, shape)

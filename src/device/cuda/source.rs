@@ -116,7 +116,8 @@ fn body(key: &KernelKey) -> &'static str {
         | KernelKey::Elementwise { vec4: true, .. }
         | KernelKey::Elementwise { lanes: 1..=u8::MAX, .. }
         | KernelKey::OptimMulti { .. }
-        | KernelKey::Matmul { program: MatmulProgram::Register, .. } => WGSL_ONLY,
+        | KernelKey::Matmul { program: MatmulProgram::Register, .. }
+        | KernelKey::Matmul { bias: true, .. } => WGSL_ONLY,
         // Generated whole by `variant`.
         KernelKey::Elementwise { .. } => "",
         KernelKey::BinaryScalar { .. } | KernelKey::BinaryScalar4 { .. } => include_str!("kernels/binary_scalar.cu"),

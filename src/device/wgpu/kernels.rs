@@ -476,8 +476,14 @@ impl WgpuDevice {
         self.bitonic_argsort(src, l, m, k, descending)
     }
 
-    pub(crate) fn matmul(self: &Arc<Self>, a: &WgpuStorage, b: &WgpuStorage, g: &MatmulArgs) -> Result<WgpuStorage> {
-        self.launch_matmul(a, b, g)
+    pub(crate) fn matmul(
+        self: &Arc<Self>,
+        a: &WgpuStorage,
+        b: &WgpuStorage,
+        bias: Option<&WgpuStorage>,
+        g: &MatmulArgs,
+    ) -> Result<WgpuStorage> {
+        self.launch_matmul(a, b, bias, g)
     }
 
     pub(crate) fn index(

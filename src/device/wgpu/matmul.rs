@@ -10,6 +10,7 @@ use super::{WgpuDevice, WgpuStorage};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::op::binary::BinaryOp;
 use crate::op::fill::Fill;
 use crate::op::params::MatmulParams;
 use crate::op::reduce::ReduceOp;
@@ -66,7 +67,7 @@ impl WgpuDevice {
         let total = full + (rest > 0) as usize;
         let mn = g.m * g.n;
         let partial = self.alloc(total * mn, dtype)?;
-        let key = KernelKey::Matmul { dtype, program: MatmulProgram::Tiled };
+        let key = KernelKey::Matmul { dtype, program: MatmulProgram::Tiled, bias: false };
         let bind = [Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(partial.buffer())];
         // Each slice is a batch of a `k`-long product whose operands step by the slice length.
         let params = |k, a_step, b_step, a_off, b_off, base| {
@@ -90,11 +91,14 @@ impl WgpuDevice {
     }
 
     /// `a @ b` (see `KernelCall::Matmul`): the program by shape (`MatmulArgs::program`), split-K
-    /// for few tiles over a long inner dim, and on software adapters the blocked programs.
+    /// for few tiles over a long inner dim, and on software adapters the blocked programs. A
+    /// bias is each program's epilogue (a variant with a fourth binding: `KernelKey::Matmul`'s
+    /// `bias`), or, after split-K's sum, an add of its own.
     pub(super) fn launch_matmul(
         self: &Arc<Self>,
         a: &WgpuStorage,
         b: &WgpuStorage,
+        bias: Option<&WgpuStorage>,
         g: &MatmulArgs,
     ) -> Result<WgpuStorage> {
         let dtype = a.dtype();
@@ -102,10 +106,22 @@ impl WgpuDevice {
         if g.batch * g.m * g.n == 0 {
             return Ok(out);
         }
+        // The bias as rows of the output: broadcast down them.
+        let bias_rows = Layout::strided(&[g.batch * g.m, g.n], &[0, 1], g.bias_offset);
         if g.k == 0 {
-            // An empty inner dimension sums nothing: the product is all zeros.
-            return self.fill(g.batch * g.m * g.n, Fill::Value(0.0), dtype);
+            // An empty inner dimension sums nothing: the product is all zeros (plus the bias).
+            return match bias {
+                Some(bias) => {
+                    let whole = Layout::contiguous(&[g.batch * g.m, g.n]);
+                    self.launch_map(MapOp::Cast, (bias.buffer(), &bias_rows, dtype), (out.buffer(), &whole, dtype))?;
+                    Ok(out)
+                }
+                None => self.fill(g.batch * g.m * g.n, Fill::Value(0.0), dtype),
+            };
         }
+        let mut binds = vec![Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())];
+        binds.extend(bias.map(|s| Bind::whole(s.buffer())));
+        let has_bias = bias.is_some();
         let max = self.limits.max_compute_workgroups_per_dimension as usize;
         let (gx, gy) = (g.n.div_ceil(TILE), g.m.div_ceil(TILE));
         if gx > max || gy > max {
@@ -126,12 +142,7 @@ impl WgpuDevice {
             let items = if row_mode { g.batch * g.m } else { total };
             let p = params::matmul_items(g, items, row_mode);
             let groups = if program == MatmulProgram::Dot { self.fold(total)? } else { self.groups(items, WG)? };
-            self.dispatch(
-                KernelKey::Matmul { dtype, program },
-                &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
-                &p,
-                groups,
-            )?;
+            self.dispatch(KernelKey::Matmul { dtype, program, bias: has_bias }, &binds, &p, groups)?;
             return Ok(out);
         }
         // f16 partials would be rounded (and can overflow) before the slices are summed; f16
@@ -147,7 +158,10 @@ impl WgpuDevice {
             let slices = slices.min(g.k / 1024);
             if slices >= 2 {
                 drop(out);
-                return self.matmul_split_k(a, b, g, slices);
+                let sum = self.matmul_split_k(a, b, g, slices)?;
+                let Some(bias) = bias else { return Ok(sum) };
+                let whole = Layout::contiguous(&[g.m, g.n]);
+                return self.binary(BinaryOp::Add, &sum, &whole, bias, &bias_rows, &[g.m, g.n]);
             }
         }
         // Software adapters run the tiles from registers (matmul_blocked.wgsl: no barriers),
@@ -178,12 +192,7 @@ impl WgpuDevice {
         while base < g.batch {
             let count = (g.batch - base).min(max);
             let p = MatmulParams { row_blocks, ..params::matmul(g, base) };
-            self.dispatch(
-                KernelKey::Matmul { dtype, program },
-                &[Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(out.buffer())],
-                &p,
-                (u(x), u(y), u(count)),
-            )?;
+            self.dispatch(KernelKey::Matmul { dtype, program, bias: has_bias }, &binds, &p, (u(x), u(y), u(count)))?;
             base += count;
         }
         Ok(out)
