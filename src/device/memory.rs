@@ -113,6 +113,12 @@ impl MemoryStats {
         }
     }
 
+    /// A freed block went into the allocator's cache (still reserved, no longer allocated).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    pub(crate) fn on_cache(&self, bytes: u64) {
+        self.reserved.fetch_add(bytes, Ordering::Relaxed);
+    }
+
     /// Cached blocks were returned to the driver.
     pub(crate) fn on_release(&self, bytes: u64) {
         self.reserved.fetch_sub(bytes, Ordering::Relaxed);
@@ -234,14 +240,20 @@ pub fn reset_peak_memory_stats(device: Device) -> Result<()> {
     with_stats(device, |s| s.reset_peak())
 }
 
-/// Returns cached (unused) blocks to the driver; never touches live tensors. The CPU and meta
-/// devices cache nothing, so this is a no-op there.
+/// Returns cached (unused) blocks to the driver (the CPU's: to the system allocator); never
+/// touches live tensors. The meta device caches nothing.
 pub fn empty_cache(device: Device) -> Result<()> {
     flush_pending();
     match Backend::of(device)? {
         Backend::Wgpu(d) => d.empty_cache(),
         Backend::Cuda(d) => d.empty_cache(),
-        Backend::Cpu | Backend::Meta => {}
+        #[cfg(not(target_arch = "wasm32"))]
+        Backend::Cpu => {
+            crate::device::cpu::alloc::empty();
+        }
+        #[cfg(target_arch = "wasm32")]
+        Backend::Cpu => {}
+        Backend::Meta => {}
     }
     Ok(())
 }

@@ -134,7 +134,7 @@ unsafe fn put_rows(
 /// The forward: `[output, log-sum-exps]` as `AttentionArgs::forward_len` lays them out, the
 /// output's rows where [`AttentionArgs::out_view`] puts them.
 pub(super) fn forward(t: &Inputs, a: &AttentionArgs) -> Vec<f32> {
-    let mut out = vec![0.0f32; a.forward_len()];
+    let mut out = super::alloc::zeroed::<f32>(a.forward_len());
     let (heads, lse_at, ov) = (a.heads(), a.lse_at(), a.out_view());
     let dst = par::Disjoint::new(&mut out);
     let rows_per = block_rows(a);
@@ -189,7 +189,7 @@ pub(super) fn forward(t: &Inputs, a: &AttentionArgs) -> Vec<f32> {
 /// gradients' rows where [`AttentionArgs::grad_views`] puts them), from the forward's output
 /// (`saved`, [`forward`]'s layout) and the output's gradient (`t.dout`).
 pub(super) fn backward(t: &Inputs, saved: &[f32], a: &AttentionArgs) -> Vec<f32> {
-    let mut out = vec![0.0f32; a.backward_len()];
+    let mut out = super::alloc::zeroed::<f32>(a.backward_len());
     let (heads, lse_at, ov) = (a.heads(), a.lse_at(), a.out_view());
     let [qg, kg, vg] = a.grad_views();
     let d_at = a.grad_at()[2];

@@ -44,7 +44,7 @@ pub(crate) fn elementwise(
     }
     let mut offsets: Vec<StridedOffsets> =
         leaves.iter().map(|l| StridedOffsets::new(l.l.shape(), l.l.strides(), l.l.offset())).collect();
-    let mut out = vec![0.0f32; n];
+    let mut out = super::alloc::zeroed::<f32>(n);
     let mut blocks: Vec<Vec<f32>> = vec![Vec::with_capacity(BLOCK); leaves.len()];
     let mut regs = Vec::new();
     for chunk in out.chunks_mut(BLOCK) {

@@ -8,8 +8,12 @@ use crate::op::{MatOperand, MatmulArgs};
 /// the bias and the products accumulate onto them.
 pub(crate) fn sgemm_batched(a: &[f32], b: &[f32], g: &MatmulArgs, bias: Option<&[f32]>) -> Vec<f32> {
     let mut c = match bias {
-        Some(row) if g.n > 0 => row.repeat(g.batch * g.m),
-        _ => vec![0.0f32; g.batch * g.m * g.n],
+        Some(row) if g.n > 0 => {
+            let mut c = super::alloc::with_capacity(g.batch * g.m * g.n);
+            (0..g.batch * g.m).for_each(|_| c.extend_from_slice(row));
+            c
+        }
+        _ => super::alloc::zeroed(g.batch * g.m * g.n),
     };
     if g.m == 0 || g.n == 0 || g.k == 0 {
         return c;

@@ -36,7 +36,7 @@ fn stats(x: &[f32], eps: f32, sq: &mut [f32]) -> (f32, f32) {
 
 /// The forward: `[y, means, rstds]` as `LayerNormArgs::forward_len` lays them out.
 pub(super) fn forward(x: &[f32], w: Option<&[f32]>, b: Option<&[f32]>, a: &LayerNormArgs) -> Vec<f32> {
-    let mut out = vec![0.0f32; a.forward_len()];
+    let mut out = super::alloc::zeroed::<f32>(a.forward_len());
     let (mean_at, rstd_at) = a.stats_at();
     let dst = par::Disjoint::new(&mut out);
     let (w, b) = (w.map(|w| &w[a.w_offset.unwrap_or(0)..][..a.n]), b.map(|b| &b[a.b_offset.unwrap_or(0)..][..a.n]));
@@ -88,7 +88,7 @@ pub(super) fn forward(x: &[f32], w: Option<&[f32]>, b: Option<&[f32]>, a: &Layer
 /// The backward: `[dx, dw, db]` as `LayerNormArgs::backward_len` lays them out, from the input,
 /// the weight, the forward's output (`saved`: its statistics) and the output's gradient.
 pub(super) fn backward(x: &[f32], w: Option<&[f32]>, saved: &[f32], dy: &[f32], a: &LayerNormArgs) -> Vec<f32> {
-    let mut out = vec![0.0f32; a.backward_len()];
+    let mut out = super::alloc::zeroed::<f32>(a.backward_len());
     let (mean_at, rstd_at) = a.stats_at();
     let n = a.n;
     let w = w.map(|w| &w[a.w_offset.unwrap_or(0)..][..n]);

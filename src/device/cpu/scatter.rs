@@ -23,7 +23,7 @@ fn select_rows_f32(src: &[f32], ids: &[i64], src_shape: &[usize], dim: usize, si
     let outer: usize = src_shape[..dim].iter().product();
     let inner: usize = src_shape[dim + 1..].iter().product();
     let count = src_shape[dim];
-    let mut out = vec![0f32; outer * size * inner];
+    let mut out = super::alloc::zeroed::<f32>(outer * size * inner);
     for o in 0..outer {
         for (c, &id) in ids.iter().enumerate().take(count) {
             let from = (o * count + c) * inner;
@@ -108,7 +108,7 @@ pub(crate) fn index_add(
     }
     let out = match src.data() {
         CpuData::F32(v) => {
-            let mut out = vec![0f32; n];
+            let mut out = super::alloc::zeroed::<f32>(n);
             pairs.for_each(|(o, i)| out[o] += v[i]);
             CpuData::F32(out)
         }
@@ -119,12 +119,12 @@ pub(crate) fn index_add(
             CpuData::F16(acc.into_iter().map(f16::from_f32).collect())
         }
         CpuData::I32(v) => {
-            let mut out = vec![0i32; n];
+            let mut out = super::alloc::zeroed::<i32>(n);
             pairs.for_each(|(o, i)| out[o] = out[o].wrapping_add(v[i]));
             CpuData::I32(out)
         }
         CpuData::U32(v) => {
-            let mut out = vec![0u32; n];
+            let mut out = super::alloc::zeroed::<u32>(n);
             pairs.for_each(|(o, i)| out[o] = out[o].wrapping_add(v[i]));
             CpuData::U32(out)
         }

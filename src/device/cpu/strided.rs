@@ -133,7 +133,7 @@ fn tap_rows(
     row: impl Fn(usize, &mut [f32]) + Sync,
 ) -> Vec<f32> {
     let mut parts = par::ranges(bases.len() * inner, work, |outs| {
-        let mut out = vec![0.0f32; outs.len()];
+        let mut out = super::alloc::zeroed::<f32>(outs.len());
         let mut rest = &mut out[..];
         for (r, i, n) in pieces(outs, inner) {
             let (piece, tail) = rest.split_at_mut(n);
