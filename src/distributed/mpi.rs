@@ -97,12 +97,15 @@ impl Host {
         Host::read(t)
     }
 
-    /// A zeroed buffer of `n` elements in `d`'s transport dtype.
+    /// A zeroed buffer of `n` elements in `d`'s transport dtype: a block the CPU backend cached
+    /// where one fits (a fresh one faulted in its pages on every call, which bounded large
+    /// all-reduces; the result tensors' blocks come back to that cache when they drop).
     fn zeros(d: DType, n: usize) -> Host {
+        use crate::device::cpu::alloc::zeroed;
         match Host::transport(d) {
-            DType::F32 => Host::F32(vec![0.0; n]),
-            DType::U32 => Host::U32(vec![0; n]),
-            _ => Host::I32(vec![0; n]),
+            DType::F32 => Host::F32(zeroed(n)),
+            DType::U32 => Host::U32(zeroed(n)),
+            _ => Host::I32(zeroed(n)),
         }
     }
 
