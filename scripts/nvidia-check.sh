@@ -87,7 +87,7 @@ suites() {
     [ -x "/tmp/wt-bin/test-$s" ] && run 90 "test-$s" "/tmp/wt-bin/test-$s" --test-threads 4
   done
 }
-suites attention fused_norm cuda gpt vs_cpu sample
+suites attention fused_norm cuda gpt vs_cpu sample linear_bias optim_multi lazy
 if [ -z "${SKIP_TRAIN:-}" ]; then
   run 150 train-cuda "$bin" train --model gpt --config shakespeare-char --iters 500 --eval-interval 250 \
     --eval-iters 20 --devices cuda:0 --out /tmp/gpt-cuda --json
