@@ -45,6 +45,10 @@ BINARY = {
     "floor_divide": torch.floor_divide,
 }
 FMOD_LIKE = {"remainder": torch.remainder, "fmod": torch.fmod}
+# Scalar exponents of `pow`: PyTorch's special ones (its kernels compute x ** 3 as x * x * x, 0.5
+# as sqrt, -0.5 as rsqrt, -1 and -2 as reciprocals: other values than pow's on -0, -inf and
+# negative bases) and two general ones.
+POW_EXPONENTS = [3.0, 0.5, -0.5, -1.0, -2.0, 2.0, 2.5, -1.5]
 
 
 def prelu_pairs(a, b):
@@ -118,6 +122,7 @@ def main():
             **{name: bits(f(a.double(), b.double()).float()) for name, f in FMOD_LIKE.items()},
             "prelu": bits(prelu_pairs(a, b)),
         },
+        "pow_scalar": {repr(e): bits(torch.pow(GRID, e)) for e in POW_EXPONENTS},
         "int_pairs": [bits(ia), bits(ib)],
         "int_binary": {
             **{name: bits(BINARY[name](ia, ib)) for name in INT_BINARY},

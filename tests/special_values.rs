@@ -18,6 +18,7 @@ use webtensor::{BinaryOp, DType, Device, Tensor, UnaryOp};
 device_main!(
     unary_ops_match_pytorch,
     binary_ops_match_pytorch,
+    pow_scalars_match_pytorch,
     shifts_match_pytorch,
     logical_ops_match_pytorch,
     casts_where_and_clamp_match,
@@ -176,6 +177,26 @@ fn binary_ops_match_pytorch(d: Device) {
         let got: Vec<i64> =
             if out.dtype() == DType::Bool { bools_of(&out) } else { i32s(&out).into_iter().map(i64::from).collect() };
         check_exact(d, &format!("int32 {name}"), |i| format!("{}, {}", ia[i], ib[i]), &got, &ints(want), &mut errors);
+    }
+    report(errors);
+}
+
+/// `pow` with a scalar exponent, PyTorch's special ones (3, 0.5, -0.5, -1, -2, 2) included: their
+/// values on -0, infinities and negative bases are those of the kernels PyTorch runs for them.
+fn pow_scalars_match_pytorch(d: Device) {
+    let fx = fixture_json("special.json");
+    let grid = f32_bits(&fx["grid"]);
+    let mut errors = vec![];
+    for (e, want) in fx["pow_scalar"].as_object().expect("pow_scalar") {
+        let e: f64 = e.parse().expect("an exponent");
+        check_floats(
+            d,
+            "pow",
+            std::slice::from_ref(&grid),
+            &f32_bits(want),
+            |t| t[0].pow_scalar(e).unwrap(),
+            &mut errors,
+        );
     }
     report(errors);
 }
