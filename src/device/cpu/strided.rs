@@ -292,9 +292,8 @@ const ROW_PARTS: usize = 8;
 /// [`columns`]' sums and products when the outputs are few (a bias gradient: `sum(0)` over
 /// [16384, 1024] has one outer row of four blocks, two per thread): the reduced rows are cut
 /// into [`ROW_PARTS`] runs instead, each folded whole row after whole row (the memory streams
-/// in order, where a column block read 1 KiB of every 4 KiB row: 7.1 -> 1.5 ms, 13.0 -> 2.9 on one
-/// thread), and
-/// the parts' f64 partials combined in order.
+/// in order, where a column block read 1 KiB of every 4 KiB row: 7.1 -> 1.5 ms, and 13.0 ->
+/// 2.9 on one thread), and the parts' f64 partials combined in order.
 fn row_parts(op: ReduceOp, v: &[f32], bases: &[usize], cols: usize, (red, rs): (&[usize], &[usize])) -> Vec<f32> {
     let rows: Vec<usize> = StridedOffsets::new(red, rs, 0).collect();
     let per = rows.len().div_ceil(ROW_PARTS);
