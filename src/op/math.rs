@@ -51,6 +51,47 @@ pub(crate) const EXPM1_NP_POLY: [f32; 5] = [
     f32::from_bits(0x3eff_ffff),
 ];
 
+/// Inputs up to this size take [`sin_cos_reduced`]'s reduction (three-part pi/4, exact enough
+/// there); larger ones, libm's (Payne-Hanek).
+pub(crate) const SIN_COS_REDUCED_MAX: f32 = 8192.0;
+
+/// `sin(x)` (or `cos(x)` with `want_cos`) for |x| <= [`SIN_COS_REDUCED_MAX`], branch-free so that
+/// loops over it vectorise: Cephes' `sinf`/`cosf` (the reduction by pi/4 in three parts, degree-7
+/// and degree-8 polynomials), as the WGSL kernels compute it (`WGSL_SINCOS`). Outside that range
+/// the value is meaningless: [`sin_f32`] and the CPU's kernel take libm's there.
+#[inline(always)]
+pub(crate) fn sin_cos_reduced(x: f32, want_cos: bool) -> f32 {
+    let ax = x.abs();
+    // i32, not u32: SSE2 and wasm convert floats to i32 a vector at a time.
+    let mut j = (ax * 1.273_239_5).min(16384.0) as i32;
+    j += j & 1;
+    let y = j as f32;
+    let z = ((ax - y * 0.785_156_25) - y * 2.418_756_5e-4) - y * 3.774_895e-8;
+    let zz = z * z;
+    let s = ((-1.951_529_6e-4 * zz + 8.332_161e-3) * zz - 1.666_665_5e-1) * zz * z + z;
+    let c = ((2.443_315_7e-5 * zz - 1.388_731_6e-3) * zz + 4.166_664_6e-2) * zz * zz - 0.5 * zz + 1.0;
+    // The octant: sin is s, c, -s, -c for q = 0..3 (odd in x), cos is c, -s, -c, s (even):
+    // selects and a sign bit, no branch.
+    let q = (j >> 1) & 3;
+    let r = if (q & 1 == 1) != want_cos { c } else { s };
+    let flip = if want_cos { (q + 1) & 2 } else { q & 2 };
+    let odd = if want_cos { 0 } else { x.to_bits() & 0x8000_0000 };
+    f32::from_bits(r.to_bits() ^ ((flip as u32) << 30) ^ odd)
+}
+
+/// `sin(x)` (`cos(x)` with `want_cos`) in f32: [`sin_cos_reduced`] up to
+/// [`SIN_COS_REDUCED_MAX`], libm beyond it and for non-finite inputs (NaN).
+#[inline]
+pub(crate) fn sin_f32(x: f32, want_cos: bool) -> f32 {
+    if x.abs() <= SIN_COS_REDUCED_MAX {
+        sin_cos_reduced(x, want_cos)
+    } else if want_cos {
+        x.cos()
+    } else {
+        x.sin()
+    }
+}
+
 /// `e^x` in f32, within 2 ulp of `f32::exp` over the whole range: 0 below about -103.97, +inf
 /// above about 88.72, NaN for NaN. Cephes' `expf`: `x = n ln2 + r` with |r| <= ln2/2, a degree-7
 /// polynomial for `e^r`, and `2^n` from the exponent bits in two halves so results that are
@@ -278,7 +319,9 @@ pub(crate) mod exp_nonpositive_consts {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::{exp_f32, exp_nonpositive, expm1_f32, expm1_nonpositive, log1p_f32, log_f32, sigmoid_f32, tanh_f32};
+    use super::{
+        exp_f32, exp_nonpositive, expm1_f32, expm1_nonpositive, log1p_f32, log_f32, sigmoid_f32, sin_f32, tanh_f32,
+    };
 
     /// How many f32 steps apart `a` and `b` are.
     pub(crate) fn ulps(a: f32, b: f32) -> u32 {
@@ -456,5 +499,27 @@ pub(crate) mod tests {
         assert_eq!(sigmoid_f32(f32::NEG_INFINITY), 0.0);
         assert_eq!(sigmoid_f32(-100.0), 0.0);
         assert!(sigmoid_f32(f32::NAN).is_nan());
+    }
+
+    /// sin and cos within the manifest's bound (2e-6 absolute, what the GPUs' Cephes form is held
+    /// to) of f64 over the reduced range, libm's answer past it, and the signs of zero.
+    #[test]
+    fn sin_and_cos_match_f64_within_the_bound() {
+        for want_cos in [false, true] {
+            let mut worst = 0.0f64;
+            for i in 0..400_001 {
+                let x = (i as f32 - 200_000.0) * 0.04096; // -8192 ..= 8192
+                let want = if want_cos { (x as f64).cos() } else { (x as f64).sin() };
+                worst = worst.max((sin_f32(x, want_cos) as f64 - want).abs());
+            }
+            assert!(worst <= 2e-6, "cos {want_cos}: worst error {worst:e}");
+            for x in [8192.001f32, -1e10, 3.4e38] {
+                let libm = if want_cos { x.cos() } else { x.sin() };
+                assert_eq!(sin_f32(x, want_cos).to_bits(), libm.to_bits(), "{x} past the reduced range");
+            }
+            assert!(sin_f32(f32::NAN, want_cos).is_nan() && sin_f32(f32::INFINITY, want_cos).is_nan());
+        }
+        assert_eq!(sin_f32(-0.0, false).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(sin_f32(-0.0, true), 1.0);
     }
 }

@@ -230,8 +230,8 @@ impl UnaryOp {
             Rsqrt => 1.0 / x.sqrt(),
             Reciprocal => 1.0 / x,
             Square => x * x,
-            Sin => x.sin(),
-            Cos => x.cos(),
+            Sin => crate::op::math::sin_f32(x, false),
+            Cos => crate::op::math::sin_f32(x, true),
             Tanh => tanh_f32(x),
             Sigmoid => sigmoid_f32(x),
             // NaN stays NaN, as PyTorch's relu (f32::max would drop it); -0 gives +0. One
