@@ -133,15 +133,12 @@ impl CpuBackend {
         let out = match grad {
             None => {
                 reserve(a.forward_len(), DType::F32)?;
-                // SAFETY: every row's pair is written.
-                let pairs = unsafe {
-                    par::fill(a.rows, 1, |first, chunk| {
-                        for (j, slot) in chunk.iter_mut().enumerate() {
-                            let r = first + j;
-                            slot.write(a.row_forward(&x[r * c..(r + 1) * c], t[r]));
-                        }
-                    })
-                };
+                // Split by the rows' elements, not their count (a fill of one pair per row
+                // stayed on one thread).
+                let parts = par::ranges(a.rows, c, |rows| {
+                    rows.map(|r| a.row_forward(&x[r * c..(r + 1) * c], t[r])).collect::<Vec<_>>()
+                });
+                let pairs: Vec<(f32, f32)> = parts.into_iter().flatten().collect();
                 pairs.iter().map(|p| p.0).chain(pairs.iter().map(|p| p.1)).collect()
             }
             Some((saved, g)) => {
