@@ -136,7 +136,10 @@ impl CpuBackend {
                 // Split by the rows' elements, not their count (a fill of one pair per row
                 // stayed on one thread).
                 let parts = par::ranges(a.rows, c, |rows| {
-                    rows.map(|r| a.row_forward(&x[r * c..(r + 1) * c], t[r])).collect::<Vec<_>>()
+                    // par::map over the part's row numbers: its loop has an AVX2 copy, into
+                    // which `row_forward` inlines (too few rows to split again).
+                    let rows: Vec<usize> = rows.collect();
+                    par::map(&rows, |r| a.row_forward(&x[r * c..(r + 1) * c], t[r]))
                 });
                 let pairs: Vec<(f32, f32)> = parts.into_iter().flatten().collect();
                 pairs.iter().map(|p| p.0).chain(pairs.iter().map(|p| p.1)).collect()
