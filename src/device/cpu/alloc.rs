@@ -136,6 +136,9 @@ mod cache {
         }
         let mut v = std::mem::ManuallyDrop::new(v);
         let block = Block { ptr: v.as_mut_ptr().cast::<u8>(), bytes, align: std::mem::align_of::<U>() };
+        // Counted before another thread can take it (and release the count) from the cache.
+        let stats = super::super::stats();
+        stats.on_cache(bytes as u64);
         let mut c = lock(&CACHE);
         let mut evicted = Vec::new();
         while c.1 + bytes > limit() && !c.0.is_empty() {
@@ -146,8 +149,6 @@ mod cache {
         c.0.push(block);
         c.1 += bytes;
         drop(c);
-        let stats = super::super::stats();
-        stats.on_cache(bytes as u64);
         for b in evicted {
             free(b);
         }
