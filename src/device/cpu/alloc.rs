@@ -11,6 +11,8 @@
 //! (not `memory_allocated`), and `empty_cache(cpu)` or a memory limit that needs the room
 //! releases it.
 
+use crate::dtype::{CpuData, DType};
+
 /// Buffers at least this large are advised onto huge pages (NumPy's threshold).
 #[cfg(target_os = "linux")]
 const HUGE_FROM: usize = 4 << 20;
@@ -57,6 +59,34 @@ pub(crate) fn zeroed<U: Copy + Default>(n: usize) -> Vec<U> {
 
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) use cache::{empty, recycle};
+
+/// `n` copies of `v` as `dtype` (converted as `CpuData::from_f64` does), in a cached buffer
+/// where one fits.
+pub(crate) fn filled(dtype: DType, v: f64, n: usize) -> CpuData {
+    fn rep<T: Copy>(one: &[T], n: usize) -> Vec<T> {
+        let mut out = with_capacity(n);
+        out.resize(n, one[0]);
+        out
+    }
+    match CpuData::from_f64(dtype, std::iter::once(v)) {
+        CpuData::F32(x) => CpuData::F32(rep(&x, n)),
+        CpuData::F16(x) => CpuData::F16(rep(&x, n)),
+        CpuData::I32(x) => CpuData::I32(rep(&x, n)),
+        CpuData::U32(x) => CpuData::U32(rep(&x, n)),
+        CpuData::Bool(x) => CpuData::Bool(rep(&x, n)),
+        CpuData::U8(x) => CpuData::U8(rep(&x, n)),
+        CpuData::I8(x) => CpuData::I8(rep(&x, n)),
+    }
+}
+
+/// Frees the cached result buffers, so that a memory limit they count against has room;
+/// whether there were any.
+pub(crate) fn release_cache() -> bool {
+    #[cfg(not(target_arch = "wasm32"))]
+    return cache::empty() > 0;
+    #[cfg(target_arch = "wasm32")]
+    false
+}
 
 /// The cache of freed result buffers (see the module's docs). Buffers are kept as raw blocks
 /// keyed by byte size and alignment, so a block an f32 result freed can serve an i32 one: a

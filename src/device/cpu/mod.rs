@@ -113,7 +113,7 @@ impl CpuStorage {
     /// Accounts for `data`, or refuses it when it would pass the CPU's memory limit.
     pub(crate) fn new(data: CpuData) -> Result<Self> {
         let bytes = (data.len() * data.dtype().size_in_bytes()) as u64;
-        let reserved = CPU_STATS.try_reserve(bytes) || (release_cache() && CPU_STATS.try_reserve(bytes));
+        let reserved = CPU_STATS.try_reserve(bytes) || (alloc::release_cache() && CPU_STATS.try_reserve(bytes));
         if !reserved {
             return Err(CPU_STATS.oom(
                 "cpu".into(),
@@ -154,34 +154,6 @@ impl Drop for CpuStorage {
     }
 }
 
-/// `n` copies of `v` as `dtype` (converted as `CpuData::from_f64` does), in a cached buffer
-/// where one fits.
-fn filled(dtype: DType, v: f64, n: usize) -> CpuData {
-    fn rep<T: Copy>(one: &[T], n: usize) -> Vec<T> {
-        let mut out = alloc::with_capacity(n);
-        out.resize(n, one[0]);
-        out
-    }
-    match CpuData::from_f64(dtype, std::iter::once(v)) {
-        CpuData::F32(x) => CpuData::F32(rep(&x, n)),
-        CpuData::F16(x) => CpuData::F16(rep(&x, n)),
-        CpuData::I32(x) => CpuData::I32(rep(&x, n)),
-        CpuData::U32(x) => CpuData::U32(rep(&x, n)),
-        CpuData::Bool(x) => CpuData::Bool(rep(&x, n)),
-        CpuData::U8(x) => CpuData::U8(rep(&x, n)),
-        CpuData::I8(x) => CpuData::I8(rep(&x, n)),
-    }
-}
-
-/// Frees the cached result buffers, so that a memory limit they count against has room;
-/// whether there were any.
-fn release_cache() -> bool {
-    #[cfg(not(target_arch = "wasm32"))]
-    return alloc::empty() > 0;
-    #[cfg(target_arch = "wasm32")]
-    false
-}
-
 /// Meta storage: only a byte count, for memory planning.
 pub(crate) struct MetaStorage {
     bytes: u64,
@@ -213,7 +185,7 @@ impl Drop for MetaStorage {
 /// reservation, because a failed infallible allocation aborts the process (fatal in WASM).
 pub(crate) fn reserve(n: usize, dtype: DType) -> Result<()> {
     let bytes = n.saturating_mul(dtype.size_in_bytes());
-    let fits = CPU_STATS.fits(bytes as u64) || (release_cache() && CPU_STATS.fits(bytes as u64));
+    let fits = CPU_STATS.fits(bytes as u64) || (alloc::release_cache() && CPU_STATS.fits(bytes as u64));
     if !fits {
         return Err(CPU_STATS.oom(
             "cpu".into(),
@@ -372,7 +344,7 @@ impl CpuBackend {
     pub(crate) fn fill(&self, n: usize, value: Fill, dtype: DType) -> Result<CpuStorage> {
         reserve(n, dtype)?;
         match value {
-            Fill::Value(v) => CpuStorage::new(filled(dtype, v, n)),
+            Fill::Value(v) => CpuStorage::new(alloc::filled(dtype, v, n)),
             Fill::Uniform { seed } => {
                 // SAFETY: every element of each chunk is written.
                 let data = unsafe {

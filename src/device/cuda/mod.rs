@@ -20,6 +20,8 @@ mod kernels;
 #[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
 mod launch;
 #[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
+mod matmul;
+#[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
 mod pool;
 // Pure rendering: compiled (and unit-tested) with or without the feature.
 mod elementwise_source;

@@ -14,7 +14,7 @@ use crate::op::fill::Fill;
 use crate::op::param_layout::KernelParams;
 use crate::op::params::*;
 use crate::op::reduce::{strided_params, InPlace, ReduceOp};
-use crate::op::{IndexMode, MapOp, MatmulArgs};
+use crate::op::{IndexMode, MapOp};
 use crate::shaders::{accumulator, params, KernelKey, Walk, WG};
 use crate::shape::numel;
 
@@ -474,16 +474,6 @@ impl WgpuDevice {
         descending: bool,
     ) -> Result<WgpuStorage> {
         self.bitonic_argsort(src, l, m, k, descending)
-    }
-
-    pub(crate) fn matmul(
-        self: &Arc<Self>,
-        a: &WgpuStorage,
-        b: &WgpuStorage,
-        bias: Option<&WgpuStorage>,
-        g: &MatmulArgs,
-    ) -> Result<WgpuStorage> {
-        self.launch_matmul(a, b, bias, g)
     }
 
     pub(crate) fn index(

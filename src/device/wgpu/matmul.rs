@@ -94,7 +94,7 @@ impl WgpuDevice {
     /// for few tiles over a long inner dim, and on software adapters the blocked programs. A
     /// bias is each program's epilogue (a variant with a fourth binding: `KernelKey::Matmul`'s
     /// `bias`), or, after split-K's sum, an add of its own.
-    pub(super) fn launch_matmul(
+    pub(crate) fn matmul(
         self: &Arc<Self>,
         a: &WgpuStorage,
         b: &WgpuStorage,
