@@ -36,6 +36,18 @@ pub(crate) enum Storage {
 }
 
 impl Storage {
+    /// The bytes this storage holds on its device (a pooled block's size class on GPUs): what
+    /// a view of part of it keeps alive.
+    pub(crate) fn held_bytes(&self) -> u64 {
+        match self {
+            Storage::Cpu(s) => s.held_bytes(),
+            Storage::Wgpu(s) => s.held_bytes(),
+            Storage::Cuda(s) => s.held_bytes(),
+            Storage::Meta(s) => s.held_bytes(),
+            Storage::Lazy(s) => s.held_bytes(),
+        }
+    }
+
     /// Host data placed on `device`.
     pub(crate) fn from_cpu(data: CpuData, device: Device) -> Result<Storage> {
         Storage::from_cpu_with(data, device, false)

@@ -18,6 +18,7 @@ fn main() {
     use common::trials::{device_trials, run_in_order};
     let mut t = device_trials("memory_returns_after_backward", memory_returns_after_backward);
     t.extend(device_trials("memory_is_flat_over_1000_steps", memory_is_flat_over_1000_steps));
+    t.extend(device_trials("a_parameter_gradient_holds_only_itself", a_parameter_gradient_holds_only_itself));
     t.extend(device_trials(
         "a_fused_step_is_one_launch_per_eight_parameters",
         a_fused_step_is_one_launch_per_eight_parameters,
@@ -46,6 +47,29 @@ fn memory_returns_after_backward(d: Device) {
     }
     webtensor::synchronize_blocking(d).unwrap();
     assert_eq!(webtensor::memory_allocated(d).unwrap(), before, "graphs and their saved tensors are freed on {d}");
+}
+
+/// LayerNorm's fused backward writes dx, dw and db into one result; the weight's and bias's
+/// `.grad`, held until the next zero_grad, must not keep the input's gradient (4 MiB here)
+/// alive with them.
+fn a_parameter_gradient_holds_only_itself(d: Device) {
+    let (rows, n) = (4096, 256);
+    webtensor::synchronize_blocking(d).unwrap();
+    let base = webtensor::memory_allocated(d).unwrap();
+    let w = leaf(&vec![1.5; n], &[n], d);
+    let b = leaf(&vec![0.5; n], &[n], d);
+    {
+        let x = Tensor::randn(&[rows, n], Some(2), d).unwrap().requires_grad_(true).unwrap();
+        let y = nn::layer_norm(&x, &[n], Some(&w), Some(&b), 1e-5).unwrap();
+        y.mul(&y).unwrap().sum_all().unwrap().backward().unwrap();
+        assert!(x.grad().is_some() && w.grad().is_some() && b.grad().is_some());
+    }
+    webtensor::synchronize_blocking(d).unwrap();
+    let held = webtensor::memory_allocated(d).unwrap() - base;
+    // w, b and their gradients: four blocks of 1 KiB (a few size classes on GPUs), not 4 MiB.
+    assert!(held < 64 << 10, "{held} bytes held on {d} by two [{n}] parameters and their gradients");
+    let gw = w.grad().unwrap().to_vec_blocking::<f32>().unwrap();
+    assert!(gw.iter().all(|v| v.is_finite()) && gw.iter().any(|&v| v != 0.0), "the gradient still reads on {d}");
 }
 
 fn memory_is_flat_over_1000_steps(d: Device) {

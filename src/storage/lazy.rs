@@ -285,6 +285,11 @@ impl Lazy {
         }
     }
 
+    /// The bytes it holds once realized (its f32 result's, before).
+    pub(super) fn held_bytes(&self) -> u64 {
+        self.0.done.get().map_or(numel(&self.0.shape) as u64 * 4, Storage::held_bytes)
+    }
+
     /// The realized storage, computing it first if it is pending. An error leaves it pending
     /// (a later use tries again) and names the op that made the result and the chain.
     pub(crate) fn resolve(&self) -> Result<&Storage> {

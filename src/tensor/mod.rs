@@ -272,6 +272,14 @@ impl Tensor {
         &self.0.storage
     }
 
+    /// Whether this tensor is a view of part of a storage more than twice the size its own
+    /// elements would take (which it keeps alive whole): past that, a copy held for long is
+    /// cheaper than the view.
+    pub(crate) fn pins_more_than_itself(&self) -> bool {
+        let own = (self.numel() * self.dtype().gpu_size_in_bytes()) as u64;
+        self.storage().held_bytes() > 2 * crate::device::memory::size_class(own)
+    }
+
     /// The storage read through the layout: this tensor as a kernel's operand.
     pub(crate) fn operand(&self) -> crate::device::backend::Operand<'_, &Storage> {
         crate::device::backend::Operand::new(self.storage().as_ref(), self.layout())

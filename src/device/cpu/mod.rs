@@ -125,6 +125,11 @@ impl CpuStorage {
         Ok(CpuStorage { data, bytes, pinned: None })
     }
 
+    /// The bytes of its elements.
+    pub(crate) fn held_bytes(&self) -> u64 {
+        self.bytes
+    }
+
     /// The same storage with a page-locked copy attached (`Tensor::pin_memory`).
     pub(crate) fn with_pinned(mut self, pinned: Arc<dyn PinnedHost>) -> Self {
         self.pinned = Some(pinned);
@@ -171,6 +176,11 @@ impl MetaStorage {
         }
         META_STATS.on_alloc(bytes, false);
         Ok(MetaStorage { bytes })
+    }
+
+    /// The bytes it stands for.
+    pub(crate) fn held_bytes(&self) -> u64 {
+        self.bytes
     }
 }
 

@@ -40,6 +40,11 @@ impl CudaStorage {
         self.dtype
     }
 
+    /// The bytes of its pooled block (the size class).
+    pub(crate) fn held_bytes(&self) -> u64 {
+        self.class
+    }
+
     /// The device address of element `offset`.
     pub(crate) fn ptr(&self, offset: usize) -> u64 {
         self.block.as_ref().map_or(0, |b| b.ptr) + (offset * self.dtype.gpu_size_in_bytes()) as u64

@@ -44,6 +44,11 @@ impl WgpuStorage {
     pub(crate) fn dtype(&self) -> DType {
         self.dtype
     }
+
+    /// The bytes of its pooled buffer (the size class).
+    pub(crate) fn held_bytes(&self) -> u64 {
+        self.class
+    }
 }
 
 impl Drop for WgpuStorage {
