@@ -19,6 +19,7 @@ fn main() {
     let mut t = device_trials("memory_returns_after_backward", memory_returns_after_backward);
     t.extend(device_trials("memory_is_flat_over_1000_steps", memory_is_flat_over_1000_steps));
     t.extend(device_trials("a_parameter_gradient_holds_only_itself", a_parameter_gradient_holds_only_itself));
+    t.extend(device_trials("a_linear_after_gelu_keeps_no_activation", a_linear_after_gelu_keeps_no_activation));
     t.extend(device_trials(
         "a_fused_step_is_one_launch_per_eight_parameters",
         a_fused_step_is_one_launch_per_eight_parameters,
@@ -70,6 +71,47 @@ fn a_parameter_gradient_holds_only_itself(d: Device) {
     assert!(held < 64 << 10, "{held} bytes held on {d} by two [{n}] parameters and their gradients");
     let gw = w.grad().unwrap().to_vec_blocking::<f32>().unwrap();
     assert!(gw.iter().all(|v| v.is_finite()) && gw.iter().any(|&v| v != 0.0), "the gradient still reads on {d}");
+}
+
+/// Linear -> GELU -> Linear, as nanoGPT's MLP: the second Linear's weight gradient needs the
+/// GELU's output, which it recomputes from the GELU's input (kept by the GELU's rule anyway)
+/// instead of keeping the output through the forward. The gradients are those of a product
+/// that keeps its operand (the same GELU, made a different tensor by `* 1`).
+fn a_linear_after_gelu_keeps_no_activation(d: Device) {
+    let opts = LinearOptions { device: Some(d), seed: Some(5), ..Default::default() };
+    let (fc, proj) = (Linear::new(16, 1024, opts).unwrap(), Linear::new(1024, 16, opts).unwrap());
+    let x = Tensor::randn(&[4, 128, 16], Some(6), d).unwrap();
+    let hidden_bytes = 4 * 128 * 1024 * 4;
+    let run = |keep: bool| {
+        webtensor::synchronize_blocking(d).unwrap();
+        let base = webtensor::memory_allocated(d).unwrap();
+        let g = fc.forward(&x).unwrap().gelu().unwrap();
+        let g = if keep { g.mul_scalar(1.0).unwrap() } else { g };
+        let loss = proj.forward(&g).unwrap().square().unwrap().sum_all().unwrap();
+        drop(g);
+        webtensor::synchronize_blocking(d).unwrap();
+        let held = webtensor::memory_allocated(d).unwrap() - base;
+        loss.backward().unwrap();
+        let grads: Vec<Vec<f32>> = [fc.weight(), proj.weight()]
+            .iter()
+            .map(|p| {
+                let g = p.tensor().grad().unwrap().to_vec_blocking::<f32>().unwrap();
+                p.tensor().set_grad(None).unwrap();
+                g
+            })
+            .collect();
+        (held, grads)
+    };
+    let (held, grads) = run(false);
+    let (held_kept, kept) = run(true);
+    assert!(held_kept >= 2 * hidden_bytes, "the reference keeps both [512, 1024] tensors on {d}: {held_kept}");
+    assert!(
+        held < hidden_bytes + hidden_bytes / 2,
+        "{held} bytes held after the forward on {d}: the GELU's input ({hidden_bytes}) and not its output"
+    );
+    for (a, b) in grads.iter().zip(&kept) {
+        assert_close(a, b, 1e-5, &format!("the weights' gradients with the GELU recomputed on {d}"));
+    }
 }
 
 fn memory_is_flat_over_1000_steps(d: Device) {

@@ -2,9 +2,12 @@
 //! batched with broadcast batch dims. Transposed operands are read through their strides, without
 //! a copy.
 
+use std::sync::Arc;
+
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::op::unary::UnaryOp;
 use crate::op::{MatOperand, MatmulArgs};
 use crate::ops::grad::sum_to;
 use crate::shape::broadcast_shapes;
@@ -50,7 +53,7 @@ impl Tensor {
     /// Matrix product with PyTorch's rules (1-D operands are promoted and the added dim removed;
     /// batch dims broadcast).
     pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
-        self.product(other, None)
+        self.product(other, None, None)
     }
 
     /// `self @ other + bias`, `bias` `[n]` added to every row of the product: PyTorch's `addmm`,
@@ -72,12 +75,13 @@ impl Tensor {
         if !fits {
             return self.matmul(other)?.add(bias);
         }
-        self.product(other, Some(bias))
+        self.product(other, Some(bias), None)
     }
 
     /// [`Tensor::matmul`], plus `bias` on every row where given (the caller checked it fits:
-    /// see [`Tensor::matmul_bias`]).
-    fn product(&self, other: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+    /// see [`Tensor::matmul_bias`]). `redo` says how to compute `self` again (the folded
+    /// product's rows of an activation: see [`Saved`]); by default `self`'s own.
+    fn product(&self, other: &Tensor, bias: Option<&Tensor>, redo: Option<(UnaryOp, Tensor)>) -> Result<Tensor> {
         let op = if bias.is_some() { "addmm" } else { "matmul" };
         let device = self.same_device(other, op)?;
         if self.rank() == 0 || other.rank() == 0 {
@@ -103,6 +107,7 @@ impl Tensor {
         if self.rank() >= 3 && other.rank() == 2 && self.shape()[self.rank() - 1] == other.shape()[0] {
             return self.matmul_folded(other, bias);
         }
+        let redo = redo.or_else(|| self.redo());
         let a = if self.rank() == 1 { self.unsqueeze(0)? } else { self.clone() };
         let b = if other.rank() == 1 { other.unsqueeze(-1)? } else { other.clone() };
         let (ra, rb) = (a.rank(), b.rank());
@@ -139,7 +144,8 @@ impl Tensor {
         // (dB^T = dY^T A), and handed back as a view: through the view's own backward it
         // arrives contiguous, as PyTorch lays gradients out like their parameters.
         // The bias's gradient is the output's summed over its rows, as an add's would be.
-        let (ta, tb) = (a.clone(), b.clone());
+        let ta = Saved::of(&a, self, redo);
+        let tb = b.clone();
         let (a_t, b_t) = (transposed(&a), transposed(&b));
         let mut inputs = vec![&a, &b];
         inputs.extend(bias.as_ref());
@@ -153,8 +159,8 @@ impl Tensor {
                 };
                 let db = match (need[1], b_t) {
                     (false, _) => None,
-                    (true, true) => Some(g.transpose(-2, -1)?.matmul(&ta)?.transpose(-2, -1)?),
-                    (true, false) => Some(ta.transpose(-2, -1)?.matmul(g)?),
+                    (true, true) => Some(g.transpose(-2, -1)?.matmul(&ta.get()?)?.transpose(-2, -1)?),
+                    (true, false) => Some(ta.get()?.transpose(-2, -1)?.matmul(g)?),
                 };
                 let mut grads = vec![da, db];
                 if need.len() > 2 {
@@ -181,10 +187,47 @@ impl Tensor {
         let r = self.rank();
         let k = self.shape()[r - 1];
         let lead: Vec<isize> = self.shape()[..r - 1].iter().map(|&s| s as isize).collect();
-        let rows = self.reshape(&[lead.iter().product(), k as isize])?;
+        let rows_shape = [lead.iter().product(), k as isize];
+        let rows = self.reshape(&rows_shape)?;
+        // An activation's rows are its input's rows, computed again (a view where contiguous).
+        let redo = match self.redo() {
+            Some((op, h)) if h.is_contiguous() => Some((op, h.reshape(&rows_shape)?)),
+            _ => None,
+        };
         let mut shape = lead;
         shape.push(other.shape()[1] as isize);
-        rows.product(other, bias)?.reshape(&shape)
+        rows.product(other, bias, redo)?.reshape(&shape)
+    }
+}
+
+/// The left operand as a product's rule keeps it for the weight's gradient: the operand
+/// itself, or, where it is an activation's output (GELU, SiLU: `Tensor::redo`), the
+/// activation's input, which that activation's own rule keeps anyway, and the op to compute it
+/// again in the backward pass. A Linear after an activation then holds no tensor of its own
+/// through the forward: in nanoGPT's MLP the [B, T, 4C] GELU output, 100 MB a layer in the
+/// Shakespeare recipe, is freed as soon as the product has read it. The recomputation is the
+/// same op on the same input, so the gradients are the same bits.
+enum Saved {
+    Kept(Tensor),
+    Redo(UnaryOp, Tensor),
+}
+
+impl Saved {
+    /// `a` (the operand as the product read it, made from `self`) or how to compute it again:
+    /// only where `a` is `self` itself, contiguous, and the input has its shape and dtype.
+    fn of(a: &Tensor, this: &Tensor, redo: Option<(UnaryOp, Tensor)>) -> Saved {
+        let same = Arc::ptr_eq(a.storage(), this.storage()) && a.layout() == this.layout() && a.is_contiguous();
+        match redo {
+            Some((op, h)) if same && h.shape() == a.shape() && h.dtype() == a.dtype() => Saved::Redo(op, h),
+            _ => Saved::Kept(a.clone()),
+        }
+    }
+
+    fn get(&self) -> Result<Tensor> {
+        match self {
+            Saved::Kept(t) => Ok(t.clone()),
+            Saved::Redo(op, h) => h.unary(*op),
+        }
     }
 }
 

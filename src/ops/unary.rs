@@ -41,7 +41,14 @@ impl Tensor {
         })?;
         let x = self.to_dtype(target)?;
         let input = x.clone();
-        x.map(MapOp::Unary(op), target, op.name(), |y| backward(op, &input, y))
+        let y = x.map(MapOp::Unary(op), target, op.name(), |y| backward(op, &input, y))?;
+        // The activations of transformers and MLPs, whose rules keep their input and not their
+        // output: a product that saves the output for its own gradient (the next Linear) keeps
+        // this input instead and recomputes, so the output is freed after the forward.
+        if matches!(op, UnaryOp::Gelu | UnaryOp::GeluTanh | UnaryOp::Silu) {
+            y.set_redo(op, &x);
+        }
+        Ok(y)
     }
 }
 

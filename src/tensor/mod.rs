@@ -203,6 +203,7 @@ impl Tensor {
                         next: Mutex::new(next),
                         inputs: metas,
                         backward: Mutex::new(Some(Arc::new(b))),
+                        redo: Mutex::new(None),
                     }));
                 }
                 None => inner.cut_by = Some(op),
@@ -232,6 +233,22 @@ impl Tensor {
     /// The recorded node, if this tensor is the output of a recorded op.
     pub(crate) fn node(&self) -> Option<&Arc<Node>> {
         self.0.node.as_ref()
+    }
+
+    /// Marks this recorded output as `op(input)`, computable again from `input` (which its
+    /// rule keeps): see [`Tensor::redo`]. Nothing where no node was recorded.
+    pub(crate) fn set_redo(&self, op: crate::op::unary::UnaryOp, input: &Tensor) {
+        if let Some(n) = self.node() {
+            *crate::device::policy::lock(&n.redo) = Some((op, input.clone()));
+        }
+    }
+
+    /// How to compute this tensor again while its graph lives: the unary op and the input it
+    /// was computed from, where the op marked it so (`set_redo`). An op that saves this tensor
+    /// for its gradient may save the input instead and recompute; both produce the same bits,
+    /// as the recomputation is the same op on the same input.
+    pub(crate) fn redo(&self) -> Option<(crate::op::unary::UnaryOp, Tensor)> {
+        self.node().and_then(|n| crate::device::policy::lock(&n.redo).clone())
     }
 
     /// The leaf flag behind `requires_grad_`.

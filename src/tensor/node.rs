@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::op::unary::UnaryOp;
 use crate::tensor::Tensor;
 
 /// A backward rule: given the gradient of the op's output and which inputs need one, the
@@ -65,12 +66,17 @@ pub(crate) struct Node {
     pub inputs: Vec<InputMeta>,
     /// The rule; `None` once a backward pass has freed the graph.
     pub backward: Mutex<Option<Arc<Backward>>>,
+    /// How to compute the output again from an input the rule keeps anyway (an activation such
+    /// as GELU: its op and input), so that an op saving the output can keep the input instead
+    /// (see `Tensor::redo`).
+    pub redo: Mutex<Option<(UnaryOp, Tensor)>>,
 }
 
 impl Node {
     /// Frees the saved tensors and the edges (after a backward pass without `retain_graph`).
     pub(crate) fn free(&self) {
         *crate::device::policy::lock(&self.backward) = None;
+        *crate::device::policy::lock(&self.redo) = None;
         crate::device::policy::lock(&self.next).clear();
     }
 }
