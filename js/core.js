@@ -7,7 +7,7 @@
 export { Tensor } from './tensor.js';
 import './inplace.js'; // adds the in-place methods (add_, zero_, ...) to Tensor
 export * from './create.js';
-export * from './scope.js';
+export { keep, setStepScope, tidy, withDevice } from './scope.js';
 export * from './devices.js';
 export * from './autograd.js';
 export * as nn from './nn.js';

@@ -5,7 +5,7 @@
 // runs one position through the blocks.
 import * as check from './check.js';
 import { arange, cat, randn } from './create.js';
-import { tidy } from './scope.js';
+import { scoped, tidy } from './scope.js';
 import { Dropout, Embedding, LayerNorm, Linear, ModuleDict, ModuleList } from './layers.js';
 import { Module } from './module.js';
 import * as F from './functional.js';
@@ -41,6 +41,10 @@ class CausalSelfAttention extends Module {
    * returns `[y, { k, v }]` (the cache's new keys and values).
    */
   attend(x, cache) {
+    return scoped(() => this.#attend(x, cache));
+  }
+
+  #attend(x, cache) {
     const [B, T, C] = x.shape;
     const [q, k0, v0] = this.c_attn.forward(x).split(C, 2).map((t) => this.#heads(t));
     const k = cache ? cat([cache.k, k0], 2) : k0;
@@ -64,7 +68,7 @@ class MLP extends Module {
     this.dropout = new Dropout(c.dropout, { seed: seed + 2 });
   }
   // nanoGPT's nn.GELU() is the exact (erf) form.
-  forward(x) { return this.dropout.forward(this.c_proj.forward(this.c_fc.forward(x).gelu())); }
+  forward(x) { return scoped(() => this.dropout.forward(this.c_proj.forward(this.c_fc.forward(x).gelu()))); }
 }
 
 class Block extends Module {
@@ -76,9 +80,11 @@ class Block extends Module {
     this.mlp = new MLP(c, seed + 100);
   }
   step(x, cache) {
-    const [a, next] = this.attn.attend(this.ln_1.forward(x), cache);
-    const h = x.add(a);
-    return [h.add(this.mlp.forward(this.ln_2.forward(h))), next];
+    return scoped(() => {
+      const [a, next] = this.attn.attend(this.ln_1.forward(x), cache);
+      const h = x.add(a);
+      return [h.add(this.mlp.forward(this.ln_2.forward(h))), next];
+    });
   }
   forward(x) { return this.step(x, null)[0]; }
 }
@@ -150,6 +156,10 @@ export class GPT extends Module {
   /** nanoGPT's forward: `{ logits: [B, T, vocab], loss }` (loss null without targets). */
   forward(idx, targets) {
     check.arity('GPT.forward', arguments.length, 2);
+    return scoped(() => this.#forward(idx, targets));
+  }
+
+  #forward(idx, targets) {
     const [x] = this.#hidden(idx, 0, null);
     const logits = this.lm_head.forward(x);
     if (targets === undefined || targets === null) return { logits, loss: null };

@@ -2,7 +2,7 @@
 import * as check from './check.js';
 import { core, scopes } from './internal.js';
 import { Tensor } from './tensor.js';
-import { forget } from './stepscope.js';
+import { forget, track } from './stepscope.js';
 
 export { setStepScope } from './stepscope.js';
 
@@ -14,11 +14,28 @@ export { setStepScope } from './stepscope.js';
 export function tidy(nameOrFn, maybeFn) {
   check.arity('tidy', arguments.length, 2);
   const fn = check.syncFunction('tidy', typeof nameOrFn === 'string' ? maybeFn : nameOrFn);
+  // What tidy returns is its caller's to manage: the step scope does not take it.
+  return run('tidy', fn, false);
+}
+
+/**
+ * @internal wt.tidy for the library's own modules (wt.models.GPT's parts): frees what `fn` made
+ * besides its result as soon as it returns, and the result goes where the caller's own tensors
+ * go (the enclosing wt.tidy, or the step scope), so a module call in a loop without tidy is
+ * released as before. JavaScript frees a handle only at a garbage collection, so without this
+ * a forward pass's intermediates (every LayerNorm, projection and activation output) held
+ * their device memory through the backward pass, which needs none of them through the handles.
+ */
+export function scoped(fn) {
+  return run('forward', fn, true);
+}
+
+function run(name, fn, handBack) {
   const scope = new Set();
   scopes.push(scope);
   let result;
   try {
-    result = check.notPromise('tidy', fn());
+    result = check.notPromise(name, fn());
   } catch (e) {
     scopes.pop();
     for (const t of scope) t.dispose();
@@ -27,10 +44,10 @@ export function tidy(nameOrFn, maybeFn) {
   scopes.pop();
   const keep = tensorsIn(result);
   for (const t of scope) {
-    // What tidy returns is its caller's to manage: the step scope does not take it. (A tensor
-    // wt.keep() took is in no scope any more.)
+    // (A tensor wt.keep() took is in no scope any more.)
     if (!keep.has(t)) t.dispose();
     else if (scopes.length) scopes[scopes.length - 1].add(t);
+    else if (handBack) track(t);
   }
   return result;
 }

@@ -12,6 +12,25 @@ export function gptCases(wt, devices) {
   const add = (name, fn) => list.push({ name, fn });
   const c = fixture.config;
   for (const device of devices) {
+    add(`${device}: models: GPT's forward frees its intermediates (what wt.tidy around it would)`, async () => {
+      const gpt = new wt.models.GPT({ vocabSize: 11, blockSize: 8, nLayer: 2, nHead: 2, nEmbd: 16, dropout: 0, bias: true, seed: 1, device });
+      const ids = wt.tensor(Int32Array.from({ length: 16 }, (_, i) => (i * 7) % 11), { device, shape: [2, 8] });
+      // Bytes held after the forward, then a backward (the graph holds what it needs itself).
+      const held = (wrap) => {
+        const base = wt.memoryAllocated(device);
+        const { logits, loss } = wrap(() => gpt.forward(ids, ids));
+        const bytes = wt.memoryAllocated(device) - base;
+        loss.backward();
+        [logits, loss].forEach((t) => t.dispose());
+        gpt.zeroGrad();
+        return bytes;
+      };
+      held((f) => f());
+      const plain = held((f) => f());
+      const tidied = held((f) => wt.tidy(f));
+      assert.equal(plain, tidied, `bytes held after a plain forward (${plain}) and one in wt.tidy (${tidied}) on ${device}`);
+      ids.dispose();
+    });
     add(`${device}: models: GPT matches nanoGPT (logits, gradients, 20 AdamW steps, greedy generation)`, async () => {
       const gpt = new wt.models.GPT({ vocabSize: c.vocab_size, blockSize: c.block_size, nLayer: c.n_layer, nHead: c.n_head, nEmbd: c.n_embd, dropout: c.dropout, bias: c.bias, seed: 1, device });
       assert.deepEqual(Object.keys(gpt.stateDict()), fixture.keys, "nanoGPT's keys in its order");
