@@ -43,6 +43,7 @@ mod fused;
 mod gemm;
 mod launch;
 mod layer_norm;
+mod meta;
 mod optim;
 mod par;
 mod reduce;
@@ -70,19 +71,13 @@ mod wasm_simd;
 mod wasm_unary;
 
 use gemm::{naive_matmul, sgemm_batched};
+pub(crate) use meta::{meta_stats, MetaStorage};
 pub(crate) use scalar::Scalar;
 
 static CPU_STATS: MemoryStats = MemoryStats::new();
-static META_STATS: MemoryStats = MemoryStats::new();
 
 pub(crate) fn stats() -> &'static MemoryStats {
     &CPU_STATS
-}
-
-/// The meta device counts the bytes its tensors would take, so a computation run there reports
-/// the memory it needs.
-pub(crate) fn meta_stats() -> &'static MemoryStats {
-    &META_STATS
 }
 
 pub(crate) fn info() -> DeviceInfo {
@@ -156,37 +151,6 @@ impl Drop for CpuStorage {
         // The buffer may serve a later result (alloc.rs).
         #[cfg(not(target_arch = "wasm32"))]
         alloc::recycle(std::mem::replace(&mut self.data, CpuData::F32(Vec::new())));
-    }
-}
-
-/// Meta storage: only a byte count, for memory planning.
-pub(crate) struct MetaStorage {
-    bytes: u64,
-}
-
-impl MetaStorage {
-    /// Accounts for `bytes`; on meta a memory limit answers "would this computation fit?".
-    pub(crate) fn new(bytes: u64) -> Result<Self> {
-        if !META_STATS.try_reserve(bytes) {
-            return Err(META_STATS.oom(
-                "meta".into(),
-                bytes,
-                "the memory limit set with set_memory_limit would be passed",
-            ));
-        }
-        META_STATS.on_alloc(bytes, false);
-        Ok(MetaStorage { bytes })
-    }
-
-    /// The bytes it stands for.
-    pub(crate) fn held_bytes(&self) -> u64 {
-        self.bytes
-    }
-}
-
-impl Drop for MetaStorage {
-    fn drop(&mut self) {
-        META_STATS.on_free(self.bytes, true);
     }
 }
 
