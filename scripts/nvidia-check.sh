@@ -3,9 +3,11 @@
 # release binaries built here (same x86-64, glibc no newer than the machine's) travel packed,
 # and this script runs, within a deadline, what only that GPU can show:
 #   1. matmul on cuda:0 (cuBLAS) and webgpu:0 (NVIDIA's Vulkan), the wgpu programs forced each
-#      way (64x64 tiles vs register-tiled 128x128), beside PyTorch fp32 (TF32 off);
+#      way (64x64 tiles vs register-tiled 128x128, the latter with vec4 loads and double-buffered
+#      tiles as by default and without, WEBTENSOR_MATMUL_VEC4=0), beside PyTorch fp32 (TF32 off);
 #   2. a GPT training step at nanoGPT's shakespeare-char size on cuda:0, webgpu:0 (default routing,
-#      and every op composed with WEBTENSOR_FUSED_KERNELS=0) and PyTorch;
+#      every op composed with WEBTENSOR_FUSED_KERNELS=0, the register matmul without vec4s, and
+#      the weight gradients' split-K in 64x64 tiles, WEBTENSOR_MATMUL_REGISTER_SPLIT=0) and PyTorch;
 #   3. the test suites on cpu, webgpu:0 and cuda:0 (WEBTENSOR_REQUIRE_GPU/CUDA=1).
 # Prepare here:
 #   cargo build --release -p webtensor-native --features cuda
@@ -62,8 +64,10 @@ WEBTENSOR_MATMUL_REGISTER_TILES=18446744073709551615 run 60 mm-webgpu-tiled \
   "$bin" bench --device webgpu:0 --matmul-sizes $sizes --runs 10 --json
 WEBTENSOR_MATMUL_REGISTER_TILES=0 run 60 mm-webgpu-register \
   "$bin" bench --device webgpu:0 --matmul-sizes $sizes --runs 10 --json
+WEBTENSOR_MATMUL_REGISTER_TILES=0 WEBTENSOR_MATMUL_VEC4=0 run 60 mm-webgpu-register-scalar \
+  "$bin" bench --device webgpu:0 --matmul-sizes $sizes --runs 10 --json
 run 90 mm-torch python3 scripts/bench_torch_cuda.py "$out/mm-cuda.txt" "$out/mm-webgpu-tiled.txt" \
-  "$out/mm-webgpu-register.txt"
+  "$out/mm-webgpu-register.txt" "$out/mm-webgpu-register-scalar.txt"
 fi
 # 2. A GPT training step at nanoGPT's shakespeare-char size (10.7M parameters, batch 64 x 256),
 # with the fused kernels (attention, LayerNorm) and without them (WEBTENSOR_FUSED_KERNELS=0).
@@ -72,6 +76,8 @@ if [ -z "${SKIP_GPT:-}" ]; then
   run 90 gpt-cuda "$bin" "${gpt[@]}" cuda:0
   WEBTENSOR_FUSED_KERNELS=0 run 90 gpt-cuda-composed "$bin" "${gpt[@]}" cuda:0
   run 120 gpt-webgpu "$bin" "${gpt[@]}" webgpu:0
+  WEBTENSOR_MATMUL_VEC4=0 run 120 gpt-webgpu-scalar-loads "$bin" "${gpt[@]}" webgpu:0
+  WEBTENSOR_MATMUL_REGISTER_SPLIT=0 run 120 gpt-webgpu-tiled-split "$bin" "${gpt[@]}" webgpu:0
   WEBTENSOR_FUSED_KERNELS=0 run 120 gpt-webgpu-composed "$bin" "${gpt[@]}" webgpu:0
 fi
 run 90 gpt-torch python3 scripts/train_gpt_torch.py --config shakespeare-char --device cuda --iters 30 \

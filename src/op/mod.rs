@@ -79,6 +79,9 @@ pub(crate) enum MatmulProgram {
     /// Tiled's shape for hardware GPUs on large products: 128x128 output tiles, 8x8 outputs per
     /// thread in registers (chosen by the wgpu backend; CUDA runs cuBLAS).
     Register,
+    /// Register with a vec4 load of each operand per thread and step and double-buffered
+    /// workgroup tiles, for operands laid out in whole vec4s ([`MatmulArgs::register_vec4`]).
+    Register4,
     /// One thread per output walking the inner dim: a short inner dim (`[n,3] @ [3,8]`) or a
     /// thin output (matrix-vector), where tiles would mostly multiply padding.
     Naive,
@@ -105,6 +108,27 @@ impl MatmulArgs {
     pub(crate) fn vec4_aligned(&self) -> bool {
         let b = &self.b;
         b.col_stride == 1 && [self.n, b.offset, b.batch_stride, b.row_stride].iter().all(|v| v % 4 == 0)
+    }
+
+    /// How the register-tiled program can read both operands in vec4s, as matmul_register4.wgsl's
+    /// `vec4_along` (bit 0: A's k is contiguous, else its m; bit 1: B's k is contiguous, else its
+    /// n), or `None` where one of them is not laid out in whole vec4s: a stride of 1 along a dim
+    /// that is a multiple of 4, the other stride, the offset and the batch stride multiples of 4.
+    pub(crate) fn register_vec4(&self) -> Option<usize> {
+        // (the operand, its tile-side dim, whether k is read along its stride of 1)
+        let along = |o: &MatOperand, side: usize, k_stride: usize, side_stride: usize| -> Option<bool> {
+            let aligned = |rest: usize| [rest, o.offset, o.batch_stride].iter().all(|v| v.is_multiple_of(4));
+            if k_stride == 1 && self.k.is_multiple_of(4) && aligned(side_stride) {
+                Some(true)
+            } else if side_stride == 1 && side.is_multiple_of(4) && aligned(k_stride) {
+                Some(false)
+            } else {
+                None
+            }
+        };
+        let a = along(&self.a, self.m, self.a.col_stride, self.a.row_stride)?;
+        let b = along(&self.b, self.n, self.b.row_stride, self.b.col_stride)?;
+        Some(a as usize | (b as usize) << 1)
     }
 }
 
@@ -152,5 +176,29 @@ mod tests {
         assert!(!transposed.vec4_aligned());
         let broadcast = MatmulArgs { b: MatOperand { batch_stride: 0, ..row_major(8, 8) }, ..g(8, 8, 8) };
         assert!(broadcast.vec4_aligned());
+    }
+
+    #[test]
+    fn register_vec4_reads_each_operand_along_its_contiguous_dim() {
+        let rows = |r: usize, c: usize| MatOperand { offset: 0, batch_stride: r * c, row_stride: c, col_stride: 1 };
+        let cols = |r: usize, c: usize| MatOperand { offset: 0, batch_stride: r * c, row_stride: 1, col_stride: r };
+        let g = |m, k, n, a, b| MatmulArgs { batch: 2, m, n, k, a, b, bias_offset: 0 };
+        // A GPT's products: x @ W^T (A along k, B along k), dY @ W (A along k, B along n),
+        // dY^T @ X (A along m, B along n), and the tied output layer's 65 columns.
+        assert_eq!(g(64, 384, 1152, rows(64, 384), cols(384, 1152)).register_vec4(), Some(0b11));
+        assert_eq!(g(64, 1152, 384, rows(64, 1152), rows(1152, 384)).register_vec4(), Some(0b01));
+        assert_eq!(g(1152, 64, 384, cols(1152, 64), rows(64, 384)).register_vec4(), Some(0b00));
+        assert_eq!(g(64, 384, 65, rows(64, 384), cols(384, 65)).register_vec4(), Some(0b11));
+        // A dim of 4s, but not the contiguous one; a stride, an offset or a batch stride off 4.
+        assert_eq!(g(64, 383, 64, rows(64, 383), rows(383, 64)).register_vec4(), None);
+        assert_eq!(g(64, 64, 65, rows(64, 64), rows(64, 65)).register_vec4(), None);
+        let offset = MatOperand { offset: 2, ..rows(64, 64) };
+        assert_eq!(g(64, 64, 64, offset, rows(64, 64)).register_vec4(), None);
+        let batch = MatOperand { batch_stride: 6, ..rows(64, 64) };
+        assert_eq!(g(64, 64, 64, rows(64, 64), batch).register_vec4(), None);
+        let broadcast = MatOperand { batch_stride: 0, ..rows(64, 64) };
+        assert_eq!(g(64, 64, 64, rows(64, 64), broadcast).register_vec4(), Some(0b01));
+        let padded = MatOperand { col_stride: 66, ..cols(64, 64) };
+        assert_eq!(g(64, 64, 64, padded, rows(64, 64)).register_vec4(), None);
     }
 }

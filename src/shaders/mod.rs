@@ -291,6 +291,7 @@ impl KernelKey {
             KernelKey::Matmul { program: MatmulProgram::Blocked, .. } => wgsl!("matmul_blocked"),
             KernelKey::Matmul { program: MatmulProgram::Blocked4, .. } => wgsl!("matmul_blocked4"),
             KernelKey::Matmul { program: MatmulProgram::Register, .. } => wgsl!("matmul_register"),
+            KernelKey::Matmul { program: MatmulProgram::Register4, .. } => wgsl!("matmul_register4"),
             KernelKey::Matmul { program: MatmulProgram::Naive, .. } => wgsl!("matmul_naive"),
             KernelKey::Matmul { program: MatmulProgram::Dot, .. } => wgsl!("matmul_dot"),
             KernelKey::Sort { .. } => wgsl!("sort"),
@@ -417,11 +418,15 @@ impl KernelKey {
             KernelKey::Softmax { log, dtype } => {
                 format!("alias S = {};\nconst LOG: bool = {log};\n{WGSL_IS_NAN}", storage_type(dtype))
             }
-            KernelKey::Matmul { dtype, bias, .. } => format!(
-                "alias S = {};\nalias A = {};\n{}",
+            KernelKey::Matmul { dtype, bias, program } => format!(
+                "alias S = {};\nalias A = {};\n{}{}",
                 storage_type(dtype),
                 storage_type(accumulator(dtype)),
-                if bias { MATMUL_BIAS } else { MATMUL_NO_BIAS }
+                if bias { MATMUL_BIAS } else { MATMUL_NO_BIAS },
+                match program {
+                    MatmulProgram::Register | MatmulProgram::Register4 => wgsl!("matmul_register_store"),
+                    _ => "",
+                }
             ),
             KernelKey::Sort { dtype } | KernelKey::Select { dtype } => crate::op::sort::wgsl_key(dtype),
             KernelKey::Index { dtype, index, .. } | KernelKey::IndexRows4 { dtype, index } => {
@@ -459,7 +464,7 @@ impl KernelKey {
                 | KernelKey::Clamp4
                 | KernelKey::ReduceSum4
                 | KernelKey::Pad { .. }
-                | KernelKey::Matmul { program: MatmulProgram::Register, .. }
+                | KernelKey::Matmul { program: MatmulProgram::Register | MatmulProgram::Register4, .. }
                 | KernelKey::Matmul { bias: true, .. }
                 | KernelKey::OptimMulti { .. }
                 | KernelKey::Elementwise { vec4: true, .. }

@@ -49,6 +49,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
             MatmulProgram::Blocked,
             MatmulProgram::Blocked4,
             MatmulProgram::Register,
+            MatmulProgram::Register4,
             MatmulProgram::Naive,
             MatmulProgram::Dot,
         ] {

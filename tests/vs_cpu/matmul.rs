@@ -128,9 +128,10 @@ pub(crate) fn tiled_matmul_cases(label: &str) {
     }
     // Enough 128x128 tiles (80, counting batches) for hardware GPUs' register-tiled program:
     // edges in m, n and k (not a multiple of its 8-deep steps), both operands transposed
-    // (loads along the other stride), integers, a broadcast B and a large plain product.
-    check(&format!("register-tiled ({label}) [14, 130, 70] @ [70, 257]"), 1e-4, |d| {
-        randn(&[14, 130, 70], 62, d).matmul(&randn(&[70, 257], 63, d)).unwrap()
+    // (loads along the other stride), integers and a large plain product. (A broadcast B folds
+    // the batches into the rows of one product: [14, 130, 70] @ [70, 257] has 45 such tiles.)
+    check(&format!("register-tiled ({label}) [14, 130, 70] @ [14, 70, 257]"), 1e-4, |d| {
+        randn(&[14, 130, 70], 62, d).matmul(&randn(&[14, 70, 257], 63, d)).unwrap()
     });
     check(&format!("register-tiled ({label}) of transposed operands"), 1e-4, |d| {
         let a = randn(&[14, 70, 130], 64, d).transpose(1, 2).unwrap();
@@ -138,11 +139,13 @@ pub(crate) fn tiled_matmul_cases(label: &str) {
     });
     check(&format!("register-tiled ({label}) on integers"), 0.0, |d| {
         let a = randn(&[5, 300, 41], 66, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap();
-        a.matmul(&randn(&[41, 700], 67, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap()).unwrap()
+        // B batched too: a broadcast B would fold the batches into rows (45 tiles of 128x128).
+        a.matmul(&randn(&[5, 41, 700], 67, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap()).unwrap()
     });
     check(&format!("register-tiled ({label}) [1200, 300] @ [300, 1100]"), 1e-4, |d| {
         randn(&[1200, 300], 68, d).matmul(&randn(&[300, 1100], 69, d)).unwrap()
     });
+    register_vec4_cases(label);
     check(&format!("tiled ({label}) in vec4s, transposed A"), 1e-4, |d| {
         randn(&[68, 130], 58, d).t().unwrap().matmul(&randn(&[68, 132], 59, d)).unwrap()
     });
@@ -153,5 +156,46 @@ pub(crate) fn tiled_matmul_cases(label: &str) {
     check(&format!("tiled ({label}) in vec4s on integers"), 0.0, |d| {
         let a = randn(&[65, 40], 56, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap();
         a.matmul(&randn(&[40, 132], 57, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap()).unwrap()
+    });
+}
+
+/// Register-tiled products whose operands are laid out in whole vec4s (hardware GPUs'
+/// matmul_register4.wgsl; elsewhere other programs, against the same CPU results): each operand
+/// read along k or along its other dim, edges in m, n and k (multiples of 4, not of the
+/// 128x128 tiles or 8-deep steps), batches with a broadcast operand, offset views, integers, a
+/// bias, and split-K over register tiles with a remainder slice, aligned and not.
+fn register_vec4_cases(label: &str) {
+    let x = |d| randn(&[1100, 300], 70, d);
+    let w = |d| randn(&[1028, 300], 71, d);
+    check(&format!("register vec4 ({label}): x @ W^T (A and B along k)"), 1e-4, |d| {
+        x(d).matmul(&w(d).t().unwrap()).unwrap()
+    });
+    check(&format!("register vec4 ({label}): x^T @ y (A along m, B along n)"), 1e-4, |d| {
+        randn(&[300, 1100], 72, d).t().unwrap().matmul(&randn(&[300, 1028], 73, d)).unwrap()
+    });
+    check(&format!("register vec4 ({label}): x^T @ W^T (A along m, B along k)"), 1e-4, |d| {
+        randn(&[300, 1100], 74, d).t().unwrap().matmul(&w(d).t().unwrap()).unwrap()
+    });
+    // (A broadcast B folds the batches into rows: one product of too few tiles.)
+    check(&format!("register vec4 ({label}): a broadcast A @ batches"), 1e-4, |d| {
+        randn(&[132, 72], 75, d).matmul(&randn(&[14, 72, 260], 76, d)).unwrap()
+    });
+    check(&format!("register vec4 ({label}): offset views"), 1e-4, |d| {
+        let a = randn(&[1101, 300], 77, d).narrow(0, 1, 1100).unwrap();
+        a.matmul(&randn(&[300, 1036], 78, d).narrow(1, 4, 1028).unwrap()).unwrap()
+    });
+    check(&format!("register vec4 ({label}): integers"), 0.0, |d| {
+        let a = randn(&[5, 300, 44], 79, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap();
+        a.matmul(&randn(&[5, 44, 700], 80, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap()).unwrap()
+    });
+    check(&format!("register vec4 ({label}): a Linear's bias as the epilogue"), 1e-4, |d| {
+        webtensor::nn::linear(&x(d), &w(d), Some(&randn(&[1028], 81, d))).unwrap()
+    });
+    // Sums of ~8200 products: f32 rounding differs by order more than 1e-4 (as split-K above).
+    check(&format!("register vec4 ({label}): split-K, [516, 8200] @ [8200, 388]"), 1e-3, |d| {
+        randn(&[8200, 516], 82, d).t().unwrap().matmul(&randn(&[8200, 388], 83, d)).unwrap()
+    });
+    check(&format!("register ({label}): split-K off vec4s, [514, 8201] @ [8201, 388]"), 1e-3, |d| {
+        randn(&[8201, 514], 84, d).t().unwrap().matmul(&randn(&[8201, 388], 85, d)).unwrap()
     });
 }

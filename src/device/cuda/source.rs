@@ -116,7 +116,7 @@ fn body(key: &KernelKey) -> &'static str {
         | KernelKey::Elementwise { vec4: true, .. }
         | KernelKey::Elementwise { lanes: 1..=u8::MAX, .. }
         | KernelKey::OptimMulti { .. }
-        | KernelKey::Matmul { program: MatmulProgram::Register, .. }
+        | KernelKey::Matmul { program: MatmulProgram::Register | MatmulProgram::Register4, .. }
         | KernelKey::Matmul { bias: true, .. } => WGSL_ONLY,
         // Generated whole by `variant`.
         KernelKey::Elementwise { .. } => "",

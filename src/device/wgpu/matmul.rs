@@ -26,6 +26,10 @@ const SPLIT_K_MIN: usize = 4096;
 /// weight gradients (`[C, B*T] @ [B*T, 4C]`: 144 tiles, each walking 16384 rows) otherwise
 /// leave most of an H200 idle.
 const SPLIT_K_GROUPS: usize = 1024;
+/// The same for slices run by the register-tiled program, whose workgroups each do four 64x64
+/// tiles' work: about as many as a 2048^3 product has (256), where that program ran 1.6x the
+/// 64x64 one on an H200.
+const REGISTER_SPLIT_K_GROUPS: usize = 256;
 /// Matmul output tile (see matmul.wgsl).
 const TILE: usize = 64;
 /// The register-tiled program's output tile (see matmul_register.wgsl).
@@ -47,40 +51,78 @@ fn register_min_tiles() -> usize {
     set.unwrap_or(REGISTER_MIN_TILES)
 }
 
+/// Whether hardware GPUs run the register-tiled products whose operands are laid out in vec4s
+/// with matmul_register4.wgsl (vec4 loads, double-buffered tiles): yes, unless
+/// `WEBTENSOR_MATMUL_VEC4=0` (read once; for timing both programs on one GPU).
+fn register_vec4_on() -> bool {
+    static SET: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SET.get_or_init(|| env_not_zero("WEBTENSOR_MATMUL_VEC4"))
+}
+
+/// Whether hardware GPUs split K in register tiles where enough of them result (else in 64x64
+/// tiles): yes, unless `WEBTENSOR_MATMUL_REGISTER_SPLIT=0` (read once, as above).
+fn register_split_on() -> bool {
+    static SET: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SET.get_or_init(|| env_not_zero("WEBTENSOR_MATMUL_REGISTER_SPLIT"))
+}
+
+/// Whether the environment variable `name` is anything but "0" (unset included).
+fn env_not_zero(name: &str) -> bool {
+    !std::env::var(name).is_ok_and(|v| v.trim() == "0")
+}
+
+/// The register-tiled program for `g` and its parameters (from batch `base` on): in vec4s
+/// where both operands allow it.
+fn register_program(g: &MatmulArgs, base: usize) -> (MatmulProgram, MatmulParams) {
+    let p = params::matmul(g, base);
+    match g.register_vec4().filter(|_| register_vec4_on()) {
+        Some(along) => (MatmulProgram::Register4, MatmulParams { vec4_along: along, ..p }),
+        None => (MatmulProgram::Register, p),
+    }
+}
+
 impl WgpuDevice {
     /// A matmul whose output is a few tiles but whose inner dimension is long (`X^T @ Y` over many
     /// samples) would run on a handful of workgroups, each walking all of K. Instead, K is cut
     /// into slices computed as a batch by the same kernel (a slice's operands are the originals
     /// shifted by the slice start, expressed as batch strides), and the slices are summed by the
-    /// row reduction.
+    /// row reduction. With `register`, the slices run on the register-tiled program (slice
+    /// lengths a multiple of its 8-deep steps, so vec4 layouts stay whole), else in 64x64 tiles.
     fn matmul_split_k(
         self: &Arc<Self>,
         a: &WgpuStorage,
         b: &WgpuStorage,
         g: &MatmulArgs,
         slices: usize,
+        register: bool,
     ) -> Result<WgpuStorage> {
         let dtype = a.dtype();
-        let (gx, gy) = (g.n.div_ceil(TILE), g.m.div_ceil(TILE));
-        let len = g.k.div_ceil(slices);
+        let tile = if register { REGISTER_TILE } else { TILE };
+        let (gx, gy) = (g.n.div_ceil(tile), g.m.div_ceil(tile));
+        let len = if register { g.k.div_ceil(slices).next_multiple_of(8) } else { g.k.div_ceil(slices) };
         let (full, rest) = (g.k / len, g.k % len);
         let total = full + (rest > 0) as usize;
         let mn = g.m * g.n;
         let partial = self.alloc(total * mn, dtype)?;
-        let key = KernelKey::Matmul { dtype, program: MatmulProgram::Tiled, bias: false };
         let bind = [Bind::whole(a.buffer()), Bind::whole(b.buffer()), Bind::whole(partial.buffer())];
         // Each slice is a batch of a `k`-long product whose operands step by the slice length.
-        let params = |k, a_step, b_step, a_off, b_off, base| {
+        let launch = |k, a_step, b_step, a_off, b_off, base, count: usize| {
             let a = MatOperand { offset: a_off, batch_stride: a_step, ..g.a };
             let b = MatOperand { offset: b_off, batch_stride: b_step, ..g.b };
-            params::matmul(&MatmulArgs { k, a, b, ..*g }, base)
+            let slice = MatmulArgs { k, a, b, ..*g };
+            let (program, p) = if register {
+                register_program(&slice, base)
+            } else {
+                (MatmulProgram::Tiled, params::matmul(&slice, base))
+            };
+            let key = KernelKey::Matmul { dtype, program, bias: false };
+            self.dispatch(key, &bind, &p, (u(gx), u(gy), u(count)))
         };
-        let launch = |p: MatmulParams, count: usize| self.dispatch(key, &bind, &p, (u(gx), u(gy), u(count)));
         // Slice s starts at inner index s * len: A moves len columns, B len rows.
-        launch(params(len, len * g.a.col_stride, len * g.b.row_stride, g.a.offset, g.b.offset, 0), full)?;
+        launch(len, len * g.a.col_stride, len * g.b.row_stride, g.a.offset, g.b.offset, 0, full)?;
         if rest > 0 {
             let (a0, b0) = (g.a.offset + full * len * g.a.col_stride, g.b.offset + full * len * g.b.row_stride);
-            launch(params(rest, 0, 0, a0, b0, full), 1)?;
+            launch(rest, 0, 0, a0, b0, full, 1)?;
         }
         // partial is [slices, m*n]; sum over slices as rows of its transpose.
         let rows = Layout::contiguous(&[total, mn]).transpose("matmul", 0, 1)?;
@@ -149,16 +191,24 @@ impl WgpuDevice {
         // keeps the single pass, which accumulates in f32.
         if g.batch == 1 && g.k >= SPLIT_K_MIN && dtype != DType::F16 {
             let tiles = gx * gy;
+            // Hardware GPUs split for the register-tiled program where its slices make enough
+            // of its tiles, else for 64x64 tiles. Slices of at least 1024 of the inner dim.
+            let register_tiles = g.n.div_ceil(REGISTER_TILE) * g.m.div_ceil(REGISTER_TILE);
+            let register_slices = (REGISTER_SPLIT_K_GROUPS / register_tiles).min(64).min(g.k / 1024);
+            let register = !self.software()
+                && register_split_on()
+                && register_slices >= 2
+                && register_tiles * register_slices >= register_min_tiles();
             let slices = match self.software() {
+                _ if register => register_slices,
                 true if tiles < SPLIT_K_TILES => (256 / tiles).clamp(2, 64),
                 true => 1,
                 false => (SPLIT_K_GROUPS / tiles).min(64),
             };
-            // Slices of at least 1024 of the inner dimension.
             let slices = slices.min(g.k / 1024);
             if slices >= 2 {
                 drop(out);
-                let sum = self.matmul_split_k(a, b, g, slices)?;
+                let sum = self.matmul_split_k(a, b, g, slices, register)?;
                 let Some(bias) = bias else { return Ok(sum) };
                 let whole = Layout::contiguous(&[g.m, g.n]);
                 return self.binary(BinaryOp::Add, &sum, &whole, bias, &bias_rows, &[g.m, g.n]);
@@ -191,7 +241,10 @@ impl WgpuDevice {
         let mut base = 0;
         while base < g.batch {
             let count = (g.batch - base).min(max);
-            let p = MatmulParams { row_blocks, ..params::matmul(g, base) };
+            let (program, p) = match program {
+                MatmulProgram::Register => register_program(g, base),
+                _ => (program, MatmulParams { row_blocks, ..params::matmul(g, base) }),
+            };
             self.dispatch(KernelKey::Matmul { dtype, program, bias: has_bias }, &binds, &p, (u(x), u(y), u(count)))?;
             base += count;
         }
