@@ -162,7 +162,7 @@ pub(crate) fn tiled_matmul_cases(label: &str) {
 /// Register-tiled products whose operands are laid out in whole vec4s (hardware GPUs'
 /// matmul_register4.wgsl; elsewhere other programs, against the same CPU results): each operand
 /// read along k or along its other dim, edges in m, n and k (multiples of 4, not of the
-/// 128x128 tiles or 8-deep steps), batches with a broadcast operand, offset views, integers, a
+/// 128x128 tiles or 8-deep steps), batches with a broadcast operand, offset views, integers, f16, a
 /// bias, and split-K over register tiles with a remainder slice, aligned and not.
 fn register_vec4_cases(label: &str) {
     let x = |d| randn(&[1100, 300], 70, d);
@@ -188,6 +188,13 @@ fn register_vec4_cases(label: &str) {
         let a = randn(&[5, 300, 44], 79, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap();
         a.matmul(&randn(&[5, 44, 700], 80, d).mul_scalar(5.0).unwrap().to_dtype(DType::I32).unwrap()).unwrap()
     });
+    if crate::common::has_f16(webtensor::Device::webgpu(0)) {
+        // vec4<f16> loads, f32 sums; the result's rounding to f16 may differ by an ulp (1e-3).
+        check(&format!("register vec4 ({label}): f16"), 2e-3, |d| {
+            let w16 = w(d).to_dtype(DType::F16).unwrap();
+            x(d).to_dtype(DType::F16).unwrap().matmul(&w16.t().unwrap()).unwrap()
+        });
+    }
     check(&format!("register vec4 ({label}): a Linear's bias as the epilogue"), 1e-4, |d| {
         webtensor::nn::linear(&x(d), &w(d), Some(&randn(&[1028], 81, d))).unwrap()
     });
