@@ -71,17 +71,28 @@ fn env_not_zero(name: &str) -> bool {
     !std::env::var(name).is_ok_and(|v| v.trim() == "0")
 }
 
+/// Workgroup memory matmul_register4.wgsl declares: two buffers of each operand's 8 x 33
+/// vec4s of f32. WebGPU's default limit is 16384 bytes; adapters commonly allow 32768, and a
+/// device opens with what its adapter allows (`WgpuDevice::new`). Where it is short, the
+/// products run matmul_register.wgsl (8448 bytes).
+const REGISTER4_WORKGROUP_BYTES: u32 = 2 * 2 * 8 * 33 * 16;
+
 /// The register-tiled program for `g` and its parameters (from batch `base` on): in vec4s
-/// where both operands allow it.
-fn register_program(g: &MatmulArgs, base: usize) -> (MatmulProgram, MatmulParams) {
+/// where both operands allow it and the device has the workgroup memory (`roomy`).
+fn register_program(g: &MatmulArgs, base: usize, roomy: bool) -> (MatmulProgram, MatmulParams) {
     let p = params::matmul(g, base);
-    match g.register_vec4().filter(|_| register_vec4_on()) {
+    match g.register_vec4().filter(|_| roomy && register_vec4_on()) {
         Some(along) => (MatmulProgram::Register4, MatmulParams { vec4_along: along, ..p }),
         None => (MatmulProgram::Register, p),
     }
 }
 
 impl WgpuDevice {
+    /// Whether matmul_register4.wgsl's workgroup memory fits this device's limit.
+    fn register4_fits(&self) -> bool {
+        self.limits.max_compute_workgroup_storage_size >= REGISTER4_WORKGROUP_BYTES
+    }
+
     /// A matmul whose output is a few tiles but whose inner dimension is long (`X^T @ Y` over many
     /// samples) would run on a handful of workgroups, each walking all of K. Instead, K is cut
     /// into slices computed as a batch by the same kernel (a slice's operands are the originals
@@ -111,7 +122,7 @@ impl WgpuDevice {
             let b = MatOperand { offset: b_off, batch_stride: b_step, ..g.b };
             let slice = MatmulArgs { k, a, b, ..*g };
             let (program, p) = if register {
-                register_program(&slice, base)
+                register_program(&slice, base, self.register4_fits())
             } else {
                 (MatmulProgram::Tiled, params::matmul(&slice, base))
             };
@@ -242,12 +253,27 @@ impl WgpuDevice {
         while base < g.batch {
             let count = (g.batch - base).min(max);
             let (program, p) = match program {
-                MatmulProgram::Register => register_program(g, base),
+                MatmulProgram::Register => register_program(g, base, self.register4_fits()),
                 _ => (program, MatmulParams { row_blocks, ..params::matmul(g, base) }),
             };
             self.dispatch(KernelKey::Matmul { dtype, program, bias: has_bias }, &binds, &p, (u(x), u(y), u(count)))?;
             base += count;
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::REGISTER4_WORKGROUP_BYTES;
+
+    /// The limit check counts what the program declares: two arrays of 528 vec4s of 4-byte lanes.
+    #[test]
+    fn register4_workgroup_bytes_match_its_declarations() {
+        let src = include_str!("../../shaders/matmul_register4.wgsl");
+        let declared: Vec<&str> = src.lines().filter(|l| l.starts_with("var<workgroup>")).collect();
+        assert_eq!(declared.len(), 2, "{declared:?}");
+        assert!(declared.iter().all(|l| l.ends_with(": array<vec4<A>, 528>;")), "{declared:?}");
+        assert_eq!(REGISTER4_WORKGROUP_BYTES, 2 * 528 * 16);
     }
 }
