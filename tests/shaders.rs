@@ -23,3 +23,80 @@ fn every_kernel_variant_validates_with_naga() {
     }
     assert!(failures.is_empty(), "{} of {} variants fail:\n{}", failures.len(), sources.len(), failures.join("\n"));
 }
+
+/// No kernel stores one component of a vector in workgroup memory. Invocations that write
+/// different components of one vector race where a component store is compiled as a
+/// read-modify-write of the whole vector, as Metal and D3D compilers may (gpuweb#2112: wrong
+/// results in Chrome on both); Vulkan's scalar stores hide it from this machine's adapters, so
+/// the rule is checked in the IR: each thread stages whole vectors.
+#[test]
+fn no_kernel_stores_a_component_of_a_workgroup_vector() {
+    let mut found = Vec::new();
+    for (name, src) in webtensor::__all_kernel_sources() {
+        let module = naga::front::wgsl::parse_str(&src).unwrap();
+        let mut v = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all());
+        let info = v.validate(&module).unwrap();
+        let functions = module.functions.iter().map(|(h, f)| (f, &info[h]));
+        let entries = module.entry_points.iter().enumerate().map(|(i, e)| (&e.function, info.get_entry_point(i)));
+        for (function, finfo) in functions.chain(entries) {
+            let mut stores = Vec::new();
+            collect_stores(&function.body, &mut stores);
+            for pointer in stores {
+                let (naga::Expression::Access { base, .. } | naga::Expression::AccessIndex { base, .. }) =
+                    function.expressions[pointer]
+                else {
+                    continue;
+                };
+                let of_vector = match *finfo[base].ty.inner_with(&module.types) {
+                    naga::TypeInner::Pointer { base, .. } => {
+                        matches!(module.types[base].inner, naga::TypeInner::Vector { .. })
+                    }
+                    naga::TypeInner::ValuePointer { size, .. } => size.is_some(),
+                    _ => false,
+                };
+                let global = root_global(&function.expressions, pointer);
+                let in_workgroup =
+                    global.is_some_and(|g| module.global_variables[g].space == naga::AddressSpace::WorkGroup);
+                if of_vector && in_workgroup {
+                    found.push(format!("{name}: {}", function.name.clone().unwrap_or_default()));
+                }
+            }
+        }
+    }
+    found.dedup();
+    assert!(found.is_empty(), "component stores into workgroup vectors:\n{}", found.join("\n"));
+}
+
+/// The global variable a pointer expression points into, through its accesses.
+fn root_global(
+    expressions: &naga::Arena<naga::Expression>,
+    mut e: naga::Handle<naga::Expression>,
+) -> Option<naga::Handle<naga::GlobalVariable>> {
+    loop {
+        match expressions[e] {
+            naga::Expression::Access { base, .. } | naga::Expression::AccessIndex { base, .. } => e = base,
+            naga::Expression::GlobalVariable(g) => return Some(g),
+            _ => return None,
+        }
+    }
+}
+
+/// The pointers of every `Store` in `block`, nested blocks included.
+fn collect_stores(block: &naga::Block, out: &mut Vec<naga::Handle<naga::Expression>>) {
+    for statement in block.iter() {
+        match statement {
+            naga::Statement::Store { pointer, .. } => out.push(*pointer),
+            naga::Statement::Block(b) => collect_stores(b, out),
+            naga::Statement::If { accept, reject, .. } => {
+                collect_stores(accept, out);
+                collect_stores(reject, out);
+            }
+            naga::Statement::Switch { cases, .. } => cases.iter().for_each(|c| collect_stores(&c.body, out)),
+            naga::Statement::Loop { body, continuing, .. } => {
+                collect_stores(body, out);
+                collect_stores(continuing, out);
+            }
+            _ => {}
+        }
+    }
+}

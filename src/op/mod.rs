@@ -110,25 +110,18 @@ impl MatmulArgs {
         b.col_stride == 1 && [self.n, b.offset, b.batch_stride, b.row_stride].iter().all(|v| v % 4 == 0)
     }
 
-    /// How the register-tiled program can read both operands in vec4s, as matmul_register4.wgsl's
-    /// `vec4_along` (bit 0: A's k is contiguous, else its m; bit 1: B's k is contiguous, else its
-    /// n), or `None` where one of them is not laid out in whole vec4s: a stride of 1 along a dim
-    /// that is a multiple of 4, the other stride, the offset and the batch stride multiples of 4.
-    pub(crate) fn register_vec4(&self) -> Option<usize> {
-        // (the operand, its tile-side dim, whether k is read along its stride of 1)
-        let along = |o: &MatOperand, side: usize, k_stride: usize, side_stride: usize| -> Option<bool> {
+    /// Whether both operands lie in whole vec4s, as matmul_register4.wgsl binds them: each has a
+    /// stride of 1 along k or along its other dim, that dim is a multiple of 4, and so are its
+    /// other stride, offset and batch stride. (The program reads an operand in vec4s along m or
+    /// n, and in scalars of the vec4 binding along k.)
+    pub(crate) fn register_vec4(&self) -> bool {
+        let whole = |o: &MatOperand, side: usize, k_stride: usize, side_stride: usize| {
             let aligned = |rest: usize| [rest, o.offset, o.batch_stride].iter().all(|v| v.is_multiple_of(4));
-            if k_stride == 1 && self.k.is_multiple_of(4) && aligned(side_stride) {
-                Some(true)
-            } else if side_stride == 1 && side.is_multiple_of(4) && aligned(k_stride) {
-                Some(false)
-            } else {
-                None
-            }
+            (k_stride == 1 && self.k.is_multiple_of(4) && aligned(side_stride))
+                || (side_stride == 1 && side.is_multiple_of(4) && aligned(k_stride))
         };
-        let a = along(&self.a, self.m, self.a.col_stride, self.a.row_stride)?;
-        let b = along(&self.b, self.n, self.b.row_stride, self.b.col_stride)?;
-        Some(a as usize | (b as usize) << 1)
+        whole(&self.a, self.m, self.a.col_stride, self.a.row_stride)
+            && whole(&self.b, self.n, self.b.row_stride, self.b.col_stride)
     }
 }
 
@@ -179,26 +172,26 @@ mod tests {
     }
 
     #[test]
-    fn register_vec4_reads_each_operand_along_its_contiguous_dim() {
+    fn register_vec4_takes_operands_in_whole_vec4s() {
         let rows = |r: usize, c: usize| MatOperand { offset: 0, batch_stride: r * c, row_stride: c, col_stride: 1 };
         let cols = |r: usize, c: usize| MatOperand { offset: 0, batch_stride: r * c, row_stride: 1, col_stride: r };
         let g = |m, k, n, a, b| MatmulArgs { batch: 2, m, n, k, a, b, bias_offset: 0 };
         // A GPT's products: x @ W^T (A along k, B along k), dY @ W (A along k, B along n),
         // dY^T @ X (A along m, B along n), and the tied output layer's 65 columns.
-        assert_eq!(g(64, 384, 1152, rows(64, 384), cols(384, 1152)).register_vec4(), Some(0b11));
-        assert_eq!(g(64, 1152, 384, rows(64, 1152), rows(1152, 384)).register_vec4(), Some(0b01));
-        assert_eq!(g(1152, 64, 384, cols(1152, 64), rows(64, 384)).register_vec4(), Some(0b00));
-        assert_eq!(g(64, 384, 65, rows(64, 384), cols(384, 65)).register_vec4(), Some(0b11));
+        assert!(g(64, 384, 1152, rows(64, 384), cols(384, 1152)).register_vec4());
+        assert!(g(64, 1152, 384, rows(64, 1152), rows(1152, 384)).register_vec4());
+        assert!(g(1152, 64, 384, cols(1152, 64), rows(64, 384)).register_vec4());
+        assert!(g(64, 384, 65, rows(64, 384), cols(384, 65)).register_vec4());
         // A dim of 4s, but not the contiguous one; a stride, an offset or a batch stride off 4.
-        assert_eq!(g(64, 383, 64, rows(64, 383), rows(383, 64)).register_vec4(), None);
-        assert_eq!(g(64, 64, 65, rows(64, 64), rows(64, 65)).register_vec4(), None);
+        assert!(!g(64, 383, 64, rows(64, 383), rows(383, 64)).register_vec4());
+        assert!(!g(64, 64, 65, rows(64, 64), rows(64, 65)).register_vec4());
         let offset = MatOperand { offset: 2, ..rows(64, 64) };
-        assert_eq!(g(64, 64, 64, offset, rows(64, 64)).register_vec4(), None);
+        assert!(!g(64, 64, 64, offset, rows(64, 64)).register_vec4());
         let batch = MatOperand { batch_stride: 6, ..rows(64, 64) };
-        assert_eq!(g(64, 64, 64, rows(64, 64), batch).register_vec4(), None);
+        assert!(!g(64, 64, 64, rows(64, 64), batch).register_vec4());
         let broadcast = MatOperand { batch_stride: 0, ..rows(64, 64) };
-        assert_eq!(g(64, 64, 64, rows(64, 64), broadcast).register_vec4(), Some(0b01));
+        assert!(g(64, 64, 64, rows(64, 64), broadcast).register_vec4());
         let padded = MatOperand { col_stride: 66, ..cols(64, 64) };
-        assert_eq!(g(64, 64, 64, padded, rows(64, 64)).register_vec4(), None);
+        assert!(!g(64, 64, 64, padded, rows(64, 64)).register_vec4());
     }
 }

@@ -197,8 +197,6 @@ kernel_params! {
         row_blocks,
         /// Where the bias starts (the variants with one: `KernelKey::Matmul`'s `bias`).
         bias_offset,
-        /// matmul_register4: how it reads the operands in vec4s (`MatmulArgs::register_vec4`).
-        vec4_along,
     }
 
     /// matmul_naive and matmul_dot (.wgsl, .cu): a thread (or workgroup) per output, every

@@ -13,7 +13,9 @@ const BK: u32 = 16u;
 
 // Tiles stored as vec4: As[kk * 16 + r] holds rows 4r..4r+3 of column kk of the A tile;
 // Bs[kk * 16 + c] holds columns 4c..4c+3 of row kk of the B tile. The inner loop then reads two
-// vec4s per step and accumulates with vector FMAs.
+// vec4s per step and accumulates with vector FMAs. Each thread stages one whole vec4 of each:
+// invocations writing different components of one vector in workgroup memory race where a
+// component store is a read-modify-write of the vector (Metal, D3D: gpuweb#2112).
 var<workgroup> As: array<vec4<A>, 256>;
 var<workgroup> Bs: array<vec4<A>, 256>;
 
@@ -36,28 +38,23 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     var acc1 = vec4<A>();
     var acc2 = vec4<A>();
     var acc3 = vec4<A>();
+    // This thread's share of each tile: rows 4 * (tid / 16).. of A at k0 + tid % 16, and
+    // columns 4 * (tid % 16).. of B at k0 + tid / 16.
+    let ar = row0 + (tid / BK) * 4u;
+    let bc = col0 + (tid % 16u) * 4u;
     for (var k0 = 0u; k0 < k; k0 += BK) {
-        for (var r = 0u; r < 4u; r++) {
-            let e = tid + r * 256u;
-            let i = e / BK;
-            let kk = e % BK;
-            let gi = row0 + i;
-            let gk = k0 + kk;
-            var v = A(0);
-            if (gi < m && gk < k) {
-                v = A(a[abase + gi * ars + gk * acs]);
-            }
-            As[kk * 16u + i / 4u][i % 4u] = v;
-            let kb = e / BN;
-            let j = e % BN;
-            let gkb = k0 + kb;
-            let gj = col0 + j;
-            var w = A(0);
-            if (gkb < k && gj < n) {
-                w = A(b[bbase + gkb * brs + gj * bcs]);
-            }
-            Bs[kb * 16u + j / 4u][j % 4u] = w;
-        }
+        let gk = k0 + tid % BK;
+        let a0 = at_a(ar, gk, m, k, abase, ars, acs);
+        let a1 = at_a(ar + 1u, gk, m, k, abase, ars, acs);
+        let a2 = at_a(ar + 2u, gk, m, k, abase, ars, acs);
+        let a3 = at_a(ar + 3u, gk, m, k, abase, ars, acs);
+        As[(tid % BK) * 16u + tid / BK] = vec4<A>(a0, a1, a2, a3);
+        let gkb = k0 + tid / 16u;
+        let b0 = at_b(gkb, bc, k, n, bbase, brs, bcs);
+        let b1 = at_b(gkb, bc + 1u, k, n, bbase, brs, bcs);
+        let b2 = at_b(gkb, bc + 2u, k, n, bbase, brs, bcs);
+        let b3 = at_b(gkb, bc + 3u, k, n, bbase, brs, bcs);
+        Bs[(tid / 16u) * 16u + tid % 16u] = vec4<A>(b0, b1, b2, b3);
         workgroupBarrier();
         for (var kk = 0u; kk < BK; kk++) {
             let av = As[kk * 16u + lid.y];
@@ -80,4 +77,20 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
             }
         }
     }
+}
+
+// Element (i, kk) of A, or 0 past the product's edges.
+fn at_a(i: u32, kk: u32, m: u32, k: u32, base: u32, rs: u32, cs: u32) -> A {
+    if (i < m && kk < k) {
+        return A(a[base + i * rs + kk * cs]);
+    }
+    return A(0);
+}
+
+// Element (kk, j) of B, or 0 past the product's edges.
+fn at_b(kk: u32, j: u32, k: u32, n: u32, base: u32, rs: u32, cs: u32) -> A {
+    if (kk < k && j < n) {
+        return A(b[base + kk * rs + j * cs]);
+    }
+    return A(0);
 }

@@ -4,7 +4,9 @@
 // memory for 64 FMAs (matmul.wgsl: 2 for 16). A thread's rows are 4 adjacent rows in each half
 // of the tile (ty*4.. and 64+ty*4..), its columns likewise, so the vec4 reads of a warp touch
 // consecutive words. The next step's operands are loaded into registers before this step's
-// products, so their latency hides behind the FMAs with one buffer of workgroup memory.
+// products, so their latency hides behind the FMAs with one buffer of workgroup memory. Each
+// thread stages a whole vec4 of each tile (`quad`, in matmul_register_common.wgsl, which the
+// variant prelude appends with the stores).
 // Measured on an H200 (NVIDIA's Vulkan), a first form of this kernel that kept the prefetched
 // values in a struct indexed in loops ran 0.6-0.9x the 64x64 kernel: keep everything named.
 // Operands are read through row/column strides (transposed views need no copy); the global
@@ -18,8 +20,8 @@
 const BM: u32 = 128u;
 const BN: u32 = 128u;
 const BK: u32 = 8u;
-// A row of a tile in workgroup memory: 32 vec4s and one of padding, so the 8 threads that
-// store one row's 8 values along k hit 8 different banks (unpadded they all hit one).
+// A row of a tile in workgroup memory: 32 vec4s and one of padding, so the 8 threads of a
+// quarter-warp that store a vec4 each along k hit different banks (unpadded they all hit one).
 const ROW: u32 = 33u;
 
 // As[kk * ROW + r] holds rows 4r..4r+3 of column kk of the A tile; Bs[kk * ROW + c] columns
@@ -27,49 +29,38 @@ const ROW: u32 = 33u;
 var<workgroup> As: array<vec4<A>, 264>;
 var<workgroup> Bs: array<vec4<A>, 264>;
 
-// Tile element e (0..1024) of a thread's share, as (row or column within the tile, kk). With
-// `along_k` the 8 values of a row along k are read by 8 consecutive threads (the operand's
-// stride along k is 1); otherwise 128 consecutive threads read down the tile's rows or columns.
-// Every call takes a constant offset of the thread's index, so no value is indexed at run time
-// (a dynamically indexed register array goes to local memory on GPUs).
-fn slot(e: u32, along_k: bool) -> vec2<u32> {
-    if (along_k) {
-        return vec2<u32>(e / BK, e % BK);
-    }
-    return vec2<u32>(e % BM, e / BM);
-}
-
-// Element e of the A tile at k0: its value, 0 past the product's edges.
-fn load_a(e: u32, k0: u32, row0: u32, m: u32, k: u32, abase: u32) -> A {
-    let acs = p(P_A_COL_STRIDE);
-    let s = slot(e, acs == 1u);
-    let gi = row0 + s.x;
-    let gk = k0 + s.y;
-    if (gi < m && gk < k) {
-        return A(a[abase + gi * p(P_A_ROW_STRIDE) + gk * acs]);
+// Element (i, gk) of A, or 0 past the product's edges.
+fn at_a(i: u32, gk: u32, m: u32, k: u32, abase: u32) -> A {
+    if (i < m && gk < k) {
+        return A(a[abase + i * p(P_A_ROW_STRIDE) + gk * p(P_A_COL_STRIDE)]);
     }
     return A(0);
 }
 
-fn load_b(e: u32, k0: u32, col0: u32, n: u32, k: u32, bbase: u32) -> A {
-    let brs = p(P_B_ROW_STRIDE);
-    let s = slot(e, brs == 1u);
-    let gj = col0 + s.x;
-    let gk = k0 + s.y;
-    if (gj < n && gk < k) {
-        return A(b[bbase + gk * brs + gj * p(P_B_COL_STRIDE)]);
+// Element (gk, j) of B, or 0 past the product's edges.
+fn at_b(gk: u32, j: u32, n: u32, k: u32, bbase: u32) -> A {
+    if (j < n && gk < k) {
+        return A(b[bbase + gk * p(P_B_ROW_STRIDE) + j * p(P_B_COL_STRIDE)]);
     }
     return A(0);
 }
 
-fn store_a(e: u32, v: A) {
-    let s = slot(e, p(P_A_COL_STRIDE) == 1u);
-    As[s.y * ROW + s.x / 4u][s.x % 4u] = v;
+// The thread's share of the A tile at k0 (see `quad`): rows 4q..4q+3 at k0 + kk.
+fn load_a(tid: u32, k0: u32, row0: u32, m: u32, k: u32, abase: u32) -> vec4<A> {
+    let s = quad(tid, p(P_A_COL_STRIDE) == 1u);
+    let i = row0 + s.x * 4u;
+    let gk = k0 + s.y;
+    return vec4<A>(at_a(i, gk, m, k, abase), at_a(i + 1u, gk, m, k, abase), at_a(i + 2u, gk, m, k, abase),
+                   at_a(i + 3u, gk, m, k, abase));
 }
 
-fn store_b(e: u32, v: A) {
-    let s = slot(e, p(P_B_ROW_STRIDE) == 1u);
-    Bs[s.y * ROW + s.x / 4u][s.x % 4u] = v;
+// The thread's share of the B tile at k0: columns 4q..4q+3 at k0 + kk.
+fn load_b(tid: u32, k0: u32, col0: u32, n: u32, k: u32, bbase: u32) -> vec4<A> {
+    let s = quad(tid, p(P_B_ROW_STRIDE) == 1u);
+    let j = col0 + s.x * 4u;
+    let gk = k0 + s.y;
+    return vec4<A>(at_b(gk, j, n, k, bbase), at_b(gk, j + 1u, n, k, bbase), at_b(gk, j + 2u, n, k, bbase),
+                   at_b(gk, j + 3u, n, k, bbase));
 }
 
 @compute @workgroup_size(16, 16)
@@ -101,34 +92,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     var c61 = vec4<A>();
     var c70 = vec4<A>();
     var c71 = vec4<A>();
-    var na0 = load_a(tid, 0u, row0, m, k, abase);
-    var na1 = load_a(tid + 256u, 0u, row0, m, k, abase);
-    var na2 = load_a(tid + 512u, 0u, row0, m, k, abase);
-    var na3 = load_a(tid + 768u, 0u, row0, m, k, abase);
-    var nb0 = load_b(tid, 0u, col0, n, k, bbase);
-    var nb1 = load_b(tid + 256u, 0u, col0, n, k, bbase);
-    var nb2 = load_b(tid + 512u, 0u, col0, n, k, bbase);
-    var nb3 = load_b(tid + 768u, 0u, col0, n, k, bbase);
+    var na = load_a(tid, 0u, row0, m, k, abase);
+    var nb = load_b(tid, 0u, col0, n, k, bbase);
     for (var k0 = 0u; k0 < k; k0 += BK) {
-        store_a(tid, na0);
-        store_a(tid + 256u, na1);
-        store_a(tid + 512u, na2);
-        store_a(tid + 768u, na3);
-        store_b(tid, nb0);
-        store_b(tid + 256u, nb1);
-        store_b(tid + 512u, nb2);
-        store_b(tid + 768u, nb3);
+        store_a(0u, tid, na);
+        store_b(0u, tid, nb);
         workgroupBarrier();
         let k1 = k0 + BK;
         if (k1 < k) {
-            na0 = load_a(tid, k1, row0, m, k, abase);
-            na1 = load_a(tid + 256u, k1, row0, m, k, abase);
-            na2 = load_a(tid + 512u, k1, row0, m, k, abase);
-            na3 = load_a(tid + 768u, k1, row0, m, k, abase);
-            nb0 = load_b(tid, k1, col0, n, k, bbase);
-            nb1 = load_b(tid + 256u, k1, col0, n, k, bbase);
-            nb2 = load_b(tid + 512u, k1, col0, n, k, bbase);
-            nb3 = load_b(tid + 768u, k1, col0, n, k, bbase);
+            na = load_a(tid, k1, row0, m, k, abase);
+            nb = load_b(tid, k1, col0, n, k, bbase);
         }
         for (var kk = 0u; kk < BK; kk++) {
             let a0 = As[kk * ROW + ty];

@@ -1,14 +1,15 @@
 // matmul_register.wgsl's 128x128 tiles (16x16 threads, 8x8 outputs each in 16 vec4
 // accumulators, 8-deep steps along k) for operands laid out in whole vec4s
-// (`MatmulArgs::register_vec4`): each thread loads one vec4 of A and one of B per step instead of
-// four scalars each (a quarter of the load instructions and their index arithmetic), and the
+// (`MatmulArgs::register_vec4`), with two changes: an operand whose rows (A) or columns (B) are
+// contiguous is read as one vec4 per thread and step, the four rows or columns the thread
+// stages (four scalar loads each before, with their index math and edge tests); and the
 // workgroup tiles are double-buffered: a step computes from one buffer and stores the next
 // step's operands (loaded into registers before its products, so their latency hides behind
-// the FMAs) into the other, so a step needs one barrier instead of two.
-// An operand is read along whichever of its strides is 1 (P_VEC4_ALONG: bit 0 set when A's
-// columns (k) are contiguous, else its rows (m) are; bit 1 set when B's rows (k) are, else its
-// columns (n) are). The contiguous dim is a multiple of 4 and so are the other strides and the
-// offsets, so a vec4 lies wholly inside the product or wholly outside (read as 0).
+// the FMAs) into the other, so a step needs one barrier instead of two. An operand contiguous
+// along k is read as matmul_register.wgsl reads it, four scalars (from the vec4 binding).
+// A vec4 lies wholly inside the product or wholly outside (read as 0): the contiguous dim is a
+// multiple of 4, and so are the other stride and the offsets. Shares `quad`, the stores and
+// the epilogue with matmul_register.wgsl (matmul_register_common.wgsl).
 // Params: `op::params::MatmulParams`.
 @group(0) @binding(0) var<storage, read> a: array<vec4<S>>;
 @group(0) @binding(1) var<storage, read> b: array<vec4<S>>;
@@ -28,71 +29,55 @@ const HALF: u32 = 264u;
 var<workgroup> As: array<vec4<A>, 528>;
 var<workgroup> Bs: array<vec4<A>, 528>;
 
-// The thread's vec4 of the A tile at k0. Along k: row tid / 2, k0 + 4 * (tid % 2)..+3; along m:
-// rows 4 * (tid % 32)..+3 at k0 + tid / 32.
+// Element (i, gk) of A (an index into the vec4 binding's scalars), or 0 past the edges.
+fn at_a(i: u32, gk: u32, m: u32, k: u32, abase: u32) -> A {
+    if (i < m && gk < k) {
+        let e = abase + i * p(P_A_ROW_STRIDE) + gk * p(P_A_COL_STRIDE);
+        return A(a[e / 4u][e % 4u]);
+    }
+    return A(0);
+}
+
+fn at_b(gk: u32, j: u32, n: u32, k: u32, bbase: u32) -> A {
+    if (j < n && gk < k) {
+        let e = bbase + gk * p(P_B_ROW_STRIDE) + j * p(P_B_COL_STRIDE);
+        return A(b[e / 4u][e % 4u]);
+    }
+    return A(0);
+}
+
+// The thread's share of the A tile at k0 (see `quad`): rows 4q..4q+3 at k0 + kk, one vec4
+// where A's rows are contiguous.
 fn load_a(tid: u32, k0: u32, row0: u32, m: u32, k: u32, abase: u32) -> vec4<A> {
-    if ((p(P_VEC4_ALONG) & 1u) != 0u) {
-        let gi = row0 + tid / 2u;
-        let gk = k0 + (tid % 2u) * 4u;
-        if (gi < m && gk < k) {
-            return vec4<A>(a[(abase + gi * p(P_A_ROW_STRIDE) + gk) / 4u]);
-        }
-        return vec4<A>();
+    let along_k = p(P_A_COL_STRIDE) == 1u;
+    let s = quad(tid, along_k);
+    let i = row0 + s.x * 4u;
+    let gk = k0 + s.y;
+    if (along_k) {
+        return vec4<A>(at_a(i, gk, m, k, abase), at_a(i + 1u, gk, m, k, abase), at_a(i + 2u, gk, m, k, abase),
+                       at_a(i + 3u, gk, m, k, abase));
     }
-    let gi = row0 + (tid % 32u) * 4u;
-    let gk = k0 + tid / 32u;
-    if (gi < m && gk < k) {
-        return vec4<A>(a[(abase + gk * p(P_A_COL_STRIDE) + gi) / 4u]);
+    if (i < m && gk < k) {
+        return vec4<A>(a[(abase + gk * p(P_A_COL_STRIDE) + i) / 4u]);
     }
     return vec4<A>();
 }
 
-// The thread's vec4 of the B tile at k0. Along n: columns 4 * (tid % 32)..+3 at k0 + tid / 32;
-// along k: column tid / 2, k0 + 4 * (tid % 2)..+3.
+// The thread's share of the B tile at k0: columns 4q..4q+3 at k0 + kk, one vec4 where B's
+// columns are contiguous.
 fn load_b(tid: u32, k0: u32, col0: u32, n: u32, k: u32, bbase: u32) -> vec4<A> {
-    if ((p(P_VEC4_ALONG) & 2u) != 0u) {
-        let gj = col0 + tid / 2u;
-        let gk = k0 + (tid % 2u) * 4u;
-        if (gj < n && gk < k) {
-            return vec4<A>(b[(bbase + gj * p(P_B_COL_STRIDE) + gk) / 4u]);
-        }
-        return vec4<A>();
+    let along_k = p(P_B_ROW_STRIDE) == 1u;
+    let s = quad(tid, along_k);
+    let j = col0 + s.x * 4u;
+    let gk = k0 + s.y;
+    if (along_k) {
+        return vec4<A>(at_b(gk, j, n, k, bbase), at_b(gk, j + 1u, n, k, bbase), at_b(gk, j + 2u, n, k, bbase),
+                       at_b(gk, j + 3u, n, k, bbase));
     }
-    let gj = col0 + (tid % 32u) * 4u;
-    let gk = k0 + tid / 32u;
-    if (gj < n && gk < k) {
-        return vec4<A>(b[(bbase + gk * p(P_B_ROW_STRIDE) + gj) / 4u]);
+    if (j < n && gk < k) {
+        return vec4<A>(b[(bbase + gk * p(P_B_ROW_STRIDE) + j) / 4u]);
     }
     return vec4<A>();
-}
-
-// A vec4 along k is four rows of the tile (k-major in workgroup memory): four scalar stores,
-// which the 32 threads of a warp spread over 32 banks (rows 0..15 of kq 0 and of kq 1, 528
-// words apart). A vec4 across rows or columns is one store.
-fn store_a(buf: u32, tid: u32, v: vec4<A>) {
-    if ((p(P_VEC4_ALONG) & 1u) != 0u) {
-        let r = tid / 2u;
-        let at = buf + (tid % 2u) * 4u * ROW + r / 4u;
-        As[at][r % 4u] = v.x;
-        As[at + ROW][r % 4u] = v.y;
-        As[at + 2u * ROW][r % 4u] = v.z;
-        As[at + 3u * ROW][r % 4u] = v.w;
-        return;
-    }
-    As[buf + (tid / 32u) * ROW + tid % 32u] = v;
-}
-
-fn store_b(buf: u32, tid: u32, v: vec4<A>) {
-    if ((p(P_VEC4_ALONG) & 2u) != 0u) {
-        let j = tid / 2u;
-        let at = buf + (tid % 2u) * 4u * ROW + j / 4u;
-        Bs[at][j % 4u] = v.x;
-        Bs[at + ROW][j % 4u] = v.y;
-        Bs[at + 2u * ROW][j % 4u] = v.z;
-        Bs[at + 3u * ROW][j % 4u] = v.w;
-        return;
-    }
-    Bs[buf + (tid / 32u) * ROW + tid % 32u] = v;
 }
 
 @compute @workgroup_size(16, 16)

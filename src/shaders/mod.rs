@@ -424,7 +424,7 @@ impl KernelKey {
                 storage_type(accumulator(dtype)),
                 if bias { MATMUL_BIAS } else { MATMUL_NO_BIAS },
                 match program {
-                    MatmulProgram::Register | MatmulProgram::Register4 => wgsl!("matmul_register_store"),
+                    MatmulProgram::Register | MatmulProgram::Register4 => wgsl!("matmul_register_common"),
                     _ => "",
                 }
             ),

@@ -299,7 +299,6 @@ pub(crate) fn matmul(g: &MatmulArgs, first_batch: usize) -> MatmulParams {
         b_col_stride: g.b.col_stride,
         row_blocks: 0,
         bias_offset: g.bias_offset,
-        vec4_along: 0,
     }
 }
 

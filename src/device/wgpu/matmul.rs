@@ -81,10 +81,11 @@ const REGISTER4_WORKGROUP_BYTES: u32 = 2 * 2 * 8 * 33 * 16;
 /// where both operands allow it and the device has the workgroup memory (`roomy`).
 fn register_program(g: &MatmulArgs, base: usize, roomy: bool) -> (MatmulProgram, MatmulParams) {
     let p = params::matmul(g, base);
-    match g.register_vec4().filter(|_| roomy && register_vec4_on()) {
-        Some(along) => (MatmulProgram::Register4, MatmulParams { vec4_along: along, ..p }),
-        None => (MatmulProgram::Register, p),
-    }
+    let program = match roomy && register_vec4_on() && g.register_vec4() {
+        true => MatmulProgram::Register4,
+        false => MatmulProgram::Register,
+    };
+    (program, p)
 }
 
 impl WgpuDevice {
