@@ -1,7 +1,8 @@
 //! `nn::utils::clip_grad_norm_` and `clip_grad_value_` against PyTorch
 //! (`tests/fixtures/clip.json`, by `scripts/gen_clip_fixtures.py`: norm types 2, 1, inf and 3,
 //! max_norm below and above the total, a parameter without a gradient), on every device; the
-//! total norm stays on the device; `error_if_nonfinite` refuses before changing anything.
+//! total norm stays on the device; `error_if_nonfinite` refuses before changing anything; many
+//! gradients go a few a launch (`op::fused::foreach`) with the composed result.
 // Tests unwrap: a failure should panic with the value (helpers outside #[test] too).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -14,7 +15,7 @@ use webtensor::nn::utils::{clip_grad_norm_, clip_grad_value_, ClipGradNormOption
 use webtensor::nn::Parameter;
 use webtensor::{Device, Tensor};
 
-device_main!(nonfinite_norms_refused_when_asked, two_norms_of_every_size; fixtures: fixture_trials("clip.json", 6, clipping_matches_pytorch));
+device_main!(nonfinite_norms_refused_when_asked, two_norms_of_every_size, many_gradients_a_few_a_launch; fixtures: fixture_trials("clip.json", 6, clipping_matches_pytorch));
 
 fn clipping_matches_pytorch(c: &Value, d: Device) {
     let params: Vec<Parameter> = c["params"]
@@ -71,6 +72,58 @@ fn two_norms_of_every_size(d: Device) {
     let total = clip_grad_norm_(&[param], f64::INFINITY, ClipGradNormOptions::default()).unwrap();
     let want = g.square().unwrap().sum_all().unwrap().sqrt().unwrap();
     assert_close(&f32s(&total), &f32s(&want), 1e-5, &format!("a transposed gradient's 2-norm on {d}"));
+}
+
+/// Thirteen gradients (more than two multi-tensor calls take) of assorted sizes, one empty,
+/// one of several chunks, one a view at an offset of a larger tensor and one transposed: the
+/// total norm and every clipped gradient equal the composed formula on the CPU, and on GPUs the
+/// clipping takes a few launches, not two or more per gradient.
+fn many_gradients_a_few_a_launch(d: Device) {
+    let sizes = [3usize, 384, 0, 1, 4096 * 3 + 5, 17, 128, 5, 64, 9, 1000, 2, 33];
+    let mut params = Vec::new();
+    let mut want_sq = 0.0f64;
+    let mut grads = Vec::new();
+    for (k, &n) in sizes.iter().enumerate() {
+        let g = Tensor::randn(&[n], Some(100 + k as u64), Device::CPU).unwrap();
+        want_sq += f32s(&g).iter().map(|&v| f64::from(v) * f64::from(v)).sum::<f64>();
+        let on = match k {
+            // A view at an offset of a larger tensor (the narrow of a cat).
+            4 => {
+                let pad = Tensor::zeros(&[7], webtensor::DType::F32, Device::CPU).unwrap();
+                Tensor::cat(&[pad, g.clone()], 0).unwrap().to_blocking(d).unwrap().narrow(0, 7, n).unwrap()
+            }
+            _ => g.to_blocking(d).unwrap(),
+        };
+        let param = Parameter::new(&Tensor::zeros(&[n], webtensor::DType::F32, d).unwrap()).unwrap();
+        param.tensor().set_grad(Some(on)).unwrap();
+        params.push(param);
+        grads.push(g);
+    }
+    let g = Tensor::randn(&[30, 7], Some(99), Device::CPU).unwrap();
+    want_sq += f32s(&g).iter().map(|&v| f64::from(v) * f64::from(v)).sum::<f64>();
+    let param = Parameter::new(&Tensor::zeros(&[7, 30], webtensor::DType::F32, d).unwrap()).unwrap();
+    param.tensor().set_grad(Some(g.to_blocking(d).unwrap().t().unwrap())).unwrap();
+    params.push(param);
+    grads.push(g.t().unwrap().contiguous().unwrap());
+    webtensor::synchronize_blocking(d).unwrap();
+    let before = webtensor::kernel_launches(d).unwrap();
+    let max_norm = 0.5;
+    let total = clip_grad_norm_(&params, max_norm, ClipGradNormOptions::default()).unwrap();
+    let got = f32s(&total)[0];
+    let launches = webtensor::kernel_launches(d).unwrap() - before;
+    let want = want_sq.sqrt();
+    assert!((f64::from(got) - want).abs() <= 1e-5 * want, "the total norm on {d}: {got} against {want}");
+    let coef = (max_norm / (want + 1e-6)).min(1.0);
+    for (k, (p, g)) in params.iter().zip(&grads).enumerate() {
+        let expect: Vec<f32> = f32s(g).iter().map(|&v| (f64::from(v) * coef) as f32).collect();
+        assert_close(&f32s(&p.grad().unwrap()), &expect, 1e-5, &format!("clipped gradient {k} on {d}"));
+    }
+    if d != Device::CPU {
+        // Three sums of squares in two stages each, the transposed gradient's copy, the norms'
+        // stack and sum, the coefficient's scalar ops and three scales: 17 on lavapipe, where a
+        // sum and a product per gradient took 33.
+        assert!(launches <= 20, "{launches} launches to clip 14 gradients on {d}");
+    }
 }
 
 fn nonfinite_norms_refused_when_asked(d: Device) {

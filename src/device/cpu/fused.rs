@@ -11,8 +11,8 @@ use crate::error::{Error, Result};
 use crate::op::fused::attention::AttentionArgs;
 use crate::op::fused::cross_entropy::CrossEntropyArgs;
 use crate::op::fused::dropout::DropoutArgs;
+use crate::op::fused::foreach::{ForeachArgs, ForeachOp, TENSORS};
 use crate::op::fused::layer_norm::LayerNormArgs;
-use crate::op::fused::sum_squares::SumSquaresArgs;
 use crate::op::fused::Fused;
 
 impl CpuBackend {
@@ -74,6 +74,43 @@ impl CpuBackend {
         CpuStorage::new(CpuData::F32(out))
     }
 
+    /// `clip_grad_norm_`'s multi-tensor kernels (see `op::fused::foreach`): the sum of squares
+    /// of every element (in f64, rounded once), or every tensor times the coefficient, flat.
+    fn foreach(&self, op: &'static str, inputs: &[&CpuStorage], a: &ForeachArgs) -> Result<CpuStorage> {
+        let missing = || Error::invalid(op, "internal: an input is missing or shorter than its view");
+        let xs: Vec<&[f32]> = (0..a.count)
+            .map(|t| {
+                let x = fused_f32s(op, inputs.get(t).ok_or_else(missing)?)?;
+                x.get(a.offsets[t]..a.offsets[t] + a.numel[t]).ok_or_else(missing)
+            })
+            .collect::<Result<_>>()?;
+        if a.op == ForeachOp::SumSquares {
+            let total: f64 = xs.iter().map(|x| ForeachArgs::cpu_sum_squares(x)).sum();
+            return CpuStorage::new(CpuData::F32(vec![total as f32]));
+        }
+        let coef = fused_f32s(op, inputs.get(TENSORS).ok_or_else(missing)?)?;
+        let k = coef.get(a.coef_offset).copied().ok_or_else(missing)?;
+        let n = a.total();
+        reserve(n, DType::F32)?;
+        let starts: Vec<usize> = (0..a.count).map(|t| a.out_start(t)).collect();
+        // SAFETY: each chunk `first..first + len` of the flat output lies within the tensors'
+        // spans, which cover 0..n without gaps, and every element of it is written below.
+        let out = unsafe {
+            par::fill(n, 1, |first, chunk| {
+                let end = first + chunk.len();
+                for (x, &s) in xs.iter().zip(&starts) {
+                    let (lo, hi) = (s.max(first), (s + x.len()).min(end));
+                    if lo < hi {
+                        for (o, &v) in chunk[lo - first..hi - first].iter_mut().zip(&x[lo - s..hi - s]) {
+                            o.write(v * k);
+                        }
+                    }
+                }
+            })
+        };
+        CpuStorage::new(CpuData::F32(out))
+    }
+
     /// A call of a fused family (`op::fused`) over `inputs`, in the family's order.
     pub(crate) fn fused(&self, call: &Fused, inputs: &[&CpuStorage]) -> Result<CpuStorage> {
         let input = |i: usize| {
@@ -86,10 +123,7 @@ impl CpuBackend {
                 self.attention((input(0)?, input(1)?, input(2)?), mask, grad, a)
             }
             Fused::Dropout(a) => self.dropout(input(0)?, a),
-            Fused::SumSquares(a) => {
-                let x = fused_f32s("sum_squares", input(0)?)?;
-                CpuStorage::new(CpuData::F32(vec![SumSquaresArgs::cpu(&x[a.src_offset..a.src_offset + a.n])]))
-            }
+            Fused::Foreach(a) => self.foreach(call.name(), inputs, a),
             Fused::Scan(a) => {
                 let x = input(0)?;
                 reserve(a.len(), a.dtype)?;

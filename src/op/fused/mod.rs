@@ -12,16 +12,16 @@ use crate::op::param_layout::Field;
 pub(crate) mod attention;
 pub(crate) mod cross_entropy;
 pub(crate) mod dropout;
+pub(crate) mod foreach;
 pub(crate) mod layer_norm;
 pub(crate) mod scan;
-pub(crate) mod sum_squares;
 
 use attention::AttentionArgs;
 use cross_entropy::CrossEntropyArgs;
 use dropout::DropoutArgs;
+use foreach::{ForeachArgs, ForeachOp};
 use layer_norm::LayerNormArgs;
 use scan::ScanArgs;
-use sum_squares::SumSquaresArgs;
 
 /// Which family a program belongs to (part of its `KernelKey`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -30,7 +30,7 @@ pub(crate) enum FusedKind {
     Dropout,
     CrossEntropy,
     LayerNorm,
-    SumSquares,
+    Foreach,
     Scan,
 }
 
@@ -52,9 +52,9 @@ pub(crate) enum Fused {
     /// backward (`args.backward`) the forward's output and the output's gradient; f32 scratch
     /// after the output.
     LayerNorm(LayerNormArgs),
-    /// See [`sum_squares`]. Input: the f32 tensor; f32 scratch (a partial sum per chunk) after
-    /// the one-element output.
-    SumSquares(SumSquaresArgs),
+    /// See [`foreach`]. Inputs: the f32 tensors, then for a scale the coefficient (input 0
+    /// where absent); f32 scratch (a partial sum per chunk) after the output.
+    Foreach(ForeachArgs),
     /// See [`scan`]. Input: the tensor.
     Scan(ScanArgs),
 }
@@ -112,7 +112,7 @@ impl Fused {
             Fused::Dropout(_) => FusedKind::Dropout,
             Fused::CrossEntropy(_) => FusedKind::CrossEntropy,
             Fused::LayerNorm(_) => FusedKind::LayerNorm,
-            Fused::SumSquares(_) => FusedKind::SumSquares,
+            Fused::Foreach(_) => FusedKind::Foreach,
             Fused::Scan(_) => FusedKind::Scan,
         }
     }
@@ -127,7 +127,8 @@ impl Fused {
             Fused::CrossEntropy(_) => "cross_entropy",
             Fused::LayerNorm(a) if a.backward => "layer_norm_backward",
             Fused::LayerNorm(_) => "layer_norm",
-            Fused::SumSquares(_) => "sum_squares",
+            Fused::Foreach(a) if a.op == ForeachOp::Scale => "foreach_mul",
+            Fused::Foreach(_) => "sum_squares",
             Fused::Scan(_) => "cumsum",
         }
     }
@@ -140,7 +141,8 @@ impl Fused {
             Fused::Dropout(_) => 1,
             Fused::CrossEntropy(_) => 4,
             Fused::LayerNorm(_) => 5,
-            Fused::SumSquares(_) | Fused::Scan(_) => 1,
+            Fused::Foreach(_) => foreach::TENSORS + 1,
+            Fused::Scan(_) => 1,
         }
     }
 
@@ -154,7 +156,8 @@ impl Fused {
     pub(crate) fn scratch(&self) -> Option<usize> {
         match self {
             Fused::LayerNorm(a) => Some(a.scratch()),
-            Fused::SumSquares(a) => Some(a.chunks()),
+            Fused::Foreach(a) if a.op == ForeachOp::Scale => Some(1),
+            Fused::Foreach(a) => Some(a.chunks()),
             Fused::Attention(_) | Fused::Dropout(_) | Fused::CrossEntropy(_) | Fused::Scan(_) => None,
         }
     }
@@ -164,7 +167,7 @@ impl Fused {
         match self {
             Fused::Dropout(a) => a.dtype,
             Fused::Scan(a) => a.dtype,
-            Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) | Fused::SumSquares(_) => DType::F32,
+            Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) | Fused::Foreach(_) => DType::F32,
         }
     }
 
@@ -178,7 +181,8 @@ impl Fused {
             Fused::CrossEntropy(a) => (a.forward_len(), DType::F32),
             Fused::LayerNorm(a) if a.backward => (a.backward_len(), DType::F32),
             Fused::LayerNorm(a) => (a.forward_len(), DType::F32),
-            Fused::SumSquares(_) => (1, DType::F32),
+            Fused::Foreach(a) if a.op == ForeachOp::Scale => (a.total(), DType::F32),
+            Fused::Foreach(_) => (1, DType::F32),
             Fused::Scan(a) => (a.len(), a.dtype),
         }
     }
@@ -190,7 +194,7 @@ impl Fused {
             Fused::Dropout(a) => vec![a.pass(a.n, 0, a.src_offset, 0)],
             Fused::CrossEntropy(a) => a.passes(target),
             Fused::LayerNorm(a) => a.passes(target),
-            Fused::SumSquares(a) => a.passes(),
+            Fused::Foreach(a) => a.passes(),
             Fused::Scan(a) => vec![a.pass()],
         }
     }
@@ -199,11 +203,9 @@ impl Fused {
     pub(crate) fn elementwise(&self) -> Option<Elementwise> {
         match self {
             Fused::Dropout(a) => Some(Elementwise { n: a.n, src_offset: a.src_offset }),
-            Fused::Attention(_)
-            | Fused::CrossEntropy(_)
-            | Fused::LayerNorm(_)
-            | Fused::SumSquares(_)
-            | Fused::Scan(_) => None,
+            Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) | Fused::Foreach(_) | Fused::Scan(_) => {
+                None
+            }
         }
     }
 
@@ -212,11 +214,9 @@ impl Fused {
     pub(crate) fn piece(&self, first: usize, len: usize, src_offset: usize, dst_offset: usize) -> Option<Pass> {
         match self {
             Fused::Dropout(a) => Some(a.pass(len, first, src_offset, dst_offset)),
-            Fused::Attention(_)
-            | Fused::CrossEntropy(_)
-            | Fused::LayerNorm(_)
-            | Fused::SumSquares(_)
-            | Fused::Scan(_) => None,
+            Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) | Fused::Foreach(_) | Fused::Scan(_) => {
+                None
+            }
         }
     }
 
@@ -241,7 +241,7 @@ impl FusedKind {
             FusedKind::Dropout => include_str!(concat!(env!("OUT_DIR"), "/dropout.wgsl")),
             FusedKind::CrossEntropy => include_str!(concat!(env!("OUT_DIR"), "/cross_entropy.wgsl")),
             FusedKind::LayerNorm => include_str!(concat!(env!("OUT_DIR"), "/layer_norm.wgsl")),
-            FusedKind::SumSquares => include_str!(concat!(env!("OUT_DIR"), "/sum_squares.wgsl")),
+            FusedKind::Foreach => include_str!(concat!(env!("OUT_DIR"), "/foreach.wgsl")),
             FusedKind::Scan => include_str!(concat!(env!("OUT_DIR"), "/scan.wgsl")),
         }
     }
@@ -256,7 +256,7 @@ impl FusedKind {
             FusedKind::Dropout => include_str!("../../device/cuda/kernels/dropout.cu"),
             FusedKind::CrossEntropy => include_str!("../../device/cuda/kernels/cross_entropy.cu"),
             FusedKind::LayerNorm => include_str!("../../device/cuda/kernels/layer_norm.cu"),
-            FusedKind::SumSquares => include_str!("../../device/cuda/kernels/sum_squares.cu"),
+            FusedKind::Foreach => include_str!("../../device/cuda/kernels/foreach.cu"),
             FusedKind::Scan => include_str!("../../device/cuda/kernels/scan.cu"),
         }
     }
@@ -285,7 +285,7 @@ impl FusedKind {
             }
             FusedKind::Dropout => super::fill::WGSL_THREEFRY.to_string(),
             FusedKind::Scan => String::new(),
-            FusedKind::CrossEntropy | FusedKind::LayerNorm | FusedKind::SumSquares => {
+            FusedKind::CrossEntropy | FusedKind::LayerNorm | FusedKind::Foreach => {
                 include_str!(concat!(env!("OUT_DIR"), "/workgroup_sums.wgsl")).to_string()
             }
         }
@@ -325,7 +325,7 @@ impl FusedKind {
             FusedKind::Dropout => dropout::DropoutParams::FIELDS,
             FusedKind::CrossEntropy => cross_entropy::CrossEntropyParams::FIELDS,
             FusedKind::LayerNorm => layer_norm::LayerNormParams::FIELDS,
-            FusedKind::SumSquares => sum_squares::SumSquaresParams::FIELDS,
+            FusedKind::Foreach => foreach::ForeachParams::FIELDS,
             FusedKind::Scan => scan::ScanParams::FIELDS,
         }
     }
@@ -333,7 +333,7 @@ impl FusedKind {
     /// Whether program part `part` is for software adapters only (CUDA never launches it).
     pub(crate) fn wgsl_only(self, part: u8) -> bool {
         match self {
-            FusedKind::Attention | FusedKind::Dropout | FusedKind::SumSquares | FusedKind::Scan => false,
+            FusedKind::Attention | FusedKind::Dropout | FusedKind::Foreach | FusedKind::Scan => false,
             FusedKind::CrossEntropy | FusedKind::LayerNorm => part < 2,
         }
     }
@@ -345,7 +345,7 @@ impl FusedKind {
             FusedKind::Dropout => vec![(0, DType::F32), (0, DType::F16)],
             FusedKind::CrossEntropy => (0..4).map(|part| (part, DType::F32)).collect(),
             FusedKind::LayerNorm => (0..6).map(|part| (part, DType::F32)).collect(),
-            FusedKind::SumSquares => vec![(0, DType::F32), (1, DType::F32)],
+            FusedKind::Foreach => (0..3).map(|part| (part, DType::F32)).collect(),
             FusedKind::Scan => vec![(0, DType::F32), (0, DType::I32)],
         }
     }
@@ -356,7 +356,7 @@ impl FusedKind {
         FusedKind::Dropout,
         FusedKind::CrossEntropy,
         FusedKind::LayerNorm,
-        FusedKind::SumSquares,
+        FusedKind::Foreach,
         FusedKind::Scan,
     ];
 }
