@@ -49,7 +49,9 @@ pub(crate) fn threefry2x32(key: [u32; 2], ctr: [u32; 2]) -> [u32; 2] {
 
 /// The same generator in WGSL, for the programs that draw samples (fill.wgsl, attention.wgsl's
 /// dropout): `threefry(k0, k1, c)` is the first word of [`threefry2x32`] at counter `(c, 0)`,
-/// its rounds written out so nothing is indexed at run time.
+/// its rounds written out so nothing is indexed at run time; `threefry_at(k0, k1, first,
+/// first_hi, i)` both words at the 64-bit counter `(first_hi, first) + i`, as the CPU numbers
+/// the samples of a tensor past 2^32 elements (filled in pieces, each binding under 4 GiB).
 pub(crate) const WGSL_THREEFRY: &str = "\
 fn rotl(x: u32, r: u32) -> u32 {
     return (x << r) | (x >> (32u - r));
@@ -60,9 +62,9 @@ fn mix(x: vec2<u32>, r: u32) -> vec2<u32> {
     return vec2<u32>(a, rotl(x.y, r) ^ a);
 }
 
-fn threefry2(k0: u32, k1: u32, c: u32) -> vec2<u32> {
+fn threefry2_hi(k0: u32, k1: u32, c: u32, hi: u32) -> vec2<u32> {
     let k2 = 0x1BD11BDAu ^ k0 ^ k1;
-    var x = vec2<u32>(c + k0, k1);
+    var x = vec2<u32>(c + k0, hi + k1);
     x = mix(mix(mix(mix(x, 13u), 15u), 26u), 6u) + vec2<u32>(k1, k2 + 1u);
     x = mix(mix(mix(mix(x, 17u), 29u), 16u), 24u) + vec2<u32>(k2, k0 + 2u);
     x = mix(mix(mix(mix(x, 13u), 15u), 26u), 6u) + vec2<u32>(k0, k1 + 3u);
@@ -71,8 +73,17 @@ fn threefry2(k0: u32, k1: u32, c: u32) -> vec2<u32> {
     return x;
 }
 
+fn threefry2(k0: u32, k1: u32, c: u32) -> vec2<u32> {
+    return threefry2_hi(k0, k1, c, 0u);
+}
+
 fn threefry(k0: u32, k1: u32, c: u32) -> u32 {
     return threefry2(k0, k1, c).x;
+}
+
+fn threefry_at(k0: u32, k1: u32, first: u32, first_hi: u32, i: u32) -> vec2<u32> {
+    let lo = first + i;
+    return threefry2_hi(k0, k1, lo, first_hi + select(0u, 1u, lo < first));
 }
 ";
 

@@ -119,8 +119,10 @@ kernel_params! {
         mode,
         key_lo,
         key_hi,
-        /// The index of the first element (a piece of a larger fill continues its counters).
+        /// The index of the first element (a piece of a larger fill continues its counters):
+        /// all of it on CUDA, its low 32 bits on wgpu, which reads the rest from `first_hi`.
         first,
+        first_hi,
     }
 
 

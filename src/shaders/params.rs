@@ -269,7 +269,7 @@ pub(crate) fn index_add(
 pub(crate) fn fill(n: usize, value: Fill, dtype: DType, first: usize) -> FillParams {
     match value {
         Fill::Value(v) => {
-            FillParams { numel: n, bits: crate::shaders::scalar_bits(v, dtype) as usize, first, ..Default::default() }
+            FillParams { numel: n, bits: crate::shaders::scalar_bits(v, dtype) as usize, ..Default::default() }
         }
         Fill::Uniform { seed } | Fill::Normal { seed } => FillParams {
             numel: n,
@@ -278,6 +278,7 @@ pub(crate) fn fill(n: usize, value: Fill, dtype: DType, first: usize) -> FillPar
             key_lo: seed as u32 as usize,
             key_hi: (seed >> 32) as usize,
             first,
+            first_hi: (first as u64 >> 32) as usize,
         },
     }
 }

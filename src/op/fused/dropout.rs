@@ -16,8 +16,10 @@ kernel_params! {
         dst_offset,
         key_lo,
         key_hi,
-        /// The counter of the first element (a piece continues its counters).
+        /// The counter of the first element (a piece continues its counters): all of it on
+        /// CUDA, its low 32 bits on wgpu, which reads the rest from `first_hi`.
         first,
+        first_hi,
         /// Kept where the sample's top 24 bits are at least this (`DropoutArgs::threshold`).
         threshold,
         /// The kept elements' scale, `1 / (1 - p)`, as f32 bits.
@@ -68,6 +70,7 @@ impl DropoutArgs {
             key_lo: self.seed as u32 as usize,
             key_hi: (self.seed >> 32) as usize,
             first,
+            first_hi: (first as u64 >> 32) as usize,
             threshold: self.threshold() as usize,
             scale_bits: self.scale.to_bits() as usize,
         };

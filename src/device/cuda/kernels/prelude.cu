@@ -32,14 +32,16 @@ __device__ __forceinline__ float block_sum(float v, float* red) {
 }
 
 // Threefry-2x32-20 (op::fill's counter-based generator, the CPU's rounds): the block at counter
-// (c, 0) under key (k0, k1), its first word returned and its second in `*second`; `threefry` the
-// first word alone. Shared by fill.cu (rand, randn), dropout.cu and attention.cu's dropout.
+// (c, hi) under key (k0, k1), its first word returned and its second in `*second`; `threefry`
+// the first word alone at (c, 0), `threefry_at` at the 64-bit counter i as (i mod 2^32, i / 2^32),
+// as the CPU numbers samples (tensors past 2^32 elements fit on large GPUs). Shared by fill.cu
+// (rand, randn), dropout.cu and attention.cu's dropout (whose counters fit in 32 bits).
 __device__ __forceinline__ unsigned rotl32(unsigned x, unsigned r) { return (x << r) | (x >> (32u - r)); }
 
-__device__ __forceinline__ unsigned threefry2(unsigned k0, unsigned k1, unsigned c, unsigned* second) {
+__device__ __forceinline__ unsigned threefry2(unsigned k0, unsigned k1, unsigned c, unsigned hi, unsigned* second) {
     const unsigned rot[8] = {13u, 15u, 26u, 6u, 17u, 29u, 16u, 24u};
     const unsigned ks[3] = {k0, k1, 0x1BD11BDAu ^ k0 ^ k1};
-    unsigned x0 = c + k0, x1 = k1;
+    unsigned x0 = c + k0, x1 = hi + k1;
 #pragma unroll
     for (int r = 0; r < 20; r++) {
         x0 += x1;
@@ -56,5 +58,9 @@ __device__ __forceinline__ unsigned threefry2(unsigned k0, unsigned k1, unsigned
 
 __device__ __forceinline__ unsigned threefry(unsigned k0, unsigned k1, unsigned c) {
     unsigned second;
-    return threefry2(k0, k1, c, &second);
+    return threefry2(k0, k1, c, 0u, &second);
+}
+
+__device__ __forceinline__ unsigned threefry_at(unsigned k0, unsigned k1, u64 i, unsigned* second) {
+    return threefry2(k0, k1, (unsigned)i, (unsigned)(i >> 32), second);
 }
