@@ -19,7 +19,8 @@ device_main!(
     cross_entropy_names_the_bad_label,
     the_error_is_reported_once_and_the_device_keeps_working,
     valid_indices_and_ignored_targets_pass,
-    many_checks_without_a_readback_fold_and_still_report
+    many_checks_without_a_readback_fold_and_still_report,
+    long_indices_are_checked_in_every_chunk
 );
 
 /// Runs `make` and reads its output: the op's own error on the CPU, the readback's on GPUs.
@@ -118,6 +119,36 @@ fn valid_indices_and_ignored_targets_pass(d: Device) {
     let off = ClassLossOptions { ignore_index: None, ..Default::default() };
     refused(outcome(|| nn::cross_entropy(&logits, &t, off)), d, "cross_entropy", -100, 4);
     webtensor::synchronize_blocking(d).unwrap();
+}
+
+/// Indices past one chunk of the range check (4,096 values: `op::fused::index_range`'s two
+/// stages): one bad value in the last chunk or in the middle, each caught; u32 indices; every
+/// target ignored; one bad target among thousands of ignored ones.
+fn long_indices_are_checked_in_every_chunk(d: Device) {
+    let n = 3 * 4096 + 5;
+    let x = Tensor::randn(&[7, 2], Some(8), d).unwrap();
+    let mut idx: Vec<i32> = (0..n as i32).map(|i| i % 7).collect();
+    idx[n - 1] = 7;
+    let far = Tensor::from_slice(&idx, &[n], d).unwrap();
+    refused(outcome(|| x.index_select(0, &far)), d, "index_select", 7, 7);
+    idx[n - 1] = 0;
+    idx[5000] = -3;
+    let neg = Tensor::from_slice(&idx, &[n], d).unwrap();
+    refused(outcome(|| x.index_select(0, &neg)), d, "index_select", -3, 7);
+    let u: Vec<u32> = (0..n as u32).map(|i| i % 7).collect();
+    let y = x.index_select(0, &Tensor::from_slice(&u, &[n], d).unwrap()).unwrap();
+    assert_eq!(y.shape(), &[n, 2]);
+    webtensor::synchronize_blocking(d).expect("u32 indices in range");
+    let logits = Tensor::randn(&[n, 3], Some(9), d).unwrap();
+    let none = ClassLossOptions { reduction: Reduction::None, ..Default::default() };
+    let ignored = Tensor::full(&[n], -100.0, DType::I32, d).unwrap();
+    let per = f32s(&nn::cross_entropy(&logits, &ignored, none).unwrap());
+    assert!(per.iter().all(|&v| v == 0.0), "every target ignored on {d}");
+    let mut t = vec![-100i32; n];
+    t[9000] = 3;
+    t[1] = 2;
+    let one_bad = Tensor::from_slice(&t, &[n], d).unwrap();
+    refused(outcome(|| nn::cross_entropy(&logits, &one_bad, none)), d, "cross_entropy", 3, 3);
 }
 
 fn many_checks_without_a_readback_fold_and_still_report(d: Device) {

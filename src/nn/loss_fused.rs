@@ -42,14 +42,7 @@ pub(super) fn cross_entropy(x: &Tensor, t: &Tensor, ignore: Option<i64>, smoothi
         let _off = crate::autograd::no_grad();
         flat(&t.to_dtype(DType::I32)?)?
     };
-    let checked = match ignore {
-        Some(ii) => {
-            let _off = crate::autograd::no_grad();
-            tc.ne_scalar(f64::from(ii))?.where_(&tc, &tc.zeros_like()?)?
-        }
-        None => tc.clone(),
-    };
-    crate::tensor::checks::check_index(OP, &checked, 1, classes)?;
+    crate::tensor::checks::check_index_skipping(OP, &tc, 1, classes, ignore)?;
     let grad_mode = crate::autograd::no_grad();
     let (xc, x_offset) = flat(x)?;
     let args = CrossEntropyArgs {

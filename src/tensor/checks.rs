@@ -17,6 +17,8 @@ use crate::autograd::no_grad;
 use crate::device::{Device, DeviceKind};
 use crate::dtype::{CpuData, DType};
 use crate::error::{Error, Result};
+use crate::op::fused::index_range::IndexRangeArgs;
+use crate::op::fused::Fused;
 use crate::storage::Storage;
 use crate::tensor::Tensor;
 
@@ -48,13 +50,23 @@ const FOLD_AT: usize = 32;
 /// queued on devices that run asynchronously (see the module docs). `op` and `dim` name the
 /// op and dimension in the error.
 pub(crate) fn check_index(op: &'static str, index: &Tensor, dim: usize, size: usize) -> Result<()> {
+    check_index_skipping(op, index, dim, size, None)
+}
+
+/// [`check_index`] of the values of `index` other than `ignore` (cross-entropy's
+/// `ignore_index`).
+pub(crate) fn check_index_skipping(
+    op: &'static str,
+    index: &Tensor,
+    dim: usize,
+    size: usize,
+    ignore: Option<i32>,
+) -> Result<()> {
     if index.numel() == 0 || index.device().kind() == DeviceKind::Meta {
         return Ok(());
     }
     let _off = no_grad();
-    let lo = index.min_all()?.reshape(&[1])?;
-    let hi = index.max_all()?.reshape(&[1])?;
-    let pairs = Tensor::cat(&[lo, hi], 0)?;
+    let pairs = range(op, index, ignore)?;
     let bound = Bound { op, dim, size };
     let device = index.device();
     if device.kind() == DeviceKind::Cpu {
@@ -69,6 +81,20 @@ pub(crate) fn check_index(op: &'static str, index: &Tensor, dim: usize, size: us
         return crate::block::block_on(verify(device));
     }
     Ok(())
+}
+
+/// `[min, max]` of the values of `index` other than `ignore` (`[0, 0]` if none), one fused
+/// call (`op::fused::index_range`) where the composed form was a minimum, a maximum and a
+/// `cat`.
+fn range(op: &'static str, index: &Tensor, ignore: Option<i32>) -> Result<Tensor> {
+    let index = index.contiguous()?;
+    let dtype = index.dtype();
+    if !matches!(dtype, DType::I32 | DType::U32) {
+        return Err(Error::invalid(op, format!("internal: an index of {dtype} reached the range check")));
+    }
+    let args = IndexRangeArgs { n: index.numel(), src_offset: index.layout().offset(), ignore, dtype };
+    let storage = Storage::fused(Fused::IndexRange(args), &[index.storage()]).map_err(|e| e.in_op(op))?;
+    Ok(Tensor::from_parts(storage, &[2], dtype, index.device()))
 }
 
 /// Adds a check to the device's queue, folding the queue of its dtype when it grows long.

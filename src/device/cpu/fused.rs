@@ -124,6 +124,23 @@ impl CpuBackend {
             }
             Fused::Dropout(a) => self.dropout(input(0)?, a),
             Fused::Foreach(a) => self.foreach(call.name(), inputs, a),
+            Fused::IndexRange(a) => {
+                let range = a.src_offset..a.src_offset + a.n;
+                let pair = match &input(0)?.data {
+                    CpuData::I32(v) => v.get(range).map(|s| a.cpu(s.iter().map(|&x| i64::from(x)))),
+                    CpuData::U32(v) => v.get(range).map(|s| a.cpu(s.iter().map(|&x| i64::from(x)))),
+                    _ => None,
+                };
+                let internal = || {
+                    Error::invalid(call.name(), "internal: the index is not i32 or u32, or is shorter than its view")
+                };
+                let [lo, hi] = pair.ok_or_else(internal)?;
+                // The pair lies within the index's own dtype, so the casts are exact.
+                CpuStorage::new(match a.dtype {
+                    DType::U32 => CpuData::U32(vec![lo as u32, hi as u32]),
+                    _ => CpuData::I32(vec![lo as i32, hi as i32]),
+                })
+            }
             Fused::Scan(a) => {
                 let x = input(0)?;
                 reserve(a.len(), a.dtype)?;

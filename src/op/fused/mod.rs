@@ -13,6 +13,7 @@ pub(crate) mod attention;
 pub(crate) mod cross_entropy;
 pub(crate) mod dropout;
 pub(crate) mod foreach;
+pub(crate) mod index_range;
 pub(crate) mod layer_norm;
 pub(crate) mod scan;
 
@@ -20,6 +21,7 @@ use attention::AttentionArgs;
 use cross_entropy::CrossEntropyArgs;
 use dropout::DropoutArgs;
 use foreach::{ForeachArgs, ForeachOp};
+use index_range::IndexRangeArgs;
 use layer_norm::LayerNormArgs;
 use scan::ScanArgs;
 
@@ -31,6 +33,7 @@ pub(crate) enum FusedKind {
     CrossEntropy,
     LayerNorm,
     Foreach,
+    IndexRange,
     Scan,
 }
 
@@ -55,6 +58,9 @@ pub(crate) enum Fused {
     /// See [`foreach`]. Inputs: the f32 tensors, then for a scale the coefficient (input 0
     /// where absent); f32 scratch (a partial sum per chunk) after the output.
     Foreach(ForeachArgs),
+    /// See [`index_range`]. Input: the i32 or u32 index; scratch of its dtype (a pair per
+    /// chunk) after the two-element output.
+    IndexRange(IndexRangeArgs),
     /// See [`scan`]. Input: the tensor.
     Scan(ScanArgs),
 }
@@ -113,6 +119,7 @@ impl Fused {
             Fused::CrossEntropy(_) => FusedKind::CrossEntropy,
             Fused::LayerNorm(_) => FusedKind::LayerNorm,
             Fused::Foreach(_) => FusedKind::Foreach,
+            Fused::IndexRange(_) => FusedKind::IndexRange,
             Fused::Scan(_) => FusedKind::Scan,
         }
     }
@@ -129,6 +136,7 @@ impl Fused {
             Fused::LayerNorm(_) => "layer_norm",
             Fused::Foreach(a) if a.op == ForeachOp::Scale => "foreach_mul",
             Fused::Foreach(_) => "sum_squares",
+            Fused::IndexRange(_) => "index_range",
             Fused::Scan(_) => "cumsum",
         }
     }
@@ -142,7 +150,7 @@ impl Fused {
             Fused::CrossEntropy(_) => 4,
             Fused::LayerNorm(_) => 5,
             Fused::Foreach(_) => foreach::TENSORS + 1,
-            Fused::Scan(_) => 1,
+            Fused::IndexRange(_) | Fused::Scan(_) => 1,
         }
     }
 
@@ -158,6 +166,7 @@ impl Fused {
             Fused::LayerNorm(a) => Some(a.scratch()),
             Fused::Foreach(a) if a.op == ForeachOp::Scale => Some(1),
             Fused::Foreach(a) => Some(a.chunks()),
+            Fused::IndexRange(a) => Some(2 * a.chunks()),
             Fused::Attention(_) | Fused::Dropout(_) | Fused::CrossEntropy(_) | Fused::Scan(_) => None,
         }
     }
@@ -167,6 +176,7 @@ impl Fused {
         match self {
             Fused::Dropout(a) => a.dtype,
             Fused::Scan(a) => a.dtype,
+            Fused::IndexRange(a) => a.dtype,
             Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) | Fused::Foreach(_) => DType::F32,
         }
     }
@@ -183,6 +193,7 @@ impl Fused {
             Fused::LayerNorm(a) => (a.forward_len(), DType::F32),
             Fused::Foreach(a) if a.op == ForeachOp::Scale => (a.total(), DType::F32),
             Fused::Foreach(_) => (1, DType::F32),
+            Fused::IndexRange(a) => (2, a.dtype),
             Fused::Scan(a) => (a.len(), a.dtype),
         }
     }
@@ -195,6 +206,7 @@ impl Fused {
             Fused::CrossEntropy(a) => a.passes(target),
             Fused::LayerNorm(a) => a.passes(target),
             Fused::Foreach(a) => a.passes(),
+            Fused::IndexRange(a) => a.passes(),
             Fused::Scan(a) => vec![a.pass()],
         }
     }
@@ -203,9 +215,12 @@ impl Fused {
     pub(crate) fn elementwise(&self) -> Option<Elementwise> {
         match self {
             Fused::Dropout(a) => Some(Elementwise { n: a.n, src_offset: a.src_offset }),
-            Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) | Fused::Foreach(_) | Fused::Scan(_) => {
-                None
-            }
+            Fused::Attention(_)
+            | Fused::CrossEntropy(_)
+            | Fused::LayerNorm(_)
+            | Fused::Foreach(_)
+            | Fused::IndexRange(_)
+            | Fused::Scan(_) => None,
         }
     }
 
@@ -214,9 +229,12 @@ impl Fused {
     pub(crate) fn piece(&self, first: usize, len: usize, src_offset: usize, dst_offset: usize) -> Option<Pass> {
         match self {
             Fused::Dropout(a) => Some(a.pass(len, first, src_offset, dst_offset)),
-            Fused::Attention(_) | Fused::CrossEntropy(_) | Fused::LayerNorm(_) | Fused::Foreach(_) | Fused::Scan(_) => {
-                None
-            }
+            Fused::Attention(_)
+            | Fused::CrossEntropy(_)
+            | Fused::LayerNorm(_)
+            | Fused::Foreach(_)
+            | Fused::IndexRange(_)
+            | Fused::Scan(_) => None,
         }
     }
 
@@ -242,6 +260,7 @@ impl FusedKind {
             FusedKind::CrossEntropy => include_str!(concat!(env!("OUT_DIR"), "/cross_entropy.wgsl")),
             FusedKind::LayerNorm => include_str!(concat!(env!("OUT_DIR"), "/layer_norm.wgsl")),
             FusedKind::Foreach => include_str!(concat!(env!("OUT_DIR"), "/foreach.wgsl")),
+            FusedKind::IndexRange => include_str!(concat!(env!("OUT_DIR"), "/index_range.wgsl")),
             FusedKind::Scan => include_str!(concat!(env!("OUT_DIR"), "/scan.wgsl")),
         }
     }
@@ -257,6 +276,7 @@ impl FusedKind {
             FusedKind::CrossEntropy => include_str!("../../device/cuda/kernels/cross_entropy.cu"),
             FusedKind::LayerNorm => include_str!("../../device/cuda/kernels/layer_norm.cu"),
             FusedKind::Foreach => include_str!("../../device/cuda/kernels/foreach.cu"),
+            FusedKind::IndexRange => include_str!("../../device/cuda/kernels/index_range.cu"),
             FusedKind::Scan => include_str!("../../device/cuda/kernels/scan.cu"),
         }
     }
@@ -284,7 +304,7 @@ impl FusedKind {
                 format!("{tile}{}{common}", super::fill::WGSL_THREEFRY)
             }
             FusedKind::Dropout => super::fill::WGSL_THREEFRY.to_string(),
-            FusedKind::Scan => String::new(),
+            FusedKind::IndexRange | FusedKind::Scan => String::new(),
             FusedKind::CrossEntropy | FusedKind::LayerNorm | FusedKind::Foreach => {
                 include_str!(concat!(env!("OUT_DIR"), "/workgroup_sums.wgsl")).to_string()
             }
@@ -326,6 +346,7 @@ impl FusedKind {
             FusedKind::CrossEntropy => cross_entropy::CrossEntropyParams::FIELDS,
             FusedKind::LayerNorm => layer_norm::LayerNormParams::FIELDS,
             FusedKind::Foreach => foreach::ForeachParams::FIELDS,
+            FusedKind::IndexRange => index_range::IndexRangeParams::FIELDS,
             FusedKind::Scan => scan::ScanParams::FIELDS,
         }
     }
@@ -333,7 +354,11 @@ impl FusedKind {
     /// Whether program part `part` is for software adapters only (CUDA never launches it).
     pub(crate) fn wgsl_only(self, part: u8) -> bool {
         match self {
-            FusedKind::Attention | FusedKind::Dropout | FusedKind::Foreach | FusedKind::Scan => false,
+            FusedKind::Attention
+            | FusedKind::Dropout
+            | FusedKind::Foreach
+            | FusedKind::IndexRange
+            | FusedKind::Scan => false,
             FusedKind::CrossEntropy | FusedKind::LayerNorm => part < 2,
         }
     }
@@ -346,17 +371,19 @@ impl FusedKind {
             FusedKind::CrossEntropy => (0..4).map(|part| (part, DType::F32)).collect(),
             FusedKind::LayerNorm => (0..6).map(|part| (part, DType::F32)).collect(),
             FusedKind::Foreach => (0..3).map(|part| (part, DType::F32)).collect(),
+            FusedKind::IndexRange => vec![(0, DType::I32), (1, DType::I32), (0, DType::U32), (1, DType::U32)],
             FusedKind::Scan => vec![(0, DType::F32), (0, DType::I32)],
         }
     }
 
     /// Every family.
-    pub(crate) const ALL: [FusedKind; 6] = [
+    pub(crate) const ALL: [FusedKind; 7] = [
         FusedKind::Attention,
         FusedKind::Dropout,
         FusedKind::CrossEntropy,
         FusedKind::LayerNorm,
         FusedKind::Foreach,
+        FusedKind::IndexRange,
         FusedKind::Scan,
     ];
 }
