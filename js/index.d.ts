@@ -303,8 +303,8 @@ export declare class Tensor<D extends DType = DType> {
   /** At most `chunks` equal views along `dim` (default 0). */
   chunk(chunks: number, dim?: number): Tensor<D>[];
 
-  /** `this ? a : b`, elementwise with broadcasting (this is the condition). */
-  where<A extends DType, B extends DType>(a: Tensor<A>, b: Tensor<B>): Tensor<Promote<A, B>>;
+  /** PyTorch's `Tensor.where(condition, y)`: this where `condition` (nonzero is true) holds, else `y`, with broadcasting (`torch.where(condition, this, y)`). */
+  where<B extends DType>(condition: Tensor, y: Tensor<B>): Tensor<Promote<D, B>>;
   clamp(min?: number | null, max?: number | null): Tensor<Clamped<D>>;
 
   sum(dim?: Dims, keepdim?: boolean): Tensor<Summed<D>>;

@@ -131,7 +131,7 @@ export function scaledDotProductAttention(query, key, value, opts) {
   return new Tensor(core().nnScaledDotProductAttention(q, k, v, m, { dropoutP: p, isCausal: causal, scale, seed }));
 }
 
-/** `[.., numClasses]` int32 with a 1 at each (integer) index (PyTorch's `F.one_hot`, which gives int64); an index out of range gives a row of zeros. */
+/** `[.., numClasses]` int32 with a 1 at each (integer) index (PyTorch's `F.one_hot`, which gives int64); an index out of range is an error (on GPUs at the next readback or `synchronize`). */
 export function oneHot(input, numClasses) {
   check.arity('oneHot', arguments.length, 2);
   const fn = 'oneHot';

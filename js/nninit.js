@@ -160,7 +160,7 @@ function erfinv(p) {
   const w = p.mul(p).neg().add(1).log().neg();
   const central = poly(w.sub(2.5), [2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941]);
   const tail = poly(w.sqrt().sub(3), [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682]);
-  return w.lt(5).where(central, tail).mul(p);
+  return central.where(w.lt(5), tail).mul(p);
 }
 
 function poly(x, coefficients) {

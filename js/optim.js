@@ -67,10 +67,24 @@ export class Optimizer {
     this.#raw = make(this.#params.map((p) => p.raw.cloneHandle()), Uint32Array.from(groups, (g) => g.params.length));
     finalizer.register(this, this.#raw, this);
     // PyTorch's param_groups: each group's parameters and options; `lr` reads and sets the
-    // group's learning rate (what schedulers change), the other options are as constructed.
+    // group's learning rate (what schedulers change). The other options are as constructed, and
+    // setting one is an error rather than a change the steps would silently ignore.
     this.#groups = groups.map((g, i) => {
       const raw = () => this.#live('paramGroups');
-      return Object.defineProperty({ ...g.resolved, params: [...g.params] }, 'lr', {
+      const group = { params: [...g.params] };
+      for (const [key, value] of Object.entries(g.resolved)) {
+        if (key === 'lr') continue;
+        // Arrays (betas) frozen too: `betas[0] = x` throws in a module instead of going unread.
+        const fixed = Array.isArray(value) ? Object.freeze([...value]) : value;
+        Object.defineProperty(group, key, {
+          get: () => fixed,
+          set: () => {
+            throw new TypeError(`paramGroups[${i}].${key} is fixed when the optimizer is made (only lr can change afterwards); make a new optimizer with the ${key} you want`);
+          },
+          enumerable: true,
+        });
+      }
+      return Object.defineProperty(group, 'lr', {
         get: () => raw().groupLr(i),
         set: (v) => raw().setGroupLr(i, nonNegative('paramGroups[].lr', 'lr', v, undefined)),
         enumerable: true,

@@ -234,10 +234,10 @@ export class Tensor {
     return Array.from(raw.chunk(check.integer('chunk', 'chunks', chunks, 1), check.dim('chunk', dim)), (r) => new Tensor(r));
   }
 
-  /** `this ? a : b`, elementwise with broadcasting (this is the condition). */
-  where(a, b) {
+  /** PyTorch's `Tensor.where(condition, y)`: this where `condition` (nonzero is true) holds, else `y`, with broadcasting (`torch.where(condition, this, y)`). */
+  where(condition, y) {
     const raw = this.#live('where');
-    return new Tensor(raw.whereThen(rawOf('where', 'a', a), rawOf('where', 'b', b)));
+    return new Tensor(rawOf('where', 'condition', condition).whereThen(raw, rawOf('where', 'y', y)));
   }
   clamp(min, max) {
     const raw = this.#live('clamp');

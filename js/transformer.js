@@ -62,7 +62,7 @@ export class MultiheadAttention extends Module {
     const k = heads(k0, wk, bk, S);
     const v = heads(v0, wv, bv, S);
     let scores = q.matmul(k.transpose(-2, -1)).mul(1 / Math.sqrt(hd)); // [N, H, L, S]
-    if (o.isCausal && o.attnMask === undefined) {
+    if (o.isCausal && (o.attnMask === undefined || o.attnMask === null)) {
       const causal = full([L, S], 1, { device: q.device, dtype: 'bool' }).triu(1);
       scores = scores.add(additive(causal));
     }
@@ -77,7 +77,8 @@ export class MultiheadAttention extends Module {
     const out = this.out_proj.forward(y);
     const output = this.batchFirst ? out : out.transpose(0, 1);
     if (o.needWeights === false) return [output, null];
-    return [output, o.averageAttnWeights === false ? weights : weights.mean(1)];
+    // The weights the values were averaged with: after dropout, as PyTorch returns them.
+    return [output, o.averageAttnWeights === false ? dropped : dropped.mean(1)];
   }
 }
 

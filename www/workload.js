@@ -21,7 +21,7 @@ export async function kmeans(wt, device, pixels, { k = 8, iterations = 12, step 
         const onehot = lab.unsqueeze(1).eq(ids).toDtype('float32');
         const counts = onehot.sum(0);
         const mean = onehot.t().matmul(p).div(counts.clamp(1).unsqueeze(1));
-        return { next: counts.gt(0).unsqueeze(1).where(mean, c), lab };
+        return { next: mean.where(counts.gt(0).unsqueeze(1), c), lab };
       });
       c.dispose();
       labels?.dispose();

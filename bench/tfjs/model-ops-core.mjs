@@ -63,7 +63,7 @@ export function makeCases(wt, tf, device) {
     'div 1M': [() => X.div(P), () => tf.div(x, p)],
     'add bias [1024]': [() => X.add(BIAS), () => tf.add(x, bias)],
     'sub column [1024,1]': [() => X.sub(COL), () => tf.sub(x, col)],
-    'where by a [1024,1] mask': [() => MASK.where(X, Y), () => tf.where(mask, x, y)],
+    'where by a [1024,1] mask': [() => X.where(MASK, Y), () => tf.where(mask, x, y)],
     'remainder 1M': [() => X.remainder(P), () => tf.mod(x, p)],
     'pow, tensor exponent 1M': [() => P.pow(Y), () => tf.pow(p, y)],
   };

@@ -35,7 +35,7 @@ export function wtLib(wt, device) {
         const onehot = dist.argmin(1).unsqueeze(1).eq(ids).toDtype('float32');
         const counts = onehot.sum(0);
         const mean = onehot.t().matmul(p).div(counts.clamp(1).unsqueeze(1));
-        return counts.gt(0).unsqueeze(1).where(mean, c);
+        return mean.where(counts.gt(0).unsqueeze(1), c);
       }),
     kmeansInit: (p) => ({ pSq: p.square().sum(1, true), ids: wt.arange(0, 8, 1, { device, dtype: 'int32' }) }),
     indexSelect: (p, idx) => p.indexSelect(0, idx),

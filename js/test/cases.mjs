@@ -84,7 +84,7 @@ export function cases(wt, devices) {
       const gt = x.gt(0);
       assert.equal(gt.dtype, 'bool');
       assert.deepEqual(Array.from(await gt.data()), [0, 0, 1, 1, 0, 1]);
-      close(await gt.where(x, wt.zeros([1], on)).data(), [0, 0, 2, 3, 0, 5]);
+      close(await x.where(gt, wt.zeros([1], on)).data(), [0, 0, 2, 3, 0, 5]);
       assert.deepEqual(Array.from(await x.eq(2).data()), [0, 0, 1, 0, 0, 0]);
     });
 

@@ -15,7 +15,7 @@ function apply(wt, op, a, x) {
     case 'unary': return x[0][a.fn]();
     case 'binary': return x[0][a.fn](x[1]);
     case 'scalar': return x[0][a.fn](a.s);
-    case 'where': return x[0].gt(0).where(x[1], x[2]);
+    case 'where': return x[1].where(x[0].gt(0), x[2]);
     case 'leaky_relu': return x[0].leakyRelu(a.slope);
     case 'prelu': return x[0].prelu(x[1]);
     case 'elu': return x[0].elu(a.alpha);

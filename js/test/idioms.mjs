@@ -131,6 +131,50 @@ export function idiomCases(wt, devices) {
     [w, v].forEach((t) => t.dispose());
   });
 
+  add('idioms: where, mean(null, keepdim), fixed group options and null masks as PyTorch users write them', async () => {
+    // Tensor.where(condition, y) is torch.where(condition, this, y).
+    const x = wt.tensor([1, 2, 3, 4]);
+    const y = wt.tensor([-1, -2, -3, -4]);
+    close(await x.where(x.gt(2), y).data(), [-1, -2, 3, 4], 0, 'this where the condition holds, else y');
+    const rowsKept = wt.tensor([[1, 2], [3, 4]]).where(wt.tensor([true, false], { dtype: 'bool' }).reshape([2, 1]), wt.zeros([1]));
+    assert.deepEqual(rowsKept.shape, [2, 2]);
+    close(await rowsKept.data(), [1, 2, 0, 0], 0, 'broadcast condition');
+    // keepdim over every dim keeps them as 1s, as sum does.
+    const m = wt.ones([2, 3]);
+    assert.deepEqual(m.mean(null, true).shape, [1, 1]);
+    assert.deepEqual(m.mean(undefined, true).shape, m.sum(undefined, true).shape);
+    assert.deepEqual(m.mean().shape, []);
+    // Options other than lr are fixed once the optimizer is made: setting one is an error.
+    const w = wt.ones([2]).requiresGrad_(true);
+    const opt = new wt.optim.AdamW([w], { lr: 0.1, weightDecay: 0.5 });
+    assert.throws(() => { opt.paramGroups[0].weightDecay = 0; }, /weightDecay is fixed when the optimizer is made/);
+    assert.throws(() => { opt.paramGroups[0].betas[0] = 0.5; }, TypeError);
+    assert.equal(opt.paramGroups[0].weightDecay, 0.5);
+    opt.paramGroups[0].lr = 0.2;
+    assert.equal(opt.paramGroups[0].lr, 0.2);
+    opt.dispose();
+    // A null mask with the causal hint is causal, as an absent one is.
+    const mha = new wt.nn.MultiheadAttention(4, 2, { batchFirst: true, seed: 1 });
+    const q = wt.randn([1, 3, 4], { seed: 2 });
+    const [absent] = mha.forward(q, q, q, { isCausal: true, needWeights: false });
+    const [nul] = mha.forward(q, q, q, { isCausal: true, attnMask: null, needWeights: false });
+    const [full] = mha.forward(q, q, q, { needWeights: false });
+    const nv = await nul.data();
+    close(nv, await absent.data(), 0, 'null mask, causal hint');
+    const differs = (await full.data()).some((v, i) => Math.abs(v - nv[i]) > 1e-6);
+    assert.ok(differs, 'the causal output differs from full attention');
+    // In training with dropout the weights returned are the ones the values were averaged with.
+    const drop = new wt.nn.MultiheadAttention(4, 2, { batchFirst: true, seed: 1, dropout: 0.5 });
+    drop.train();
+    const k = wt.randn([2, 16, 4], { seed: 3 });
+    const [, weights] = drop.forward(k, k, k, { averageAttnWeights: false });
+    const wv = await weights.data();
+    assert.ok(wv.some((v) => v === 0), 'dropped weights are zeros');
+    const rows = await weights.sum(-1).data();
+    assert.ok(rows.some((s) => Math.abs(s - 1) > 1e-3), 'rows after dropout no longer sum to 1');
+    [x, y, rowsKept, m, w, mha, q, absent, nul, full, drop, k, weights].forEach((t) => t.dispose());
+  });
+
   add('data: plain numbers and arrays are collated; async datasets iterate with for await', async () => {
     const ds = { length: 5, getItem: (i) => [[i, i + 0.5], i % 2, i > 2, Float32Array.of(i, -i)] };
     const [x, y, flag, typed] = [...new wt.data.DataLoader(ds, { batchSize: 5 })][0];

@@ -23,7 +23,7 @@ function apply(wt, op, a, x) {
     case 'matmul': return x[0].matmul(x[1]);
     case 'flip_t': return x[0].t().flip([0]);
     case 'index_select': return x[0].indexSelect(1, x[1]);
-    case 'where': return x[0].gt(x[1]).where(x[0], x[1]);
+    case 'where': return x[0].where(x[0].gt(x[1]), x[1]);
     case 'cat': return wt.cat([x[0], x[1]], 0);
     default: throw new Error(`int8.json has an op this suite does not know: ${op}`);
   }

@@ -34,7 +34,7 @@ export const OTHER_CALLS = {
   tile: { call: 'X.tile(2, 1)' },
   split: { call: 'X.split(1, 0)[0]!' },
   chunk: { call: 'X.chunk(2, 0)[0]!' },
-  where: { call: 'M.where(X, X)' },
+  where: { call: 'X.where(M, X)' },
   // `wide`: integer and bool tensors stay integer with integral bounds and become float32
   // with fractional ones, which TypeScript's `number` cannot tell apart.
   clamp: { call: 'X.clamp(0, 1)', wide: true },

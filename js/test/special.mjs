@@ -315,7 +315,7 @@ async function castCase(wt, device) {
     });
     y.dispose();
   }
-  const where = ([t]) => wt.tidy(() => t.where(wt.full([], 1, { device: t.device }), wt.full([], 0, { device: t.device })));
+  const where = ([t]) => wt.tidy(() => wt.full([], 1, { device: t.device }).where(t, wt.full([], 0, { device: t.device })));
   await checkFloats(wt, device, 'where', [grid], f32(fixtures.where), where, errors);
   for (const [key, lo, hi] of [['clamp_1_2', 1, 2], ['clamp_2_1', 2, 1], ['clamp_min_0', 0, undefined]]) {
     await checkFloats(wt, device, key, [grid], f32(fixtures[key]), ([t]) => t.clamp(lo, hi), errors);

@@ -3,7 +3,8 @@
 //! in-place op computes its result out of place and makes `self` that result: every later use of
 //! `self` sees the new value, autograd records the op as any other (what earlier ops saved for
 //! backward keeps the old value, so PyTorch's version-counter error never arises), and the
-//! one difference from PyTorch is that views taken before the call keep the old value.
+//! one difference from PyTorch goes both ways: views taken before the call keep the old value,
+//! and an in-place op on a view changes that view, not the tensor it was taken from.
 //!
 //! PyTorch's rules hold: an in-place op on a leaf that requires grad is refused while grad mode
 //! is on (under `no_grad` it is how a hand-written update changes a parameter, which stays a leaf

@@ -193,6 +193,8 @@ impl RawTensor {
         match op.as_string().as_deref() {
             Some("mean") => wrap(match dims {
                 Some(d) => self.t.mean(&d, keepdim),
+                // Every dim, kept as 1s when asked (as the other reductions keep them).
+                None if keepdim => self.t.mean(&(0..self.t.rank() as isize).collect::<Vec<_>>(), true),
                 None => self.t.mean_all(),
             }),
             _ => wrap(self.t.reduce(find(&ReduceOp::ALL, &op, ReduceOp::name, "reduce")?, dims.as_deref(), keepdim)),
