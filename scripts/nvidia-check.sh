@@ -83,7 +83,9 @@ fi
 [ -z "${SKIP_GPT:-}" ] && run 90 gpt-torch python3 scripts/train_gpt_torch.py --config shakespeare-char \
   --device cuda --iters 30 --eval-iters 1 --eval-interval 1000 --json
 # 3. The suites, most telling first (the matmul programs against the CPU, the GPT, sampling,
-# CUDA's own), then 500 iterations of the full recipe against PyTorch, then the rest.
+# CUDA's own; clip, index_checks and dropout run the kernels of 2026-11-28's twelfth session,
+# foreach.cu, index_range.cu and the 64-bit generator counters, never yet on a GPU), then 500
+# iterations of the full recipe against PyTorch, then the rest.
 export WEBTENSOR_REQUIRE_GPU=1 WEBTENSOR_REQUIRE_CUDA=1 WEBTENSOR_REQUIRE_NVRTC=1
 done_suites=""
 suites() {
@@ -93,7 +95,7 @@ suites() {
     [ -x "/tmp/wt-bin/test-$s" ] && run 90 "test-$s" "/tmp/wt-bin/test-$s" --test-threads 4
   done
 }
-[ -z "${SKIP_SUITES:-}" ] && suites attention fused_norm cuda gpt vs_cpu sample linear_bias optim_multi lazy
+[ -z "${SKIP_SUITES:-}" ] && suites attention fused_norm cuda gpt vs_cpu sample clip index_checks dropout linear_bias optim_multi lazy
 # TRAIN_ITERS (500) and SEEDS ("1337"; one run of each per seed): the full recipe's quality
 # against PyTorch wants 2,000 iterations and two or more seeds (seeds spread 0.01-0.02 at the
 # CPU recipe's size), about 2 minutes a run: a call of its own, e.g.
