@@ -4,8 +4,8 @@
 //! `error_if_nonfinite` reads it back, as PyTorch's does); `clip_grad_value_` clamps each
 //! gradient element into `[-clip, clip]`. f32 gradients go through the multi-tensor kernels
 //! (`op::fused::foreach`, PyTorch's `_foreach_norm` and `_foreach_mul_`) a few tensors a launch,
-//! where the composed form launched a sum and a product per gradient (a GPT's 39 gradients: 12
-//! launches in place of about 110).
+//! where the composed form launched a sum (two stages past 4,096 elements) and a product per
+//! gradient: for a GPT's 39 gradients about 25 launches in place of about 110.
 
 use std::sync::Arc;
 
