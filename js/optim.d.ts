@@ -20,7 +20,7 @@ export declare class Optimizer {
   protected constructor();
   /** The parameters being optimised, in group order. */
   readonly params: Tensor[];
-  /** PyTorch's `param_groups`: `opt.paramGroups[0].lr` is settable. */
+  /** PyTorch's `param_groups`: `opt.paramGroups[0].lr` is settable; the other options are fixed when the optimizer is made (setting one throws a TypeError). */
   readonly paramGroups: ParamGroup[];
   /** The first group's learning rate; setting it sets every group's. */
   lr: number;
