@@ -144,6 +144,16 @@ export function idiomCases(wt, devices) {
     assert.deepEqual(m.mean(null, true).shape, [1, 1]);
     assert.deepEqual(m.mean(undefined, true).shape, m.sum(undefined, true).shape);
     assert.deepEqual(m.mean().shape, []);
+    // An empty dim list reduces every dim in sum, mean, max, var and norm, as PyTorch's.
+    const r = wt.tensor([[0, 1, 2], [3, 4, 5]]);
+    close(await r.sum([]).data(), [15], 0, 'sum([])');
+    assert.deepEqual(r.sum([], true).shape, [1, 1]);
+    close(await r.mean([]).data(), [2.5], 0, 'mean([])');
+    close(await r.max([]).data(), [5], 0, 'max([])');
+    close(await r.var([]).data(), [3.5], 1e-6, 'var([])');
+    close(await r.norm(2, []).data(), [Math.sqrt(55)], 1e-6, 'norm(2, [])');
+    assert.deepEqual(r.gt(0).any([]).shape, [2, 3], 'any([]) reduces nothing, as PyTorch');
+    r.dispose();
     // Options other than lr are fixed once the optimizer is made: setting one is an error.
     const w = wt.ones([2]).requiresGrad_(true);
     const opt = new wt.optim.AdamW([w], { lr: 0.1, weightDecay: 0.5 });
