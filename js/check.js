@@ -83,6 +83,16 @@ export function optDims(fn, v) {
   return v.map((d, i) => dim(fn, d, `dim[${i}]`));
 }
 
+// PyTorch reduces every dim for an empty dim list in sum, mean, amax/amin, var/std and
+// vector_norm (`x.sum([])` is the total); in any and all it reduces none, as the core does.
+const EVERY_DIM_WHEN_EMPTY = new Set(['sum', 'mean', 'max', 'min', 'var', 'std', 'norm']);
+
+/** The dims of reduction `fn` as `optDims` gives them (undefined: every dim), with PyTorch's meaning of `[]`. */
+export function reductionDims(fn, v) {
+  const dims = optDims(fn, v);
+  return dims !== undefined && dims.length === 0 && EVERY_DIM_WHEN_EMPTY.has(fn) ? undefined : dims;
+}
+
 /**
  * A shape: an array (or typed array) of integers in [0, 2^53), or one such integer for a 1-D
  * shape (`zeros(3)` is `[3]`, as in PyTorch). The element count is checked in the core.

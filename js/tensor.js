@@ -14,16 +14,6 @@ export { assignRaw, consumeHandOff, markHandOff, rawOf, setPending, untrack } fr
 
 const { LONG } = check;
 
-// PyTorch reduces every dim for an empty dim list in sum, mean, amax/amin, var/std and
-// vector_norm (`x.sum([])` is the total); in any and all it reduces none, as the core does.
-const EVERY_DIM_WHEN_EMPTY = new Set(['sum', 'mean', 'max', 'min', 'var', 'std', 'norm']);
-
-/** The dims of reduction `op` (undefined: every dim), with PyTorch's meaning of `[]`. */
-function reductionDims(op, dim) {
-  const dims = check.optDims(op, dim);
-  return dims !== undefined && dims.length === 0 && EVERY_DIM_WHEN_EMPTY.has(op) ? undefined : dims;
-}
-
 /** The other operand of a binary op: a live Tensor or a number (booleans count as 0 and 1). */
 export function operand(fn, v) {
   if (v instanceof Tensor) return v;
@@ -196,7 +186,7 @@ export class Tensor {
   norm(p = 2, dim, keepdim) {
     const raw = this.#live('norm');
     const q = p === Infinity || p === -Infinity ? p : check.number('norm', 'p', p);
-    const dims = reductionDims('norm', dim);
+    const dims = check.reductionDims('norm', dim);
     return new Tensor(raw.norm(q, dims === undefined ? undefined : Float64Array.from(dims), check.flag('norm', 'keepdim', keepdim)));
   }
   /** `value` where `mask` (bool, broadcast to this shape) is true. */
@@ -259,7 +249,7 @@ export class Tensor {
   /** A reduction over `dim` (all dims when absent) through the core's `reduce` or `reduceComposed`. */
   #reduce(op, dim, keepdim, method = 'reduce') {
     const raw = this.#live(op);
-    const dims = reductionDims(op, dim);
+    const dims = check.reductionDims(op, dim);
     return new Tensor(raw[method](op, dims === undefined ? undefined : Float64Array.from(dims), check.flag(op, 'keepdim', keepdim)));
   }
   sum(dim, keepdim) { return this.#reduce('sum', dim, keepdim); }
@@ -276,7 +266,7 @@ export class Tensor {
   argmin(dim, keepdim) { return this.#arg('argmin', dim, keepdim); }
   #moments(op, dim, opts) {
     const raw = this.#live(op);
-    const dims = reductionDims(op, dim);
+    const dims = check.reductionDims(op, dim);
     const o = check.options(op, opts, ['correction', 'keepdim']);
     const correction = o.correction === undefined ? 1 : check.integer(op, 'correction', o.correction, 0);
     const d = dims === undefined ? undefined : Float64Array.from(dims);
